@@ -1,0 +1,1 @@
+"""Use-cases shared by the command line and the desktop app."""

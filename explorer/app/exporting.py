@@ -1,0 +1,56 @@
+"""Exporting a conversation or one branch of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from explorer.formats import native
+from explorer.store import Store, StoreError
+from explorer.store.reads_all import conversation_messages
+
+FORMATS = ("native",)
+
+
+def export_lines(store: Store, conv_id: int, fmt: str = "native", at: int | None = None
+                 ) -> Iterator[str]:
+    """The export as lines; with ``at`` only the branch from the root to that message."""
+    if fmt not in FORMATS:
+        raise StoreError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
+    conv = store.conversation(conv_id)
+    if at is not None:
+        if store.message_conversation(at) != conv_id:
+            raise StoreError(f"message {at} is not in conversation {conv_id}")
+        messages = store.path(conv_id, at)
+        tip: int | None = at
+    else:
+        messages = conversation_messages(store.reader, conv_id)
+        tip = conv.tip_id
+    uid = conv.meta.get("uid", "")
+    messages = [m if m.source_id is not None else replace(m, source_id=f"ce:{uid}:{m.id}")
+                for m in messages]
+    header = {
+        "title": conv.title, "source_format": conv.source_format or native.FORMAT,
+        "source_id": conv.source_id or f"ce:{uid}", "created_at": conv.created_at,
+        "meta": conv.meta,
+    }
+    if conv.forked_from_conversation_id is not None:
+        header["forked_from"] = {"conversation": conv.forked_from_conversation_id,
+                                 "message": conv.forked_from_message_id}
+    yield from native.dump_lines(
+        header, messages, tip=tip, context_start=conv.context_start_id,
+        checkpoints=store.checkpoints(conv_id), rewinds=store.rewinds(conv_id),
+        compactions=store.compactions(conv_id),
+    )
+
+
+def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
+                   at: int | None = None) -> int:
+    """Write the export; returns the number of lines written."""
+    n = 0
+    with dest.open("w", encoding="utf-8", newline="\n") as f:
+        for line in export_lines(store, conv_id, fmt, at):
+            f.write(line + "\n")
+            n += 1
+    return n

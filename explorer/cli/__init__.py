@@ -1,0 +1,1 @@
+"""The ``convo`` command line: the same operations as the app, without a display."""

@@ -1,0 +1,252 @@
+"""The subcommands: each parses its arguments, calls the store or an app use-case, prints."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from explorer.app import demo, exporting, importing, views
+from explorer.app.locations import default_db_path
+from explorer.cli.output import emit, message_dict, message_lines
+from explorer.store import Store, StoreError
+from explorer.tree.digest import digest_text
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    json: bool = False
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return Path(args.db) if getattr(args, "db", None) else default_db_path()
+
+
+def _store(args: argparse.Namespace) -> Store:
+    return Store(db_path(args))
+
+
+def _none(_: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _conv(p: argparse.ArgumentParser) -> None:
+    p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
+
+
+def _conv_msg(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("message", type=int, metavar="MSG", help="message id")
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        cid = demo.load_demo(s)
+        print(f"demo conversation {cid} is loaded in {s.db_path}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        convs = s.conversations()
+        rows = [
+            {"id": c.id, "title": c.title, "messages": c.message_count, "tip": c.tip_id,
+             "source": c.source_format, "forked_from": c.forked_from_conversation_id,
+             "updated_at": c.updated_at}
+            for c in convs
+        ]
+        lines = [f"{r['id']:>6}  {r['messages']:>6} msgs  {r['source'] or '-':<12} {r['title']}"
+                 for r in rows]
+        emit(args, rows, lines or ["no conversations yet (try: convo demo)"])
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        conv = s.conversation(args.conversation)
+        path = s.path(conv.id)
+        payload = {"conversation": asdict(conv), "path": [message_dict(m) for m in path]}
+        lines = [f"# {conv.title}  (conversation {conv.id}, tip {conv.tip_id})"]
+        for m in path:
+            lines.extend(message_lines(m, full=args.full))
+        lines.extend(views.rewind_lines(s, conv.id))
+        emit(args, payload, lines)
+    return 0
+
+
+def _show_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("--full", action="store_true", help="print whole texts, not previews")
+
+
+def run_tree(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        emit(args, views.tree_json(s, args.conversation), views.tree_lines(s, args.conversation))
+    return 0
+
+
+def run_branch(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        s.branch(args.conversation, args.message)
+        print(f"tip of conversation {args.conversation} is now message {args.message}")
+    return 0
+
+
+def run_edit(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        new = s.edit_prompt(args.conversation, args.message, _text(args))
+        print(new)
+    return 0
+
+
+def _text(args: argparse.Namespace) -> str:
+    return sys.stdin.read() if args.text == "-" else str(args.text)
+
+
+def _edit_args(p: argparse.ArgumentParser) -> None:
+    _conv_msg(p)
+    p.add_argument("--text", required=True, help="the new prompt ('-' reads standard input)")
+
+
+def run_fork(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        print(s.fork(args.conversation, args.message, args.title))
+    return 0
+
+
+def _fork_args(p: argparse.ArgumentParser) -> None:
+    _conv_msg(p)
+    p.add_argument("--title", help="title of the new conversation")
+
+
+def run_checkpoint(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        target = s.checkpoint(args.conversation, args.label, args.at)
+        print(f"checkpoint {args.label!r} set at message {target}")
+    return 0
+
+
+def _checkpoint_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("label")
+    p.add_argument("--at", type=int, metavar="MSG", help="message to label (default: the tip)")
+
+
+def run_rewind(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        digest = s.rewind(args.conversation, args.label)
+        tip = s.conversation(args.conversation).tip_id
+        payload = {"tip": tip, "digest": digest}
+        emit(args, payload, [f"tip is back at message {tip} ({args.label})",
+                             digest_text(digest)])
+    return 0
+
+
+def _rewind_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("label")
+
+
+def run_trim(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        plan = s.trim(args.conversation, keep_turns=args.keep_turns, keep_tokens=args.keep_tokens)
+        lines = [f"active context now starts at message {plan.start_id} "
+                 f"({plan.kept_turns} turn(s) kept; earlier messages stay in the tree)"]
+        lines += [f"checkpoint {label!r} dropped: its message was trimmed away"
+                  for label in plan.dropped_checkpoints]
+        emit(args, asdict(plan), lines)
+    return 0
+
+
+def _trim_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--keep-turns", type=int, metavar="N")
+    g.add_argument("--keep-tokens", type=int, metavar="N")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        if args.output:
+            n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
+                                         args.at)
+            print(f"wrote {n} lines to {args.output}", file=sys.stderr)
+        else:
+            for line in exporting.export_lines(s, args.conversation, args.format, args.at):
+                sys.stdout.write(line + "\n")
+    return 0
+
+
+def _export_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("--format", default="native", choices=exporting.FORMATS)
+    p.add_argument("--at", type=int, metavar="MSG", help="export only the branch ending here")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+
+def run_import(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        report = importing.import_paths(s, [Path(p) for p in args.paths])
+        lines = []
+        for c in report.conversations:
+            lines.append(f"conversation {c.conversation_id} ({c.source_format}) {c.title!r}: "
+                         f"{c.added} added, {c.already_present} already present")
+            lines += [f"  repaired/skipped: {n}" for n in c.notes]
+            lines += [f"  not messages: {k} ×{v}" for k, v in sorted(c.ignored_records.items())]
+            if c.incomplete:
+                lines.append("  ends mid-turn: the last clean boundary is marked")
+        lines += [f"error: {e}" for e in report.errors]
+        emit(args, report.to_dict(), lines)
+        if report.errors and not report.conversations:
+            raise StoreError(report.errors[0])
+    return 0
+
+
+def _import_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or zips")
+
+
+def run_search(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        hits = s.search(args.text, args.limit)
+        emit(args, [asdict(h) for h in hits],
+             [f"{h.conversation_id}:{h.message_id}  {h.snippet}" for h in hits] or ["no matches"])
+    return 0
+
+
+def _search_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("text")
+    p.add_argument("--limit", type=int, default=50)
+
+
+COMMANDS: list[Command] = [
+    Command("demo", "load the bundled demo conversation", _none, run_demo),
+    Command("list", "list conversations", _none, run_list, json=True),
+    Command("show", "print the active path of a conversation", _show_args, run_show, json=True),
+    Command("tree", "print the session tree of a conversation (as /tree)", _conv, run_tree,
+            json=True),
+    Command("branch", "make MSG the tip (moves a pointer, writes no message)", _conv_msg,
+            run_branch),
+    Command("edit", "add an edited sibling of prompt MSG and make it the tip", _edit_args,
+            run_edit),
+    Command("fork", "copy the path to MSG into a new conversation; prints its id", _fork_args,
+            run_fork),
+    Command("checkpoint", "label a turn boundary", _checkpoint_args, run_checkpoint),
+    Command("rewind", "move the tip back to a checkpoint, keeping a digest", _rewind_args,
+            run_rewind, json=True),
+    Command("trim", "start the active context at a recent turn boundary", _trim_args, run_trim,
+            json=True),
+    Command("export", "export a conversation or a branch", _export_args, run_export),
+    Command("import", "import transcripts (files, folders, zips)", _import_args, run_import,
+            json=True),
+    Command("search", "full-text search over every conversation", _search_args, run_search,
+            json=True),
+]
+
+

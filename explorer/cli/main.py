@@ -1,0 +1,70 @@
+"""``convo``: with no arguments it opens the desktop app; with a subcommand it works headless.
+
+A person's mistake (unknown id, bad label, unreadable file) prints one line on
+stderr and exits non-zero; tracebacks are for bugs only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Sequence
+
+from explorer import __version__
+from explorer.cli import commands
+from explorer.formats.base import FormatError
+from explorer.store import NotFound, StoreError
+
+EXIT_USER_ERROR = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="convo", description="Conversation Explorer")
+    p.add_argument("--version", action="version", version=f"convo {__version__}")
+    p.add_argument("--db", help="database file (default: explorer.db in your data folder)")
+    p.add_argument("--screenshot", metavar="FILE",
+                   help="open the window offscreen, save a PNG of it, and exit")
+    p.add_argument("--conversation", type=int, metavar="ID", help="conversation to open first")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for spec in commands.COMMANDS:
+        cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
+        cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+        if spec.json:
+            cmd.add_argument("--json", action="store_true", help="print JSON")
+        spec.arguments(cmd)
+        cmd.set_defaults(handler=spec.run)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.command is None:
+        return _launch_app(args)
+    try:
+        return int(args.handler(args) or 0)
+    except (StoreError, NotFound, FormatError, FileNotFoundError, sqlite3.DatabaseError) as e:
+        print(f"convo: error: {_message(e)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        return 0
+
+
+def _message(e: BaseException) -> str:
+    text = str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e)
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _launch_app(args: argparse.Namespace) -> int:
+    try:
+        from explorer.ui.app import run_app
+    except ImportError as e:  # the core can be installed without Qt
+        print(f"convo: error: the desktop app needs PySide6 ({e})", file=sys.stderr)
+        return EXIT_USER_ERROR
+    return run_app(commands.db_path(args), screenshot=args.screenshot,
+                   conversation=args.conversation)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

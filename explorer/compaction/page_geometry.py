@@ -1,0 +1,161 @@
+"""Page and glyph-cell sizes for snapshot pages, per provider and tier (SPEC §5, rule L5).
+
+A page is sized so that the provider bills it without resampling it: a downscaled page loses
+glyphs (a 5 px cell shrunk by a third is noise), and a page cut just past a billing unit pays for
+a whole unit of blank pixels. Two tiers trade density against legibility:
+
+- ``dense``: misc-fixed 5x8 cells, for the gist of a long middle at the lowest cost;
+- ``legible``: misc-fixed 6x13 cells, for text the model must read closely.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from explorer.compaction import image_cost
+
+TIERS: tuple[str, ...] = ("dense", "legible")
+TIER_FONTS: dict[str, tuple[str, int, int]] = {
+    "dense": ("5x8", 5, 8),
+    "legible": ("6x13", 6, 13),
+}
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-4.1",
+    "gemini": "gemini-2.5-flash",
+}
+PADDING = 2
+
+
+@dataclass(frozen=True)
+class PageGeometry:
+    """Everything the renderer needs to lay out pages for one provider, model and tier.
+
+    ``page_width`` x ``page_height`` is a full page; ``height_quantum`` is the unit a short
+    last page's height is rounded up to (the provider's patch size), so it is cropped to the rows
+    it prints without being resampled.
+    """
+
+    provider: str
+    model: str
+    tier: str
+    font: str
+    page_width: int
+    page_height: int
+    cell_width: int
+    cell_height: int
+    height_quantum: int
+    padding: int = PADDING
+    why: str = ""
+
+    @property
+    def columns(self) -> int:
+        """Glyph cells per row."""
+        return (self.page_width - 2 * self.padding) // self.cell_width
+
+    @property
+    def rows(self) -> int:
+        """Rows per full page."""
+        return (self.page_height - 2 * self.padding) // self.cell_height
+
+    @property
+    def chars_per_page(self) -> int:
+        return self.columns * self.rows
+
+    def height_for_rows(self, rows: int) -> int:
+        """Height of a page printing ``rows`` rows: hugs them, rounded up to the quantum."""
+        if not 0 < rows <= self.rows:
+            raise ValueError(f"a page holds 1..{self.rows} rows, not {rows}")
+        needed = 2 * self.padding + rows * self.cell_height
+        rounded = math.ceil(needed / self.height_quantum) * self.height_quantum
+        return min(self.page_height, rounded)
+
+    def cost(self, height: int | None = None) -> int:
+        """Input tokens of one page of this geometry (full height unless given)."""
+        h = self.page_height if height is None else height
+        return image_cost.page_cost(self.provider, self.model, self.page_width, h)
+
+
+def _anthropic_page(model: str) -> tuple[int, int, int, str]:
+    if image_cost.anthropic_is_high_res(model):
+        return (
+            2576,
+            1456,
+            28,
+            "92x52 patches of 28 px = 4,784 patches: the high-resolution limit (2576 px long "
+            "edge, ~3.75 MP) exactly, so the page is read at full size.",
+        )
+    return (
+        1568,
+        728,
+        28,
+        "56x26 patches of 28 px: the long edge is the 1568 px limit and 1.14 MP stays under the "
+        "resize threshold, so no downscale (1,523 tokens).",
+    )
+
+
+def _openai_page(model: str) -> tuple[int, int, int, str]:
+    if image_cost.openai_family(model) == "patch":
+        return (
+            2048,
+            768,
+            32,
+            "64x24 patches of 32 px = 1,536, the cap: the largest page billed without a "
+            "shrink; every 32 px patch costs the same, so area is all that counts.",
+        )
+    return (
+        2048,
+        512,
+        32,
+        "4x1 tiles of 512 px: fits 2048x2048 and its short side is under 768, so it is not "
+        "scaled; the 85-token base is shared by 4 tiles, the most pixels per token of any size.",
+    )
+
+
+def _gemini_page(model: str) -> tuple[int, int, int, str]:
+    if image_cost.gemini_is_flat_budget(model):
+        return (
+            768,
+            768,
+            16,
+            "Gemini 3 bills a flat budget per image and resizes to it; 768x768 (one tile of the "
+            "older rule) is kept so the page is not shrunk much below its glyph size.",
+        )
+    return (
+        384,
+        384,
+        16,
+        "384x384 is the largest page billed a flat 258 tokens; it is the same price under any "
+        "reading of the undocumented crop-and-tile step of larger images.",
+    )
+
+
+_PAGES = {"anthropic": _anthropic_page, "openai": _openai_page, "gemini": _gemini_page}
+
+
+def page_geometry(provider: str, model: str | None = None, tier: str = "dense") -> PageGeometry:
+    """The page geometry for ``provider`` (``anthropic``, ``openai``, ``gemini``), model, tier.
+
+    ``model`` defaults to the provider's entry in ``DEFAULT_MODELS``; it selects the provider's
+    pricing family (e.g. OpenAI tile vs patch models, Claude high-resolution models).
+    """
+    if provider not in _PAGES:
+        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(_PAGES)}")
+    if tier not in TIER_FONTS:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
+    name = model or DEFAULT_MODELS[provider]
+    width, height, quantum, why = _PAGES[provider](name)
+    font, cell_w, cell_h = TIER_FONTS[tier]
+    return PageGeometry(
+        provider=provider,
+        model=name,
+        tier=tier,
+        font=font,
+        page_width=width,
+        page_height=height,
+        cell_width=cell_w,
+        cell_height=cell_h,
+        height_quantum=quantum,
+        why=why,
+    )

@@ -1,0 +1,285 @@
+"""Render source text into dense PNG pages of bitmap glyphs (SPEC §5, rules L3, L4, L5).
+
+Pages are drawn only from text — messages or (role, id, text) entries — never from images (L4):
+a page made from an earlier page's pixels would lose a generation of glyphs on every pass. Each
+message opens with a marker such as ``[user #12]`` or ``[tool_result #13 error]`` so the model can
+name what it refers back to. Text is reflowed into full rows, newlines drawn as ``¶``, because a
+short ragged line is billed as a full row of pixels. The same text and geometry always give the
+same PNG bytes (bitmap glyphs, no hinting, no metadata, fixed compression; the deflate stream is the
+installed zlib's). A character no font can draw is drawn as a hollow box and listed in the result,
+never dropped.
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageOps
+
+from explorer.compaction import fonts
+from explorer.compaction.image_cost import text_tokens
+from explorer.compaction.page_geometry import PageGeometry
+from explorer.tree.model import Message, Part
+
+NEWLINE_MARK = "¶"
+TAB_SIZE = 4
+_CONTROLS = {c: 0x2400 + c for c in range(0x20)} | {0x7F: 0x2421}
+_TRANSLATE = _CONTROLS | {0x0A: ord(NEWLINE_MARK), 0x2028: ord(NEWLINE_MARK), 0x2029: 0x00B6}
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One run of source text, already carrying its marker, and the message it came from."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MissingChar:
+    """A character no bundled font can draw: drawn as a box, counted, and where it first was."""
+
+    char: str
+    count: int
+    first_message_id: str
+
+    @property
+    def codepoint(self) -> str:
+        return f"U+{ord(self.char):04X}"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One rendered page and what it holds."""
+
+    png: bytes
+    width: int
+    height: int
+    rows: int
+    chars: int
+    first_message_id: str | None
+    last_message_id: str | None
+    image_tokens: int
+
+    @property
+    def text_tokens(self) -> int:
+        """What the page's characters would cost as plain text (about 4 per token)."""
+        return text_tokens(self.chars)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The pages of one rendering and the characters that could not be drawn."""
+
+    geometry: PageGeometry
+    pages: tuple[Page, ...]
+    missing: tuple[MissingChar, ...]
+
+    @property
+    def chars(self) -> int:
+        return sum(p.chars for p in self.pages)
+
+    @property
+    def image_tokens(self) -> int:
+        return sum(p.image_tokens for p in self.pages)
+
+
+Source = Message | SourceEntry | tuple[str, Hashable, str]
+
+
+def _part_text(message: Message, part: Part, first: bool) -> str:
+    mid = f"#{message.id}"
+    if part.kind == "tool_use":
+        return f"[tool_use {part.tool_name or '?'} {mid}] {part.text}"
+    if part.kind == "tool_result":
+        return f"[tool_result {mid}{' error' if part.is_error else ''}] {part.text}"
+    if part.kind == "image":
+        size = len(part.data) if part.data is not None else 0
+        return f"[image {part.media_type or 'unknown'} {size} bytes {mid}]"
+    if part.kind == "thinking":
+        return f"[{message.role} {mid} thinking] {part.text}"
+    return f"[{message.role} {mid}] {part.text}" if first else part.text
+
+
+def entries_from_message(message: Message) -> list[SourceEntry]:
+    """A message as marked text runs; images become a marker naming kind and size (L4)."""
+    mid = str(message.id)
+    if not message.parts:
+        return [SourceEntry(mid, f"[{message.role} #{message.id}]")]
+    return [
+        SourceEntry(mid, _part_text(message, part, i == 0)) for i, part in enumerate(message.parts)
+    ]
+
+
+def to_entries(source: Sequence[Source]) -> list[SourceEntry]:
+    """Accept messages, ready entries or ``(role, message_id, text)`` triples; text only."""
+    entries: list[SourceEntry] = []
+    for item in source:
+        if isinstance(item, Message):
+            entries.extend(entries_from_message(item))
+        elif isinstance(item, SourceEntry):
+            entries.append(item)
+        elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[2], str):
+            role, mid, text = item
+            entries.append(SourceEntry(str(mid), f"[{role} #{mid}] {text}"))
+        else:
+            raise TypeError(f"pages are rendered from text only, not {type(item).__name__}")
+    return entries
+
+
+def normalize(text: str) -> str:
+    """NFC, tabs expanded, newlines as ``¶``, other controls as visible control pictures."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    if "\t" in text:
+        text = text.expandtabs(TAB_SIZE)
+    return text.translate(_TRANSLATE)
+
+
+@dataclass
+class _Row:
+    text: str
+    extras: list[tuple[int, str, str]]
+    first_id: str | None
+    last_id: str | None
+    chars: int
+
+
+@dataclass
+class _Layout:
+    """Flows entries into full rows of cells; records fallback and missing glyphs per row."""
+
+    columns: int
+    font: fonts.CellFont
+    rows: list[_Row] = field(default_factory=list)
+    missing: dict[str, tuple[int, str]] = field(default_factory=dict)
+    _buf: list[str] = field(default_factory=list)
+    _extras: list[tuple[int, str, str]] = field(default_factory=list)
+    _col: int = 0
+    _chars: int = 0
+    _first: str | None = None
+    _last: str | None = None
+
+    def add(self, entry: SourceEntry) -> None:
+        text = normalize(entry.text)
+        if self._col:
+            text = " " + text
+        if self.font.covered.issuperset(text):
+            self._add_plain(text, entry.message_id)
+        else:
+            self._add_mixed(text, entry.message_id)
+
+    def finish(self) -> list[_Row]:
+        if self._col:
+            self._flush()
+        return self.rows
+
+    def _touch(self, mid: str) -> None:
+        if self._first is None:
+            self._first = mid
+        self._last = mid
+
+    def _add_plain(self, text: str, mid: str) -> None:
+        i = 0
+        while i < len(text):
+            take = min(self.columns - self._col, len(text) - i)
+            self._buf.append(text[i : i + take])
+            self._touch(mid)
+            self._col += take
+            self._chars += take
+            i += take
+            if self._col == self.columns:
+                self._flush()
+
+    def _add_mixed(self, text: str, mid: str) -> None:
+        for char in text:
+            kind, cells = self._classify(char, mid)
+            if self._col + cells > self.columns:
+                self._flush()
+            self._touch(mid)
+            if kind == "primary":
+                self._buf.append(char)
+            else:
+                self._extras.append((self._col, char, kind))
+                self._buf.append(" " * cells)
+            self._col += cells
+            self._chars += 1
+            if self._col == self.columns:
+                self._flush()
+
+    def _classify(self, char: str, mid: str) -> tuple[str, int]:
+        if self.font.can_draw(char):
+            return "primary", 1
+        uni = fonts.unifont()
+        if uni.can_draw(char):
+            return "unifont", min(uni.cells(char), self.columns)
+        count, first = self.missing.get(char, (0, mid))
+        self.missing[char] = (count + 1, first)
+        return "missing", 1
+
+    def _flush(self) -> None:
+        row = _Row("".join(self._buf), self._extras, self._first, self._last, self._chars)
+        self.rows.append(row)
+        self._buf, self._extras, self._col, self._chars = [], [], 0, 0
+        self._first = self._last = None
+
+
+@lru_cache(maxsize=4096)
+def _glyph_tile(char: str, kind: str, cells: int, cell_w: int, cell_h: int) -> Image.Image:
+    """A fallback glyph scaled into its cells, or the hollow box of a missing one (mode L)."""
+    size = (cells * cell_w, cell_h)
+    if kind == "missing":
+        tile = Image.new("L", size, 255)
+        ImageDraw.Draw(tile).rectangle((0, 1, size[0] - 2, size[1] - 2), outline=0)
+        return tile
+    ink = fonts.unifont().glyph(char).convert("L")
+    return ImageOps.invert(ink).resize(size, Image.Resampling.BOX)
+
+
+def _draw_page(rows: Sequence[_Row], geometry: PageGeometry, font: fonts.CellFont) -> Page:
+    height = geometry.height_for_rows(len(rows))
+    image = Image.new("L", (geometry.page_width, height), 255)
+    draw = ImageDraw.Draw(image)
+    pad, cw, ch = geometry.padding, geometry.cell_width, geometry.cell_height
+    for r, row in enumerate(rows):
+        top = pad + r * ch
+        if row.text.strip():
+            draw.text((pad, top + font.ascent), row.text, font=font.freetype, fill=0, anchor="ls")
+        for col, char, kind in row.extras:
+            cells = 1 if kind == "missing" else fonts.unifont().cells(char)
+            image.paste(_glyph_tile(char, kind, cells, cw, ch), (pad + col * cw, top))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False, compress_level=6)
+    return Page(
+        png=buffer.getvalue(),
+        width=geometry.page_width,
+        height=height,
+        rows=len(rows),
+        chars=sum(r.chars for r in rows),
+        first_message_id=rows[0].first_id,
+        last_message_id=rows[-1].last_id,
+        image_tokens=geometry.cost(height),
+    )
+
+
+def render_snapshot(source: Sequence[Source], geometry: PageGeometry) -> Snapshot:
+    """Render messages or text entries into pages of ``geometry`` (fresh from text every time)."""
+    font = fonts.cell_font(geometry.font)
+    if (font.cell_width, font.cell_height) != (geometry.cell_width, geometry.cell_height):
+        raise ValueError(f"font {font.name} does not fit {geometry.tier} cells")
+    layout = _Layout(geometry.columns, font)
+    for entry in to_entries(source):
+        layout.add(entry)
+    rows = layout.finish()
+    per_page = geometry.rows
+    pages = tuple(
+        _draw_page(rows[i : i + per_page], geometry, font) for i in range(0, len(rows), per_page)
+    )
+    missing = tuple(
+        MissingChar(char, count, mid)
+        for char, (count, mid) in sorted(layout.missing.items(), key=lambda kv: ord(kv[0]))
+    )
+    return Snapshot(geometry, pages, missing)

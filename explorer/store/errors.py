@@ -1,0 +1,7 @@
+"""Errors a person can act on; the CLI prints their message as one line."""
+
+from __future__ import annotations
+
+
+class StoreError(ValueError):
+    """An operation the rules refuse (not a bug): the message says why."""

@@ -1,0 +1,178 @@
+"""Writing an imported conversation in one transaction, merging a re-import (T5).
+
+Imported ids become ``source_id``; rows get fresh integer ids. A conversation
+already present (same format and source id) only gains the messages it lacks,
+so importing the same file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from explorer.formats.base import ImportedConversation
+from explorer.store.ids import next_ids
+from explorer.store.rows import dumps, insert_rows, message_row, part_rows
+from explorer.store.tree_writes import create_conversation
+from explorer.tree.model import Message
+from explorer.tree.paths import path_to
+from explorer.tree.repair import repair_tree
+from explorer.tree.turns import last_clean_boundary
+
+
+@dataclass
+class ImportOutcome:
+    """What one conversation's import did, for the report."""
+
+    conversation_id: int
+    title: str
+    source_format: str
+    added: int
+    already_present: int
+    notes: list[str] = field(default_factory=list)
+    ignored_records: dict[str, int] = field(default_factory=dict)
+    incomplete: bool = False
+
+
+def identity(ic: ImportedConversation) -> str:
+    """The source id, or a digest of the message keys when the source has none."""
+    if ic.source_id:
+        return ic.source_id
+    keys = "\n".join(str(m.source_id or m.id) for m in ic.messages)
+    return "sha1:" + hashlib.sha1(f"{ic.title}\n{keys}".encode()).hexdigest()
+
+
+def _existing(conn: sqlite3.Connection, fmt: str, sid: str) -> tuple[int | None, dict[str, int]]:
+    r = conn.execute(
+        "SELECT id, json_extract(meta, '$.uid') FROM conversations "
+        "WHERE source_format = ? AND source_id = ?", (fmt, sid),
+    ).fetchone()
+    if r is None:
+        return None, {}
+    rows = conn.execute(
+        "SELECT id, source_id FROM messages WHERE conversation_id = ?", (r[0],)
+    ).fetchall()
+    return r[0], {(s or f"ce:{r[1]}:{i}"): i for i, s in rows}
+
+
+def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> ImportOutcome:
+    repaired = repair_tree(ic.messages)
+    msgs = repaired.messages
+    sid = identity(ic)
+    conv_id, known = _existing(conn, ic.source_format, sid)
+    if conv_id is None:
+        conv_id = create_conversation(
+            conn, ic.title or "Untitled", source_format=ic.source_format, source_id=sid,
+            source_path=ic.source_path, created_at=ic.created_at, meta=ic.meta,
+        )
+    key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in msgs}
+    fresh = [m for m in msgs if key_of[m.id] not in known]
+    ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
+    db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
+    _write_messages(conn, conv_id, fresh, ids, db_id)
+    _write_labels(conn, conv_id, ic, db_id)
+    _set_pointers(conn, conv_id, ic, msgs, db_id)
+    return ImportOutcome(
+        conv_id, ic.title, ic.source_format, len(fresh), len(msgs) - len(fresh),
+        ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
+    )
+
+
+def _write_messages(
+    conn: sqlite3.Connection, conv_id: int, fresh: list[Message],
+    ids: dict[Hashable, int], db_id: dict[Hashable, int],
+) -> None:
+    blobs: dict[str, tuple[bytes, str | None]] = {}
+    mrows, prows = [], []
+    for m in fresh:
+        mid = ids[m.id]
+        parent = db_id[m.parent_id] if m.parent_id is not None else None
+        src = m if m.source_id is not None else _keyed(m)
+        mrows.append(message_row(src, mid, conv_id, parent))
+        prows.extend(part_rows(m.parts, mid, blobs))
+    # Parents must exist before children for the foreign key: write in tree order.
+    order = {mid: i for i, mid in enumerate(_topological([(r[0], r[2]) for r in mrows]))}
+    mrows.sort(key=lambda r: order[r[0]])
+    insert_rows(conn, mrows, prows, blobs)
+
+
+def _keyed(m: Message) -> Message:
+    return Message(id=m.id, parent_id=m.parent_id, role=m.role, parts=m.parts,
+                   created_at=m.created_at, model=m.model, usage=m.usage,
+                   source_id=str(m.id), source_meta=m.source_meta)
+
+
+def _topological(pairs: list[tuple[int, int | None]]) -> list[int]:
+    kids: dict[int | None, list[int]] = {}
+    ids = {i for i, _ in pairs}
+    for i, p in pairs:
+        kids.setdefault(p if p in ids else None, []).append(i)
+    out: list[int] = []
+    stack = list(reversed(kids.get(None, [])))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(kids.get(node, [])))
+    return out
+
+
+def _write_labels(
+    conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation, db_id: dict[Hashable, int]
+) -> None:
+    now = time.time()
+    for cp in ic.checkpoints:
+        if cp.message_key in db_id:
+            conn.execute(
+                "INSERT OR IGNORE INTO checkpoints(conversation_id, label, message_id, created_at) "
+                "VALUES (?,?,?,?)", (conv_id, cp.label, db_id[cp.message_key], now),
+            )
+        else:
+            ic.notes.append(f"checkpoint {cp.label!r}: its message is missing; dropped")
+    for c in ic.compactions:
+        if c.message_key not in db_id:
+            ic.notes.append(f"compaction record ({c.kind}): its message is missing; dropped")
+            continue
+        exists = conn.execute(
+            "SELECT 1 FROM compactions WHERE conversation_id = ? AND message_id = ? AND kind = ?",
+            (conv_id, db_id[c.message_key], c.kind),
+        ).fetchone()
+        if not exists:
+            conn.execute(
+                "INSERT INTO compactions(conversation_id, message_id, kind, origin, params, "
+                "outputs, summary, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                (conv_id, db_id[c.message_key], c.kind, ic.source_format, dumps(c.meta), None,
+                 c.summary, now),
+            )
+    for r in ic.rewinds:
+        if r.from_key in db_id and r.to_key in db_id:
+            conn.execute(
+                "INSERT INTO rewinds(conversation_id, from_tip_id, to_message_id, label, digest, "
+                "created_at) SELECT ?,?,?,?,?,? WHERE NOT EXISTS (SELECT 1 FROM rewinds WHERE "
+                "conversation_id = ? AND from_tip_id = ? AND to_message_id = ?)",
+                (conv_id, db_id[r.from_key], db_id[r.to_key], r.label, dumps(r.digest),
+                 r.created_at or now, conv_id, db_id[r.from_key], db_id[r.to_key]),
+            )
+
+
+def _set_pointers(
+    conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
+    msgs: list[Message], db_id: dict[Hashable, int],
+) -> None:
+    if not msgs:
+        return
+    tip_key = ic.tip if ic.tip in db_id else msgs[-1].id
+    if ic.tip is not None and ic.tip not in db_id:
+        ic.notes.append(f"tip {ic.tip!r} is missing; used the last message instead")
+    by_key = {m.id: m for m in msgs}
+    path = [by_key[k] for k in path_to({m.id: m.parent_id for m in msgs}, tip_key)]
+    clean = last_clean_boundary(path)
+    clean_id = db_id[path[clean].id] if clean is not None else None
+    start = db_id.get(ic.context_start) if ic.context_start is not None else None
+    conn.execute(
+        "UPDATE conversations SET tip_id = ?, clean_tip_id = ?, "
+        "context_start_id = coalesce(?, context_start_id), updated_at = ? WHERE id = ?",
+        (db_id[tip_key], clean_id, start, time.time(), conv_id),
+    )

@@ -1,0 +1,152 @@
+"""Append-only named migrations; a file records which ones it has had.
+
+Never edit or reorder an entry once released: add a new one. Each migration
+runs in its own transaction, so a crash mid-upgrade leaves the previous version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+import sqlite_utils
+
+Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
+
+
+def _0001_tree(db: sqlite_utils.Database) -> None:
+    db.table("conversations").create(
+        {
+            "id": int, "title": str, "tip_id": int, "context_start_id": int,
+            "forked_from_conversation_id": int, "forked_from_message_id": int,
+            "source_format": str, "source_id": str, "source_path": str,
+            "created_at": float, "updated_at": float, "meta": str,
+        },
+        pk="id",
+        not_null={"title"},
+        defaults={"meta": "{}"},
+    )
+    db.table("messages").create(
+        {
+            "id": int, "conversation_id": int, "parent_id": int, "role": str,
+            "created_at": float, "model": str, "usage": str, "source_id": str,
+            "source_meta": str, "preview": str,
+        },
+        pk="id",
+        not_null={"conversation_id", "role"},
+        foreign_keys=[("conversation_id", "conversations", "id"), ("parent_id", "messages", "id")],
+    )
+    db.table("blobs").create(
+        {"hash": str, "data": bytes, "size": int, "media_type": str}, pk="hash"
+    )
+    db.table("parts").create(
+        {
+            "id": int, "message_id": int, "idx": int, "kind": str, "text": str,
+            "tool_name": str, "tool_use_id": str, "is_error": int, "blob_hash": str,
+            "media_type": str, "meta": str,
+        },
+        pk="id",
+        not_null={"message_id", "idx", "kind"},
+        foreign_keys=[("message_id", "messages", "id"), ("blob_hash", "blobs", "hash")],
+    )
+    db.table("messages").create_index(["parent_id"])
+    db.table("messages").create_index(["conversation_id"])
+    db.table("parts").create_index(["message_id", "idx"], unique=True)
+
+
+def _0002_checkpoints_rewinds(db: sqlite_utils.Database) -> None:
+    db.table("checkpoints").create(
+        {"id": int, "conversation_id": int, "label": str, "message_id": int, "created_at": float},
+        pk="id",
+        not_null={"conversation_id", "label", "message_id"},
+        foreign_keys=[("conversation_id", "conversations", "id"), ("message_id", "messages", "id")],
+    )
+    db.table("checkpoints").create_index(["conversation_id", "label"], unique=True)
+    db.table("rewinds").create(
+        {
+            "id": int, "conversation_id": int, "from_tip_id": int, "to_message_id": int,
+            "label": str, "digest": str, "created_at": float,
+        },
+        pk="id",
+        not_null={"conversation_id", "from_tip_id", "to_message_id"},
+        foreign_keys=[
+            ("conversation_id", "conversations", "id"),
+            ("from_tip_id", "messages", "id"),
+            ("to_message_id", "messages", "id"),
+        ],
+    )
+    db.table("rewinds").create_index(["conversation_id"])
+
+
+def _0003_search(db: sqlite_utils.Database) -> None:
+    # Written out rather than Table.enable_fts: that uses executescript, which
+    # commits and would break this migration's single transaction.
+    db.execute(
+        "CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', content_rowid='id')"
+    )
+    db.execute(
+        "CREATE TRIGGER parts_ai AFTER INSERT ON parts BEGIN "
+        "INSERT INTO parts_fts(rowid, text) VALUES (new.id, new.text); END"
+    )
+    db.execute(
+        "CREATE TRIGGER parts_ad AFTER DELETE ON parts BEGIN "
+        "INSERT INTO parts_fts(parts_fts, rowid, text) VALUES ('delete', old.id, old.text); END"
+    )
+    db.execute(
+        "CREATE TRIGGER parts_au AFTER UPDATE ON parts BEGIN "
+        "INSERT INTO parts_fts(parts_fts, rowid, text) VALUES ('delete', old.id, old.text); "
+        "INSERT INTO parts_fts(rowid, text) VALUES (new.id, new.text); END"
+    )
+    db.execute("INSERT INTO parts_fts(parts_fts) VALUES ('rebuild')")
+
+
+def _0004_compactions_and_clean_boundary(db: sqlite_utils.Database) -> None:
+    db.table("compactions").create(
+        {
+            "id": int, "conversation_id": int, "message_id": int, "kind": str,
+            "origin": str, "params": str, "outputs": str, "summary": str, "created_at": float,
+        },
+        pk="id",
+        not_null={"conversation_id", "message_id", "kind"},
+        foreign_keys=[("conversation_id", "conversations", "id"), ("message_id", "messages", "id")],
+    )
+    db.table("compactions").create_index(["conversation_id"])
+    db.table("conversations").add_column("clean_tip_id", int)
+
+
+MIGRATIONS: list[Migration] = [
+    ("0001_tree", _0001_tree),
+    ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
+    ("0003_search", _0003_search),
+    ("0004_compactions_and_clean_boundary", _0004_compactions_and_clean_boundary),
+]
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations this file has had, in order."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+
+
+def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
+    """Apply pending migrations (the first ``upto`` of them, for tests); return their names."""
+    done = applied(conn)
+    known = [name for name, _ in MIGRATIONS]
+    if done != known[: len(done)]:
+        raise RuntimeError(f"database has unknown migrations {done}; is it from a newer version?")
+    ran = []
+    db = sqlite_utils.Database(conn)
+    for name, step in MIGRATIONS[len(done) : upto]:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            step(db)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(name)
+    return ran

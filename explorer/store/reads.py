@@ -1,0 +1,186 @@
+"""Read queries: conversations, paths (recursive CTE), children, labels, search."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.store.rows import load_messages, loads
+from explorer.tree.model import Message
+
+
+class NotFound(LookupError):
+    """A conversation, message or label that does not exist."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    tip_id: int | None
+    context_start_id: int | None
+    forked_from_conversation_id: int | None
+    forked_from_message_id: int | None
+    source_format: str | None
+    source_id: str | None
+    source_path: str | None
+    created_at: float | None
+    updated_at: float | None
+    clean_tip_id: int | None
+    meta: dict[str, Any] = field(default_factory=dict)
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class SkeletonNode:
+    """What the graph needs of a message: no full text."""
+
+    id: int
+    parent_id: int | None
+    role: str
+    preview: str
+
+
+_CONV_COLS = (
+    "c.id, c.title, c.tip_id, c.context_start_id, c.forked_from_conversation_id, "
+    "c.forked_from_message_id, c.source_format, c.source_id, c.source_path, c.created_at, "
+    "c.updated_at, c.clean_tip_id, c.meta"
+)
+
+
+def _conversation(r: sqlite3.Row | tuple[Any, ...], count: int = 0) -> Conversation:
+    (cid, title, tip, start, from_conv, from_msg, fmt, sid, spath, created, updated,
+     clean) = r[:12]
+    return Conversation(cid, title, tip, start, from_conv, from_msg, fmt, sid, spath, created,
+                        updated, clean, meta=loads(r[12]), message_count=count)
+
+
+def get_conversation(conn: sqlite3.Connection, conv_id: int) -> Conversation:
+    r = conn.execute(
+        f"SELECT {_CONV_COLS}, (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) "
+        "FROM conversations c WHERE c.id = ?",
+        (conv_id,),
+    ).fetchone()
+    if r is None:
+        raise NotFound(f"no conversation {conv_id}")
+    return _conversation(r, r[13])
+
+
+def list_conversations(conn: sqlite3.Connection) -> list[Conversation]:
+    """All conversations, newest first, with their message counts (one grouped scan)."""
+    rows = conn.execute(
+        f"SELECT {_CONV_COLS}, coalesce(n.cnt, 0) FROM conversations c "
+        "LEFT JOIN (SELECT conversation_id, count(*) AS cnt FROM messages "
+        "GROUP BY conversation_id) n ON n.conversation_id = c.id "
+        "ORDER BY coalesce(c.updated_at, c.created_at, 0) DESC, c.id DESC"
+    ).fetchall()
+    return [_conversation(r, r[13]) for r in rows]
+
+
+def message_conversation(conn: sqlite3.Connection, mid: int) -> int:
+    r = conn.execute("SELECT conversation_id FROM messages WHERE id = ?", (mid,)).fetchone()
+    if r is None:
+        raise NotFound(f"no message {mid}")
+    return int(r[0])
+
+
+def path_ids(conn: sqlite3.Connection, tip: int) -> list[int]:
+    """Ids from the root to ``tip`` through one recursive query (T1)."""
+    rows = conn.execute(
+        "WITH RECURSIVE up(id, parent_id, depth) AS ("
+        " SELECT id, parent_id, 0 FROM messages WHERE id = ?"
+        " UNION ALL SELECT m.id, m.parent_id, up.depth + 1 FROM messages m"
+        " JOIN up ON m.id = up.parent_id) "
+        "SELECT id FROM up ORDER BY depth DESC",
+        (tip,),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no message {tip}")
+    return [r[0] for r in rows]
+
+
+def path_messages(conn: sqlite3.Connection, tip: int) -> list[Message]:
+    ids = path_ids(conn, tip)
+    loaded = load_messages(conn, ids)
+    return [loaded[i] for i in ids]
+
+
+def children(conn: sqlite3.Connection, mid: int) -> list[int]:
+    return [r[0] for r in conn.execute(
+        "SELECT id FROM messages WHERE parent_id = ? ORDER BY id", (mid,)
+    )]
+
+
+def siblings(conn: sqlite3.Connection, mid: int) -> list[int]:
+    """Messages sharing ``mid``'s parent (roots of the same conversation for a root)."""
+    r = conn.execute(
+        "SELECT parent_id, conversation_id FROM messages WHERE id = ?", (mid,)
+    ).fetchone()
+    if r is None:
+        raise NotFound(f"no message {mid}")
+    if r[0] is None:
+        q = "SELECT id FROM messages WHERE parent_id IS NULL AND conversation_id = ? ORDER BY id"
+        return [x[0] for x in conn.execute(q, (r[1],))]
+    return children(conn, r[0])
+
+
+def skeleton(conn: sqlite3.Connection, conv_id: int) -> list[SkeletonNode]:
+    return [SkeletonNode(*r) for r in conn.execute(
+        "SELECT id, parent_id, role, coalesce(preview, '') FROM messages "
+        "WHERE conversation_id = ? ORDER BY id",
+        (conv_id,),
+    )]
+
+
+def checkpoints(conn: sqlite3.Connection, conv_id: int) -> dict[str, int]:
+    return {r[0]: r[1] for r in conn.execute(
+        "SELECT label, message_id FROM checkpoints WHERE conversation_id = ? ORDER BY id",
+        (conv_id,),
+    )}
+
+
+def rewinds(conn: sqlite3.Connection, conv_id: int) -> list[dict[str, Any]]:
+    return [
+        {"id": r[0], "from_tip_id": r[1], "to_message_id": r[2], "label": r[3],
+         "digest": loads(r[4]), "created_at": r[5]}
+        for r in conn.execute(
+            "SELECT id, from_tip_id, to_message_id, label, digest, created_at FROM rewinds "
+            "WHERE conversation_id = ? ORDER BY id",
+            (conv_id,),
+        )
+    ]
+
+
+def compactions(conn: sqlite3.Connection, conv_id: int) -> list[dict[str, Any]]:
+    return [
+        {"id": r[0], "message_id": r[1], "kind": r[2], "origin": r[3], "params": loads(r[4]),
+         "outputs": loads(r[5]), "summary": r[6] or "", "created_at": r[7]}
+        for r in conn.execute(
+            "SELECT id, message_id, kind, origin, params, outputs, summary, created_at "
+            "FROM compactions WHERE conversation_id = ? ORDER BY id",
+            (conv_id,),
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: int
+    message_id: int
+    snippet: str
+
+
+def search(conn: sqlite3.Connection, query: str, limit: int = 50) -> list[SearchHit]:
+    """Full-text search over every part; the query is quoted so user text is never syntax."""
+    terms = " ".join('"' + t.replace('"', '""') + '"' for t in query.split())
+    if not terms:
+        return []
+    rows = conn.execute(
+        "SELECT m.conversation_id, p.message_id, snippet(parts_fts, 0, '[', ']', '…', 12) "
+        "FROM parts_fts JOIN parts p ON p.id = parts_fts.rowid "
+        "JOIN messages m ON m.id = p.message_id WHERE parts_fts MATCH ? "
+        "ORDER BY rank LIMIT ?",
+        (terms, limit),
+    ).fetchall()
+    return [SearchHit(*r) for r in rows]

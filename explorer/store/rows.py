@@ -1,0 +1,127 @@
+"""Turning messages and parts into rows and back."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from explorer.tree.model import Message, Part, Usage
+
+PREVIEW_CHARS = 160
+MESSAGE_COLS = (
+    "id, conversation_id, parent_id, role, created_at, model, usage, source_id, "
+    "source_meta, preview"
+)
+PART_COLS = (
+    "message_id, idx, kind, text, tool_name, tool_use_id, is_error, blob_hash, media_type, meta"
+)
+
+
+def dumps(value: Any) -> str | None:
+    """Compact JSON, or NULL for empty values so rows stay small."""
+    if not value:
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def loads(text: str | None) -> Any:
+    return json.loads(text) if text else {}
+
+
+def preview(message: Message) -> str:
+    """A one-line summary for skeleton reads: the graph never needs full text."""
+    text = message.text.strip()
+    if not text:
+        for p in message.parts:
+            if p.kind == "tool_use":
+                text = f"[{p.tool_name or 'tool'}] {p.text}"
+                break
+            if p.kind == "tool_result":
+                text = ("[error] " if p.is_error else "[result] ") + p.text
+                break
+            if p.kind == "image":
+                text = f"[image {p.media_type or ''}]"
+                break
+            if p.kind == "thinking":
+                text = "[thinking] " + p.text
+                break
+    return " ".join(text.split())[:PREVIEW_CHARS]
+
+
+def message_row(m: Message, mid: int, conv_id: int, parent: int | None) -> tuple[Any, ...]:
+    usage = m.usage.to_dict() if m.usage else None
+    return (
+        mid, conv_id, parent, m.role, m.created_at, m.model, dumps(usage),
+        m.source_id, dumps(m.source_meta), preview(m),
+    )
+
+
+def blob_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def part_rows(
+    parts: Sequence[Part], mid: int, blobs: dict[str, tuple[bytes, str | None]]
+) -> list[tuple[Any, ...]]:
+    """Rows for ``parts``; image bytes are collected into ``blobs`` by hash."""
+    rows = []
+    for i, p in enumerate(parts):
+        h = None
+        if p.data is not None:
+            h = blob_hash(p.data)
+            blobs[h] = (p.data, p.media_type)
+        rows.append((
+            mid, i, p.kind, p.text, p.tool_name, p.tool_use_id, int(p.is_error), h,
+            p.media_type, dumps(p.meta),
+        ))
+    return rows
+
+
+def insert_rows(
+    conn: sqlite3.Connection,
+    messages: Iterable[tuple[Any, ...]],
+    parts: Iterable[tuple[Any, ...]],
+    blobs: dict[str, tuple[bytes, str | None]],
+) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO blobs(hash, data, size, media_type) VALUES (?, ?, ?, ?)",
+        ((h, d, len(d), t) for h, (d, t) in blobs.items()),
+    )
+    conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", messages)
+    conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", parts)
+
+
+def load_messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Message]:
+    """Full messages (parts and image bytes) for ``ids``."""
+    key = json.dumps(list(ids))
+    out: dict[int, Message] = {}
+    for r in conn.execute(
+        "SELECT id, parent_id, role, created_at, model, usage, source_id, source_meta "
+        "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+        (key,),
+    ):
+        out[r[0]] = Message(
+            id=r[0], parent_id=r[1], role=r[2], created_at=r[3], model=r[4],
+            usage=Usage.from_dict(loads(r[5])), source_id=r[6], source_meta=loads(r[7]),
+        )
+    for r in conn.execute(
+        "SELECT p.message_id, p.kind, p.text, p.tool_name, p.tool_use_id, p.is_error, "
+        "b.data, p.media_type, p.meta FROM parts p LEFT JOIN blobs b ON b.hash = p.blob_hash "
+        "WHERE p.message_id IN (SELECT value FROM json_each(?)) ORDER BY p.message_id, p.idx",
+        (key,),
+    ):
+        out[r[0]].parts.append(Part(
+            kind=r[1], text=r[2] or "", tool_name=r[3], tool_use_id=r[4], is_error=bool(r[5]),
+            data=r[6], media_type=r[7], meta=loads(r[8]),
+        ))
+    return out
+
+
+def db_id(value: object) -> int:
+    """A message id read from this database (always an int; the type says Hashable)."""
+    if not isinstance(value, int):
+        raise TypeError(f"not a database id: {value!r}")
+    return value

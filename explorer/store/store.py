@@ -1,0 +1,156 @@
+"""The store facade: one writer for every write, a connection per reading thread.
+
+This is the library surface the CLI and the app use; each write method is one
+transaction, so a crash leaves the file at the previous turn boundary (P2).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from explorer.formats.base import ImportedConversation
+from explorer.store import import_writes, label_writes, reads, tree_writes
+from explorer.store.connection import open_connection
+from explorer.store.errors import StoreError
+from explorer.store.import_writes import ImportOutcome
+from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
+from explorer.store.rows import db_id, load_messages
+from explorer.store.writer import Writer
+from explorer.tree.model import Message
+from explorer.tree.trim import TrimPlan
+from explorer.tree.turns import last_clean_boundary
+
+__all__ = ["NotFound", "Store", "StoreError"]
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        self.db_path = Path(path)
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = Writer(self.db_path)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+
+    # -- plumbing ---------------------------------------------------------------
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection (WAL lets it read while the writer writes)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = open_connection(self.db_path)
+            self._local.conn = conn
+            self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        for conn in self._readers:
+            conn.close()
+        self._readers.clear()
+        self._local = threading.local()
+        self._writer.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reads ------------------------------------------------------------------
+    def conversation(self, conv_id: int) -> Conversation:
+        return reads.get_conversation(self.reader, conv_id)
+
+    def conversations(self) -> list[Conversation]:
+        return reads.list_conversations(self.reader)
+
+    def path(self, conv_id: int, tip: int | None = None) -> list[Message]:
+        """The active path (root to tip), or the path to ``tip``."""
+        target = tip if tip is not None else self.conversation(conv_id).tip_id
+        return reads.path_messages(self.reader, target) if target is not None else []
+
+    def path_ids(self, tip: int) -> list[int]:
+        return reads.path_ids(self.reader, tip)
+
+    def message(self, mid: int) -> Message:
+        found = load_messages(self.reader, [mid])
+        if mid not in found:
+            raise NotFound(f"no message {mid}")
+        return found[mid]
+
+    def message_conversation(self, mid: int) -> int:
+        return reads.message_conversation(self.reader, mid)
+
+    def children(self, mid: int) -> list[int]:
+        return reads.children(self.reader, mid)
+
+    def siblings(self, mid: int) -> list[int]:
+        return reads.siblings(self.reader, mid)
+
+    def skeleton(self, conv_id: int) -> list[SkeletonNode]:
+        return reads.skeleton(self.reader, conv_id)
+
+    def checkpoints(self, conv_id: int) -> dict[str, int]:
+        return reads.checkpoints(self.reader, conv_id)
+
+    def rewinds(self, conv_id: int) -> list[dict[str, Any]]:
+        return reads.rewinds(self.reader, conv_id)
+
+    def compactions(self, conv_id: int) -> list[dict[str, Any]]:
+        return reads.compactions(self.reader, conv_id)
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        return reads.search(self.reader, query, limit)
+
+    def clean_boundary(self, conv_id: int) -> int | None:
+        """The id of the last clean turn boundary on the active path (P3)."""
+        path = self.path(conv_id)
+        i = last_clean_boundary(path)
+        return db_id(path[i].id) if i is not None else None
+
+    # -- writes (each one transaction on the writer thread) ---------------------
+    def create_conversation(self, title: str, **kw: Any) -> int:
+        return self._writer.call(tree_writes.create_conversation, title, **kw)
+
+    def append_turn(
+        self, conv_id: int, messages: Sequence[Message], *, parent_id: int | None = None,
+        incomplete: bool = False,
+    ) -> list[int]:
+        return self._writer.call(
+            tree_writes.append_turn, conv_id, messages, parent_id=parent_id, incomplete=incomplete
+        )
+
+    def branch(self, conv_id: int, mid: int) -> None:
+        self._writer.call(tree_writes.branch, conv_id, mid)
+
+    def edit_prompt(self, conv_id: int, mid: int, text: str) -> int:
+        return self._writer.call(tree_writes.edit_prompt, conv_id, mid, text)
+
+    def fork(self, conv_id: int, mid: int, title: str | None = None) -> int:
+        return self._writer.call(tree_writes.fork, conv_id, mid, title)
+
+    def checkpoint(self, conv_id: int, label: str, at: int | None = None) -> int:
+        return self._writer.call(label_writes.checkpoint, conv_id, label, at)
+
+    def rewind(self, conv_id: int, label: str) -> dict[str, Any]:
+        return self._writer.call(label_writes.rewind, conv_id, label)
+
+    def trim(
+        self, conv_id: int, *, keep_turns: int | None = None, keep_tokens: int | None = None
+    ) -> TrimPlan:
+        return self._writer.call(
+            label_writes.trim, conv_id, keep_turns=keep_turns, keep_tokens=keep_tokens
+        )
+
+    def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
+        return self._writer.call(import_writes.insert_imported, ic)
+
+    def rename(self, conv_id: int, title: str) -> None:
+        self._writer.call(_rename, conv_id, title)
+
+
+def _rename(conn: sqlite3.Connection, conv_id: int, title: str) -> None:
+    reads.get_conversation(conn, conv_id)
+    conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))

@@ -1,0 +1,55 @@
+"""The one writer: a single thread owns the write connection (Anki-style background op).
+
+Callers from any thread submit a function; it runs in a transaction on the
+writer thread and its result (or exception) comes back through a Future.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from explorer.store.connection import open_connection, transaction
+from explorer.store.migrations import migrate
+
+T = TypeVar("T")
+
+
+class Writer:
+    def __init__(self, path: str | Path) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-writer")
+        self._conn: sqlite3.Connection | None = None
+        self._thread: threading.Thread | None = None
+        self._pool.submit(self._open, path).result()
+
+    def _open(self, path: str | Path) -> None:
+        self._conn = open_connection(path)
+        self._thread = threading.current_thread()
+        migrate(self._conn)
+
+    def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        """Run ``fn(conn, *args, **kwargs)`` in one transaction on the writer thread."""
+        return self._pool.submit(self._run, fn, *args, **kwargs)
+
+    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``submit`` and wait; safe to call from the writer thread itself (runs inline)."""
+        if threading.current_thread() is self._thread:
+            return self._run(fn, *args, **kwargs)
+        return self.submit(fn, *args, **kwargs).result()
+
+    def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        assert self._conn is not None
+        with transaction(self._conn) as conn:
+            return fn(conn, *args, **kwargs)
+
+    def close(self) -> None:
+        def _close() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        self._pool.submit(_close).result()
+        self._pool.shutdown(wait=True)

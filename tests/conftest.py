@@ -1,0 +1,33 @@
+"""Shared fixtures. With EXPLORER_BLOCK_QT=1 any import of PySide6 fails, so the
+core's tests prove they run in an environment without Qt."""
+
+from __future__ import annotations
+
+import importlib.abc
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO.parent / "shared" / "samples"
+
+
+class _BlockQt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        if name == "PySide6" or name.startswith("PySide6."):
+            raise ImportError(f"{name} is blocked: the core must not need Qt")
+        return None
+
+
+if os.environ.get("EXPLORER_BLOCK_QT") == "1":
+    sys.meta_path.insert(0, _BlockQt())
+
+
+@pytest.fixture(scope="session")
+def samples_dir() -> Path:
+    """The real transcripts other tools wrote (kept outside the repository)."""
+    if not SAMPLES.is_dir():
+        raise RuntimeError(f"sample transcripts not found at {SAMPLES}")
+    return SAMPLES

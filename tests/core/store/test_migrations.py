@@ -1,0 +1,65 @@
+"""Migrations are append-only and upgrade a file from blank and from every older version."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import chat_turn
+
+from explorer.store import Store
+from explorer.store.connection import open_connection
+from explorer.store.migrations import MIGRATIONS, applied, migrate
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def test_blank_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
+    conn = open_connection(tmp_path / "a.db")
+    assert migrate(conn) == [name for name, _ in MIGRATIONS]
+    assert {"conversations", "messages", "parts", "blobs", "checkpoints", "rewinds",
+            "compactions", "parts_fts"} <= _tables(conn)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    indexes = {r[1] for r in conn.execute("PRAGMA index_list(messages)")}
+    assert {"idx_messages_parent_id", "idx_messages_conversation_id"} <= indexes
+    assert migrate(conn) == []
+
+
+@pytest.mark.parametrize("upto", range(1, len(MIGRATIONS)))
+def test_upgrade_from_each_older_version_keeps_the_data(tmp_path: Path, upto: int) -> None:
+    db = tmp_path / "old.db"
+    conn = open_connection(db)
+    migrate(conn, upto=upto)
+    conn.execute("INSERT INTO conversations(id, title, tip_id) VALUES (1, 'old', 2)")
+    conn.executemany(
+        "INSERT INTO messages(id, conversation_id, parent_id, role) VALUES (?, 1, ?, ?)",
+        [(1, None, "user"), (2, 1, "assistant")],
+    )
+    conn.executemany(
+        "INSERT INTO parts(message_id, idx, kind, text) VALUES (?, 0, 'text', ?)",
+        [(1, "hello old"), (2, "hi")],
+    )
+    conn.close()
+    with Store(db) as s:
+        assert applied(s.reader) == [name for name, _ in MIGRATIONS]
+        assert [m.text for m in s.path(1)] == ["hello old", "hi"]
+        assert [h.message_id for h in s.search("hello")] == [1]
+        s.append_turn(1, chat_turn(2))
+        s.checkpoint(1, "after-upgrade")
+        assert s.conversation(1).message_count == 4
+
+
+def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    conn = open_connection(tmp_path / "new.db")
+    migrate(conn)
+    conn.execute("INSERT INTO _migrations VALUES ('9999_future', 0)")
+    with pytest.raises(RuntimeError, match="newer version"):
+        migrate(conn)
+
+
+def test_migration_names_are_unique_and_ordered() -> None:
+    names = [name for name, _ in MIGRATIONS]
+    assert names == sorted(names) and len(set(names)) == len(names)

@@ -1,0 +1,48 @@
+"""Builders for realistic turns, shared by the tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from explorer.store import Store
+from explorer.tree.model import Message, Part, Usage
+
+
+def user(text: str) -> Message:
+    return Message(id=None, parent_id=None, role="user", parts=[Part("text", text)])
+
+
+def assistant(text: str, model: str = "test-model") -> Message:
+    return Message(id=None, parent_id=None, role="assistant", parts=[Part("text", text)],
+                   model=model, usage=Usage(input_tokens=100, output_tokens=20))
+
+
+def tool_call(name: str, call_id: str, args: dict[str, object] | None = None) -> Message:
+    return Message(id=None, parent_id=None, role="assistant", parts=[
+        Part("tool_use", text=json.dumps(args or {}), tool_name=name, tool_use_id=call_id)
+    ])
+
+
+def tool_result(call_id: str, text: str, error: bool = False) -> Message:
+    return Message(id=None, parent_id=None, role="user", parts=[
+        Part("tool_result", text=text, tool_use_id=call_id, is_error=error)
+    ])
+
+
+def tool_turn(n: int, tool: str = "Bash", error: bool = False) -> list[Message]:
+    """A whole turn: prompt, a tool call, its result, an answer."""
+    return [
+        user(f"prompt {n}"),
+        tool_call(tool, f"call-{n}", {"command": f"run {n}"}),
+        tool_result(f"call-{n}", f"output {n}", error=error),
+        assistant(f"answer {n}"),
+    ]
+
+
+def chat_turn(n: int) -> list[Message]:
+    return [user(f"prompt {n}"), assistant(f"answer {n}")]
+
+
+def new_store(tmp_path: Path, name: str = "t.db") -> Store:
+    return Store(tmp_path / name)

@@ -1,0 +1,70 @@
+"""Layers point one way: only explorer/ui imports Qt, and the core runs without it."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXPLORER = Path(__file__).resolve().parents[1] / "explorer"
+CORE_LAYERS = ("tree", "store", "formats", "compaction", "app", "cli", "providers")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_nothing_outside_ui_imports_pyside6() -> None:
+    offenders = [
+        str(p.relative_to(EXPLORER)) for p in EXPLORER.rglob("*.py")
+        if "ui" not in p.relative_to(EXPLORER).parts[:1]
+        and any(n.split(".")[0] == "PySide6" for n in _imports(p))
+    ]
+    assert offenders == []
+
+
+def test_tree_layer_does_no_io_and_imports_no_upper_layer() -> None:
+    forbidden = {"sqlite3", "sqlite_utils", "httpx", "PySide6", "keyring"}
+    upper = {f"explorer.{x}" for x in CORE_LAYERS if x != "tree"} | {"explorer.ui"}
+    for p in (EXPLORER / "tree").rglob("*.py"):
+        names = _imports(p)
+        assert not {n.split(".")[0] for n in names} & forbidden, p
+        assert not any(n.startswith(tuple(upper)) for n in names), p
+
+
+def test_store_does_not_import_the_app_cli_or_ui() -> None:
+    upper = ("explorer.app", "explorer.cli", "explorer.ui")
+    for p in (EXPLORER / "store").rglob("*.py"):
+        assert not any(n.startswith(upper) for n in _imports(p)), p
+
+
+def test_every_core_module_imports_with_qt_blocked(tmp_path: Path) -> None:
+    modules = sorted(
+        ".".join(p.relative_to(EXPLORER.parent).with_suffix("").parts)
+        for p in EXPLORER.rglob("*.py")
+        if p.relative_to(EXPLORER).parts[0] != "ui"
+    )
+    script = (
+        "import importlib, importlib.abc, sys\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] == 'PySide6': raise ImportError('blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        f"for m in {modules!r}: importlib.import_module(m.removesuffix('.__init__'))\n"
+        "from explorer.cli.main import main\n"
+        f"sys.exit(main(['--db', {str(tmp_path / 'x.db')!r}, 'demo']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "demo conversation" in res.stdout
