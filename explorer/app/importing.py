@@ -21,6 +21,7 @@ from explorer.store.import_writes import ImportOutcome
 class ImportReport:
     conversations: list[ImportOutcome] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    skipped_files: list[str] = field(default_factory=list)
 
     @property
     def added_messages(self) -> int:
@@ -30,14 +31,26 @@ class ImportReport:
         return {
             "conversations": [asdict(c) for c in self.conversations],
             "errors": self.errors,
+            "skipped_files": self.skipped_files,
             "added_messages": self.added_messages,
         }
 
 
+FOLDER_SCAN_LIMIT = 5000
+
+
 def _sources(path: Path) -> Iterator[tuple[Path, Any]]:
-    """(path, importer or None): a folder no importer claims is searched inside."""
+    """(path, importer or None).
+
+    A folder goes to one importer whole (a Claude Code projects folder, an
+    unpacked ChatGPT export) only when nothing inside belongs to another
+    format; a mixed folder is searched entry by entry.
+    """
     module = detect(path)
-    if module is not None or not path.is_dir():
+    if not path.is_dir():
+        yield path, module
+        return
+    if module is not None and not _holds_other_formats(path, module):
         yield path, module
         return
     for child in sorted(path.iterdir()):
@@ -45,14 +58,29 @@ def _sources(path: Path) -> Iterator[tuple[Path, Any]]:
             yield from _sources(child)
 
 
-def read_all(paths: Iterable[Path], errors: list[str]) -> Iterator[ImportedConversation]:
+def _holds_other_formats(folder: Path, module: Any) -> bool:
+    files = (f for f in folder.rglob("*") if f.is_file() and not f.name.startswith("."))
+    for n, f in enumerate(files):
+        if n >= FOLDER_SCAN_LIMIT:
+            return False
+        found = detect(f)
+        if found is not None and found is not module:
+            return True
+    return False
+
+
+def read_all(paths: Iterable[Path], report: ImportReport) -> Iterator[ImportedConversation]:
+    errors = report.errors
     for path in paths:
         if not path.exists():
             errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path):
+            if module is None and source == path:
+                errors.append(f"{source}: not a transcript format this program reads")
+                continue
             if module is None:
-                errors.append(f"{source}: not a transcript format this program reads; skipped")
+                report.skipped_files.append(f"{source}: not a transcript; skipped")
                 continue
             try:
                 yield from module.read(source)
@@ -65,7 +93,7 @@ def import_paths(
     progress: Callable[[ImportOutcome], None] | None = None,
 ) -> ImportReport:
     report = ImportReport()
-    for ic in read_all(paths, report.errors):
+    for ic in read_all(paths, report):
         outcome = store.import_conversation(ic)
         report.conversations.append(outcome)
         if progress:

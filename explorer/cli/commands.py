@@ -202,6 +202,8 @@ def run_import(args: argparse.Namespace) -> int:
             if c.incomplete:
                 lines.append("  ends mid-turn: the last clean boundary is marked")
         lines += [f"error: {e}" for e in report.errors]
+        if report.skipped_files:
+            lines.append(f"{len(report.skipped_files)} file(s) skipped (not transcripts)")
         emit(args, report.to_dict(), lines)
         if report.errors and not report.conversations:
             raise StoreError(report.errors[0])

@@ -9,7 +9,10 @@ from types import ModuleType
 from explorer.formats.base import FormatError
 
 # Order matters only where two formats could both claim a file: specific first.
-IMPORTERS: tuple[str, ...] = ("native",)
+IMPORTERS: tuple[str, ...] = (
+    "native", "claude_code", "pi", "sillytavern", "chatgpt", "openwebui", "librechat",
+    "claude_ai", "llm_logs",
+)
 
 
 def importer_modules() -> list[ModuleType]:

@@ -12,6 +12,7 @@ import sqlite3
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from explorer.formats.base import ImportedConversation
 from explorer.store.ids import next_ids
@@ -20,7 +21,7 @@ from explorer.store.tree_writes import create_conversation
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
 from explorer.tree.repair import repair_tree
-from explorer.tree.turns import last_clean_boundary
+from explorer.tree.turns import boundary_flags, last_clean_boundary
 
 
 @dataclass
@@ -73,7 +74,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
     db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
     _write_messages(conn, conv_id, fresh, ids, db_id)
-    _write_labels(conn, conv_id, ic, db_id)
+    _write_labels(conn, conv_id, ic, db_id, {m.id: m for m in msgs})
     _set_pointers(conn, conv_id, ic, msgs, db_id)
     return ImportOutcome(
         conv_id, ic.title, ic.source_format, len(fresh), len(msgs) - len(fresh),
@@ -90,19 +91,25 @@ def _write_messages(
     for m in fresh:
         mid = ids[m.id]
         parent = db_id[m.parent_id] if m.parent_id is not None else None
-        src = m if m.source_id is not None else _keyed(m)
-        mrows.append(message_row(src, mid, conv_id, parent))
+        mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
+                                 if m.source_id is None else None))
         prows.extend(part_rows(m.parts, mid, blobs))
     # Parents must exist before children for the foreign key: write in tree order.
-    order = {mid: i for i, mid in enumerate(_topological([(r[0], r[2]) for r in mrows]))}
-    mrows.sort(key=lambda r: order[r[0]])
+    if not _parents_first(mrows):
+        order = {mid: i for i, mid in enumerate(_topological([(r[0], r[2]) for r in mrows]))}
+        mrows.sort(key=lambda r: order[r[0]])
     insert_rows(conn, mrows, prows, blobs)
 
 
-def _keyed(m: Message) -> Message:
-    return Message(id=m.id, parent_id=m.parent_id, role=m.role, parts=m.parts,
-                   created_at=m.created_at, model=m.model, usage=m.usage,
-                   source_id=str(m.id), source_meta=m.source_meta)
+def _parents_first(rows: list[tuple[Any, ...]]) -> bool:
+    """True when every new parent is written before its children (the usual case)."""
+    new = {r[0] for r in rows}
+    seen: set[int] = set()
+    for r in rows:
+        if r[2] in new and r[2] not in seen:
+            return False
+        seen.add(r[0])
+    return True
 
 
 def _topological(pairs: list[tuple[int, int | None]]) -> list[int]:
@@ -119,12 +126,20 @@ def _topological(pairs: list[tuple[int, int | None]]) -> list[int]:
     return out
 
 
+def _on_boundary(key: Hashable, by_key: dict[Hashable, Message]) -> bool:
+    path = [by_key[k] for k in path_to({k: m.parent_id for k, m in by_key.items()}, key)]
+    return boundary_flags(path)[-1]
+
+
 def _write_labels(
-    conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation, db_id: dict[Hashable, int]
+    conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
+    db_id: dict[Hashable, int], by_key: dict[Hashable, Message],
 ) -> None:
     now = time.time()
     for cp in ic.checkpoints:
-        if cp.message_key in db_id:
+        if cp.message_key in by_key and not _on_boundary(cp.message_key, by_key):
+            ic.notes.append(f"checkpoint {cp.label!r}: not on a turn boundary (C1); dropped")
+        elif cp.message_key in db_id:
             conn.execute(
                 "INSERT OR IGNORE INTO checkpoints(conversation_id, label, message_id, created_at) "
                 "VALUES (?,?,?,?)", (conv_id, cp.label, db_id[cp.message_key], now),

@@ -33,7 +33,7 @@ def loads(text: str | None) -> Any:
 
 def preview(message: Message) -> str:
     """A one-line summary for skeleton reads: the graph never needs full text."""
-    text = message.text.strip()
+    text = next((p.text for p in message.parts if p.kind == "text" and p.text.strip()), "")
     if not text:
         for p in message.parts:
             if p.kind == "tool_use":
@@ -48,14 +48,16 @@ def preview(message: Message) -> str:
             if p.kind == "thinking":
                 text = "[thinking] " + p.text
                 break
-    return " ".join(text.split())[:PREVIEW_CHARS]
+    return " ".join(text[: PREVIEW_CHARS * 2].split())[:PREVIEW_CHARS]
 
 
-def message_row(m: Message, mid: int, conv_id: int, parent: int | None) -> tuple[Any, ...]:
+def message_row(
+    m: Message, mid: int, conv_id: int, parent: int | None, source_id: str | None = None
+) -> tuple[Any, ...]:
     usage = m.usage.to_dict() if m.usage else None
     return (
         mid, conv_id, parent, m.role, m.created_at, m.model, dumps(usage),
-        m.source_id, dumps(m.source_meta), preview(m),
+        source_id if source_id is not None else m.source_id, dumps(m.source_meta), preview(m),
     )
 
 
@@ -91,7 +93,12 @@ def insert_rows(
         ((h, d, len(d), t) for h, (d, t) in blobs.items()),
     )
     conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", messages)
+    top = conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
     conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", parts)
+    # Full-text index kept in sync here, the one place parts are inserted.
+    conn.execute(
+        "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE id > ?", (top,)
+    )
 
 
 def load_messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Message]:

@@ -28,6 +28,7 @@ class Writer:
 
     def _open(self, path: str | Path) -> None:
         self._conn = open_connection(path)
+        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk imports stay in memory
         self._thread = threading.current_thread()
         migrate(self._conn)
 

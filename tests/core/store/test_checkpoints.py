@@ -88,3 +88,20 @@ def test_P3_trim_of_a_crashed_session_uses_its_last_clean_boundary(tmp_path: Pat
         assert s.clean_boundary(c) == late
         plan = s.trim(c, keep_turns=2)
         assert s.message(plan.start_id).text == "prompt 1"
+
+
+def test_C1_an_imported_label_inside_a_turn_is_dropped_with_a_note(tmp_path: Path) -> None:
+    from explorer.formats.base import ImportedCheckpoint, ImportedConversation
+    from explorer.tree.model import Message, Part
+
+    msgs = [
+        Message("u", None, "user", [Part("text", "go")]),
+        Message("a", "u", "assistant", [Part("tool_use", "{}", tool_name="Bash", tool_use_id="t")]),
+        Message("r", "a", "user", [Part("tool_result", "ok", tool_use_id="t")]),
+    ]
+    ic = ImportedConversation("t", "test", msgs, tip="r", source_id="x", checkpoints=[
+        ImportedCheckpoint("mid", "a"), ImportedCheckpoint("end", "r")])
+    with new_store(tmp_path) as s:
+        outcome = s.import_conversation(ic)
+        assert set(s.checkpoints(outcome.conversation_id)) == {"end"}
+        assert any("'mid'" in n and "turn boundary" in n for n in outcome.notes)

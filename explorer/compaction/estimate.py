@@ -1,0 +1,293 @@
+"""Heuristic token counts per provider family, corrected by what providers measured.
+
+No tokenizer is shipped (no downloads, no network), so text is costed by
+characters-per-token ratios: plain ASCII words, ASCII punctuation (dense in code
+and JSON) and non-ASCII characters (dense in non-Latin scripts) each have their
+own ratio. The :class:`Estimator` then learns from measured counts (L7): a
+correction factor on the heuristic and a fixed overhead for what the path does
+not hold (a hidden system prompt, tool schemas).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import string
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+from typing import Literal
+
+from PIL import Image, UnidentifiedImageError
+
+from explorer.tree.model import Message, Part, Usage
+
+Family = Literal["anthropic", "openai", "gemini", "generic"]
+FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
+ImageCost = Callable[[int, int], int]
+
+_PUNCT_DELETE = str.maketrans("", "", string.punctuation)
+_WS_RUN = re.compile(r"\s{2,}")
+_UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
+
+
+def anthropic_image_tokens(width: int, height: int) -> int:
+    """Anthropic's rule: about w*h/750, after the long edge is scaled to 1568 px."""
+    if width <= 0 or height <= 0:
+        return 0
+    scale = min(1.0, 1568 / max(width, height), math.sqrt(1_150_000 / (width * height)))
+    w, h = max(1, round(width * scale)), max(1, round(height * scale))
+    return max(1, math.ceil(w * h / 750))
+
+
+@dataclass(frozen=True)
+class FamilyRules:
+    """Ratios and overheads of one tokenizer family (tuned on English prose and code)."""
+
+    word_chars_per_token: float
+    punct_chars_per_token: float
+    non_ascii_chars_per_token: float
+    message_overhead: int
+    part_overhead: int
+    tool_use_overhead: int
+    tool_result_overhead: int
+
+
+RULES: dict[Family, FamilyRules] = {
+    "anthropic": FamilyRules(3.8, 1.6, 1.0, 4, 2, 12, 8),
+    "openai": FamilyRules(4.2, 1.8, 1.4, 4, 1, 10, 6),
+    "gemini": FamilyRules(4.2, 1.8, 1.4, 4, 1, 10, 6),
+    "generic": FamilyRules(3.5, 1.5, 1.0, 5, 2, 12, 8),
+}
+
+
+@lru_cache(maxsize=512)
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from the image header (Pillow reads only the header)."""
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            w, h = img.size
+            return int(w), int(h)
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+def text_units(text: str) -> tuple[int, int, int]:
+    """(word chars, punctuation chars, non-ASCII chars); whitespace runs count once."""
+    n = len(text)
+    if not n:
+        return 0, 0, 0
+    non_ascii = n - len(text.encode("ascii", "ignore"))
+    punct = n - len(text.translate(_PUNCT_DELETE))
+    ws_extra = sum(len(m.group()) - 1 for m in _WS_RUN.finditer(text))
+    return max(0, n - non_ascii - punct - ws_extra), punct, non_ascii
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """A provider's "too long" rejection: what it measured and its maximum."""
+
+    measured: int
+    maximum: int | None
+
+
+_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)"),
+    re.compile(r"maximum context length is\s*([\d,]+)\s*tokens.*?resulted in\s*([\d,]+)", re.S),
+    re.compile(r"limit of\s*([\d,]+)\s*tokens.*?resulted in\s*([\d,]+)", re.S),
+    re.compile(r"input token count \(([\d,]+)\) exceeds the maximum[^(]*\(([\d,]+)\)"),
+)
+
+
+def parse_overflow(message: str) -> Overflow | None:
+    """Read the measured count out of a provider's context-overflow error text."""
+    for i, pattern in enumerate(_OVERFLOW_PATTERNS):
+        m = pattern.search(message)
+        if not m:
+            continue
+        a, b = (int(g.replace(",", "")) for g in m.groups())
+        # Anthropic and Gemini state "measured > maximum"; OpenAI states the maximum first.
+        return Overflow(measured=b, maximum=a) if i in (1, 2) else Overflow(a, b)
+    return None
+
+
+def measured_prompt(usage: Usage | None, family: Family = "anthropic") -> int | None:
+    """Prompt tokens a provider measured for one response.
+
+    Anthropic reports cached input apart from ``input_tokens``, so the prompt is
+    their sum; the other families count cached input inside ``input_tokens``.
+    """
+    if usage is None or usage.input_tokens is None:
+        return None
+    if family in ("anthropic", "generic"):
+        return usage.input_tokens + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+    return usage.input_tokens
+
+
+@dataclass
+class Estimator:
+    """Token estimates for one provider family that learn from measured counts.
+
+    ``estimate = overhead + factor * raw``: ``factor`` corrects the heuristic
+    (an exponentially weighted ratio, clamped), ``overhead`` holds what requests
+    carry beyond the path.
+    """
+
+    family: Family = "anthropic"
+    image_tokens: ImageCost = anthropic_image_tokens
+    factor: float = 1.0
+    overhead: int = 0
+    weight: float = 0.5
+    min_factor: float = 0.5
+    max_factor: float = 3.0
+    observations: int = 0
+    history: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def rules(self) -> FamilyRules:
+        return RULES[self.family]
+
+    # --- raw heuristic -------------------------------------------------------------
+    def text_tokens(self, text: str) -> int:
+        """Uncorrected tokens of a string."""
+        words, punct, non_ascii = text_units(text)
+        r = self.rules
+        cost = (
+            words / r.word_chars_per_token
+            + punct / r.punct_chars_per_token
+            + non_ascii / r.non_ascii_chars_per_token
+        )
+        return math.ceil(cost)
+
+    def image_part_tokens(self, data: bytes | None) -> int:
+        size = image_size(data) if data else None
+        w, h = size or (_UNKNOWN_SIDE, _UNKNOWN_SIDE)
+        return self.image_tokens(w, h)
+
+    def raw_part(self, part: Part) -> int:
+        r = self.rules
+        if part.kind == "image":
+            return r.part_overhead + self.image_part_tokens(part.data)
+        cost = self.text_tokens(part.text)
+        if part.kind == "tool_use":
+            return cost + r.tool_use_overhead + self.text_tokens(part.tool_name or "")
+        if part.kind == "tool_result":
+            return cost + r.tool_result_overhead
+        return cost + r.part_overhead
+
+    def raw_message(self, message: Message) -> int:
+        return self.rules.message_overhead + sum(self.raw_part(p) for p in message.parts)
+
+    def raw(self, messages: Iterable[Message]) -> int:
+        return sum(self.raw_message(m) for m in messages)
+
+    def raw_split(self, messages: Iterable[Message]) -> tuple[int, int]:
+        """(heuristic text tokens, image tokens): only the first is a guess to correct."""
+        text = image = 0
+        for m in messages:
+            text += self.rules.message_overhead
+            for p in m.parts:
+                if p.kind == "image":
+                    image += self.raw_part(p)
+                else:
+                    text += self.raw_part(p)
+        return text, image
+
+    # --- corrected estimates -------------------------------------------------------
+    def correct(self, raw: int) -> int:
+        """Apply the learned factor to heuristic (text) tokens."""
+        return math.ceil(raw * self.factor)
+
+    def message(self, message: Message) -> int:
+        text, image = self.raw_split([message])
+        return self.correct(text) + image
+
+    def part(self, part: Part) -> int:
+        raw = self.raw_part(part)
+        return raw if part.kind == "image" else self.correct(raw)
+
+    def estimate(self, messages: Iterable[Message], *, with_overhead: bool = True) -> int:
+        """Corrected tokens of a request made of ``messages``.
+
+        Images follow the provider's published rule and are not scaled; the
+        factor corrects the character heuristic only.
+        """
+        text, image = self.raw_split(messages)
+        return self.correct(text) + image + (self.overhead if with_overhead else 0)
+
+    # --- learning ------------------------------------------------------------------
+    def observe(
+        self, raw: int, measured: int, *, images: int = 0, weight: float | None = None
+    ) -> None:
+        """Fold one (raw text estimate, measured) pair into the factor and the overhead.
+
+        ``images`` is the image part of the measured request, known exactly.
+        The overhead then absorbs what the factor cannot explain, so the
+        corrected estimate of the observed request matches the measurement.
+        """
+        if raw <= 0 or measured <= 0:
+            return
+        self._fold_ratio(max(measured - self.overhead - images, 1) / raw, weight)
+        self.overhead = max(0, measured - self.correct(raw) - images)
+        self._remember(raw, measured)
+
+    def learn_from_path(self, path: Sequence[Message]) -> int:
+        """Learn from the prompt counts stored on the path's assistant messages.
+
+        Successive measurements give the factor from their growth (which the
+        hidden overhead does not affect); the last one then sets the overhead.
+        Returns the number of measurements used.
+        """
+        pairs: list[tuple[int, int, int]] = []
+        text = image = 0
+        for m in path:
+            measured = measured_prompt(m.usage, self.family) if m.role == "assistant" else None
+            if measured:
+                pairs.append((text, image, measured))
+            t, i = self.raw_split([m])
+            text, image = text + t, image + i
+        if not pairs:
+            return 0
+        for (r0, i0, m0), (r1, i1, m1) in pairwise(pairs):
+            if r1 - r0 >= 50 and m1 - i1 > m0 - i0:
+                self._fold_ratio(((m1 - i1) - (m0 - i0)) / (r1 - r0))
+        raw_last, image_last, measured_last = pairs[-1]
+        if self.observations == 0:
+            self.observe(raw_last, measured_last, images=image_last)
+        else:
+            self.overhead = max(0, measured_last - self.correct(raw_last) - image_last)
+            self._remember(raw_last, measured_last)
+        return len(pairs)
+
+    def learn_from_rejection(self, messages: Sequence[Message], measured: int | str) -> int | None:
+        """Trust a rejection's count fully: it measured exactly this request."""
+        if isinstance(measured, str):
+            overflow = parse_overflow(measured)
+            if overflow is None:
+                return None
+            measured = overflow.measured
+        text, image = self.raw_split(messages)
+        self.observe(text, measured, images=image, weight=1.0)
+        return measured
+
+    def _fold_ratio(self, ratio: float, weight: float | None = None) -> None:
+        w = self.weight if weight is None else weight
+        if self.observations == 0:
+            w = 1.0
+        log_f = (1 - w) * math.log(self.factor) + w * math.log(ratio)
+        self.factor = min(self.max_factor, max(self.min_factor, math.exp(log_f)))
+        self.observations += 1
+
+    def _remember(self, raw: int, measured: int) -> None:
+        self.history.append((raw, measured))
+        del self.history[:-50]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "family": self.family,
+            "factor": round(self.factor, 4),
+            "overhead": self.overhead,
+            "observations": self.observations,
+        }

@@ -1,0 +1,164 @@
+"""The fact sheet: exact strings from the imaged middle, kept as text beside the pages.
+
+A model reading pixels can misread one character of a hash or a path and then
+act on the wrong one. Identifiers, hashes, paths, URLs, versions and measured
+numbers are the strings that must be exact, so they travel as text as well:
+deduplicated, in order of first appearance, under a size cap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.tree.model import Message
+
+DEFAULT_MAX_CHARS = 6000
+
+# Order matters only for reporting a kind: overlapping matches keep the longest.
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("url", re.compile(r"\b(?:https?|ftp|file)://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]}.,;:!?]")),
+    (
+        "uuid",
+        re.compile(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{12}\b"
+        ),
+    ),
+    (
+        "path",
+        re.compile(
+            r"(?:(?<![\w/.~-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+]"
+            r"|\b[A-Za-z]:\\(?:[\w .@+-]+\\)*[\w.@+-]*[\w@+]"
+            r"|\b(?:[\w@+-]+/)+[\w@+-]+\.[A-Za-z0-9]{1,8}\b"
+            r"|\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|rs|go|c|h|cc|cpp|hpp|java|kt|rb|"
+            r"php|cs|swift|sh|md|rst|txt|json|jsonl|toml|yaml|yml|ini|cfg|sql|html|"
+            r"css|lock|log|csv|db|sqlite|png|jpg|svg)\b)"
+        ),
+    ),
+    (
+        "hash",
+        re.compile(
+            r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])"
+            r"[0-9a-f]{7,128}\b"
+        ),
+    ),
+    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.]+)?\b|\bv\d+\.\d+\b")),
+    (
+        "id",
+        re.compile(
+            r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])"
+            r"[A-Za-z][A-Za-z0-9]*[_-][A-Za-z0-9_-]{6,}\b"
+        ),
+    ),
+    (
+        "quantity",
+        re.compile(
+            r"(?<![\w.])\d+(?:[.,]\d+)*\s?(?:[kKMGTP]i?B|bytes?|B|ms|µs|us|ns|s|sec|seconds?|min|"
+            r"minutes?|h|hours?|days?|px|pt|%|tokens?|lines?|chars?|files?|MHz|GHz|Hz|°C|x)"
+            r"(?![\w])"
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str
+    value: str
+
+
+@dataclass(frozen=True)
+class FactSheet:
+    """Exact strings, in order of first appearance; ``omitted`` were over the cap."""
+
+    facts: tuple[Fact, ...]
+    omitted: int = 0
+
+    @property
+    def values(self) -> list[str]:
+        return [f.value for f in self.facts]
+
+    @property
+    def text(self) -> str:
+        """The sheet as sent beside the pages (empty when there is nothing exact)."""
+        if not self.facts:
+            return ""
+        lines = ["Exact strings from the pages above (verbatim, in order of first appearance):"]
+        lines += [f"- {f.value}" for f in self.facts]
+        if self.omitted:
+            lines.append(f"({self.omitted} more omitted to keep this sheet short)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "facts": [{"kind": f.kind, "value": f.value} for f in self.facts],
+            "omitted": self.omitted,
+        }
+
+
+def find_facts(text: str) -> list[Fact]:
+    """Facts in one text, in order; overlapping matches keep the longest span."""
+    spans: list[tuple[int, int, str]] = []
+    for kind, pattern in PATTERNS:
+        spans += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
+    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    out: list[Fact] = []
+    taken_until = -1
+    for start, end, kind in spans:
+        if start < taken_until:
+            continue
+        out.append(Fact(kind, text[start:end]))
+        taken_until = end
+    return out
+
+
+NARRATIVE_KINDS = ("text", "thinking", "tool_use")
+RARE_KINDS = ("uuid", "hash", "url", "id", "version")
+MARKER_KEYS = frozenset({"elided", "dropped_image"})  # sizes in markers are not facts
+
+
+def message_texts(messages: Iterable[Message]) -> Iterable[tuple[bool, str]]:
+    """Every text a message carries, flagged when it is narrative (not tool output).
+
+    Markers left by the free rungs are skipped: their sizes are not facts.
+    """
+    for m in messages:
+        for p in m.parts:
+            if p.kind != "image" and p.text and not MARKER_KEYS.intersection(p.meta):
+                yield p.kind in NARRATIVE_KINDS, p.text
+
+
+def _tier(narrative: bool, fact: Fact) -> int:
+    """What the cap keeps first: strings the narrative names, then rare kinds in outputs.
+
+    A directory listing can hold hundreds of paths; they must not crowd out the
+    one commit hash the conversation acted on.
+    """
+    if narrative:
+        return 0
+    return 1 if fact.kind in RARE_KINDS else 2
+
+
+def fact_sheet(messages: Sequence[Message], *, max_chars: int = DEFAULT_MAX_CHARS) -> FactSheet:
+    """Collect the exact strings of ``messages`` into a capped, deduplicated sheet."""
+    first: dict[str, tuple[int, int, Fact]] = {}
+    for narrative, text in message_texts(messages):
+        for fact in find_facts(text):
+            tier = _tier(narrative, fact)
+            seen = first.get(fact.value)
+            if seen is None:
+                first[fact.value] = (len(first), tier, fact)
+            elif tier < seen[1]:
+                first[fact.value] = (seen[0], tier, seen[2])
+    kept: list[tuple[int, Fact]] = []
+    used = 0
+    for order, _, fact in sorted(first.values(), key=lambda e: (e[1], e[0])):
+        cost = len(fact.value) + 3
+        if used + cost <= max_chars:
+            kept.append((order, fact))
+            used += cost
+    kept.sort(key=lambda e: e[0])
+    return FactSheet(tuple(f for _, f in kept), len(first) - len(kept))

@@ -1,0 +1,207 @@
+"""The compaction ladder: cheapest rung first, stop at the first that fits (SPEC §5).
+
+Elision and image dropping cost nothing and keep the narrative; snapshots cost
+nothing and keep every word as pixels; a summary costs a model call and is
+taken only when a summarizer is given. Proactive runs start at a threshold of
+the window; reactive runs start from a provider's rejection, correct the
+estimator with the count it measured, and aim below a safety margin (L7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from explorer.compaction.context import CompactionPlan, snapshot_message
+from explorer.compaction.elision import DEFAULT_KEEP_TURNS, elide
+from explorer.compaction.estimate import Estimator
+from explorer.compaction.facts import DEFAULT_MAX_CHARS, fact_sheet
+from explorer.compaction.image_drop import drop_images
+from explorer.compaction.split import PageLike, Renderer, Split, best_split
+from explorer.compaction.summary import Summarizer, build_summary_request, summary_message
+from explorer.tree.model import Message
+
+Mode = Literal["proactive", "reactive"]
+Rung = Literal["elide", "images", "snapshot", "summary"]
+RUNGS: tuple[Rung, ...] = ("elide", "images", "snapshot", "summary")
+TAIL_FRACTIONS = (0.5, 0.35, 0.25, 0.15, 0.08, 0.0)
+DEFAULT_OUTPUT_RESERVE = 8192
+SUMMARY_SHARE = 0.1  # of the target, kept free for the summary text in the new context
+FACT_SHARE = 0.05  # of the target, at most, for the fact sheet beside the pages
+CHARS_PER_TOKEN = 3
+
+
+class LadderError(ValueError):
+    """The ladder cannot run as asked (no room at all, or a rung that is unavailable)."""
+
+
+def run_ladder(
+    path: Sequence[Message],
+    budget: int,
+    estimator: Estimator,
+    renderer: Renderer,
+    summarizer: Summarizer | None = None,
+    *,
+    mode: Mode = "proactive",
+    measured: int | str | None = None,
+    force: Rung | None = None,
+    threshold: float = 0.8,
+    output_reserve: int = DEFAULT_OUTPUT_RESERVE,
+    safety: float = 0.9,
+    keep_turns: int = DEFAULT_KEEP_TURNS,
+    head_fraction: float = 0.15,
+    max_fact_chars: int = DEFAULT_MAX_CHARS,
+) -> CompactionPlan:
+    """Build the context for ``path`` within a window of ``budget`` tokens.
+
+    ``measured`` (reactive) is the provider's count for ``path`` or its error
+    text; ``force`` runs every rung up to and including the named one.
+    """
+    available = budget - output_reserve
+    if available <= 0:
+        raise LadderError(f"output reserve {output_reserve} leaves no room in {budget}")
+    if force == "summary" and summarizer is None:
+        raise LadderError("the summary rung needs a summarizer (a key and a network)")
+    if mode == "reactive" and measured is not None:
+        estimator.learn_from_rejection(path, measured)
+    ratio = safety if mode == "reactive" else threshold
+    plan = CompactionPlan(
+        mode=mode,
+        trigger="forced" if force else ("rejection" if mode == "reactive" else "threshold"),
+        rungs=(),
+        path=tuple(path),
+        estimator=estimator,
+        window=budget,
+        output_reserve=output_reserve,
+        target=int(available * ratio),
+        parameters={
+            "threshold": threshold,
+            "safety": safety,
+            "keep_turns": keep_turns,
+            "head_fraction": head_fraction,
+            "max_fact_chars": max_fact_chars,
+            "force": force,
+        },
+    )
+    plan.tokens_before = estimator.estimate(path)
+    if force is None and mode == "proactive" and plan.fits:
+        plan.trigger = "none"
+        return plan
+    last = RUNGS.index(force) if force else len(RUNGS) - 1
+    for rung in RUNGS[: last + 1]:
+        if rung == "summary" and summarizer is None:
+            plan.notes.append("summary skipped: no summarizer; snapshots are the last rung")
+            break
+        before = plan.tokens
+        _apply(plan, rung, renderer, summarizer)
+        if rung in plan.rungs:
+            plan.savings[rung] = before - plan.tokens
+        if force is None and plan.fits:
+            break
+    if not plan.fits:
+        plan.notes.append(f"does not fit: {plan.tokens} > {plan.target} tokens after every rung")
+    return plan
+
+
+def shake(
+    path: Sequence[Message],
+    estimator: Estimator | None = None,
+    *,
+    keep_turns: int = DEFAULT_KEEP_TURNS,
+) -> CompactionPlan:
+    """The free rungs only (``/shake``): elision and image dropping."""
+    est = estimator or Estimator()
+    plan = CompactionPlan(
+        mode="proactive",
+        trigger="forced",
+        rungs=(),
+        path=tuple(path),
+        estimator=est,
+        parameters={"keep_turns": keep_turns, "force": "images"},
+    )
+    plan.tokens_before = est.estimate(path)
+    for rung in ("elide", "images"):
+        before = plan.tokens
+        _apply(plan, rung, None, None)
+        plan.savings[rung] = before - plan.tokens
+    return plan
+
+
+def _apply(
+    plan: CompactionPlan, rung: Rung, renderer: Renderer | None, summarizer: Summarizer | None
+) -> None:
+    keep = int(plan.parameters.get("keep_turns", DEFAULT_KEEP_TURNS))
+    if rung in ("elide", "images"):
+        rung_fn = elide if rung == "elide" else drop_images
+        new_path, report = rung_fn(plan.path, keep_turns=keep)
+        plan.path = tuple(new_path)
+        plan.reports[rung] = report
+        plan.rungs += (rung,)
+    elif rung == "snapshot" and renderer is not None:
+        _snapshot(plan, renderer)
+    elif rung == "summary" and summarizer is not None:
+        _summary(plan, summarizer)
+
+
+def _candidates(plan: CompactionPlan) -> list[Split]:
+    """Splits from the longest verbatim tail to the shortest, each with a middle."""
+    target = min(plan.target or 10**12, plan.estimator.estimate(plan.path))
+    head_budget = int(target * float(plan.parameters.get("head_fraction", 0.15)))
+    out: list[Split] = []
+    for frac in TAIL_FRACTIONS:
+        split = best_split(
+            plan.path, plan.estimator, head_budget=head_budget, tail_budget=int(target * frac)
+        )
+        if split.middle and all(s.tail_start != split.tail_start for s in out):
+            out.append(split)
+    return out
+
+
+def _snapshot(plan: CompactionPlan, renderer: Renderer) -> None:
+    """Image the middle: the longest tail whose context fits, else the smallest context."""
+    candidates = _candidates(plan)
+    if not candidates:
+        plan.notes.append("snapshot skipped: no turn boundary leaves a middle to image")
+        return
+    target = plan.target or plan.estimator.estimate(plan.path)
+    max_chars = min(
+        int(plan.parameters.get("max_fact_chars", DEFAULT_MAX_CHARS)),
+        int(target * FACT_SHARE * CHARS_PER_TOKEN),
+    )
+    best: tuple[int, Split, tuple[PageLike, ...]] | None = None
+    for split in candidates:
+        pages = tuple(renderer(split.middle))
+        facts = fact_sheet(split.middle, max_chars=max_chars)
+        msg = snapshot_message(pages, facts)
+        tokens = plan.estimator.estimate([*split.head, msg, *split.tail])
+        if best is None or tokens < best[0]:
+            best = (tokens, split, pages)
+        if plan.target is None or tokens <= plan.target:
+            best = (tokens, split, pages)
+            break
+    assert best is not None
+    if best[0] >= plan.tokens and plan.parameters.get("force") != "snapshot":
+        plan.notes.append(f"snapshot skipped: pages would cost {best[0]} >= {plan.tokens} tokens")
+        return
+    _, plan.split, plan.pages = best
+    plan.facts = fact_sheet(plan.split.middle, max_chars=max_chars)
+    plan.rungs += ("snapshot",)
+
+
+def _summary(plan: CompactionPlan, summarizer: Summarizer) -> None:
+    """Summarize the middle of the split that leaves room for a summary; one model call."""
+    candidates = _candidates(plan)
+    if not candidates:
+        plan.notes.append("summary skipped: no turn boundary leaves a middle to summarize")
+        return
+    target = plan.target or plan.estimator.estimate(plan.path)
+    room = int(target * (1 - SUMMARY_SHARE)) - plan.estimator.overhead
+    split = next((s for s in candidates if s.head_tokens + s.tail_tokens <= room), candidates[-1])
+    request = build_summary_request(split.middle, plan.estimator, target)
+    text = summarizer.summarize(request)
+    plan.split, plan.summary_request, plan.summary = split, request, text
+    plan.pages, plan.facts = (), None
+    plan.rungs += ("summary",)
+    head_id = split.head[-1].id if split.head else None
+    if plan.estimator.estimate([*split.head, summary_message(text, head_id), *split.tail]) > target:
+        plan.notes.append("the summary came back longer than the room left for it")

@@ -1,0 +1,1 @@
+"""Benchmarks: measured, not asserted. Run ``python -m tests.benchmarks [NAME...]``."""

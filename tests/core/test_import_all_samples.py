@@ -1,0 +1,33 @@
+"""Every real sample imports through format detection; importing again adds nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import new_store
+
+from explorer.app.importing import import_paths
+
+
+def test_the_whole_samples_folder_imports_once(tmp_path: Path, samples_dir: Path) -> None:
+    with new_store(tmp_path) as s:
+        first = import_paths(s, [samples_dir])
+        assert first.errors == []
+        formats = {c.source_format for c in first.conversations}
+        assert formats == {"chatgpt", "claude_code", "librechat", "openwebui", "pi",
+                           "sillytavern"}
+        assert len(first.conversations) == 14
+        assert first.skipped_files == [f"{samples_dir / 'README.md'}: not a transcript; skipped"]
+        total = sum(c.message_count for c in s.conversations())
+        assert total == first.added_messages
+        again = import_paths(s, [samples_dir])
+        assert again.added_messages == 0 and len(s.conversations()) == 14
+
+
+def test_a_folder_of_one_format_goes_to_that_importer_whole(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    with new_store(tmp_path) as s:
+        report = import_paths(s, [samples_dir / "claude_code"])
+        assert {c.source_format for c in report.conversations} == {"claude_code"}
+        assert report.skipped_files == []
