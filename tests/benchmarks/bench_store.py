@@ -27,8 +27,7 @@ def _tree(n: int, seed: int = 7) -> list[Message]:
     return out
 
 
-WORDS = ("the context window budget tool result snapshot branch fork checkpoint rewind "
-         "compaction import export python sqlite graph tree path turn boundary").split()
+WORDS = ["the", "context", "window", "budget", "tool", "result", "snapshot", "branch", "fork", "checkpoint", "rewind", "compaction", "import", "export", "python", "sqlite", "graph", "tree", "path", "turn", "boundary"]
 
 
 def _chain(n: int) -> list[Message]:
