@@ -7,15 +7,22 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.formats import native
+from explorer.formats.exporters import EXPORTERS
 from explorer.store import Store, StoreError
 from explorer.store.reads_all import conversation_messages
 
-FORMATS = ("native",)
+FORMATS = ("native", *EXPORTERS)
 
 
-def export_lines(store: Store, conv_id: int, fmt: str = "native", at: int | None = None
-                 ) -> Iterator[str]:
-    """The export as lines; with ``at`` only the branch from the root to that message."""
+def export_lines(
+    store: Store, conv_id: int, fmt: str = "native", at: int | None = None,
+    notes: list[str] | None = None,
+) -> Iterator[str]:
+    """The export as lines; with ``at`` only the branch from the root to that message.
+
+    ``notes`` collects what a lossy format had to change (left-out system text,
+    synthesized tool results) so the caller can tell the person.
+    """
     if fmt not in FORMATS:
         raise StoreError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
     conv = store.conversation(conv_id)
@@ -38,6 +45,9 @@ def export_lines(store: Store, conv_id: int, fmt: str = "native", at: int | None
     if conv.forked_from_conversation_id is not None:
         header["forked_from"] = {"conversation": conv.forked_from_conversation_id,
                                  "message": conv.forked_from_message_id}
+    if fmt != native.FORMAT:
+        yield from EXPORTERS[fmt].lines(header, messages, tip, notes)
+        return
     yield from native.dump_lines(
         header, messages, tip=tip, context_start=conv.context_start_id,
         checkpoints=store.checkpoints(conv_id), rewinds=store.rewinds(conv_id),
@@ -46,11 +56,11 @@ def export_lines(store: Store, conv_id: int, fmt: str = "native", at: int | None
 
 
 def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
-                   at: int | None = None) -> int:
+                   at: int | None = None, notes: list[str] | None = None) -> int:
     """Write the export; returns the number of lines written."""
     n = 0
     with dest.open("w", encoding="utf-8", newline="\n") as f:
-        for line in export_lines(store, conv_id, fmt, at):
+        for line in export_lines(store, conv_id, fmt, at, notes):
             f.write(line + "\n")
             n += 1
     return n

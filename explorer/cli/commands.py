@@ -172,14 +172,18 @@ def _trim_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    notes: list[str] = []
     with _store(args) as s:
         if args.output:
             n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
-                                         args.at)
+                                         args.at, notes)
             print(f"wrote {n} lines to {args.output}", file=sys.stderr)
         else:
-            for line in exporting.export_lines(s, args.conversation, args.format, args.at):
+            for line in exporting.export_lines(s, args.conversation, args.format, args.at,
+                                               notes):
                 sys.stdout.write(line + "\n")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0
 
 

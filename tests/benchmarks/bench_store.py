@@ -27,12 +27,41 @@ def _tree(n: int, seed: int = 7) -> list[Message]:
     return out
 
 
-WORDS = ["the", "context", "window", "budget", "tool", "result", "snapshot", "branch", "fork", "checkpoint", "rewind", "compaction", "import", "export", "python", "sqlite", "graph", "tree", "path", "turn", "boundary"]
+WORDS = [
+    "the",
+    "context",
+    "window",
+    "budget",
+    "tool",
+    "result",
+    "snapshot",
+    "branch",
+    "fork",
+    "checkpoint",
+    "rewind",
+    "compaction",
+    "import",
+    "export",
+    "python",
+    "sqlite",
+    "graph",
+    "tree",
+    "path",
+    "turn",
+    "boundary",
+]
 
 
 def _chain(n: int) -> list[Message]:
-    return [Message(i, i - 1 if i else None, "user" if i % 2 == 0 else "assistant",
-                    [Part("text", f"step {i} of a long session")]) for i in range(n)]
+    return [
+        Message(
+            i,
+            i - 1 if i else None,
+            "user" if i % 2 == 0 else "assistant",
+            [Part("text", f"step {i} of a long session")],
+        )
+        for i in range(n)
+    ]
 
 
 def run() -> list[Result]:
@@ -43,10 +72,19 @@ def run() -> list[Result]:
         t0 = time.perf_counter()
         s.import_conversation(ic)
         rate = 100_000 / (time.perf_counter() - t0)
-        results.append(Result(AREA, "bulk insert 100k-message tree (one transaction, FTS)",
-                              rate, "msg/s", "≥ 80,000", rate >= 80_000))
-        deep = s.import_conversation(ImportedConversation("deep", "bench", _chain(5000),
-                                                          source_id="deep"))
+        results.append(
+            Result(
+                AREA,
+                "bulk insert 100k-message tree (one transaction, FTS)",
+                rate,
+                "msg/s",
+                "≥ 80,000",
+                rate >= 80_000,
+            )
+        )
+        deep = s.import_conversation(
+            ImportedConversation("deep", "bench", _chain(5000), source_id="deep")
+        )
         cid = deep.conversation_id
         tip = s.conversation(cid).tip_id or 0
         ms = timed(lambda: s.path_ids(tip), repeat=20)
@@ -64,13 +102,16 @@ def _append(s: Store) -> Result:
     c = s.create_conversation("appends")
     samples = []
     for i in range(200):
-        turn = [Message(None, None, "user", [Part("text", f"prompt {i}")]),
-                Message(None, None, "assistant", [Part("text", f"answer {i} " * 20)])]
+        turn = [
+            Message(None, None, "user", [Part("text", f"prompt {i}")]),
+            Message(None, None, "assistant", [Part("text", f"answer {i} " * 20)]),
+        ]
         samples.append(timed(lambda t=turn: s.append_turn(c, t)))  # type: ignore[misc]
     samples.sort()
     median = samples[len(samples) // 2]
-    return Result(AREA, "append_turn, synchronous=FULL (median of 200)", median, "ms", "< 5",
-                  median < 5)
+    return Result(
+        AREA, "append_turn, synchronous=FULL (median of 200)", median, "ms", "< 5", median < 5
+    )
 
 
 def _list_many() -> Result:
@@ -79,12 +120,16 @@ def _list_many() -> Result:
         Store(path).close()
         conn = open_connection(path)
         with transaction(conn):
-            conn.executemany("INSERT INTO conversations(id, title, created_at, updated_at, meta) "
-                             "VALUES (?, ?, ?, ?, '{}')",
-                             [(i, f"conversation {i}", i, i) for i in range(1, 10_001)])
-            conn.executemany("INSERT INTO messages(id, conversation_id, parent_id, role) "
-                             "VALUES (?, ?, NULL, 'user')",
-                             [(i, (i % 10_000) + 1) for i in range(1, 50_001)])
+            conn.executemany(
+                "INSERT INTO conversations(id, title, created_at, updated_at, meta) "
+                "VALUES (?, ?, ?, ?, '{}')",
+                [(i, f"conversation {i}", i, i) for i in range(1, 10_001)],
+            )
+            conn.executemany(
+                "INSERT INTO messages(id, conversation_id, parent_id, role) "
+                "VALUES (?, ?, NULL, 'user')",
+                [(i, (i % 10_000) + 1) for i in range(1, 50_001)],
+            )
         conn.close()
 
         def open_and_list() -> None:

@@ -112,3 +112,15 @@ def test_console_script_runs_headless(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "explorer.cli.main", "--db", str(db), "show", "77"],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 1 and res.stderr.strip() == "convo: error: no conversation 77"
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "claude-code", "pi", "anthropic", "openai"])
+def test_every_export_format_writes_a_file_and_names_what_it_changed(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    out_file = tmp_path / f"out.{fmt}"
+    code, _, err = run(capsys, db, "export", "1", "--format", fmt, "-o", str(out_file))
+    assert code == 0 and out_file.stat().st_size > 1000
+    assert "cp1252" in out_file.read_text(encoding="utf-8")
+    if fmt in ("claude-code", "pi"):
+        assert "note: message 1: system message left out" in err
