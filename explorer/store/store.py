@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from explorer.store.connection import open_connection
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
-from explorer.store.rows import db_id, load_messages
+from explorer.store.rows import db_id, dumps, load_messages
 from explorer.store.writer import Writer
 from explorer.tree.model import Message
 from explorer.tree.trim import TrimPlan
@@ -147,6 +148,14 @@ class Store:
     def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
         return self._writer.call(import_writes.insert_imported, ic)
 
+    def add_compaction(
+        self, conv_id: int, message_id: int, kind: str, params: dict[str, Any],
+        outputs: dict[str, Any], summary: str = "",
+    ) -> int:
+        """Record a compaction on a message (normally the tip); returns the record id."""
+        return self._writer.call(_add_compaction, conv_id, message_id, kind, params, outputs,
+                                 summary)
+
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)
 
@@ -154,3 +163,18 @@ class Store:
 def _rename(conn: sqlite3.Connection, conv_id: int, title: str) -> None:
     reads.get_conversation(conn, conv_id)
     conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
+
+
+def _add_compaction(
+    conn: sqlite3.Connection, conv_id: int, message_id: int, kind: str,
+    params: dict[str, Any], outputs: dict[str, Any], summary: str,
+) -> int:
+    if reads.message_conversation(conn, message_id) != conv_id:
+        raise StoreError(f"message {message_id} is not in conversation {conv_id}")
+    cur = conn.execute(
+        "INSERT INTO compactions(conversation_id, message_id, kind, origin, params, outputs, "
+        "summary, created_at) VALUES (?,?,?,?,?,?,?,?)",
+        (conv_id, message_id, kind, "explorer", dumps(params), dumps(outputs), summary,
+         time.time()),
+    )
+    return int(cur.lastrowid or 0)

@@ -1,0 +1,107 @@
+"""``convo context``, ``convo compact`` and ``convo shake`` (the ``/context``, ``/compact``
+and ``/shake`` commands)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from explorer.app import compacting
+from explorer.app.compacting import Shape
+from explorer.cli.commands import Command, _conv, _store
+from explorer.cli.output import emit
+from explorer.compaction.context import CompactionPlan
+from explorer.compaction.ladder import LadderError
+from explorer.compaction.page_geometry import TIERS
+from explorer.store import StoreError
+
+
+def _shape_args(p: argparse.ArgumentParser) -> None:
+    _conv(p)
+    p.add_argument("--provider", choices=compacting.PROVIDERS, default="anthropic")
+    p.add_argument("--model", help="model name (selects the image pricing rule)")
+    p.add_argument("--window", type=int, help="context window in tokens")
+    p.add_argument("--tier", choices=TIERS, default="dense", help="snapshot page tier")
+
+
+def _shape(args: argparse.Namespace) -> Shape:
+    return Shape(args.provider, args.model, args.window, args.tier)
+
+
+def run_context(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        use = compacting.usage(s, args.conversation, _shape(args))
+        data = use.to_dict()
+        lines = [f"window {use.window:,} tokens ({use.family} estimate, factor {use.factor:.2f})"]
+        for name, tokens in use.parts.items():
+            lines.append(f"  {name:<13}{tokens:>10,}")
+        lines.append(f"  {'free':<13}{data.get('free', 0):>10,}")
+        lines.append(f"estimated {use.estimated_total:,}; measured "
+                     + (f"{use.measured_total:,}" if use.measured_total is not None else "none"))
+        emit(args, data, lines)
+    return 0
+
+
+def _plan_lines(plan: CompactionPlan) -> list[str]:
+    rec = plan.to_record()
+    tokens = rec["tokens"]
+    lines = [f"rungs: {', '.join(plan.rungs) or 'none needed'}; "
+             f"{tokens['before']:,} → {tokens['after']:,} tokens "
+             + (f"({'fits' if plan.fits else 'does NOT fit'} the target {plan.target:,})"
+                if plan.target else "(free rungs only)")]
+    lines += [f"  {rung}: saved {saved:,} tokens" for rung, saved in plan.savings.items()]
+    if "split" in rec:
+        split = rec["split"]
+        lines.append(f"  head {split.get('head_tokens', 0):,} · middle "
+                     f"{split.get('middle_tokens', 0):,} · tail {split.get('tail_tokens', 0):,}"
+                     " tokens")
+        lines.append(f"  {len(plan.pages)} snapshot page(s), "
+                     f"{sum(p['tokens'] for p in rec['pages']):,} image tokens")
+    lines += [f"  {k}: {v:,}" for k, v in tokens.items() if k not in ("before", "after")]
+    lines += [f"note: {n}" for n in plan.notes]
+    return lines
+
+
+def run_compact(args: argparse.Namespace) -> int:
+    shape = _shape(args)
+    with _store(args) as s:
+        try:
+            plan = compacting.plan(s, args.conversation, shape, args.rung)
+        except (LadderError, ValueError) as e:
+            raise StoreError(str(e)) from e
+        payload: dict[str, Any] = {"plan": plan.to_record()}
+        lines = _plan_lines(plan)
+        if args.preview:
+            files = compacting.write_preview(plan, shape, Path(args.preview))
+            payload["files"] = [str(f) for f in files]
+            lines.append(f"wrote {len(files)} file(s) to {args.preview} (pages, request.json)")
+        else:
+            payload["record"] = compacting.record(s, args.conversation, plan, shape)
+            lines.append(f"recorded compaction {payload['record']} on the tip")
+        emit(args, payload, lines)
+    return 0
+
+
+def _compact_args(p: argparse.ArgumentParser) -> None:
+    _shape_args(p)
+    p.add_argument("--rung", choices=compacting.RUNGS, help="run the ladder up to this rung")
+    p.add_argument("--preview", metavar="DIR",
+                   help="write the exact pages and request JSON here instead of recording")
+
+
+def run_shake(args: argparse.Namespace) -> int:
+    with _store(args) as s:
+        plan = compacting.plan_shake(s, args.conversation, _shape(args))
+        emit(args, plan.to_record(), _plan_lines(plan))
+    return 0
+
+
+COMMANDS: list[Command] = [
+    Command("context", "what fills the context window, by part (as /context)", _shape_args,
+            run_context, json=True),
+    Command("compact", "run the compaction ladder or one rung (as /compact)", _compact_args,
+            run_compact, json=True),
+    Command("shake", "the free rungs only: elision and image dropping (as /shake)",
+            _shape_args, run_shake, json=True),
+]

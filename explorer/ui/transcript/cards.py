@@ -1,0 +1,228 @@
+"""Message cards and slim marker cards: the widgets the transcript stacks.
+
+Colours come from the palette (so light and dark themes both work) except the
+role accents, which carry meaning: the stripe on a card's left edge says who
+spoke before the reader has read a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from PySide6.QtCore import QPoint, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from explorer.tree.model import Message, Part, Usage
+from explorer.ui.transcript.markdown import DocumentView
+from explorer.ui.transcript.parts import (
+    ERROR_ACCENT,
+    ImageThumbnail,
+    MarkerLabel,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from explorer.ui.transcript.rows import Marker, PathInfo, is_elided
+from explorer.ui.transcript.switcher import SiblingSwitcher
+
+ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
+MARKER_ACCENTS = {
+    "compaction": "#9b59b6", "rewind": "#e67e22", "explored": "#e67e22",
+    "context_start": "#7f8c8d", "incomplete": ERROR_ACCENT, "elided": "#7f8c8d",
+}
+
+
+@dataclass
+class CardContext:
+    """Path-wide facts a card looks up; ``siblings`` is asked only when a card is built."""
+
+    info: PathInfo = field(default_factory=PathInfo)
+    siblings: Callable[[int], list[int]] = lambda mid: [mid]
+
+
+def shown_role(message: Message) -> str:
+    """Tool output travels as a user message; it is shown as what it is."""
+    return "tool" if message.is_tool_result_only else message.role
+
+
+def format_tokens(usage: Usage | None) -> str:
+    if usage is None:
+        return ""
+    bits = []
+    if usage.input_tokens is not None:
+        bits.append(f"in {usage.input_tokens:,}")
+    if usage.output_tokens is not None:
+        bits.append(f"out {usage.output_tokens:,}")
+    if usage.cache_read_tokens:
+        bits.append(f"cache read {usage.cache_read_tokens:,}")
+    if usage.cache_write_tokens:
+        bits.append(f"cache write {usage.cache_write_tokens:,}")
+    return " · ".join(bits) + " tokens" if bits else ""
+
+
+def format_time(created_at: float | None) -> str:
+    if created_at is None:
+        return ""
+    return datetime.fromtimestamp(created_at).strftime("%Y-%m-%d %H:%M")
+
+
+class Card(QFrame):
+    """A selectable rounded panel with an accent stripe; the base of both card kinds."""
+
+    pressed = Signal(int)
+    menuRequested = Signal(int, QPoint)
+    resized = Signal()
+
+    def __init__(self, mid: int, accent: str, dashed: bool, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.mid = mid
+        self.accent = QColor(accent)
+        self.dashed = dashed
+        self.selected = False
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(14, 8, 10, 8)
+        self.body.setSpacing(4)
+
+    def set_selected(self, selected: bool) -> None:
+        if selected != self.selected:
+            self.selected = selected
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(1.5, 1.5, -1.5, -1.5)
+        pal = self.palette()
+        role = QPalette.ColorRole.Highlight if self.selected else QPalette.ColorRole.Mid
+        pen = QPen(pal.color(role), 2.0 if self.selected else 1.0)
+        if self.dashed:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(pal.color(QPalette.ColorRole.Window if self.dashed
+                                   else QPalette.ColorRole.Base))
+        painter.drawRoundedRect(rect, 6, 6)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.accent)
+        painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 4, rect.height()), 2, 2)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.pressed.emit(self.mid)
+        super().mousePressEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        self.menuRequested.emit(self.mid, event.globalPos())
+        event.accept()
+
+    def _forward_presses(self, view: DocumentView) -> DocumentView:
+        view.pressed.connect(lambda: self.pressed.emit(self.mid))
+        return view
+
+
+class MessageCard(Card):
+    """Role, model, time and tokens over the message's parts, in their order."""
+
+    siblingChosen = Signal(int)
+
+    def __init__(self, message: Message, mid: int, ctx: CardContext,
+                 parent: QWidget | None = None) -> None:
+        role = shown_role(message)
+        super().__init__(mid, ROLE_ACCENTS.get(role, "#888888"), False, parent)
+        self.message = message
+        self.thinking: list[ThinkingBlock] = []
+        self.results: list[ToolResultBlock] = []
+        self.thumbnails: list[ImageThumbnail] = []
+        self.texts: list[DocumentView] = []
+        self.switcher = SiblingSwitcher(self)
+        self.switcher.siblingChosen.connect(self.siblingChosen)
+        self.body.addLayout(self._header(ctx))
+        self.switcher.set_siblings(ctx.siblings(mid), mid)
+        for part in message.parts:
+            self.body.addWidget(self._part_widget(part, ctx))
+
+    def _header(self, ctx: CardContext) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.role_label = self._label(shown_role(self.message).capitalize(), bold=True)
+        pal = self.role_label.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, self.accent)
+        self.role_label.setPalette(pal)
+        row.addWidget(self.role_label)
+        self.model_label = self._label(self.message.model or "")
+        row.addWidget(self.model_label)
+        for label in ctx.info.checkpoint_labels.get(self.mid, []):
+            row.addWidget(self._label(f"⚑ {label}", bold=True))
+        row.addStretch(1)
+        self.time_label = self._label(format_time(self.message.created_at))
+        row.addWidget(self.time_label)
+        self.tokens_label = self._label(format_tokens(self.message.usage))
+        row.addWidget(self.tokens_label)
+        row.addWidget(self.switcher)
+        return row
+
+    def _label(self, text: str, bold: bool = False) -> QLabel:
+        label = QLabel(text, self)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        font = label.font()
+        font.setBold(bold)
+        font.setPointSizeF(font.pointSizeF() * 0.9)
+        label.setFont(font)
+        if not bold:
+            label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        label.setVisible(bool(text))
+        return label
+
+    def _part_widget(self, part: Part, ctx: CardContext) -> QWidget:
+        if is_elided(part):
+            return MarkerLabel(part.text, self)
+        if part.kind == "thinking":
+            block = ThinkingBlock(part, self)
+            block.resized.connect(self.resized)
+            self.thinking.append(block)
+            return block
+        if part.kind == "tool_use":
+            return ToolCallBlock(part, self)
+        if part.kind == "tool_result":
+            name = ctx.info.tool_names.get(part.tool_use_id or "", "tool")
+            result = ToolResultBlock(part, name, self)
+            result.resized.connect(self.resized)
+            self.results.append(result)
+            return result
+        if part.kind == "image":
+            thumb = ImageThumbnail(part, self)
+            self.thumbnails.append(thumb)
+            return thumb
+        view = self._forward_presses(DocumentView(self))
+        view.set_markdown(part.text)
+        self.texts.append(view)
+        return view
+
+
+class MarkerCard(Card):
+    """A slim dashed card: compactions, rewinds, trims, elided output."""
+
+    def __init__(self, marker: Marker, mid: int, parent: QWidget | None = None) -> None:
+        super().__init__(mid, MARKER_ACCENTS.get(marker.kind, "#888888"), True, parent)
+        self.marker = marker
+        self.body.setContentsMargins(14, 4, 10, 4)
+        self.body.setSpacing(0)
+        self.title = QLabel(marker.title, self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 0.9)
+        self.title.setFont(font)
+        self.body.addWidget(self.title)
+        self.detail = MarkerLabel(marker.detail, self)
+        self.detail.setVisible(bool(marker.detail))
+        self.body.addWidget(self.detail)

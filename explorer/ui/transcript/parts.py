@@ -1,0 +1,212 @@
+"""Widgets for the parts of a message: thinking, tool calls and results, images, markers.
+
+Every block that can change its own height (a toggle, "show all") emits
+``resized`` so the virtual transcript can re-measure its card: the view does
+not watch layouts, it is told.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPalette, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QLabel,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.tree.model import Part
+from explorer.ui.transcript.markdown import DocumentView
+from explorer.ui.transcript.rows import COLLAPSED_LINES
+
+ERROR_ACCENT = "#d93025"
+THUMBNAIL_SIZE = 128
+COLLAPSED_CHARS = 3000
+
+
+def pretty_arguments(text: str) -> str:
+    """Tool arguments as indented JSON; text that is not JSON is shown as it is."""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except (ValueError, TypeError):
+        return text
+
+
+def _column(widget: QWidget) -> QVBoxLayout:
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    return layout
+
+
+def _caption(text: str, parent: QWidget, color: str | None = None) -> QLabel:
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 0.9)
+    font.setBold(True)
+    label.setFont(font)
+    if color:
+        pal = label.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(color))
+        label.setPalette(pal)
+    else:
+        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
+
+
+class ThinkingBlock(QWidget):
+    """Collapsed by default: reasoning is long and rarely what a reader is after."""
+
+    resized = Signal()
+
+    def __init__(self, part: Part, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._text = part.text
+        words = len(part.text.split())
+        self.toggle = QToolButton(self)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setText(f"Thinking ({words} words)")
+        self.body: DocumentView | None = None
+        self._layout = _column(self)
+        self._layout.addWidget(self.toggle)
+        self.toggle.toggled.connect(self.set_expanded)
+
+    def is_expanded(self) -> bool:
+        return self.body is not None and not self.body.isHidden()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded and self.body is None:
+            self.body = DocumentView(self)
+            self.body.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+            self.body.set_markdown(self._text)
+            self._layout.addWidget(self.body)
+        if self.body is not None:
+            self.body.setVisible(expanded)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.toggle.setChecked(expanded)
+        self.resized.emit()
+
+
+class ToolCallBlock(QWidget):
+    def __init__(self, part: Part, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = _column(self)
+        name = part.tool_name or "tool"
+        layout.addWidget(_caption(f"⚙ {name}", self))
+        self.arguments = DocumentView(self)
+        self.arguments.set_code(pretty_arguments(part.text), "json")
+        layout.addWidget(self.arguments)
+        if part.tool_use_id:
+            self.setToolTip(f"call {part.tool_use_id}")
+
+
+class ToolResultBlock(QWidget):
+    """Tool output; long output is folded to its first lines, errors are marked."""
+
+    resized = Signal()
+
+    def __init__(self, part: Part, tool_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.is_error = part.is_error
+        self._lines = part.text.splitlines() or [""]
+        layout = _column(self)
+        title = f"✖ {tool_name} failed" if part.is_error else f"↳ {tool_name} result"
+        self.caption = _caption(title, self, ERROR_ACCENT if part.is_error else None)
+        layout.addWidget(self.caption)
+        self.output = DocumentView(self)
+        layout.addWidget(self.output)
+        self.expand_button: QToolButton | None = None
+        if len(self._lines) > COLLAPSED_LINES or len(part.text) > COLLAPSED_CHARS:
+            self.expand_button = QToolButton(self)
+            self.expand_button.setAutoRaise(True)
+            self.expand_button.setText(f"show all {len(self._lines)} lines")
+            self.expand_button.clicked.connect(self.expand)
+            layout.addWidget(self.expand_button)
+        self._show(COLLAPSED_LINES, COLLAPSED_CHARS)
+
+    def is_collapsed(self) -> bool:
+        return self.expand_button is not None and not self.expand_button.isHidden()
+
+    def expand(self) -> None:
+        self._show(len(self._lines), None)
+        if self.expand_button is not None:
+            self.expand_button.hide()
+        self.resized.emit()
+
+    def _show(self, count: int, chars: int | None) -> None:
+        shown = "\n".join(self._lines[:count])
+        more = len(self._lines) - min(count, len(self._lines))
+        if chars is not None and len(shown) > chars:
+            shown = shown[:chars] + " …"
+        self.output.set_code(shown + (f"\n… {more} more lines" if more else ""))
+
+
+class MarkerLabel(QLabel):
+    """An elided result or dropped image inside a card: a slim italic line."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        font = self.font()
+        font.setItalic(True)
+        self.setFont(font)
+        self.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+
+class ImageThumbnail(QLabel):
+    """A small picture that opens the full-size image in a dialog when clicked."""
+
+    def __init__(self, part: Part, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pixmap_full = QPixmap()
+        self.media_type = part.media_type or "image"
+        self.byte_count = len(part.data or b"")
+        self.dialog: ImageDialog | None = None
+        if part.data and self.pixmap_full.loadFromData(part.data):
+            self.setPixmap(self.pixmap_full.scaled(
+                THUMBNAIL_SIZE, THUMBNAIL_SIZE, Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation))
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.setToolTip(f"{self.media_type}, {self.pixmap_full.width()}×"
+                            f"{self.pixmap_full.height()} px — click to open")
+        else:
+            self.setText(f"[{self.media_type}, {self.byte_count:,} bytes: cannot be shown]")
+        self.setFixedHeight(max(self.sizeHint().height(), 24))
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and not self.pixmap_full.isNull():
+            self.open_full_size()
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def open_full_size(self) -> ImageDialog:
+        self.dialog = ImageDialog(self.pixmap_full, self.media_type, self.window())
+        self.dialog.show()
+        return self.dialog
+
+
+class ImageDialog(QDialog):
+    def __init__(self, pixmap: QPixmap, media_type: str, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setWindowTitle(f"Image — {media_type}, {pixmap.width()}×{pixmap.height()} px")
+        self.image = QLabel(self)
+        self.image.setPixmap(pixmap)
+        area = QScrollArea(self)
+        area.setWidget(self.image)
+        area.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(area)
+        self.resize(min(pixmap.width() + 24, 1400), min(pixmap.height() + 24, 1000))

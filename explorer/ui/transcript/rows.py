@@ -1,0 +1,160 @@
+"""What the transcript shows, row by row, before any widget exists.
+
+The view is virtual: it needs to know every row and a plausible height for
+each one up front (to size the scroll bar), but builds widgets only for the
+rows near the viewport. So this module turns a path plus the conversation's
+labels into plain rows (messages and slim markers) and estimates their
+heights from text length alone, cheaply enough for thousands of rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from explorer.tree.digest import digest_text
+from explorer.tree.model import Message, Part
+
+MarkerKind = Literal["compaction", "rewind", "explored", "context_start", "incomplete", "elided"]
+
+COLLAPSED_LINES = 12
+"""Tool output longer than this many lines is shown folded, with "show all N lines"."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    kind: MarkerKind
+    title: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """A message card, or a marker that follows (or, for context start, precedes) ``mid``."""
+
+    mid: int
+    message: Message | None = None
+    marker: Marker | None = None
+
+
+@dataclass
+class PathInfo:
+    """What the cards need to know about the path beyond their own message."""
+
+    tool_names: dict[str, str] = field(default_factory=dict)
+    checkpoint_labels: dict[int, list[str]] = field(default_factory=dict)
+
+
+def message_id(m: Message) -> int:
+    """The store's integer id of a message read from it."""
+    if not isinstance(m.id, int):
+        raise TypeError(f"message id {m.id!r} is not a stored id")
+    return m.id
+
+
+def is_elided(part: Part) -> bool:
+    return "elided" in part.meta or "dropped_image" in part.meta
+
+
+def tool_names(path: Sequence[Message]) -> dict[str, str]:
+    return {p.tool_use_id: p.tool_name or "tool"
+            for m in path for p in m.parts if p.kind == "tool_use" and p.tool_use_id}
+
+
+def build_rows(
+    path: Sequence[Message],
+    *,
+    rewinds: Sequence[dict[str, Any]] = (),
+    compactions: Sequence[dict[str, Any]] = (),
+    context_start: int | None = None,
+    clean_tip: int | None = None,
+) -> list[Row]:
+    """Rows for ``path``: one per message, markers where the conversation's records point."""
+    after: dict[int, list[Marker]] = {}
+    for rec in compactions:
+        after.setdefault(int(rec["message_id"]), []).append(compaction_marker(rec))
+    for rec in rewinds:
+        after.setdefault(int(rec["to_message_id"]), []).append(rewind_marker(rec))
+        after.setdefault(int(rec["from_tip_id"]), []).append(explored_marker(rec))
+    last = message_id(path[-1]) if path else None
+    if clean_tip is not None and clean_tip != last:
+        after.setdefault(clean_tip, []).append(Marker(
+            "incomplete", "Last clean turn boundary",
+            "The messages below end in the middle of a turn; resume and compaction start here.",
+        ))
+    rows: list[Row] = []
+    for m in path:
+        mid = message_id(m)
+        if mid == context_start and rows:
+            rows.append(Row(mid, marker=Marker(
+                "context_start", "Active context starts here",
+                "Earlier messages stay in the tree but are no longer sent.")))
+        rows.append(_message_row(mid, m))
+        rows.extend(Row(mid, marker=mk) for mk in after.get(mid, ()))
+    return rows
+
+
+def _message_row(mid: int, m: Message) -> Row:
+    if m.parts and all(p.kind == "tool_result" and is_elided(p) for p in m.parts):
+        lines = "\n".join(p.text for p in m.parts)
+        return Row(mid, message=m, marker=Marker("elided", "Elided tool output", lines))
+    return Row(mid, message=m)
+
+
+def compaction_marker(rec: dict[str, Any]) -> Marker:
+    params = rec.get("params") or {}
+    summary = str(rec.get("summary") or "").strip()
+    bits = [summary] if summary else []
+    if params:
+        bits.append(json.dumps(params, ensure_ascii=False, sort_keys=True)[:300])
+    return Marker("compaction", f"Compaction: {rec.get('kind', '?')}", "\n".join(bits))
+
+
+def rewind_marker(rec: dict[str, Any]) -> Marker:
+    label = rec.get("label") or "?"
+    return Marker("rewind", f"Rewound to checkpoint ‘{label}’ after an exploration",
+                  digest_text(rec.get("digest") or {}))
+
+
+def explored_marker(rec: dict[str, Any]) -> Marker:
+    label = rec.get("label") or "?"
+    return Marker("explored", f"This exploration was left by a rewind to ‘{label}’",
+                  digest_text(rec.get("digest") or {}))
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Font measures the estimate scales by (pixels)."""
+
+    line: int = 18
+    char: float = 7.5
+    mono_line: int = 16
+    mono_char: float = 7.8
+
+
+def _lines(text: str, per_line: int) -> int:
+    return text.count("\n") + 1 + len(text) // max(per_line, 10)
+
+
+def estimate_height(row: Row, width: int, fm: Metrics) -> int:
+    """A height guess good enough to size the scroll bar; real cards replace it when built."""
+    if row.marker is not None:
+        return 40 + 14 * min(row.marker.detail.count("\n") + 1, 4)
+    assert row.message is not None
+    per_line = int(max(width - 40, 100) / fm.char)
+    per_mono = int(max(width - 40, 100) / fm.mono_char)
+    height = 48
+    for p in row.message.parts:
+        if p.kind == "text":
+            height += _lines(p.text, per_line) * fm.line + 12
+        elif p.kind == "thinking":
+            height += 28
+        elif p.kind == "image":
+            height += 140
+        elif p.kind == "tool_use":
+            height += 28 + min(_lines(p.text, per_mono) + 2, 40) * fm.mono_line
+        else:
+            height += 56 + min(_lines(p.text, per_mono), COLLAPSED_LINES) * fm.mono_line
+    return height

@@ -1,0 +1,63 @@
+"""The "2/3" sibling switcher shown on a message that has alternatives.
+
+Edited prompts and regenerated answers are siblings (same parent). Chat apps
+show them as ◀ 2/3 ▶ on the message itself; choosing one only asks for the
+switch (``siblingChosen``): moving the tip is the store's job, so the
+transcript never changes the tree behind the caller's back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+
+class SiblingSwitcher(QWidget):
+    siblingChosen = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._ids: list[int] = []
+        self._index = 0
+        self.previous_button = QToolButton(self)
+        self.previous_button.setText("◀")
+        self.previous_button.setAutoRaise(True)
+        self.previous_button.setToolTip("Previous alternative")
+        self.next_button = QToolButton(self)
+        self.next_button.setText("▶")
+        self.next_button.setAutoRaise(True)
+        self.next_button.setToolTip("Next alternative")
+        self.label = QLabel(self)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.previous_button)
+        layout.addWidget(self.label)
+        layout.addWidget(self.next_button)
+        self.previous_button.clicked.connect(lambda: self._step(-1))
+        self.next_button.clicked.connect(lambda: self._step(1))
+
+    def set_siblings(self, ids: Sequence[int], current: int) -> None:
+        """Show ``current``'s place among ``ids`` (in the store's order)."""
+        self._ids = list(ids)
+        self._index = self._ids.index(current) if current in self._ids else 0
+        self._refresh()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def _step(self, delta: int) -> None:
+        target = self._index + delta
+        if 0 <= target < len(self._ids):
+            self.siblingChosen.emit(self._ids[target])
+
+    def _refresh(self) -> None:
+        count = len(self._ids)
+        self.label.setText(f"{self._index + 1}/{count}" if count else "")
+        self.label.setToolTip(f"Alternative {self._index + 1} of {count} at this point")
+        self.previous_button.setEnabled(self._index > 0)
+        self.next_button.setEnabled(self._index < count - 1)
+        self.setVisible(count > 1)

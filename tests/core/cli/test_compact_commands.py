@@ -1,0 +1,84 @@
+"""/context, /compact and /shake on the command line (SPEC §6)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli.main import main
+
+
+def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    path = tmp_path / "c.db"
+    run(capsys, path, "demo")
+    return path
+
+
+def test_context_shows_every_part_estimated_and_measured(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, db, "context", "1", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"system", "tools", "user", "assistant", "tool_results", "images", "snapshots"} <= set(
+        data["parts"]
+    )
+    assert data["parts"]["images"] > 0 and data["measured_total"] > 0
+    assert data["free"] == data["window"] - (data["measured_total"] or data["estimated_total"])
+
+
+def test_compact_preview_writes_the_pages_the_request_carries(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "preview"
+    code, out, _ = run(
+        capsys, db, "compact", "1", "--rung", "snapshot", "--preview", str(folder), "--json"
+    )
+    assert code == 0
+    pages = sorted(folder.glob("page-*.png"))
+    assert pages and all(p.read_bytes().startswith(b"\x89PNG") for p in pages)
+    request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
+    sent = [
+        hashlib.sha256(__import__("base64").b64decode(block["source"]["data"])).hexdigest()
+        for m in request["messages"]
+        for block in m["content"]
+        if isinstance(block, dict) and block.get("type") == "image"
+    ]
+    written = [hashlib.sha256(p.read_bytes()).hexdigest() for p in pages]
+    assert all(h in sent for h in written)
+    record = json.loads(out)["plan"]
+    assert [p["sha256"] for p in record["pages"]] == written
+    assert "record" not in json.loads(out), "a preview records nothing"
+
+
+def test_compact_without_preview_records_on_the_tip(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--json")
+    assert code == 0 and json.loads(out)["record"] > 0
+    code, out, _ = run(capsys, db, "tree", "1", "--json")
+    tip = json.loads(out)["tip"]
+    [node] = [n for n in json.loads(out)["nodes"] if n["id"] == tip]
+    assert "compaction: snapshot" in node["notes"]
+
+
+def test_shake_runs_only_the_free_rungs(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, db, "shake", "1", "--json")
+    assert code == 0 and json.loads(out)["rungs"] == ["elide", "images"]
+
+
+def test_a_window_too_small_for_the_reserve_is_one_clear_line(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, db, "compact", "1", "--window", "3000")
+    assert code == 1 and err.startswith("convo: error: output reserve") and err.count("\n") == 1
