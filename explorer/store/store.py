@@ -9,12 +9,13 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import ImportedConversation
-from explorer.store import import_writes, label_writes, reads, tree_writes
+from explorer.store import import_writes, label_writes, layout_store, reads, tree_writes
 from explorer.store.connection import open_connection
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -155,6 +156,19 @@ class Store:
         """Record a compaction on a message (normally the tip); returns the record id."""
         return self._writer.call(_add_compaction, conv_id, message_id, kind, params, outputs,
                                  summary)
+
+    def load_layout(self, conv_id: int) -> layout_store.StoredLayout | None:
+        """The stored tree layout, or None when there is none or the tree changed."""
+        return layout_store.load_layout(self.reader, conv_id)
+
+    def save_layout(
+        self, conv_id: int, ids: array[int], xs: array[float], depths: array[int]
+    ) -> float:
+        return self._writer.call(layout_store.save_layout, conv_id, ids, xs, depths)
+
+    def message_flags(self, conv_id: int) -> dict[int, int]:
+        """Tool call / tool result / error bits per message, for the graph's colours."""
+        return layout_store.message_flags(self.reader, conv_id)
 
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)

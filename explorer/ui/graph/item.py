@@ -1,0 +1,241 @@
+"""The one graphics item that paints the whole tree: culled by grid cell, drawn by level of detail.
+
+An item per message stops scaling near 10,000 nodes; this item paints only the
+cells the view exposes, in a few batched calls per colour, and falls back to the
+cached overview image when the tree is smaller on screen than that image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from explorer.ui.graph.geometry import DOTS_MAX_SCALE, Geometry, cosmetic, paint_batches
+from explorer.ui.graph.model import (
+    BOX_H,
+    BOX_W,
+    F_ACTIVE,
+    F_CHECKPOINT,
+    F_CLEAN_BOUNDARY,
+    F_COMPACTION,
+    F_CONTEXT_START,
+    F_FORK,
+    F_REWIND,
+    MARK_FLAGS,
+    GraphModel,
+)
+from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
+
+TEXT_MIN_SCALE = 0.6  # from here on boxes carry their role and first line
+RING_PX = 9.0  # selection ring radius when nodes are dots
+MARGIN = 60.0
+
+
+class Lod(IntEnum):
+    OVERVIEW = 0  # the cached image of the whole tree
+    DOTS = 1
+    BOXES = 2
+    TEXT = 3
+
+
+def lod_for(scale: float, overview_scale: float) -> Lod:
+    if scale <= overview_scale * 1.0001:
+        return Lod.OVERVIEW
+    if scale < DOTS_MAX_SCALE:
+        return Lod.DOTS
+    return Lod.BOXES if scale < TEXT_MIN_SCALE else Lod.TEXT
+
+
+def _visible_part(painter: QPainter, exposed: QRectF) -> QRectF:
+    """The exposed rectangle cut to the paint device: ``QGraphicsView.render`` exposes it all."""
+    device = painter.device()
+    inverse, ok = painter.worldTransform().inverted()
+    if device is None or not ok:
+        return exposed
+    return exposed.intersected(inverse.mapRect(QRectF(0, 0, device.width(), device.height())))
+
+
+@dataclass
+class _CellBoxes:
+    """Rectangles of one grid cell, built the first time the cell is seen up close."""
+
+    by_style: dict[int, list[QRectF]]
+    active: list[QRectF]
+    marked: list[int]
+    branches: list[int]
+
+
+class GraphItem(QGraphicsItem):
+    def __init__(self, model: GraphModel, geometry: Geometry, palette: GraphPalette) -> None:
+        super().__init__()
+        self.model, self.geometry, self.palette = model, geometry, palette
+        self.selected = -1
+        self.paint_count = 0
+        self.last_lod: Lod | None = None
+        self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
+        self._boxes: dict[tuple[int, int], _CellBoxes] = {}
+        self._texts: dict[int, tuple[str, str]] = {}
+        self._font = QFont()
+        self._font.setPixelSize(12)
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+        self._small = QFont(self._font)
+        self._small.setPixelSize(10)
+        self._metrics = QFontMetricsF(self._font)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+        left, top, right, bottom = model.bounds
+        self._rect = QRectF(left, top, right - left, bottom - top).adjusted(
+            -MARGIN, -MARGIN, MARGIN, MARGIN)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def set_selected(self, i: int) -> None:
+        if i != self.selected:
+            self.selected = i
+            self.update()
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        scale = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        lod = lod_for(scale, self.geometry.overview_scale)
+        self.paint_count += 1
+        self.last_lod = lod
+        self.last_drawn = 0
+        r = _visible_part(painter, option.exposedRect)
+        view = (r.left(), r.top(), r.right(), r.bottom())
+        if lod == Lod.OVERVIEW:
+            self._paint_overview(painter)
+        else:
+            dots = min(6.0, max(2.0, scale * BOX_H)) if lod == Lod.DOTS else None
+            paint_batches(painter, self.geometry.batches_in(*view), self.palette, dots)
+            if lod != Lod.DOTS:
+                self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
+        self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
+        self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
+
+    def _paint_overview(self, painter: QPainter) -> None:
+        image = self.geometry.overview
+        if image.isNull():
+            return
+        left, top, right, bottom = self.model.bounds
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        painter.drawImage(QRectF(left, top, right - left, bottom - top), image)
+
+    def _paint_boxes(
+        self, painter: QPainter, view: tuple[float, float, float, float], scale: float,
+        text: bool,
+    ) -> None:
+        cells = [self._cell_boxes(key, cell) for key, cell in self.model.cells(*view)]
+        pal = self.palette
+        painter.setPen(cosmetic(pal.edge, 1.0))
+        for style, color in enumerate(pal.styles):
+            painter.setBrush(color)
+            for c in cells:
+                rects = c.by_style.get(style)
+                if rects:
+                    painter.drawRects(rects)
+                    self.last_drawn += len(rects)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(cosmetic(pal.active, 2.0))
+        for c in cells:
+            if c.active:
+                painter.drawRects(c.active)
+        for c in cells:
+            self._paint_marks(painter, c.marked, text)
+            if scale >= 0.25:
+                self._paint_branch_counts(painter, c.branches)
+        if text:
+            self._paint_texts(painter, view)
+
+    def _cell_boxes(self, key: tuple[int, int], cell: object) -> _CellBoxes:
+        got = self._boxes.get(key)
+        if got is not None:
+            return got
+        m = self.model
+        boxes = _CellBoxes({}, [], [], [])
+        for i in m.grid[key]:
+            rect = QRectF(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2, BOX_W, BOX_H)
+            boxes.by_style.setdefault(m.styles[i], []).append(rect)
+            if m.flags[i] & F_ACTIVE:
+                boxes.active.append(rect)
+            if m.flags[i] & MARK_FLAGS:
+                boxes.marked.append(i)
+            if m.child_count(i) > 1:
+                boxes.branches.append(i)
+        self._boxes[key] = boxes
+        return boxes
+
+    def _paint_marks(self, painter: QPainter, marked: list[int], text: bool) -> None:
+        pal, m = self.palette, self.model
+        kinds = ((F_CHECKPOINT, pal.checkpoint), (F_FORK, pal.fork), (F_REWIND, pal.rewind),
+                 (F_COMPACTION, pal.compaction), (F_CONTEXT_START, pal.compaction),
+                 (F_CLEAN_BOUNDARY, pal.badge))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i in marked:
+            x = m.xs[i] + BOX_W / 2 - 7
+            for bit, color in kinds:
+                if m.flags[i] & bit:
+                    painter.setBrush(color)
+                    painter.drawEllipse(QPointF(x, m.ys[i] - BOX_H / 2), 6.0, 6.0)
+                    x -= 14
+            if text and i in m.labels:
+                painter.setPen(pal.checkpoint)
+                painter.setFont(self._small)
+                painter.drawText(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2 - 4),
+                                 "⚑ " + ", ".join(m.labels[i]))
+                painter.setPen(Qt.PenStyle.NoPen)
+
+    def _paint_branch_counts(self, painter: QPainter, branches: list[int]) -> None:
+        m = self.model
+        painter.setFont(self._small)
+        painter.setPen(QPen(self.palette.badge))
+        painter.setBrush(QBrush(self.palette.background))
+        for i in branches:
+            center = QPointF(m.xs[i] + 14, m.ys[i] + BOX_H / 2 + 9)
+            box = QRectF(center.x() - 11, center.y() - 7, 22, 14)
+            painter.drawRoundedRect(box, 6, 6)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, str(m.child_count(i)))
+
+    def _paint_texts(self, painter: QPainter, view: tuple[float, float, float, float]) -> None:
+        m = self.model
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.setPen(self.palette.text)
+        for i in m.visible(*view):
+            head, line = self._text(i)
+            left, top = m.xs[i] - BOX_W / 2 + 5, m.ys[i] - BOX_H / 2
+            painter.setFont(self._bold)
+            painter.drawText(QPointF(left, top + 16), head)
+            painter.setFont(self._font)
+            painter.drawText(QPointF(left, top + 33), line)
+
+    def _text(self, i: int) -> tuple[str, str]:
+        got = self._texts.get(i)
+        if got is None:
+            m = self.model
+            style = STYLE_NAMES[m.styles[i]]
+            head = f"#{m.ids[i]} {style}"
+            line = self._metrics.elidedText(m.previews[i], Qt.TextElideMode.ElideRight,
+                                            BOX_W - 10)
+            got = self._texts[i] = (head, line)
+        return got
+
+    def _paint_ring(
+        self, painter: QPainter, i: int, color: QColor, scale: float, lod: Lod
+    ) -> None:
+        if i < 0 or i >= len(self.model):
+            return
+        m = self.model
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(cosmetic(color, 3.0))
+        if lod in (Lod.OVERVIEW, Lod.DOTS):
+            radius = RING_PX / max(scale, 1e-9)
+            painter.drawEllipse(QPointF(m.xs[i], m.ys[i]), radius, radius)
+        else:
+            painter.drawRect(QRectF(m.xs[i] - BOX_W / 2 - 4, m.ys[i] - BOX_H / 2 - 4,
+                                    BOX_W + 8, BOX_H + 8))

@@ -1,0 +1,85 @@
+"""A small overview of the whole tree, the visible part outlined; click or drag to go there."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
+
+from explorer.ui.graph.view import GraphView
+
+SIZE = QSize(180, 120)
+PAD = 4.0
+
+
+class Minimap(QWidget):
+    def __init__(self, view: GraphView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.setFixedSize(SIZE)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Overview: click or drag to move the view")
+        view.viewChanged.connect(self.update)
+
+    def _frame(self) -> tuple[QRectF, float] | None:
+        """Where the scene is drawn inside the widget, and at what scale."""
+        item = self.view.item
+        if item is None:
+            return None
+        left, top, right, bottom = item.model.bounds
+        w, h = max(right - left, 1.0), max(bottom - top, 1.0)
+        avail = QRectF(self.rect()).adjusted(PAD, PAD, -PAD, -PAD)
+        scale = min(avail.width() / w, avail.height() / h)
+        dw, dh = w * scale, h * scale
+        x = avail.left() + (avail.width() - dw) / 2
+        y = avail.top() + (avail.height() - dh) / 2
+        return QRectF(x, y, dw, dh), scale
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        item = self.view.item
+        background = QColor(item.palette.background if item else self.palette().base().color())
+        background.setAlpha(230)
+        painter.fillRect(self.rect(), background)
+        painter.setPen(self.palette().mid().color())
+        painter.drawRect(QRectF(self.rect()).adjusted(0, 0, -1, -1))
+        frame = self._frame()
+        if item is None or frame is None:
+            painter.end()
+            return
+        target, scale = frame
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        painter.drawImage(target, item.geometry.overview)
+        visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        left, top = item.model.bounds[0], item.model.bounds[1]
+        box = QRectF(target.left() + (visible.left() - left) * scale,
+                     target.top() + (visible.top() - top) * scale,
+                     visible.width() * scale, visible.height() * scale)
+        pen = QPen(item.palette.selection, 1.5)
+        painter.setPen(pen)
+        painter.drawRect(box.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1)))
+        painter.end()
+
+    def scene_point(self, pos: QPointF) -> QPointF | None:
+        frame = self._frame()
+        item = self.view.item
+        if frame is None or item is None:
+            return None
+        target, scale = frame
+        left, top = item.model.bounds[0], item.model.bounds[1]
+        return QPointF(left + (pos.x() - target.left()) / scale,
+                       top + (pos.y() - target.top()) / scale)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._move_view(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._move_view(event)
+
+    def _move_view(self, event: QMouseEvent) -> None:
+        point = self.scene_point(event.position())
+        if point is not None:
+            self.view.centerOn(point)
+            self.view.viewChanged.emit()
+        event.accept()

@@ -1,0 +1,231 @@
+"""An immutable snapshot of what the graph draws, with a grid index for culling and picking.
+
+Everything is kept in flat arrays indexed by node position, not in an object per
+message: a 100,000-message tree is a handful of arrays, cheap to build on a worker
+and cheap to hand to the main thread.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
+from explorer.store.reads import SkeletonNode
+from explorer.ui.graph.palette import (
+    STYLE_ASSISTANT,
+    STYLE_ERROR,
+    STYLE_SYSTEM,
+    STYLE_TOOL_CALL,
+    STYLE_TOOL_RESULT,
+    STYLE_USER,
+)
+
+COL_W = 176.0  # scene units between two columns of the layout
+ROW_H = 72.0  # scene units between two depths
+BOX_W = 152.0
+BOX_H = 40.0
+CELL_COLS = 16  # grid cell size in layout columns and rows
+CELL_ROWS = 8
+PREVIEW_CHARS = 90
+
+# Flag bits (the first three are the store's message flags).
+F_TOOL_CALL, F_TOOL_RESULT, F_ERROR = TOOL_CALL, TOOL_RESULT, ERROR
+F_ACTIVE, F_TIP, F_CHECKPOINT, F_FORK, F_REWIND, F_COMPACTION = 8, 16, 32, 64, 128, 256
+F_CONTEXT_START, F_CLEAN_BOUNDARY = 512, 1024
+MARK_FLAGS = F_CHECKPOINT | F_FORK | F_REWIND | F_COMPACTION | F_CONTEXT_START | F_CLEAN_BOUNDARY
+
+
+@dataclass(frozen=True)
+class GraphMarks:
+    """What the store says about nodes beyond their role: all keyed by message id."""
+
+    active: frozenset[int] = frozenset()
+    tip: int | None = None
+    labels: Mapping[int, Sequence[str]] = field(default_factory=dict)
+    notes: Mapping[int, Sequence[str]] = field(default_factory=dict)
+    message_flags: Mapping[int, int] = field(default_factory=dict)  # tool call/result/error
+    rewinds: frozenset[int] = frozenset()
+    forks: frozenset[int] = frozenset()
+    compactions: frozenset[int] = frozenset()
+    context_start: int | None = None
+    clean_boundary: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class GraphModel:
+    ids: array[int]
+    index: dict[int, int]
+    parents: array[int]  # node position of the parent, -1 for a root
+    xs: array[float]  # scene x of the node's centre
+    ys: array[float]
+    depths: array[int]
+    styles: bytes  # palette style per node
+    flags: array[int]
+    child_start: array[int]  # children of i: child_list[child_start[i]:child_start[i + 1]]
+    child_list: array[int]
+    roots: array[int]
+    previews: list[str]
+    labels: dict[int, tuple[str, ...]]  # by node position
+    notes: dict[int, tuple[str, ...]]
+    grid: dict[tuple[int, int], array[int]]
+    bounds: tuple[float, float, float, float]  # left, top, right, bottom of all boxes
+    tip: int  # node position of the conversation's tip, -1 when it has none
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def children(self, i: int) -> array[int]:
+        return self.child_list[self.child_start[i] : self.child_start[i + 1]]
+
+    def siblings(self, i: int) -> array[int]:
+        p = self.parents[i]
+        return self.roots if p < 0 else self.children(p)
+
+    def child_count(self, i: int) -> int:
+        return self.child_start[i + 1] - self.child_start[i]
+
+    def cells(
+        self, left: float, top: float, right: float, bottom: float
+    ) -> Iterator[tuple[tuple[int, int], array[int]]]:
+        """Grid cells (key, node positions) that may hold a box meeting the scene rectangle."""
+        c0, r0 = _cell(left - BOX_W, top - BOX_H)
+        c1, r1 = _cell(right + BOX_W, bottom + BOX_H)
+        grid = self.grid
+        if (c1 - c0 + 1) * (r1 - r0 + 1) > 4 * len(grid):
+            yield from ((k, v) for k, v in grid.items()
+                        if c0 <= k[0] <= c1 and r0 <= k[1] <= r1)
+            return
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell = grid.get((c, r))
+                if cell is not None:
+                    yield (c, r), cell
+
+    def visible(self, left: float, top: float, right: float, bottom: float) -> Iterator[int]:
+        """Positions of the nodes whose box meets the rectangle."""
+        xs, ys, hw, hh = self.xs, self.ys, BOX_W / 2, BOX_H / 2
+        for _key, cell in self.cells(left, top, right, bottom):
+            for i in cell:
+                if left - hw <= xs[i] <= right + hw and top - hh <= ys[i] <= bottom + hh:
+                    yield i
+
+    def tooltip(self, i: int) -> str:
+        """What a hover over node ``i`` says: id, role, marks and the start of its text."""
+        lines = [f"#{self.ids[i]}  {self.previews[i]}"]
+        lines += [f"checkpoint: {label}" for label in self.labels.get(i, ())]
+        lines += list(self.notes.get(i, ()))
+        if self.child_count(i) > 1:
+            lines.append(f"{self.child_count(i)} branches")
+        return "\n".join(lines)
+
+    def node_at(self, x: float, y: float, tolerance: float = 0.0) -> int:
+        """The node under a scene point (nearest one within ``tolerance`` of its box), or -1."""
+        best, best_d = -1, math.inf
+        hw, hh = BOX_W / 2 + tolerance, BOX_H / 2 + tolerance
+        for i in self.visible(x - tolerance, y - tolerance, x + tolerance, y + tolerance):
+            dx, dy = abs(self.xs[i] - x), abs(self.ys[i] - y)
+            if dx <= hw and dy <= hh and dx + dy < best_d:
+                best, best_d = i, dx + dy
+        return best
+
+
+def _cell(x: float, y: float) -> tuple[int, int]:
+    return math.floor(x / (COL_W * CELL_COLS)), math.floor(y / (ROW_H * CELL_ROWS))
+
+
+def style_of(role: str, flags: int) -> int:
+    if flags & F_ERROR:
+        return STYLE_ERROR
+    if flags & F_TOOL_CALL:
+        return STYLE_TOOL_CALL
+    if flags & F_TOOL_RESULT or role == "tool":
+        return STYLE_TOOL_RESULT
+    return {"system": STYLE_SYSTEM, "user": STYLE_USER}.get(role, STYLE_ASSISTANT)
+
+
+def build_model(
+    nodes: Sequence[SkeletonNode], marks: GraphMarks, xs: Sequence[float], depths: Sequence[int]
+) -> GraphModel:
+    """The snapshot for ``nodes`` laid out at columns ``xs`` and ``depths`` (same order)."""
+    n = len(nodes)
+    ids = array("q", (nd.id for nd in nodes))
+    index = {mid: i for i, mid in enumerate(ids)}
+    parents = array("i", (index.get(nd.parent_id, -1) if nd.parent_id is not None else -1
+                          for nd in nodes))
+    flags = _flags(ids, marks)
+    child_start, child_list = _children(parents)
+    sx = array("d", (x * COL_W for x in xs))
+    sy = array("d", (d * ROW_H for d in depths))
+    labels = {index[m]: tuple(v) for m, v in marks.labels.items() if m in index}
+    return GraphModel(
+        ids=ids, index=index, parents=parents, xs=sx, ys=sy, depths=array("i", depths),
+        styles=bytes(style_of(nd.role, f) for nd, f in zip(nodes, flags, strict=True)),
+        flags=flags, child_start=child_start, child_list=child_list,
+        roots=array("i", (i for i in range(n) if parents[i] < 0)),
+        previews=[_first_line(nd.preview) for nd in nodes],
+        labels=labels,
+        notes={index[m]: tuple(v) for m, v in marks.notes.items() if m in index},
+        grid=_grid(sx, sy), bounds=_bounds(sx, sy),
+        tip=index.get(marks.tip, -1) if marks.tip is not None else -1,
+    )
+
+
+def _flags(ids: array[int], marks: GraphMarks) -> array[int]:
+    single = {marks.tip: F_TIP, marks.context_start: F_CONTEXT_START,
+              marks.clean_boundary: F_CLEAN_BOUNDARY}
+    sets = ((marks.active, F_ACTIVE), (marks.rewinds, F_REWIND), (marks.forks, F_FORK),
+            (marks.compactions, F_COMPACTION), (frozenset(marks.labels), F_CHECKPOINT))
+    extra = marks.message_flags
+    out = array("I", [0]) * len(ids)
+    for i, mid in enumerate(ids):
+        f = extra.get(mid, 0) | single.get(mid, 0)
+        for members, bit in sets:
+            if mid in members:
+                f |= bit
+        out[i] = f
+    return out
+
+
+def _children(parents: array[int]) -> tuple[array[int], array[int]]:
+    n = len(parents)
+    counts = [0] * (n + 1)
+    for p in parents:
+        if p >= 0:
+            counts[p + 1] += 1
+    for i in range(n):
+        counts[i + 1] += counts[i]
+    start = array("i", counts)
+    fill = counts[:]
+    child_list = array("i", [0]) * counts[n]
+    for i, p in enumerate(parents):
+        if p >= 0:
+            child_list[fill[p]] = i
+            fill[p] += 1
+    return start, child_list
+
+
+def _grid(xs: array[float], ys: array[float]) -> dict[tuple[int, int], array[int]]:
+    grid: dict[tuple[int, int], array[int]] = {}
+    cw, rh = COL_W * CELL_COLS, ROW_H * CELL_ROWS
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        key = (math.floor(x / cw), math.floor(y / rh))
+        cell = grid.get(key)
+        if cell is None:
+            grid[key] = array("i", (i,))
+        else:
+            cell.append(i)
+    return grid
+
+
+def _bounds(xs: array[float], ys: array[float]) -> tuple[float, float, float, float]:
+    if not xs:
+        return (0.0, 0.0, 0.0, 0.0)
+    return (min(xs) - BOX_W / 2, min(ys) - BOX_H / 2, max(xs) + BOX_W / 2, max(ys) + BOX_H / 2)
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line[:PREVIEW_CHARS]

@@ -1,0 +1,73 @@
+"""Colours of the tree graph, in a light and a dark variant picked from the application palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+# Node styles, in the order ``GraphPalette.styles`` holds their colours.
+(STYLE_SYSTEM, STYLE_USER, STYLE_ASSISTANT, STYLE_TOOL_CALL, STYLE_TOOL_RESULT,
+ STYLE_ERROR) = range(6)
+STYLE_NAMES = ("system", "user", "assistant", "tool call", "tool result", "error")
+
+
+@dataclass(frozen=True)
+class GraphPalette:
+    dark: bool
+    background: QColor
+    edge: QColor
+    active: QColor
+    tip: QColor
+    selection: QColor
+    text: QColor
+    muted_text: QColor
+    badge: QColor
+    checkpoint: QColor
+    rewind: QColor
+    fork: QColor
+    compaction: QColor
+    styles: tuple[QColor, ...]
+
+    def style(self, index: int) -> QColor:
+        return self.styles[index]
+
+
+def light_palette() -> GraphPalette:
+    return GraphPalette(
+        dark=False,
+        background=QColor("#fbfbfc"), edge=QColor("#b4b9c2"), active=QColor("#e8590c"),
+        tip=QColor("#c92a2a"), selection=QColor("#1971c2"), text=QColor("#1b1e23"),
+        muted_text=QColor("#5c6370"), badge=QColor("#495057"),
+        checkpoint=QColor("#2b8a3e"), rewind=QColor("#9c36b5"), fork=QColor("#1098ad"),
+        compaction=QColor("#f08c00"),
+        styles=(QColor("#adb5bd"), QColor("#74c0fc"), QColor("#b2f2bb"), QColor("#ffd43b"),
+                QColor("#e5dbff"), QColor("#ff8787")),
+    )
+
+
+def dark_palette() -> GraphPalette:
+    return GraphPalette(
+        dark=True,
+        background=QColor("#1e2127"), edge=QColor("#5c6370"), active=QColor("#ff922b"),
+        tip=QColor("#ff6b6b"), selection=QColor("#4dabf7"), text=QColor("#e6e8eb"),
+        muted_text=QColor("#9aa1ac"), badge=QColor("#ced4da"),
+        checkpoint=QColor("#69db7c"), rewind=QColor("#da77f2"), fork=QColor("#3bc9db"),
+        compaction=QColor("#ffc078"),
+        styles=(QColor("#6c757d"), QColor("#1c7ed6"), QColor("#2f9e44"), QColor("#e67700"),
+                QColor("#6741d9"), QColor("#e03131")),
+    )
+
+
+def is_dark(palette: QPalette) -> bool:
+    """Dark when the window colour is darker than its text: how the system theme shows."""
+    window = palette.color(QPalette.ColorRole.Window)
+    text = palette.color(QPalette.ColorRole.WindowText)
+    return window.lightness() < text.lightness()
+
+
+def palette_for_application() -> GraphPalette:
+    app = QApplication.instance()
+    pal = app.palette() if isinstance(app, QApplication) else QPalette()
+    return dark_palette() if is_dark(pal) else light_palette()

@@ -1,0 +1,204 @@
+"""The tree graph as one widget: the view, its minimap, and loading on a worker thread.
+
+Selections made here by the person are announced with ``nodeSelected``; selections
+made through ``select_node`` (say, by the transcript) are not, so two views kept in
+sync never echo each other.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QThreadPool, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from explorer.store import Store
+from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
+from explorer.ui.graph.minimap import Minimap
+from explorer.ui.graph.palette import palette_for_application
+from explorer.ui.graph.view import GraphView
+from explorer.ui.graph.worker import GraphData, GraphJob
+
+FIT_MIN_SCALE = 0.3  # a tree that fits only below this opens at a readable zoom on its tip
+OPEN_SCALE = 0.8
+MINIMAP_MARGIN = 10
+
+
+class TreeGraphWidget(QWidget):
+    nodeSelected = Signal(int)
+    nodeActivated = Signal(int)
+    contextMenuRequested = Signal(int, QPoint)
+    loaded = Signal(int)  # conversation id, once its graph is on screen
+    loadFailed = Signal(int, str)
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.view = GraphView(self)
+        self.minimap = Minimap(self.view, self.view)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.data: GraphData | None = None
+        self._conv: int | None = None
+        self._job: GraphJob | None = None
+        self._serial = 0
+        self._pending_select: int | None = None
+        self._pending_center: int | None = None
+        self._keep_view = False
+        self.view.nodeSelected.connect(self.nodeSelected)
+        self.view.nodeActivated.connect(self.nodeActivated)
+        self.view.contextMenuRequested.connect(self.contextMenuRequested)
+        self.view.installEventFilter(self)
+        self._apply_palette()
+
+    # -- loading --------------------------------------------------------------
+    @property
+    def conversation_id(self) -> int | None:
+        return self._conv
+
+    @property
+    def is_loading(self) -> bool:
+        return self._job is not None
+
+    def load_conversation(self, conv_id: int) -> None:
+        """Show ``conv_id``'s tree; the work runs on a worker and ``loaded`` says when it is in."""
+        self._keep_view = conv_id == self._conv and self.data is not None
+        self._conv = conv_id
+        self._start(conv_id)
+
+    def refresh(self) -> None:
+        """Read the current conversation again (a new tip, branch or mark), keeping the view."""
+        if self._conv is not None:
+            self._keep_view = self.data is not None
+            if self.selected_node() is not None and self._pending_select is None:
+                self._pending_select = self.selected_node()
+            self._start(self._conv)
+
+    def clear(self) -> None:
+        self._cancel()
+        self._conv = None
+        self.data = None
+        self.view.set_item(None)
+        self.minimap.update()
+
+    def _start(self, conv_id: int) -> None:
+        self._cancel()
+        self._serial += 1
+        job = GraphJob(self.store, conv_id, palette_for_application(), self._serial)
+        job.signals.done.connect(self._on_done)
+        job.signals.failed.connect(self._on_failed)
+        self._job = job
+        self.pool.start(job)
+
+    def _cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    def shutdown(self) -> None:
+        """Cancel any load and wait for the worker: nothing runs after this returns."""
+        self._cancel()
+        self.pool.waitForDone()
+
+    def _on_done(self, serial: int, data: GraphData) -> None:
+        if serial != self._serial or self._job is None:
+            return
+        self._job = None
+        center = self.view.mapToScene(self.view.viewport().rect().center())
+        scale = self.view.scale_factor()
+        previous = self.data
+        self.data = data
+        self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
+        if self._keep_view and previous is not None:
+            self.view.set_scale(scale)
+            self.view.centerOn(center)
+        else:
+            self._initial_view()
+        self._apply_pending()
+        self.minimap.update()
+        self.loaded.emit(data.conversation_id)
+
+    def _on_failed(self, serial: int, message: str) -> None:
+        if serial == self._serial:
+            self._job = None
+            self.loadFailed.emit(self._conv if self._conv is not None else -1, message)
+
+    def _initial_view(self) -> None:
+        self.view.fit_all()
+        model = self.view.model
+        if model is None or self.view.scale_factor() >= FIT_MIN_SCALE:
+            return
+        self.view.set_scale(OPEN_SCALE)
+        focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
+        self.view.center_on_node(focus)
+
+    def _apply_pending(self) -> None:
+        if self._pending_select is not None:
+            self.select_node(self._pending_select)
+        if self._pending_center is not None:
+            self.center_on(self._pending_center)
+        self._pending_select = self._pending_center = None
+
+    # -- selection and focus --------------------------------------------------
+    def selected_node(self) -> int | None:
+        model, i = self.view.model, self.view.selected
+        return None if model is None or i < 0 else int(model.ids[i])
+
+    def select_node(self, mid: int) -> bool:
+        """Select a message without announcing it; False if it is not in this tree."""
+        if self.is_loading or self.view.model is None:
+            self._pending_select = mid
+            return False
+        i = self.view.model.index.get(mid, -1)
+        if i >= 0:
+            self.view.select(i)
+        return i >= 0
+
+    def center_on(self, mid: int) -> bool:
+        """Centre the view on a message, zooming in to read it when it is too small to see."""
+        if self.is_loading or self.view.model is None:
+            self._pending_center = mid
+            return False
+        i = self.view.model.index.get(mid, -1)
+        if i >= 0:
+            if self.view.scale_factor() < TEXT_MIN_SCALE:
+                self.view.set_scale(OPEN_SCALE)
+            self.view.center_on_node(i)
+            self.view.viewChanged.emit()
+        return i >= 0
+
+    def fit(self) -> None:
+        self.view.fit_all()
+
+    def node_position(self, mid: int) -> QPointF | None:
+        """Scene centre of a message's node (for tests and for placing popups)."""
+        model = self.view.model
+        i = -1 if model is None else model.index.get(mid, -1)
+        return None if model is None or i < 0 else QPointF(model.xs[i], model.ys[i])
+
+    # -- housekeeping ---------------------------------------------------------
+    def _apply_palette(self) -> None:
+        self.view.setBackgroundBrush(palette_for_application().background)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._apply_palette()
+            self.refresh()
+        super().changeEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.view and event.type() == QEvent.Type.Resize:
+            self._place_minimap()
+        return super().eventFilter(watched, event)
+
+    def _place_minimap(self) -> None:
+        vp = self.view.viewport().geometry()
+        self.minimap.move(vp.right() - self.minimap.width() - MINIMAP_MARGIN,
+                          vp.bottom() - self.minimap.height() - MINIMAP_MARGIN)
+        self.minimap.raise_()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)

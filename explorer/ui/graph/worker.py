@@ -1,0 +1,121 @@
+"""Reading, laying out and batching a conversation's tree off the main thread.
+
+``build_graph`` is the whole job as a plain function (the tests and benchmarks
+call it directly); ``GraphJob`` runs it on a thread pool and hands the result back
+through a queued signal. A job checks its cancel flag between stages, so a newer
+request or a closing window never waits long for a stale one.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QRunnable, Signal
+
+from explorer.app.views import tree_marks
+from explorer.store import Store
+from explorer.tree.layout import layout_ids
+from explorer.ui.graph.geometry import Geometry, build_geometry
+from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
+from explorer.ui.graph.palette import GraphPalette
+
+
+class Cancelled(Exception):
+    """The job was cancelled before it finished."""
+
+
+@dataclass(frozen=True, eq=False)
+class GraphData:
+    conversation_id: int
+    model: GraphModel
+    geometry: Geometry
+    layout_computed: bool  # False when the stored layout was used
+    layout_computed_at: float
+
+
+def read_marks(store: Store, conv_id: int) -> GraphMarks:
+    conv = store.conversation(conv_id)
+    marks = tree_marks(store, conv_id)
+    forks = frozenset(
+        c.forked_from_message_id for c in store.conversations()
+        if c.forked_from_conversation_id == conv_id and c.forked_from_message_id is not None
+    )
+    return GraphMarks(
+        active=frozenset(marks.active), tip=marks.tip,
+        labels={k: tuple(v) for k, v in marks.labels.items()},
+        notes={k: tuple(v) for k, v in marks.notes.items()},
+        message_flags=store.message_flags(conv_id),
+        rewinds=frozenset(r["from_tip_id"] for r in store.rewinds(conv_id)),
+        forks=forks,
+        compactions=frozenset(c["message_id"] for c in store.compactions(conv_id)),
+        context_start=conv.context_start_id,
+        clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
+    )
+
+
+def build_graph(
+    store: Store, conv_id: int, palette: GraphPalette,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> GraphData:
+    """Skeleton, marks and layout (stored, or computed and stored) → model → geometry."""
+    nodes = store.skeleton(conv_id)
+    marks = read_marks(store, conv_id)
+    ids = array("q", (n.id for n in nodes))
+    _check(cancelled)
+    stored = store.load_layout(conv_id)
+    if stored is not None and stored.ids == ids:
+        xs, depths, computed, stamp = stored.xs, stored.depths, False, stored.computed_at
+    else:
+        lay = layout_ids(ids, [n.parent_id for n in nodes])
+        _check(cancelled)
+        xs, depths, computed = lay.xs, lay.depths, True
+        stamp = store.save_layout(conv_id, ids, xs, depths)
+    model = build_model(nodes, marks, xs, depths)
+    del nodes
+    _check(cancelled)
+    geometry = build_geometry(model, palette, cancelled)
+    _check(cancelled)
+    return GraphData(conv_id, model, geometry, computed, stamp)
+
+
+def _check(cancelled: Callable[[], bool]) -> None:
+    if cancelled():
+        raise Cancelled
+
+
+class JobSignals(QObject):
+    done = Signal(int, object)  # job serial, GraphData
+    failed = Signal(int, str)  # job serial, message
+
+
+class GraphJob(QRunnable):
+    """One load; create it on the main thread so its signals live there."""
+
+    def __init__(self, store: Store, conv_id: int, palette: GraphPalette, serial: int) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.store, self.conv_id, self.palette, self.serial = store, conv_id, palette, serial
+        self.signals = JobSignals()
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> None:
+        try:
+            data = build_graph(self.store, self.conv_id, self.palette, self._cancel.is_set)
+        except Cancelled:
+            return
+        except Exception as e:  # shown to the person; the window stays usable
+            if not self.is_cancelled:
+                self.signals.failed.emit(self.serial, f"{type(e).__name__}: {e}")
+            return
+        if not self.is_cancelled:
+            self.signals.done.emit(self.serial, data)
