@@ -28,7 +28,7 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if getattr(args, "db", None) else default_db_path()
 
 
-def _store(args: argparse.Namespace) -> Store:
+def open_store(args: argparse.Namespace) -> Store:
     return Store(db_path(args))
 
 
@@ -36,24 +36,24 @@ def _none(_: argparse.ArgumentParser) -> None:
     pass
 
 
-def _conv(p: argparse.ArgumentParser) -> None:
+def add_conv_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
 
 
-def _conv_msg(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+def add_conv_msg_args(p: argparse.ArgumentParser) -> None:
+    add_conv_arg(p)
     p.add_argument("message", type=int, metavar="MSG", help="message id")
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         cid = demo.load_demo(s)
         print(f"demo conversation {cid} is loaded in {s.db_path}")
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         convs = s.conversations()
         rows = [
             {"id": c.id, "title": c.title, "messages": c.message_count, "tip": c.tip_id,
@@ -68,7 +68,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         conv = s.conversation(args.conversation)
         path = s.path(conv.id)
         payload = {"conversation": asdict(conv), "path": [message_dict(m) for m in path]}
@@ -81,65 +81,65 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _show_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     p.add_argument("--full", action="store_true", help="print whole texts, not previews")
 
 
 def run_tree(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         emit(args, views.tree_json(s, args.conversation), views.tree_lines(s, args.conversation))
     return 0
 
 
 def run_branch(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         s.branch(args.conversation, args.message)
         print(f"tip of conversation {args.conversation} is now message {args.message}")
     return 0
 
 
 def run_edit(args: argparse.Namespace) -> int:
-    with _store(args) as s:
-        new = s.edit_prompt(args.conversation, args.message, _text(args))
+    with open_store(args) as s:
+        new = s.edit_prompt(args.conversation, args.message, read_text(args))
         print(new)
     return 0
 
 
-def _text(args: argparse.Namespace) -> str:
+def read_text(args: argparse.Namespace) -> str:
     return sys.stdin.read() if args.text == "-" else str(args.text)
 
 
 def _edit_args(p: argparse.ArgumentParser) -> None:
-    _conv_msg(p)
+    add_conv_msg_args(p)
     p.add_argument("--text", required=True, help="the new prompt ('-' reads standard input)")
 
 
 def run_fork(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         print(s.fork(args.conversation, args.message, args.title))
     return 0
 
 
 def _fork_args(p: argparse.ArgumentParser) -> None:
-    _conv_msg(p)
+    add_conv_msg_args(p)
     p.add_argument("--title", help="title of the new conversation")
 
 
 def run_checkpoint(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         target = s.checkpoint(args.conversation, args.label, args.at)
         print(f"checkpoint {args.label!r} set at message {target}")
     return 0
 
 
 def _checkpoint_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     p.add_argument("label")
     p.add_argument("--at", type=int, metavar="MSG", help="message to label (default: the tip)")
 
 
 def run_rewind(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         digest = s.rewind(args.conversation, args.label)
         tip = s.conversation(args.conversation).tip_id
         payload = {"tip": tip, "digest": digest}
@@ -149,12 +149,12 @@ def run_rewind(args: argparse.Namespace) -> int:
 
 
 def _rewind_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     p.add_argument("label")
 
 
 def run_trim(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         plan = s.trim(args.conversation, keep_turns=args.keep_turns, keep_tokens=args.keep_tokens)
         lines = [f"active context now starts at message {plan.start_id} "
                  f"({plan.kept_turns} turn(s) kept; earlier messages stay in the tree)"]
@@ -165,7 +165,7 @@ def run_trim(args: argparse.Namespace) -> int:
 
 
 def _trim_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--keep-turns", type=int, metavar="N")
     g.add_argument("--keep-tokens", type=int, metavar="N")
@@ -173,7 +173,7 @@ def _trim_args(p: argparse.ArgumentParser) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     notes: list[str] = []
-    with _store(args) as s:
+    with open_store(args) as s:
         if args.output:
             n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
                                          args.at, notes)
@@ -188,14 +188,14 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     p.add_argument("--format", default="native", choices=exporting.FORMATS)
     p.add_argument("--at", type=int, metavar="MSG", help="export only the branch ending here")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
 
 def run_import(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         report = importing.import_paths(s, [Path(p) for p in args.paths])
         lines = []
         for c in report.conversations:
@@ -219,7 +219,7 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         hits = s.search(args.text, args.limit)
         emit(args, [asdict(h) for h in hits],
              [f"{h.conversation_id}:{h.message_id}  {h.snippet}" for h in hits] or ["no matches"])
@@ -235,9 +235,9 @@ COMMANDS: list[Command] = [
     Command("demo", "load the bundled demo conversation", _none, run_demo),
     Command("list", "list conversations", _none, run_list, json=True),
     Command("show", "print the active path of a conversation", _show_args, run_show, json=True),
-    Command("tree", "print the session tree of a conversation (as /tree)", _conv, run_tree,
+    Command("tree", "print the session tree of a conversation (as /tree)", add_conv_arg, run_tree,
             json=True),
-    Command("branch", "make MSG the tip (moves a pointer, writes no message)", _conv_msg,
+    Command("branch", "make MSG the tip (moves a pointer, writes no message)", add_conv_msg_args,
             run_branch),
     Command("edit", "add an edited sibling of prompt MSG and make it the tip", _edit_args,
             run_edit),

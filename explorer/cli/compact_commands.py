@@ -9,7 +9,7 @@ from typing import Any
 
 from explorer.app import compacting
 from explorer.app.compacting import Shape
-from explorer.cli.commands import Command, _conv, _store
+from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.output import emit
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.ladder import LadderError
@@ -18,7 +18,7 @@ from explorer.store import StoreError
 
 
 def _shape_args(p: argparse.ArgumentParser) -> None:
-    _conv(p)
+    add_conv_arg(p)
     p.add_argument("--provider", choices=compacting.PROVIDERS, default="anthropic")
     p.add_argument("--model", help="model name (selects the image pricing rule)")
     p.add_argument("--window", type=int, help="context window in tokens")
@@ -30,7 +30,7 @@ def _shape(args: argparse.Namespace) -> Shape:
 
 
 def run_context(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         use = compacting.usage(s, args.conversation, _shape(args))
         data = use.to_dict()
         lines = [f"window {use.window:,} tokens ({use.family} estimate, factor {use.factor:.2f})"]
@@ -65,7 +65,7 @@ def _plan_lines(plan: CompactionPlan) -> list[str]:
 
 def run_compact(args: argparse.Namespace) -> int:
     shape = _shape(args)
-    with _store(args) as s:
+    with open_store(args) as s:
         try:
             plan = compacting.plan(s, args.conversation, shape, args.rung)
         except (LadderError, ValueError) as e:
@@ -91,7 +91,7 @@ def _compact_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_shake(args: argparse.Namespace) -> int:
-    with _store(args) as s:
+    with open_store(args) as s:
         plan = compacting.plan_shake(s, args.conversation, _shape(args))
         emit(args, plan.to_record(), _plan_lines(plan))
     return 0

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from explorer import __version__
-from explorer.cli import commands, compact_commands
+from explorer.cli import commands, compact_commands, model_commands
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
 
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="open the window offscreen, save a PNG of it, and exit")
     p.add_argument("--conversation", type=int, metavar="ID", help="conversation to open first")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for spec in [*commands.COMMANDS, *compact_commands.COMMANDS]:
+    for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

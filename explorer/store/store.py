@@ -118,10 +118,11 @@ class Store:
 
     def append_turn(
         self, conv_id: int, messages: Sequence[Message], *, parent_id: int | None = None,
-        incomplete: bool = False,
+        incomplete: bool = False, as_root: bool = False,
     ) -> list[int]:
         return self._writer.call(
-            tree_writes.append_turn, conv_id, messages, parent_id=parent_id, incomplete=incomplete
+            tree_writes.append_turn, conv_id, messages, parent_id=parent_id,
+            incomplete=incomplete, as_root=as_root,
         )
 
     def branch(self, conv_id: int, mid: int) -> None:

@@ -56,8 +56,11 @@ def _pending_tool_calls(conn: sqlite3.Connection, tip: int | None) -> list[str]:
 def append_turn(
     conn: sqlite3.Connection, conv_id: int, messages: Sequence[Message], *,
     parent_id: int | None = None, incomplete: bool = False, move_tip: bool = True,
+    as_root: bool = False,
 ) -> list[int]:
     """Write ``messages`` as a chain under ``parent_id`` (default: the tip); move the tip.
+
+    ``as_root`` starts a new root instead (an edited first prompt and its answer).
 
     Refuses a turn that leaves a tool call unanswered unless it is an import
     marked ``incomplete`` (P2: only whole turns are persisted).
@@ -65,7 +68,7 @@ def append_turn(
     if not messages:
         raise StoreError("a turn needs at least one message")
     conv = reads.get_conversation(conn, conv_id)
-    parent = conv.tip_id if parent_id is None else parent_id
+    parent = None if as_root else (conv.tip_id if parent_id is None else parent_id)
     if parent is not None and reads.message_conversation(conn, parent) != conv_id:
         raise StoreError(f"message {parent} is not in conversation {conv_id}")
     pending = set(_pending_tool_calls(conn, parent))
@@ -124,12 +127,7 @@ def edit_prompt(conn: sqlite3.Connection, conv_id: int, mid: int, text: str) -> 
                      source_meta={"edited_from": mid})
     parent = original.parent_id
     if parent is None:
-        ids = list(next_ids(conn, "messages", 1))
-        blobs: dict[str, tuple[bytes, str | None]] = {}
-        insert_rows(conn, [message_row(edited, ids[0], conv_id, None)],
-                    part_rows(edited.parts, ids[0], blobs), blobs)
-        set_tip(conn, conv_id, ids[0])
-        return ids[0]
+        return append_turn(conn, conv_id, [edited], as_root=True)[0]
     return append_turn(conn, conv_id, [edited], parent_id=db_id(parent))[0]
 
 

@@ -1,0 +1,77 @@
+"""Which actions a message offers, and why one is not available (shared by every UI).
+
+A disabled action always carries its reason, so the app can say "Set
+checkpoint — not a turn boundary" instead of silently greying it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from explorer.store import Store
+from explorer.store.rows import db_id
+from explorer.tree.model import Message
+from explorer.tree.paths import deepest_leaf
+from explorer.tree.turns import is_boundary
+
+
+@dataclass(frozen=True)
+class Availability:
+    enabled: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MessageActions:
+    """What can be done with one message of one conversation."""
+
+    conversation_id: int
+    message_id: int
+    branch: Availability
+    edit: Availability
+    fork: Availability
+    checkpoint: Availability
+    compare: Availability
+    rewind_labels: tuple[str, ...]
+    is_tip: bool
+
+
+def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
+    conv = store.conversation(conv_id)
+    message = store.message(mid)
+    path = store.path(conv_id, mid)
+    siblings = store.siblings(mid)
+    is_tip = conv.tip_id == mid
+    return MessageActions(
+        conversation_id=conv_id,
+        message_id=mid,
+        branch=Availability(not is_tip, "already the tip" if is_tip else ""),
+        edit=Availability(message.is_prompt,
+                          "" if message.is_prompt else f"a {_kind(message)}, not a prompt"),
+        fork=Availability(True),
+        checkpoint=_checkpoint(path),
+        compare=Availability(len(siblings) > 1,
+                             "" if len(siblings) > 1 else "no siblings to compare"),
+        rewind_labels=tuple(sorted(store.checkpoints(conv_id))),
+        is_tip=is_tip,
+    )
+
+
+def _kind(message: Message) -> str:
+    return "tool result" if message.is_tool_result_only else f"{message.role} message"
+
+
+def _checkpoint(path: Sequence[Message]) -> Availability:
+    if is_boundary(path, len(path) - 1):
+        return Availability(True)
+    return Availability(False, "inside a turn: a tool call still waits for its result")
+
+
+def branch_target(store: Store, mid: int) -> int:
+    """Where "show this branch" lands: the newest leaf below ``mid``, like chat apps do."""
+    conv = store.message_conversation(mid)
+    children: dict[Hashable | None, list[Hashable]] = {}
+    for node in store.skeleton(conv):
+        children.setdefault(node.parent_id, []).append(node.id)
+    return db_id(deepest_leaf(children, mid))

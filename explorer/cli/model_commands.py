@@ -1,0 +1,204 @@
+"""Subcommands that talk to a model (send, rerun, regenerate) and manage API keys.
+
+Every model command takes ``--provider``, ``--base-url`` and ``--model``, defaulting to the
+settings file the app's settings dialog edits. The answer streams to stdout as it arrives; a
+failed call prints one line on stderr, exits non-zero and stores nothing. Keys are read from
+stdin or a hidden prompt, never from the command line (argv shows in process lists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from explorer.app import conversation_ops as ops
+from explorer.cli.commands import Command, add_conv_arg, add_conv_msg_args, open_store, read_text
+from explorer.cli.output import emit
+from explorer.compaction.ladder import LadderError
+from explorer.compaction.summary import SummaryTooLarge
+from explorer.providers import PROVIDER_KINDS, Provider, ProviderError, make_provider
+from explorer.providers.keys import (
+    KeyStoreError,
+    backend_state,
+    delete_key,
+    key_status,
+    resolve_key,
+    set_key,
+)
+from explorer.providers.settings import load_settings
+from explorer.providers.summarizer import ProviderSummarizer
+from explorer.store import Store
+
+EXIT_ERROR = 1
+Action = Callable[[Store, argparse.Namespace, Provider, ops.RunOptions], ops.RunResult]
+
+
+class SetupError(Exception):
+    """The command cannot call a model as configured (no key, for instance)."""
+
+
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--provider", choices=PROVIDER_KINDS, help="default: the settings file")
+    p.add_argument("--base-url", metavar="URL", help="API base URL (e.g. a local server)")
+    p.add_argument("--model", metavar="M", help="model name")
+    p.add_argument("--window", type=int, metavar="TOKENS", help="the model's context window")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="cap on the answer's tokens")
+    p.add_argument("--no-summary", action="store_true",
+                   help="never spend a model call on the summary rung")
+    p.add_argument("--no-vision", action="store_true",
+                   help="the model cannot read images: do not send snapshot pages")
+
+
+def _send_args(p: argparse.ArgumentParser) -> None:
+    add_conv_arg(p)
+    p.add_argument("--text", required=True, help="the prompt ('-' reads standard input)")
+    _model_args(p)
+
+
+def _rerun_args(p: argparse.ArgumentParser) -> None:
+    add_conv_msg_args(p)
+    p.add_argument("--text", required=True, help="the edited prompt ('-' reads standard input)")
+    _model_args(p)
+
+
+def _regenerate_args(p: argparse.ArgumentParser) -> None:
+    add_conv_msg_args(p)
+    _model_args(p)
+
+
+def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
+    """The provider and options from the flags over the settings file, with its key."""
+    settings = load_settings()
+    for note in settings.notes:
+        print(f"convo: settings: {note}", file=sys.stderr)
+    kind = args.provider or settings.provider
+    chosen = settings.for_provider(kind)
+    key, status = resolve_key(kind)
+    if key is None and kind != "openai-compatible":
+        raise SetupError(f"no {kind} API key ({status.line()}); run 'convo keys set {kind}' "
+                         f"or set ${status.env_var}")
+    max_tokens = args.max_tokens or chosen.max_output_tokens
+    provider = make_provider(kind, model=args.model or chosen.model,
+                             base_url=args.base_url or chosen.base_url, api_key=key,
+                             max_tokens=max_tokens)
+    streaming = not getattr(args, "json", False)
+    options = ops.RunOptions(
+        window=args.window or chosen.window,
+        max_output_tokens=max_tokens,
+        vision=not args.no_vision,
+        summarizer=None if args.no_summary else ProviderSummarizer(provider),
+        on_text=_print_chunk if streaming else None,
+    )
+    return provider, options
+
+
+def _print_chunk(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _run_model(args: argparse.Namespace, action: Action) -> int:
+    try:
+        provider, options = setup(args)
+        with open_store(args) as s:
+            result = action(s, args, provider, options)
+    except (ProviderError, SetupError, LadderError, SummaryTooLarge) as e:
+        if not getattr(args, "json", False):
+            sys.stdout.write("\n")
+        print(f"convo: error: {e} (nothing was stored)", file=sys.stderr)
+        return EXIT_ERROR
+    _report(args, result)
+    return 0
+
+
+def _report(args: argparse.Namespace, result: ops.RunResult) -> None:
+    usage = result.answer.usage.to_dict() if result.answer.usage else {}
+    payload: dict[str, Any] = {
+        "message_ids": result.message_ids, "answer_id": result.answer_id,
+        "model": result.answer.model, "text": result.answer.text, "usage": usage,
+        "compaction": list(result.plan.rungs), "retried_after_overflow":
+            result.retried_after_overflow, "notes": result.notes,
+    }
+    if getattr(args, "json", False):
+        emit(args, payload, [])
+        return
+    sys.stdout.write("\n")
+    counts = ", ".join(f"{k} {v}" for k, v in usage.items()) or "no usage reported"
+    print(f"stored messages {', '.join(map(str, result.message_ids))} ({counts})",
+          file=sys.stderr)
+    if result.plan.rungs:
+        print(f"context compacted: {', '.join(result.plan.rungs)}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def run_send(args: argparse.Namespace) -> int:
+    return _run_model(args, lambda s, a, p, o: ops.send(s, a.conversation, read_text(a), p, o))
+
+
+def run_rerun(args: argparse.Namespace) -> int:
+    return _run_model(
+        args, lambda s, a, p, o: ops.edit_and_run(s, a.conversation, a.message, read_text(a), p, o)
+    )
+
+
+def run_regenerate(args: argparse.Namespace) -> int:
+    return _run_model(args, lambda s, a, p, o: ops.regenerate(s, a.conversation, a.message, p, o))
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+def _keys_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("status", "set", "delete"))
+    p.add_argument("provider", nargs="?", choices=PROVIDER_KINDS,
+                   help="the provider whose key to set or delete")
+
+
+def _read_key(provider: str) -> str:
+    if sys.stdin.isatty():
+        return getpass.getpass(f"{provider} API key (input hidden): ")
+    return sys.stdin.readline().strip()
+
+
+def run_keys(args: argparse.Namespace) -> int:
+    if args.action != "status" and not args.provider:
+        print(f"convo: error: 'keys {args.action}' needs a provider "
+              f"({', '.join(PROVIDER_KINDS)})", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.action == "set":
+            status = set_key(args.provider, _read_key(args.provider))
+            print(status.line())
+        elif args.action == "delete":
+            print(delete_key(args.provider).line())
+        else:
+            _print_status(args)
+    except KeyStoreError as e:
+        print(f"convo: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def _print_status(args: argparse.Namespace) -> None:
+    usable, backend, note = backend_state()
+    statuses = [key_status(k) for k in PROVIDER_KINDS]
+    head = f"keyring: {backend}" + ("" if usable else f" — {note}")
+    emit(args, {"keyring_available": usable, "backend": backend, "note": note,
+                "providers": [s.to_dict() for s in statuses]},
+         [head, *(s.line() for s in statuses)])
+
+
+COMMANDS: list[Command] = [
+    Command("send", "send a prompt on the active path and store the streamed answer",
+            _send_args, run_send, json=True),
+    Command("rerun", "edit prompt MSG into a sibling, run it, keep the old answer",
+            _rerun_args, run_rerun, json=True),
+    Command("regenerate", "a new answer to the prompt of MSG, beside the old one",
+            _regenerate_args, run_regenerate, json=True),
+    Command("keys", "API keys: status, set PROVIDER (reads stdin), delete PROVIDER",
+            _keys_args, run_keys, json=True),
+]

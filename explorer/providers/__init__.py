@@ -1,0 +1,49 @@
+"""Model providers: Anthropic, OpenAI and OpenAI-compatible servers, their keys and settings."""
+
+from __future__ import annotations
+
+from explorer.providers.anthropic import AnthropicProvider
+from explorer.providers.base import (
+    PROVIDER_KINDS,
+    Completion,
+    ContextOverflow,
+    Provider,
+    ProviderError,
+    ProviderKind,
+    Secret,
+)
+from explorer.providers.http import HttpPolicy
+from explorer.providers.openai import OpenAIProvider
+
+__all__ = [
+    "PROVIDER_KINDS",
+    "AnthropicProvider",
+    "Completion",
+    "ContextOverflow",
+    "HttpPolicy",
+    "OpenAIProvider",
+    "Provider",
+    "ProviderError",
+    "ProviderKind",
+    "Secret",
+    "make_provider",
+]
+
+
+def make_provider(
+    kind: str,
+    *,
+    model: str,
+    base_url: str,
+    api_key: Secret | None,
+    max_tokens: int = 4096,
+    policy: HttpPolicy | None = None,
+) -> Provider:
+    """A provider of ``kind`` (``anthropic``, ``openai`` or ``openai-compatible``)."""
+    policy = policy or HttpPolicy()
+    if kind == "anthropic":
+        return AnthropicProvider(model, api_key, base_url, max_tokens, policy)
+    if kind in ("openai", "openai-compatible"):
+        return OpenAIProvider(model, api_key, base_url, kind == "openai-compatible", max_tokens,
+                              policy)
+    raise ValueError(f"unknown provider {kind!r}; expected one of {', '.join(PROVIDER_KINDS)}")

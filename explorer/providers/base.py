@@ -1,0 +1,293 @@
+"""What every model provider offers, the errors it can raise, and the neutral request shape.
+
+Errors are classified (overflow, rate limit, server, auth, bad request, timeout, cancelled,
+connection lost) so callers decide by kind, not by reading text: an overflow carries the count
+the provider measured (L7), a rate limit carries its ``retry-after``. No error message ever holds
+an API key; :func:`redact` scrubs one defensively wherever server text is quoted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from explorer.compaction.estimate import Family, image_size
+from explorer.tree.model import Message, Part, Usage
+
+ProviderKind = Literal["anthropic", "openai", "openai-compatible"]
+PROVIDER_KINDS: tuple[ProviderKind, ...] = ("anthropic", "openai", "openai-compatible")
+TextCallback = Callable[[str], None]
+NO_RESULT_TEXT = "[no result was recorded for this tool call]"
+CONTINUES_TEXT = "[the conversation continues from an earlier point]"
+
+
+class Secret:
+    """An API key that never shows itself in ``str``/``repr`` (so never in a log or traceback)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+def redact(text: str, secret: Secret | None) -> str:
+    """``text`` with every occurrence of the secret replaced (server text is quoted in errors)."""
+    if secret is None or not secret.reveal():
+        return text
+    return text.replace(secret.reveal(), "***")
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+class ProviderError(Exception):
+    """A request that did not produce an answer; ``retryable`` says whether trying again helps."""
+
+    kind = "error"
+    retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+    def __str__(self) -> str:
+        prefix = f"{self.kind} (HTTP {self.status})" if self.status else self.kind
+        return f"{prefix}: {self.message}"
+
+
+class ContextOverflow(ProviderError):
+    """The provider rejected the request as too large; ``measured`` is its own count, if given."""
+
+    kind = "context overflow"
+
+    def __init__(
+        self, message: str, *, status: int | None = None, measured: int | None = None,
+        maximum: int | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
+        self.measured = measured
+        self.maximum = maximum
+
+
+class RateLimited(ProviderError):
+    kind = "rate limited"
+    retryable = True
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class ServerError(RateLimited):
+    """5xx or an overloaded provider (Anthropic's 529): transient, may carry ``retry-after``."""
+
+    kind = "server error"
+
+
+class AuthError(ProviderError):
+    kind = "authentication failed"
+
+
+class BadRequest(ProviderError):
+    kind = "bad request"
+
+
+class ProviderTimeout(ProviderError):
+    kind = "timed out"
+    retryable = True
+
+
+class ConnectionLost(ProviderError):
+    """The connection failed or the stream ended before the answer was complete."""
+
+    kind = "connection lost"
+    retryable = True
+
+
+class Cancelled(ProviderError):
+    kind = "cancelled"
+
+
+# --- the interface ----------------------------------------------------------------------------
+
+
+@dataclass
+class Completion:
+    """One whole answer: its parts, what the provider measured, and why it stopped."""
+
+    parts: list[Part]
+    usage: Usage
+    model: str
+    stop_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.kind == "text")
+
+
+class Provider(Protocol):
+    """A model API that streams one answer for a list of messages."""
+
+    @property
+    def kind(self) -> ProviderKind: ...
+
+    @property
+    def family(self) -> Family: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        on_text: TextCallback | None = None,
+        cancel: threading.Event | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion: ...
+
+
+# --- the neutral request shape -----------------------------------------------------------------
+
+
+@dataclass
+class ChatTurn:
+    """One message as both APIs see it: strictly alternating roles, pairing already repaired."""
+
+    role: Literal["user", "assistant"]
+    parts: list[Part] = field(default_factory=list)
+
+
+def normalize(messages: Sequence[Message]) -> tuple[str, list[ChatTurn]]:
+    """System text and alternating turns that satisfy both APIs' pairing rules.
+
+    System messages become the system text; tool messages are user turns; thinking and empty
+    text are dropped; consecutive same-role messages merge; tool results come first in a user
+    turn; a call with no result gets a stand-in result and a result with no call becomes text.
+    """
+    system = "\n\n".join(m.text for m in messages if m.role == "system" and m.text)
+    turns: list[ChatTurn] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
+        parts = [p for p in m.parts if _sendable(p)]
+        if not parts:
+            continue
+        if turns and turns[-1].role == role:
+            turns[-1].parts.extend(parts)
+        else:
+            turns.append(ChatTurn(role, parts))
+    turns = _pair_tools(turns)
+    if turns and turns[0].role == "assistant":
+        turns.insert(0, ChatTurn("user", [Part("text", CONTINUES_TEXT)]))
+    return system, turns
+
+
+def _sendable(part: Part) -> bool:
+    if part.kind == "thinking":
+        return False
+    if part.kind == "text":
+        return bool(part.text.strip())
+    if part.kind == "image":
+        return bool(part.data)
+    return True
+
+
+def _pair_tools(turns: list[ChatTurn]) -> list[ChatTurn]:
+    out: list[ChatTurn] = []
+    for i, turn in enumerate(turns):
+        if turn.role == "assistant":
+            out.append(turn)
+            calls = [p.tool_use_id for p in turn.parts if p.kind == "tool_use"]
+            nxt = turns[i + 1] if i + 1 < len(turns) else None
+            answered = _ids(nxt, "tool_result") if nxt else set()
+            missing = [c for c in calls if c not in answered]
+            if missing and nxt is not None:  # merged turns alternate: the next one is a user's
+                nxt.parts[:0] = [_stand_in(c) for c in missing]
+            elif missing:
+                out.append(ChatTurn("user", [_stand_in(c) for c in missing]))
+            continue
+        prev_calls = _ids(out[-1], "tool_use") if out else set()
+        results = [p for p in turn.parts if p.kind == "tool_result" and p.tool_use_id in prev_calls]
+        others = [_as_text(p) if p.kind == "tool_result" else p for p in turn.parts
+                  if not (p.kind == "tool_result" and p.tool_use_id in prev_calls)]
+        out.append(ChatTurn("user", results + others))
+    return out
+
+
+def _ids(turn: ChatTurn, kind: str) -> set[str | None]:
+    return {p.tool_use_id for p in turn.parts if p.kind == kind}
+
+
+def _stand_in(call_id: str | None) -> Part:
+    return Part("tool_result", NO_RESULT_TEXT, tool_use_id=call_id, is_error=True)
+
+
+def _as_text(part: Part) -> Part:
+    flag = " error" if part.is_error else ""
+    return Part("text", f"[tool result {part.tool_use_id or ''}{flag}] {part.text}")
+
+
+def unexecuted_call_text(part: Part) -> Part:
+    """A tool call in an answer to a request that declared no tools, kept readable as text."""
+    return Part(
+        "text",
+        f"[tool call {part.tool_name or 'tool'} (not run)] {part.text}",
+        meta={"unexecuted_tool_use": {"id": part.tool_use_id, "name": part.tool_name}},
+    )
+
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_media_type(part: Part) -> str | None:
+    """The image's type from its bytes (stored types can be wrong), else the stored one."""
+    data = part.data or b""
+    for magic, media_type in _MAGIC:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return part.media_type
+
+
+def image_or_marker(part: Part, max_bytes: int, max_side: int) -> Part:
+    """The image if the provider accepts it, else a text marker saying why it was left out.
+
+    One oversized or unsupported image would get the whole request rejected.
+    """
+    media_type = image_media_type(part)
+    size = len(part.data or b"")
+    side = max(image_size(part.data) or (0, 0)) if part.data else 0
+    problem = (
+        f"type {media_type or 'unknown'} is not accepted" if media_type not in IMAGE_TYPES
+        else f"{size:,} bytes > {max_bytes:,}" if size > max_bytes
+        else f"{side} px > {max_side} px" if side > max_side
+        else None
+    )
+    if problem is None:
+        return part
+    return Part("text", f"[image not sent: {problem}]", meta={"image_left_out": problem})

@@ -1,0 +1,131 @@
+"""API keys: the system keyring first (one entry per provider), environment variables second.
+
+A headless box often has no keyring backend (keyring then picks its ``fail.Keyring``); that is
+reported in the returned status, and the environment fallback is used, never a crash. A key is
+handed out only wrapped in :class:`Secret`, and no status, log line or error quotes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import keyring
+import keyring.errors
+from keyring.backends import fail
+
+from explorer.providers.base import PROVIDER_KINDS, Secret
+
+log = logging.getLogger(__name__)
+SERVICE = "conversation-explorer"
+# A custom base URL never gets OPENAI_API_KEY: a key for OpenAI is not sent to another server.
+ENV_VARS: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
+}
+
+
+class KeyStoreError(Exception):
+    """The keyring cannot store or delete a key (the message never holds the key)."""
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """Where a provider's key comes from, and whether the keyring works at all."""
+
+    provider: str
+    source: str | None  # "keyring", "environment" or None
+    keyring_available: bool
+    backend: str
+    env_var: str
+    note: str = ""
+
+    def line(self) -> str:
+        where = {"keyring": "in the system keyring",
+                 "environment": f"from ${self.env_var}"}.get(self.source or "", "not set")
+        text = f"{self.provider}: key {where}"
+        return f"{text} ({self.note})" if self.note else text
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _check_provider(provider: str) -> None:
+    if provider not in PROVIDER_KINDS:
+        raise ValueError(f"unknown provider {provider!r}; expected one of "
+                         f"{', '.join(PROVIDER_KINDS)}")
+
+
+def backend_state() -> tuple[bool, str, str]:
+    """(usable, backend name, note) for the current keyring backend."""
+    try:
+        backend = keyring.get_keyring()
+    except Exception as e:  # a broken backend configuration must not stop the program
+        return False, "none", f"the keyring could not be loaded ({type(e).__name__})"
+    name = f"{type(backend).__module__}.{type(backend).__name__}"
+    if isinstance(backend, fail.Keyring):
+        return False, name, ("no system keyring backend is available; keys are read from "
+                             "environment variables")
+    return True, name, ""
+
+
+def _from_keyring(provider: str) -> tuple[str | None, str]:
+    usable, _, note = backend_state()
+    if not usable:
+        return None, note
+    try:
+        return keyring.get_password(SERVICE, provider), ""
+    except Exception as e:  # locked or broken keyrings raise all sorts of errors
+        log.warning("keyring read failed for %s: %s", provider, type(e).__name__)
+        return None, f"the keyring could not be read ({type(e).__name__}); using the environment"
+
+
+def resolve_key(provider: str) -> tuple[Secret | None, KeyStatus]:
+    """The provider's key (keyring, then environment) and where it came from."""
+    _check_provider(provider)
+    usable, backend, backend_note = backend_state()
+    value, note = _from_keyring(provider)
+    env_var = ENV_VARS[provider]
+    source: str | None = "keyring" if value else None
+    if not value:
+        value = os.environ.get(env_var) or None
+        source = "environment" if value else None
+    status = KeyStatus(provider, source, usable, backend, env_var, note or backend_note)
+    return (Secret(value) if value else None), status
+
+
+def key_status(provider: str) -> KeyStatus:
+    return resolve_key(provider)[1]
+
+
+def set_key(provider: str, key: str) -> KeyStatus:
+    """Store ``key`` in the keyring; :class:`KeyStoreError` if there is no usable keyring."""
+    _check_provider(provider)
+    if not key.strip():
+        raise KeyStoreError("the key is empty")
+    usable, _, note = backend_state()
+    if not usable:
+        raise KeyStoreError(f"{note}; set ${ENV_VARS[provider]} instead")
+    try:
+        keyring.set_password(SERVICE, provider, key.strip())
+    except Exception as e:
+        raise KeyStoreError(f"the keyring refused the key ({type(e).__name__})") from None
+    return key_status(provider)
+
+
+def delete_key(provider: str) -> KeyStatus:
+    """Remove the provider's keyring entry (the environment is left alone)."""
+    _check_provider(provider)
+    usable, _, note = backend_state()
+    if not usable:
+        raise KeyStoreError(note)
+    try:
+        keyring.delete_password(SERVICE, provider)
+    except keyring.errors.PasswordDeleteError:
+        raise KeyStoreError(f"no {provider} key is stored in the keyring") from None
+    except Exception as e:
+        raise KeyStoreError(f"the keyring could not delete the key ({type(e).__name__})") from None
+    return key_status(provider)

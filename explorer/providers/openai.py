@@ -1,0 +1,263 @@
+"""OpenAI Chat Completions, and the servers that speak it (Ollama, llama.cpp, vLLM, LM Studio).
+
+Tool calls ride on the assistant message as ``tool_calls``; each is answered by a ``role: tool``
+message with its ``tool_call_id`` right after it, before anything else. Images go as
+``image_url`` data URLs. The stream is ``data:`` chunks ending in ``[DONE]``, with usage in a
+last chunk when ``stream_options.include_usage`` is set. Overflow is ``context_length_exceeded``
+(OpenAI), ``exceed_context_size_error`` (llama.cpp) or vLLM's wording; Ollama truncates silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from explorer.compaction.estimate import Family, parse_overflow
+from explorer.providers.base import (
+    ChatTurn,
+    Completion,
+    ConnectionLost,
+    ContextOverflow,
+    ProviderError,
+    ProviderKind,
+    Secret,
+    TextCallback,
+    image_media_type,
+    image_or_marker,
+    normalize,
+    redact,
+)
+from explorer.providers.http import (
+    HttpPolicy,
+    SseEvent,
+    classify,
+    error_fields,
+    iter_sse,
+    post_lines,
+)
+from explorer.tree.model import Message, Part, Usage
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_COMPATIBLE_URL = "http://localhost:11434/v1"
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_IMAGE_SIDE = 16_000
+OVERFLOW_CODES = ("context_length_exceeded", "exceed_context_size_error")
+_MEASURED = (
+    re.compile(r"\(([\d,]+) in the messages"),
+    re.compile(r"request has ([\d,]+) input tokens"),
+)
+_CONTEXT_WORDS = re.compile(r"maximum context length|exceeds? the (?:available )?context", re.I)
+
+
+def _text(parts: Sequence[Part]) -> str:
+    return "\n\n".join(p.text for p in parts if p.kind == "text" and p.text)
+
+
+def _assistant(turn: ChatTurn) -> dict[str, Any]:
+    calls = [
+        {"id": p.tool_use_id, "type": "function",
+         "function": {"name": p.tool_name or "tool", "arguments": p.text or "{}"}}
+        for p in turn.parts if p.kind == "tool_use"
+    ]
+    text = _text(turn.parts)
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = calls
+    elif not text:
+        message["content"] = "[no text]"
+    return message
+
+
+def _user_content(parts: Sequence[Part]) -> str | list[dict[str, Any]]:
+    sendable = [image_or_marker(p, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE) if p.kind == "image" else p
+                for p in parts]
+    if all(p.kind == "text" for p in sendable):
+        return _text(sendable)
+    content: list[dict[str, Any]] = []
+    for p in sendable:
+        if p.kind == "image":
+            data = base64.b64encode(p.data or b"").decode("ascii")
+            url = f"data:{image_media_type(p)};base64,{data}"
+            content.append({"type": "image_url", "image_url": {"url": url}})
+        elif p.text:
+            content.append({"type": "text", "text": p.text})
+    return content
+
+
+def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat Completions messages: system first, tool answers right after their calls."""
+    system, turns = normalize(messages)
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for turn in turns:
+        if turn.role == "assistant":
+            out.append(_assistant(turn))
+            continue
+        for p in turn.parts:
+            if p.kind == "tool_result":
+                text = f"[error] {p.text}" if p.is_error else p.text
+                out.append({"role": "tool", "tool_call_id": p.tool_use_id,
+                            "content": text or "[no output]"})
+        rest = [p for p in turn.parts if p.kind != "tool_result"]
+        if rest:
+            out.append({"role": "user", "content": _user_content(rest)})
+    return out
+
+
+def request_body(
+    messages: Sequence[Message], model: str, max_tokens: int, *, compatible: bool = False
+) -> dict[str, Any]:
+    """The streaming request; OpenAI names the output cap ``max_completion_tokens``."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": chat_messages(messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    body["max_tokens" if compatible else "max_completion_tokens"] = max_tokens
+    return body
+
+
+def parse_error(status: int | None, body: bytes, headers: httpx.Headers | None,
+                key: Secret | None = None) -> ProviderError:
+    etype, message, err = error_fields(body)
+    message = redact(message, key)
+    overflow = parse_overflow(message)
+    if etype in OVERFLOW_CODES or overflow is not None or _CONTEXT_WORDS.search(message):
+        measured = overflow.measured if overflow else _int(err.get("n_prompt_tokens"))
+        maximum = overflow.maximum if overflow else _int(err.get("n_ctx"))
+        for pattern in _MEASURED:
+            found = pattern.search(message)
+            if found and measured is None:
+                measured = int(found.group(1).replace(",", ""))
+        return ContextOverflow(message, status=status, measured=measured, maximum=maximum)
+    return classify(status, etype, message, headers)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass
+class _Stream:
+    on_text: TextCallback | None
+    model: str
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        self.model = str(chunk.get("model") or self.model)
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                self.text.append(str(delta["content"]))
+                if self.on_text is not None:
+                    self.on_text(str(delta["content"]))
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str):
+                self.thinking.append(reasoning)
+            for call in delta.get("tool_calls") or []:
+                self._call(call)
+            self.finish_reason = choice.get("finish_reason") or self.finish_reason
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage.input_tokens = _int(usage.get("prompt_tokens"))
+            self.usage.output_tokens = _int(usage.get("completion_tokens"))
+            details = usage.get("prompt_tokens_details") or {}
+            self.usage.cache_read_tokens = _int(details.get("cached_tokens"))
+
+    def _call(self, call: dict[str, Any]) -> None:
+        slot = self.calls.setdefault(int(call.get("index", 0)), {"id": "", "name": "", "args": ""})
+        fn = call.get("function") or {}
+        slot["id"] = str(call.get("id") or slot["id"])
+        slot["name"] = str(fn.get("name") or slot["name"])
+        slot["args"] += str(fn.get("arguments") or "")
+
+    def completion(self) -> Completion:
+        parts = [Part("thinking", "".join(self.thinking))] if self.thinking else []
+        if self.text:
+            parts.append(Part("text", "".join(self.text)))
+        parts += [Part("tool_use", c["args"], tool_name=c["name"], tool_use_id=c["id"] or None)
+                  for _, c in sorted(self.calls.items())]
+        return Completion(parts, self.usage, self.model, self.finish_reason)
+
+
+def read_stream(
+    events: Iterator[SseEvent], on_text: TextCallback | None, model: str,
+    key: Secret | None = None,
+) -> Completion:
+    """A whole answer from ``data:`` chunks; complete at ``[DONE]`` (or a finish reason)."""
+    state = _Stream(on_text, model)
+    for event in events:
+        if event.data.strip() == "[DONE]":
+            return state.completion()
+        try:
+            chunk = json.loads(event.data)
+        except ValueError:
+            raise ConnectionLost("unreadable chunk in the stream") from None
+        if isinstance(chunk, dict) and "error" in chunk:
+            raise parse_error(None, event.data.encode(), None, key)
+        if isinstance(chunk, dict):
+            state.feed(chunk)
+    if state.finish_reason is not None:  # some local servers close without [DONE]
+        return state.completion()
+    raise ConnectionLost("the stream ended before the answer was complete (no [DONE])")
+
+
+@dataclass
+class OpenAIProvider:
+    """``POST {base_url}/chat/completions``; ``compatible`` for local OpenAI-style servers."""
+
+    model_name: str
+    api_key: Secret | None
+    base_url: str = DEFAULT_BASE_URL
+    compatible: bool = False
+    max_tokens: int = 4096
+    policy: HttpPolicy = field(default_factory=HttpPolicy)
+
+    @property
+    def kind(self) -> ProviderKind:
+        return "openai-compatible" if self.compatible else "openai"
+
+    @property
+    def family(self) -> Family:
+        return "generic" if self.compatible else "openai"
+
+    @property
+    def model(self) -> str:
+        return self.model_name
+
+    def headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key.reveal()}"
+        return headers
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        on_text: TextCallback | None = None,
+        cancel: threading.Event | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        body = request_body(messages, self.model_name, max_tokens or self.max_tokens,
+                            compatible=self.compatible)
+        url = self.base_url.rstrip("/") + "/chat/completions"
+
+        def errors(status: int, raw: bytes, headers: httpx.Headers) -> ProviderError:
+            return parse_error(status, raw, headers, self.api_key)
+
+        lines = post_lines(url, self.headers(), body, errors, policy=self.policy, cancel=cancel)
+        with closing(lines):
+            return read_stream(iter_sse(lines), on_text, self.model_name, self.api_key)

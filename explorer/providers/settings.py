@@ -1,0 +1,107 @@
+"""Model settings kept in a small JSON file in the user's config folder.
+
+The command line and the app's settings dialog read and write the same file: the chosen
+provider, and per provider its base URL, model, context window and output cap. Keys never go
+here (they live in the keyring). A damaged file gives the defaults and a note, not a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from explorer.providers import anthropic, openai
+from explorer.providers.base import PROVIDER_KINDS, ProviderKind
+
+APP_NAME = "conversation-explorer"
+FILE_NAME = "settings.json"
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    base_url: str
+    model: str
+    window: int
+    max_output_tokens: int = 4096
+
+
+DEFAULTS: dict[str, ProviderSettings] = {
+    "anthropic": ProviderSettings(anthropic.DEFAULT_BASE_URL, "claude-sonnet-4-5", 200_000),
+    "openai": ProviderSettings(openai.DEFAULT_BASE_URL, "gpt-4.1", 1_047_576),
+    "openai-compatible": ProviderSettings(openai.DEFAULT_COMPATIBLE_URL, "llama3.2", 8192, 1024),
+}
+
+
+@dataclass
+class Settings:
+    provider: ProviderKind = "anthropic"
+    providers: dict[str, ProviderSettings] = field(default_factory=lambda: dict(DEFAULTS))
+    notes: list[str] = field(default_factory=list)
+
+    def for_provider(self, kind: str | None = None) -> ProviderSettings:
+        return self.providers.get(kind or self.provider) or DEFAULTS[kind or self.provider]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider,
+                "providers": {k: asdict(v) for k, v in self.providers.items()}}
+
+
+def settings_path() -> Path:
+    """``$CONVO_CONFIG`` if set, else ``settings.json`` in the platform's config folder."""
+    env = os.environ.get("CONVO_CONFIG")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / FILE_NAME
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings over the defaults; unreadable parts are reported in ``notes``."""
+    path = path or settings_path()
+    settings = Settings()
+    if not path.exists():
+        return settings
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        settings.notes.append(f"{path}: unreadable ({type(e).__name__}); using the defaults")
+        return settings
+    if not isinstance(data, dict):
+        settings.notes.append(f"{path}: not a JSON object; using the defaults")
+        return settings
+    if data.get("provider") in PROVIDER_KINDS:
+        settings.provider = data["provider"]
+    elif "provider" in data:
+        settings.notes.append(f"{path}: unknown provider {data['provider']!r} ignored")
+    for kind, raw in (data.get("providers") or {}).items():
+        if kind in PROVIDER_KINDS and isinstance(raw, dict):
+            settings.providers[kind] = _merge(DEFAULTS[kind], raw, settings.notes, kind)
+    return settings
+
+
+def _merge(base: ProviderSettings, raw: dict[str, Any], notes: list[str], kind: str
+           ) -> ProviderSettings:
+    values: dict[str, Any] = {}
+    for name, default in asdict(base).items():
+        if name not in raw:
+            continue
+        if isinstance(raw[name], type(default)) and not isinstance(raw[name], bool):
+            values[name] = raw[name]
+        else:
+            notes.append(f"{kind}.{name}: {raw[name]!r} is not a {type(default).__name__}; "
+                         "default kept")
+    return replace(base, **values)
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write atomically (a temporary file renamed over the old one)."""
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(settings.to_dict(), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,125 @@
+"""Fixtures: the fake provider server, a store, test retry policies, an in-memory keyring."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.errors
+import pytest
+from provider_server import ProviderServer, ServerState
+
+from explorer.providers.http import HttpPolicy
+from explorer.store import Store
+from explorer.tree.model import Message, Part
+
+WORDS = (
+    "parser", "token", "window", "branch", "commit", "module", "render", "estimate", "ladder",
+    "snapshot", "summary", "context", "request", "stream", "retry", "cancel", "export", "import",
+    "keyring", "settings",
+)
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A real keyring backend that keeps its entries in a dict (no system service needed)."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.entries:
+            raise keyring.errors.PasswordDeleteError("no such entry")
+        del self.entries[(service, username)]
+
+
+class Waits:
+    """Records the backoff delays instead of sleeping them (a real cancel still stops them)."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    def __call__(self, delay: float, cancel: threading.Event | None) -> bool:
+        self.delays.append(delay)
+        return cancel.is_set() if cancel is not None else False
+
+
+@pytest.fixture
+def waits() -> Waits:
+    return Waits()
+
+
+@pytest.fixture
+def policy(waits: Waits) -> HttpPolicy:
+    return HttpPolicy(connect_timeout=5, read_timeout=5, max_attempts=3, backoff=0.5,
+                      max_delay=30, waiter=waits)
+
+
+@pytest.fixture
+def state() -> ServerState:
+    return ServerState()
+
+
+@pytest.fixture
+def server(state: ServerState) -> Iterator[ProviderServer]:
+    srv = ProviderServer(state).start()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "t.db") as s:
+        yield s
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def prose(seed: int, chars: int) -> str:
+    """Deterministic English-like text of about ``chars`` characters."""
+    out: list[str] = []
+    n = 0
+    i = seed
+    while n < chars:
+        word = WORDS[(i * 7 + seed) % len(WORDS)]
+        out.append(word)
+        n += len(word) + 1
+        i += 1
+    return " ".join(out)
+
+
+def seed_conversation(store: Store, turns: int, chars: int = 200, title: str = "t") -> int:
+    """A conversation of ``turns`` prompt/answer pairs, each written as one turn."""
+    conv = store.create_conversation(title)
+    for t in range(turns):
+        store.append_turn(conv, [
+            Message(id=None, parent_id=None, role="user",
+                    parts=[Part("text", f"question {t}: " + prose(t, chars))]),
+            Message(id=None, parent_id=None, role="assistant",
+                    parts=[Part("text", f"answer {t}: " + prose(t + 100, chars))]),
+        ])
+    return conv
+
+
+def db_state(store: Store, conv: int) -> tuple[int, int | None]:
+    """(message count, tip): what a failed call must leave unchanged."""
+    c = store.conversation(conv)
+    return c.message_count, c.tip_id
