@@ -67,7 +67,8 @@ def _run_steps(
         elif op == "rewind":
             store.rewind(cid, step["label"])
         elif op == "edit":
-            refs[step["ref"]] = store.edit_prompt(cid, refs[step["ref"]], step["text"])
+            refs[step["ref"]] = store.edit_prompt(cid, refs[step["ref"]], step["text"],
+                                                  clock.tick())
         elif op == "regenerate":
             _turn(store, cid, step["messages"], clock, refs, folder, refs[step["ref"]])
         elif op == "fork":

@@ -1,19 +1,24 @@
 """Importing files, folders and zips: detect, read as a stream, store one conversation a time.
 
-Each conversation is written in one transaction, so a failure leaves nothing
-half-imported; the report says what was added, repaired and skipped.
+Each conversation is written in one transaction, so a failure or a cancel
+leaves nothing half-imported; the report says what was added, repaired and
+skipped. Progress is measured in bytes of input so a caller can show how far
+a large import has gone before the first conversation is stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
-from explorer.store import Store
+from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 
 
@@ -22,10 +27,15 @@ class ImportReport:
     conversations: list[ImportOutcome] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     skipped_files: list[str] = field(default_factory=list)
+    cancelled: bool = False
 
     @property
     def added_messages(self) -> int:
         return sum(c.added for c in self.conversations)
+
+    @property
+    def present_messages(self) -> int:
+        return sum(c.already_present for c in self.conversations)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -33,13 +43,51 @@ class ImportReport:
             "errors": self.errors,
             "skipped_files": self.skipped_files,
             "added_messages": self.added_messages,
+            "cancelled": self.cancelled,
         }
 
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """How far an import has gone; ``bytes_done`` reaches ``bytes_total`` at the end."""
+
+    bytes_done: int
+    bytes_total: int
+    messages_done: int
+    conversations_done: int
+    current_file: str
+
+
+ProgressHook = Callable[[ImportProgress], None]
+CancelCheck = Callable[[], bool]
 
 FOLDER_SCAN_LIMIT = 5000
 
 
-def _sources(path: Path) -> Iterator[tuple[Path, Any]]:
+def _visible(name: str) -> bool:
+    return not name.startswith(".")
+
+
+def input_size(path: Path) -> int:
+    """Bytes of the files an import of ``path`` reads (hidden entries are never read)."""
+    try:
+        if not path.is_dir():
+            return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+    total = 0
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if _visible(d)]
+        for name in files:
+            if _visible(name):
+                try:
+                    total += (Path(folder) / name).stat().st_size
+                except OSError:
+                    continue
+    return total
+
+
+def _sources(path: Path) -> Iterator[tuple[Path, ModuleType | None]]:
     """(path, importer or None).
 
     A folder goes to one importer whole (a Claude Code projects folder, an
@@ -54,12 +102,12 @@ def _sources(path: Path) -> Iterator[tuple[Path, Any]]:
         yield path, module
         return
     for child in sorted(path.iterdir()):
-        if not child.name.startswith("."):
+        if _visible(child.name):
             yield from _sources(child)
 
 
-def _holds_other_formats(folder: Path, module: Any) -> bool:
-    files = (f for f in folder.rglob("*") if f.is_file() and not f.name.startswith("."))
+def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
+    files = (f for f in folder.rglob("*") if f.is_file() and _visible(f.name))
     for n, f in enumerate(files):
         if n >= FOLDER_SCAN_LIMIT:
             return False
@@ -69,33 +117,123 @@ def _holds_other_formats(folder: Path, module: Any) -> bool:
     return False
 
 
-def read_all(paths: Iterable[Path], report: ImportReport) -> Iterator[ImportedConversation]:
-    errors = report.errors
+def _plan(paths: Iterable[Path], report: ImportReport) -> Iterator[tuple[Path, ModuleType | None]]:
+    """Every source with its importer; sources nobody reads are reported and given None."""
     for path in paths:
         if not path.exists():
-            errors.append(f"{path}: no such file or folder")
+            report.errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path):
             if module is None and source == path:
-                errors.append(f"{source}: not a transcript format this program reads")
-                continue
-            if module is None:
+                report.errors.append(f"{source}: not a transcript format this program reads")
+            elif module is None:
                 report.skipped_files.append(f"{source}: not a transcript; skipped")
-                continue
-            try:
-                yield from module.read(source)
-            except FormatError as e:
-                errors.append(str(e))
+            yield source, module
+
+
+def _read(
+    source: Path, module: ModuleType, report: ImportReport
+) -> Generator[ImportedConversation, None, None]:
+    try:
+        yield from module.read(source)
+    except FormatError as e:
+        report.errors.append(str(e))
+
+
+def read_all(paths: Iterable[Path], report: ImportReport) -> Iterator[ImportedConversation]:
+    for source, module in _plan(paths, report):
+        if module is not None:
+            yield from _read(source, module, report)
+
+
+class _Meter:
+    """Counts bytes and messages and passes them to the progress hook.
+
+    Bytes advance per file: a whole source when it is done, and inside a
+    folder each file a conversation names as its source, as it is stored.
+    """
+
+    def __init__(self, total: int, hook: ProgressHook | None) -> None:
+        self.total = total
+        self.hook = hook
+        self.done_before = 0  # bytes of finished sources
+        self.in_source = 0  # bytes counted inside the current source
+        self.source_size = 0
+        self.seen: set[str] = set()
+        self.messages = 0
+        self.conversations = 0
+        self.current = ""
+
+    def start(self, source: Path) -> None:
+        self.current = str(source)
+        self.source_size = input_size(source)
+        self.in_source = 0
+        self.seen.clear()
+        self.emit()
+
+    def stored(self, ic: ImportedConversation, outcome: ImportOutcome) -> None:
+        self.conversations += 1
+        self.messages += outcome.added + outcome.already_present
+        path = ic.source_path
+        if path and path not in self.seen and path != self.current:
+            self.seen.add(path)
+            self.in_source = min(self.source_size, self.in_source + input_size(Path(path)))
+        self.emit()
+
+    def finish(self) -> None:
+        self.done_before += self.source_size
+        self.in_source = self.source_size = 0
+        self.emit()
+
+    def emit(self) -> None:
+        if self.hook is not None:
+            done = min(self.total, self.done_before + self.in_source)
+            self.hook(ImportProgress(done, self.total, self.messages, self.conversations,
+                                     self.current))
+
+
+def _store_one(
+    store: Store, ic: ImportedConversation, report: ImportReport
+) -> ImportOutcome | None:
+    try:
+        outcome = store.import_conversation(ic)
+    except StoreError as e:
+        report.errors.append(f"{ic.source_path or ic.title or 'a conversation'}: {e}")
+        return None
+    report.conversations.append(outcome)
+    return outcome
 
 
 def import_paths(
-    store: Store, paths: Iterable[Path],
-    progress: Callable[[ImportOutcome], None] | None = None,
+    store: Store, paths: Iterable[Path], progress: ProgressHook | None = None,
+    cancel: CancelCheck | None = None, report: ImportReport | None = None,
 ) -> ImportReport:
-    report = ImportReport()
-    for ic in read_all(paths, report):
-        outcome = store.import_conversation(ic)
-        report.conversations.append(outcome)
-        if progress:
-            progress(outcome)
+    """Import every path; ``cancel`` is asked between conversations, never inside one.
+
+    ``report`` may be given so a caller keeps what was done if reading fails.
+    """
+    paths = list(paths)
+    report = report if report is not None else ImportReport()
+    meter = _Meter(sum(input_size(p) for p in paths if p.exists()), progress)
+    stop = cancel or (lambda: False)
+    for source, module in _plan(paths, report):
+        if stop():
+            report.cancelled = True
+            break
+        meter.start(source)
+        if module is not None:
+            with closing(_read(source, module, report)) as stream:
+                for ic in stream:
+                    if stop():
+                        report.cancelled = True
+                        break
+                    outcome = _store_one(store, ic, report)
+                    if outcome is not None:
+                        meter.stored(ic, outcome)
+                    if stop():
+                        report.cancelled = True
+                        break
+        if report.cancelled:
+            break
+        meter.finish()
     return report

@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="FILE",
                    help="open the window offscreen, save a PNG of it, and exit")
     p.add_argument("--conversation", type=int, metavar="ID", help="conversation to open first")
+    p.add_argument("--smoke-test", action="store_true",
+                   help="check this installation headless (demo, graph, a snapshot page, keyring)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
@@ -40,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.smoke_test:
+        return _smoke_test()
     if args.command is None:
         return _launch_app(args)
     try:
@@ -54,6 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _message(e: BaseException) -> str:
     text = str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e)
     return text.splitlines()[0] if text else type(e).__name__
+
+
+def _smoke_test() -> int:
+    try:
+        from explorer.ui.smoke import run_smoke_test
+    except ImportError as e:
+        print(f"convo: error: the smoke test needs PySide6 ({e})", file=sys.stderr)
+        return EXIT_USER_ERROR
+    return run_smoke_test()
 
 
 def _launch_app(args: argparse.Namespace) -> int:

@@ -128,8 +128,10 @@ class Store:
     def branch(self, conv_id: int, mid: int) -> None:
         self._writer.call(tree_writes.branch, conv_id, mid)
 
-    def edit_prompt(self, conv_id: int, mid: int, text: str) -> int:
-        return self._writer.call(tree_writes.edit_prompt, conv_id, mid, text)
+    def edit_prompt(
+        self, conv_id: int, mid: int, text: str, created_at: float | None = None
+    ) -> int:
+        return self._writer.call(tree_writes.edit_prompt, conv_id, mid, text, created_at)
 
     def fork(self, conv_id: int, mid: int, title: str | None = None) -> int:
         return self._writer.call(tree_writes.fork, conv_id, mid, title)

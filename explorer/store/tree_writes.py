@@ -113,7 +113,9 @@ def branch(conn: sqlite3.Connection, conv_id: int, mid: int) -> None:
     conn.execute("UPDATE conversations SET tip_id = ? WHERE id = ?", (mid, conv_id))
 
 
-def edit_prompt(conn: sqlite3.Connection, conv_id: int, mid: int, text: str) -> int:
+def edit_prompt(
+    conn: sqlite3.Connection, conv_id: int, mid: int, text: str, created_at: float | None = None
+) -> int:
     """A sibling of prompt ``mid`` with new text; the tip moves to it, the old answer stays."""
     original = reads.path_messages(conn, mid)[-1]
     if reads.message_conversation(conn, mid) != conv_id:
@@ -123,7 +125,8 @@ def edit_prompt(conn: sqlite3.Connection, conv_id: int, mid: int, text: str) -> 
     if not text.strip():
         raise StoreError("the edited prompt is empty")
     parts = [Part("text", text)] + [p for p in original.parts if p.kind == "image"]
-    edited = Message(id=None, parent_id=None, role="user", parts=parts, created_at=time.time(),
+    edited = Message(id=None, parent_id=None, role="user", parts=parts,
+                     created_at=created_at if created_at is not None else time.time(),
                      source_meta={"edited_from": mid})
     parent = original.parent_id
     if parent is None:

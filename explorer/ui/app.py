@@ -5,14 +5,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from explorer.app.demo import load_demo
+from explorer.app.demo import demo_loaded, load_demo
+from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
+SCREENSHOT_SETTLE_MS = 400
 
 
 def make_application() -> QApplication:
@@ -22,7 +25,17 @@ def make_application() -> QApplication:
     app.setApplicationName("Conversation Explorer")
     app.setOrganizationName("conversation-explorer")
     app.setDesktopFileName(APP_ID)
+    app.setStyle("Fusion")  # follows the system's light or dark colour scheme on every OS
+    app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon() -> QIcon:
+    """The tree icon from its PNG sizes (no SVG plugin needed)."""
+    icon = QIcon()
+    for size in (16, 32, 48, 128, 256):
+        icon.addFile(str(resource_path("icons", f"app-{size}.png")))
+    return icon
 
 
 def open_store(db_path: Path) -> Store:
@@ -33,20 +46,43 @@ def open_store(db_path: Path) -> Store:
     return store
 
 
-def run_app(db_path: Path, screenshot: str | None = None, conversation: int | None = None) -> int:
+def _first_start_choice(store: Store, settings: QSettings | None) -> int | None:
+    """On a first start (nothing remembered) open the demo's main conversation."""
+    remembered = (settings or QSettings()).value("window/conversation")
+    return demo_loaded(store) if remembered is None else None
+
+
+def run_app(db_path: Path, screenshot: str | None = None, conversation: int | None = None,
+            settings: QSettings | None = None) -> int:
     app = make_application()
     store = open_store(db_path)
-    window = MainWindow(store)
-    if conversation is not None:
-        window.select_conversation(conversation)
-    window.resize(1280, 800)
-    window.show()
+    if screenshot and settings is None:  # a screenshot must not depend on a person's settings
+        settings = QSettings(str(Path(screenshot).with_suffix(".ini")), QSettings.Format.IniFormat)
+    first = conversation if conversation is not None else _first_start_choice(store, settings)
+    window = MainWindow(store, settings)
+    if first is not None:
+        window.select_conversation(first)
     if screenshot:
-        def shoot() -> None:
-            window.grab().save(screenshot)
-            app.quit()
-        QTimer.singleShot(300, shoot)
+        return _screenshot(app, window, store, Path(screenshot))
+    window.resize(1400, 860)
+    window.show()
     code = app.exec()
-    window.close()
     store.close()
     return int(code)
+
+
+def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
+    """Show the window offscreen, wait for the graph to load, write a PNG, exit."""
+    window.resize(1400, 860)
+    window.show()
+    loop = QEventLoop()
+    window.graph.loaded.connect(lambda _c: QTimer.singleShot(SCREENSHOT_SETTLE_MS, loop.quit))
+    QTimer.singleShot(10_000, loop.quit)  # a graph that never loads still gets its picture
+    if window.graph.is_loading:
+        loop.exec()
+    app.processEvents()
+    ok = window.grab().save(str(dest))
+    window.close()
+    dest.with_suffix(".ini").unlink(missing_ok=True)
+    store.close()
+    return 0 if ok else 1

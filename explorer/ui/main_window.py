@@ -1,65 +1,208 @@
-"""The main window: conversations on the left, the session tree of the chosen one on the right."""
+"""The main window: conversations, the tree graph and the transcript side by side.
+
+The graph and the transcript keep their selections in step; every action that
+changes the tree goes through the store (one writer) and then refreshes the views.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import (
-    QListWidget,
-    QListWidgetItem,
-    QMainWindow,
-    QPlainTextEdit,
-    QSplitter,
-)
+from collections.abc import Callable
+from pathlib import Path
 
-from explorer.app.views import tree_lines
+from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QWidget
+
 from explorer.store import Store
+from explorer.ui.context_menu import MessageMenu
+from explorer.ui.conversations import ConversationList
+from explorer.ui.graph import TreeGraphWidget
+from explorer.ui.import_dialog import install_drop_import
+from explorer.ui.search_dialog import SearchDialog
+from explorer.ui.transcript import TranscriptView
+from explorer.ui.window_actions import WindowActions
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, settings: QSettings | None = None) -> None:
         super().__init__()
         self.store = store
+        self.settings = settings or QSettings()
         self.setWindowTitle("Conversation Explorer")
-        self.conversation_list = QListWidget()
-        self.tree_view = QPlainTextEdit()
-        self.tree_view.setReadOnly(True)
-        self.tree_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.tree_view.setFont(QFont(mono))
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.conversation_list)
-        splitter.addWidget(self.tree_view)
-        splitter.setSizes([320, 960])
-        self.setCentralWidget(splitter)
-        self.conversation_list.currentItemChanged.connect(self._show_current)
-        self.refresh()
+        self.conversations = ConversationList(store)
+        self.graph = TreeGraphWidget(store)
+        self.transcript = TranscriptView(store)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for w in (self.conversations, self.graph, self.transcript):
+            self.splitter.addWidget(w)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 2)
+        self.setCentralWidget(self.splitter)
+        self.status_label = QLabel()
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.actions_ = WindowActions(self)
+        self._conv: int | None = None
+        # Windows and menus opened from here, kept alive while they are shown.
+        self.last_menu: QMenu | None = None
+        self.compare_window: QWidget | None = None
+        self.search_dialog: SearchDialog | None = None
+        self.import_dialog: QWidget | None = None
+        self._build_menus()
+        self._connect()
+        self.drop_filter = install_drop_import(self, self.actions_.start_import)
+        self._restore()
 
-    def refresh(self) -> None:
-        self.conversation_list.clear()
-        for conv in self.store.conversations():
-            item = QListWidgetItem(f"{conv.title}  ({conv.message_count})")
-            item.setData(Qt.ItemDataRole.UserRole, conv.id)
-            self.conversation_list.addItem(item)
-        if self.conversation_list.count():
-            self.conversation_list.setCurrentRow(0)
-        self.statusBar().showMessage(
-            f"{self.conversation_list.count()} conversation(s) in {self.store.db_path}"
-        )
+    # -- wiring -------------------------------------------------------------------
+    def _connect(self) -> None:
+        self.conversations.conversationChosen.connect(self.open_conversation)
+        self.graph.nodeSelected.connect(self._graph_selected)
+        self.graph.nodeActivated.connect(self.actions_.branch)
+        self.graph.contextMenuRequested.connect(self.show_message_menu)
+        self.transcript.messageSelected.connect(self._transcript_selected)
+        self.transcript.siblingChosen.connect(self.actions_.show_sibling)
+        self.transcript.contextMenuRequested.connect(self.show_message_menu)
+
+    def _build_menus(self) -> None:
+        a = self.actions_
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "Import…", a.import_dialog, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Export conversation…", a.export_conversation, "Ctrl+E")
+        file_menu.addSeparator()
+        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        edit = self.menuBar().addMenu("&Edit")
+        self._action(edit, "Find in all conversations…", a.search, QKeySequence.StandardKey.Find)
+        self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
+        conv = self.menuBar().addMenu("&Conversation")
+        self._action(conv, "Branch here", a.branch_selected, "Ctrl+B")
+        self._action(conv, "Edit prompt…", a.edit_selected, "Ctrl+Shift+E")
+        self._action(conv, "Fork from here…", a.fork_selected, "Ctrl+Shift+K")
+        self._action(conv, "Set checkpoint…", a.checkpoint_selected, "Ctrl+Shift+P")
+        self._action(conv, "Rewind to checkpoint…", a.rewind_dialog, "Ctrl+Shift+R")
+        self._action(conv, "Compare with siblings", a.compare_selected, "Ctrl+Shift+D")
+        view = self.menuBar().addMenu("&View")
+        self._action(view, "Fit tree", self.graph.fit, "F")
+        self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
+
+    def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
+                shortcut: QKeySequence.StandardKey | str | None = None) -> QAction:
+        act = menu.addAction(text)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        act.triggered.connect(lambda _=False: slot())
+        act.setObjectName(text.rstrip("…").lower().replace(" ", "_"))
+        self.addAction(act)
+        return act
+
+    def menu_action(self, name: str) -> QAction:
+        found = self.findChild(QAction, name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    # -- conversations ------------------------------------------------------------
+    @property
+    def conversation_id(self) -> int | None:
+        return self._conv
+
+    def open_conversation(self, conv_id: int) -> None:
+        self._conv = conv_id
+        self.graph.load_conversation(conv_id)
+        self.transcript.load_path(conv_id)
+        tip = self.store.conversation(conv_id).tip_id
+        if tip is not None:
+            self.graph.select_node(tip)
+            self.transcript.scroll_to(tip)
+        if self.conversations.current() != conv_id:
+            self.conversations.select(conv_id)
+        self.settings.setValue("window/conversation", conv_id)
+        self.update_status()
 
     def select_conversation(self, conv_id: int) -> None:
-        for row in range(self.conversation_list.count()):
-            if self.conversation_list.item(row).data(Qt.ItemDataRole.UserRole) == conv_id:
-                self.conversation_list.setCurrentRow(row)
-                return
+        self.open_conversation(conv_id)
 
-    def current_conversation(self) -> int | None:
-        item = self.conversation_list.currentItem()
-        return None if item is None else int(item.data(Qt.ItemDataRole.UserRole))
-
-    def _show_current(self, item: QListWidgetItem | None, _prev: object = None) -> None:
-        if item is None:
-            self.tree_view.clear()
+    def refresh(self, conv_id: int | None = None) -> None:
+        """Reload every view after the store changed (an action, an import)."""
+        target = conv_id if conv_id is not None else self._conv
+        self.conversations.reload()
+        if target is None:
             return
-        conv_id = int(item.data(Qt.ItemDataRole.UserRole))
-        self.tree_view.setPlainText("\n".join(tree_lines(self.store, conv_id, width=140)))
+        if target != self._conv:
+            self.open_conversation(target)
+            return
+        self.graph.refresh()
+        self.transcript.load_path(target)
+        self.update_status()
+
+    def go_to_tip(self) -> None:
+        if self._conv is None:
+            return
+        tip = self.store.conversation(self._conv).tip_id
+        if tip is not None:
+            self.transcript.load_path(self._conv)
+            self.graph.center_on(tip)
+            self.graph.select_node(tip)
+            self.transcript.scroll_to(tip)
+
+    def update_status(self) -> None:
+        if self._conv is None:
+            self.status_label.setText(str(self.store.db_path))
+            return
+        conv = self.store.conversation(self._conv)
+        labels = len(self.store.checkpoints(self._conv))
+        self.status_label.setText(
+            f"{conv.title} · {conv.message_count} messages · tip {conv.tip_id} · "
+            f"{labels} checkpoint(s) · {self.store.db_path.name}"
+        )
+
+    # -- selection sync -----------------------------------------------------------
+    def selected_message(self) -> int | None:
+        return self.graph.selected_node() or self.transcript.selected()
+
+    def _graph_selected(self, mid: int) -> None:
+        if self._conv is None:
+            return
+        if mid in self.transcript.message_ids():
+            self.transcript.select(mid)
+        else:  # a node off the active path: show its path without moving the tip
+            self.transcript.load_path(self._conv, tip=mid)
+            self.transcript.select(mid)
+        self.statusBar().showMessage(f"message {mid}", 3000)
+
+    def _transcript_selected(self, mid: int) -> None:
+        self.graph.select_node(mid)
+
+    def show_message_menu(self, mid: int, pos: QPoint) -> None:
+        if self._conv is None:
+            return
+        menu = MessageMenu(self.actions_.availability(mid), self.actions_.menu_handlers(), self)
+        self.last_menu = menu
+        menu.popup(pos)
+
+    # -- settings -----------------------------------------------------------------
+    def _restore(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        else:
+            self.splitter.setSizes([300, 560, 540])
+        ids = [c.id for c in self.store.conversations()]
+        last = self.settings.value("window/conversation")
+        remembered = int(str(last)) if last is not None and str(last).isdigit() else None
+        chosen = remembered if remembered in ids else (ids[0] if ids else None)
+        if chosen is not None:
+            self.open_conversation(chosen)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/splitter", self.splitter.saveState())
+        self.settings.sync()
+        self.graph.shutdown()
+        super().closeEvent(event)
+
+    def db_path(self) -> Path:
+        return self.store.db_path
+

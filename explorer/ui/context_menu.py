@@ -1,0 +1,64 @@
+"""The right-click menu of a node or message, built from what the message allows.
+
+Disabled entries say why in their text ("Set checkpoint… — inside a turn"), so a
+person never has to guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
+
+from explorer.app.exporting import FORMATS
+from explorer.app.message_actions import Availability, MessageActions
+
+
+class MessageMenu(QMenu):
+    """Every action of SPEC §7 for one message; handlers receive the message id."""
+
+    def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.info = actions
+        self.handlers = handlers
+        mid = actions.message_id
+        self._add("Branch here", "branch", actions.branch)
+        self._add("Edit prompt…", "edit", actions.edit)
+        self._add("Fork from here…", "fork", actions.fork)
+        self.addSeparator()
+        self._add("Set checkpoint…", "checkpoint", actions.checkpoint)
+        rewind = self.addMenu("Rewind to checkpoint")
+        rewind.setObjectName("rewind")
+        for label in actions.rewind_labels:
+            act = rewind.addAction(label)
+            act.triggered.connect(lambda _=False, lb=label: handlers["rewind"](lb))
+        rewind.setEnabled(bool(actions.rewind_labels))
+        if not actions.rewind_labels:
+            rewind.setTitle("Rewind to checkpoint — no checkpoints yet")
+        self.addSeparator()
+        self._add("Compare with siblings", "compare", actions.compare)
+        export = self.addMenu("Export branch")
+        export.setObjectName("export")
+        for fmt in FORMATS:
+            act = export.addAction(fmt)
+            act.triggered.connect(lambda _=False, f=fmt: handlers["export"](mid, f))
+        self._add("Copy text", "copy", Availability(True))
+
+    def _add(self, text: str, key: str, availability: Availability) -> QAction:
+        label = text if availability.enabled else f"{text} — {availability.reason}"
+        act = self.addAction(label)
+        act.setObjectName(key)
+        act.setEnabled(availability.enabled and key in self.handlers)
+        act.setToolTip(availability.reason)
+        mid = self.info.message_id
+        if key in self.handlers:
+            act.triggered.connect(lambda _=False: self.handlers[key](mid))
+        return act
+
+    def action(self, key: str) -> QAction:
+        found = self.findChild(QAction, key)
+        if found is None:
+            raise KeyError(key)
+        return found

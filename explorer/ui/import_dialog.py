@@ -1,0 +1,272 @@
+"""The import dialog (progress, Cancel, then the report) and drag-and-drop of files to import.
+
+The dialog stays open after the import so the person can read what was
+repaired or skipped: an import that quietly dropped records would be worse
+than one that failed loudly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStyle,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.app.importing import ImportProgress, ImportReport
+from explorer.store import Store
+from explorer.store.import_writes import ImportOutcome
+from explorer.ui.conversations import format_icon
+from explorer.ui.import_worker import ImportJob
+
+PROGRESS_STEPS = 1000
+ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+
+
+@dataclass
+class ReportLine:
+    """One line of the report as shown: a section, a conversation, or a note under it."""
+
+    text: str
+    kind: str  # section | conversation | note | error | skipped
+    children: list[ReportLine] = field(default_factory=list)
+    source_format: str | None = None
+    conversation_id: int | None = None
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def report_summary(report: ImportReport) -> str:
+    head = (f"{_count(len(report.conversations), 'conversation')}: "
+            f"{_count(report.added_messages, 'message')} added, "
+            f"{report.present_messages} already present.")
+    if report.cancelled:
+        head = ("Import cancelled. Imported before the cancel, each conversation whole — "
+                + head[0].lower() + head[1:])
+    return head
+
+
+def _conversation_line(c: ImportOutcome) -> ReportLine:
+    notes = [ReportLine(f"repaired/skipped: {n}", "note") for n in c.notes]
+    notes += [ReportLine(f"not messages: {k} ×{v}", "note")
+              for k, v in sorted(c.ignored_records.items())]
+    if c.incomplete:
+        notes.append(ReportLine("ends mid-turn: the last clean boundary is marked", "note"))
+    text = (f"{c.title or 'Untitled'} — {c.added} added, {c.already_present} already present"
+            + (f" ({_count(len(notes), 'note')})" if notes else ""))
+    return ReportLine(text, "conversation", notes, c.source_format, c.conversation_id)
+
+
+def report_outline(report: ImportReport) -> list[ReportLine]:
+    """The report as sections: conversations (with their notes), errors, skipped files."""
+    lines = [ReportLine(f"Conversations ({len(report.conversations)})", "section",
+                        [_conversation_line(c) for c in report.conversations])]
+    if report.errors:
+        lines.append(ReportLine(f"Errors ({len(report.errors)})", "section",
+                                [ReportLine(e, "error") for e in report.errors]))
+    if report.skipped_files:
+        lines.append(ReportLine(f"Skipped files ({len(report.skipped_files)})", "section",
+                                [ReportLine(s, "skipped") for s in report.skipped_files]))
+    return lines
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.0f} kB"
+
+
+class ImportDialog(QDialog):
+    """Runs one import and shows its progress, then its report.
+
+    ``importFinished(ImportReport)`` fires when the import ends (reload the
+    conversation list then); ``conversationChosen(int)`` when a conversation
+    in the report is double-clicked.
+    """
+
+    importFinished = Signal(object)
+    conversationChosen = Signal(int)
+
+    def __init__(self, store: Store, paths: Sequence[Path], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import")
+        self.setMinimumWidth(560)
+        self.job = ImportJob(store, paths, self)
+        self.heading = QLabel(f"Importing {_count(len(self.job.paths), 'item')}…")
+        self.file_label = QLabel("")
+        self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.count_label = QLabel("")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, PROGRESS_STEPS)
+        self.report_view = QTreeWidget()
+        self.report_view.setHeaderHidden(True)
+        self.report_view.setUniformRowHeights(True)
+        self.report_view.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self._layout()
+        self.job.progressed.connect(self._show_progress)
+        self.job.finished.connect(self._show_report)
+        self.buttons.rejected.connect(self.reject)
+        self.report_view.itemDoubleClicked.connect(self._item_chosen)
+
+    def _layout(self) -> None:
+        box = QVBoxLayout(self)
+        for w in (self.heading, self.progress_bar, self.file_label, self.count_label):
+            box.addWidget(w)
+        box.addWidget(self.report_view, 1)
+        box.addWidget(self.buttons)
+
+    @property
+    def cancel_button(self) -> QPushButton:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+
+    def start(self) -> None:
+        self.job.start()
+
+    def is_running(self) -> bool:
+        return self.job.is_running()
+
+    def cancel(self) -> None:
+        if self.job.report is None:
+            self.job.cancel()
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Cancelling…")
+            self.heading.setText("Cancelling after the conversation being stored…")
+
+    def reject(self) -> None:
+        """Escape or Cancel while importing cancels; once done, it closes."""
+        if self.job.report is None:
+            self.cancel()
+            return
+        super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.job.report is None:
+            self.cancel()
+            event.ignore()
+            return
+        super().closeEvent(event)
+
+    def _show_progress(self, p: ImportProgress) -> None:
+        if p.bytes_total > 0:
+            self.progress_bar.setValue(p.bytes_done * PROGRESS_STEPS // p.bytes_total)
+        else:
+            self.progress_bar.setRange(0, 0)
+        metrics = self.file_label.fontMetrics()
+        width = max(200, self.file_label.width())
+        self.file_label.setText(metrics.elidedText(p.current_file, Qt.TextElideMode.ElideMiddle,
+                                                   width))
+        messages = _count(p.messages_done, "message")
+        conversations = _count(p.conversations_done, "conversation")
+        self.count_label.setText(f"{messages} in {conversations} · "
+                                 f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}")
+
+    def _show_report(self, report: ImportReport) -> None:
+        self.progress_bar.setRange(0, PROGRESS_STEPS)
+        if not report.cancelled:
+            self.progress_bar.setValue(PROGRESS_STEPS)
+        self.heading.setText(report_summary(report))
+        self.heading.setWordWrap(True)
+        self.file_label.hide()
+        self._fill_report(report_outline(report))
+        self.report_view.show()
+        self.buttons.setStandardButtons(QDialogButtonBox.StandardButton.Close)
+        self.importFinished.emit(report)
+
+    def _fill_report(self, lines: list[ReportLine]) -> None:
+        self.report_view.clear()
+        for line in lines:
+            item = self._item(line)
+            self.report_view.addTopLevelItem(item)
+            item.setExpanded(line.kind == "section" and line.text.split(" (")[0] != "Skipped files")
+
+    def _item(self, line: ReportLine) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([line.text])
+        item.setToolTip(0, line.text)
+        style = self.style()
+        if line.kind == "conversation":
+            item.setIcon(0, format_icon(line.source_format))
+            item.setData(0, ID_ROLE, line.conversation_id)
+        elif line.kind == "error":
+            item.setIcon(0, style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical))
+        elif line.kind == "note":
+            item.setIcon(0, style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation))
+        elif line.kind == "section":
+            font = item.font(0)
+            font.setBold(True)
+            item.setFont(0, font)
+        for child in line.children:
+            item.addChild(self._item(child))
+        return item
+
+    def _item_chosen(self, item: QTreeWidgetItem, _column: int) -> None:
+        conv_id = item.data(0, ID_ROLE)
+        if conv_id is not None:
+            self.conversationChosen.emit(int(conv_id))
+
+
+def start_import_dialog(store: Store, paths: Sequence[Path], parent: QWidget | None = None,
+                        ) -> ImportDialog:
+    """Open the dialog (not blocking the window) and start importing ``paths``."""
+    dialog = ImportDialog(store, paths, parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.show()
+    dialog.start()
+    return dialog
+
+
+def local_paths(mime: QMimeData) -> list[Path]:
+    """The local files and folders among dropped URLs (remote URLs are never fetched)."""
+    if not mime.hasUrls():
+        return []
+    return [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+
+
+class _DropImport(QObject):
+    """Event filter: accepts drags of local files and hands a drop to the import callback."""
+
+    def __init__(self, widget: QWidget, start_import: Callable[[list[Path]], None]) -> None:
+        super().__init__(widget)
+        self._start_import = start_import
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
+            assert isinstance(event, QDragMoveEvent)
+            if local_paths(event.mimeData()):
+                event.acceptProposedAction()
+                return True
+            return False
+        if kind == QEvent.Type.Drop:
+            assert isinstance(event, QDropEvent)
+            paths = local_paths(event.mimeData())
+            if paths:
+                event.acceptProposedAction()
+                self._start_import(paths)
+                return True
+        return False
+
+
+def install_drop_import(widget: QWidget, start_import: Callable[[list[Path]], None]) -> QObject:
+    """Let ``widget`` (normally the main window) take dropped files, folders and zips.
+
+    Widgets inside it that take drops themselves (text editors) keep theirs.
+    Returns the event filter, owned by ``widget``.
+    """
+    widget.setAcceptDrops(True)
+    drop = _DropImport(widget, start_import)
+    widget.installEventFilter(drop)
+    return drop

@@ -1,0 +1,260 @@
+"""What the window's menus and right-click entries do, each one store operation.
+
+Questions to the person (a label, a new prompt, a file name) go through the
+``ask_*`` methods, so tests answer them without modal dialogs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
+
+from explorer.app import exporting
+from explorer.app.message_actions import MessageActions, actions_for, branch_target
+from explorer.formats.base import FormatError
+from explorer.formats.exporters import EXPORTERS
+from explorer.store import NotFound, StoreError
+from explorer.tree.digest import digest_text
+from explorer.ui.import_dialog import start_import_dialog
+from explorer.ui.search_dialog import SearchDialog
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
+
+
+class WindowActions:
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+        self.last_error = ""
+
+    # -- questions (replaced in tests) ------------------------------------------------
+    def ask_text(self, title: str, label: str, default: str = "") -> str | None:
+        text, ok = QInputDialog.getText(self.w, title, label, text=default)
+        return text if ok else None
+
+    def ask_multiline(self, title: str, label: str, default: str = "") -> str | None:
+        text, ok = QInputDialog.getMultiLineText(self.w, title, label, default)
+        return text if ok else None
+
+    def ask_item(self, title: str, label: str, items: list[str]) -> str | None:
+        item, ok = QInputDialog.getItem(self.w, title, label, items, 0, False)
+        return item if ok else None
+
+    def ask_save_path(self, title: str, suggested: str, filters: str) -> Path | None:
+        name, _ = QFileDialog.getSaveFileName(self.w, title, suggested, filters)
+        return Path(name) if name else None
+
+    def tell(self, title: str, text: str) -> None:
+        self.w.statusBar().showMessage(text, 8000)
+
+    def fail(self, text: str) -> None:
+        self.last_error = text
+        self.w.statusBar().showMessage(text, 10000)
+        QMessageBox.warning(self.w, "Conversation Explorer", text)
+
+    # -- plumbing -----------------------------------------------------------------------
+    def _conv(self) -> int | None:
+        return self.w.conversation_id
+
+    def availability(self, mid: int) -> MessageActions:
+        conv = self._conv()
+        assert conv is not None
+        return actions_for(self.w.store, conv, mid)
+
+    def menu_handlers(self) -> dict[str, Callable[..., None]]:
+        return {"branch": self.branch, "edit": self.edit, "fork": self.fork,
+                "checkpoint": self.checkpoint, "rewind": self.rewind,
+                "compare": self.compare, "export": self.export_branch, "copy": self.copy}
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except (StoreError, NotFound, FormatError, OSError, ValueError) as e:
+            self.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
+
+    def _selected(self, then: Callable[[int], None]) -> None:
+        mid = self.w.selected_message()
+        if mid is None:
+            self.tell("Nothing selected", "Select a message in the tree or the transcript first")
+            return
+        then(mid)
+
+    # -- tree operations ------------------------------------------------------------------
+    def branch(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+
+        def run() -> None:
+            self.w.store.branch(conv, mid)
+            self.w.refresh()
+            self.tell("Branch", f"the tip is now message {mid}")
+        self._guard(run)
+
+    def show_sibling(self, mid: int) -> None:
+        """The transcript's ◀ ▶: switch to that sibling's newest continuation."""
+        self.branch(branch_target(self.w.store, mid))
+
+    def edit(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        text = self.ask_multiline("Edit prompt", "The edited prompt (the original stays):",
+                                  self.w.store.message(mid).text)
+        if text is None:
+            return
+
+        def run() -> None:
+            new = self.w.store.edit_prompt(conv, mid, text)
+            self.w.refresh()
+            self.tell("Edit prompt", f"message {new} is a sibling of {mid} and the new tip")
+        self._guard(run)
+
+    def fork(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        title = self.ask_text("Fork from here", "Title of the new conversation:",
+                              f"Fork of {self.w.store.conversation(conv).title}")
+        if title is None:
+            return
+
+        def run() -> None:
+            new = self.w.store.fork(conv, mid, title or None)
+            self.w.refresh(new)
+            self.tell("Fork", f"conversation {new} holds a copy of the path to message {mid}")
+        self._guard(run)
+
+    def checkpoint(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        label = self.ask_text("Set checkpoint", "Label:")
+        if not label:
+            return
+
+        def run() -> None:
+            self.w.store.checkpoint(conv, label, at=mid)
+            self.w.refresh()
+            self.tell("Checkpoint", f"checkpoint {label!r} set at message {mid}")
+        self._guard(run)
+
+    def rewind(self, label: str) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+
+        def run() -> None:
+            digest = self.w.store.rewind(conv, label)
+            self.w.refresh()
+            self.tell("Rewind", f"back at {label!r}. {digest_text(digest)}")
+        self._guard(run)
+
+    def rewind_dialog(self) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        labels = sorted(self.w.store.checkpoints(conv))
+        if not labels:
+            self.tell("Rewind", "this conversation has no checkpoints")
+            return
+        label = self.ask_item("Rewind to checkpoint", "Checkpoint:", labels)
+        if label:
+            self.rewind(label)
+
+    def compare(self, mid: int) -> None:
+        from explorer.ui.compare import CompareWindow
+
+        conv = self._conv()
+        if conv is None:
+            return
+        window = CompareWindow(self.w.store, conv, self.w.store.siblings(mid), self.w)
+        window.branchChosen.connect(self.branch)
+        window.forked.connect(self.w.refresh)
+        self.w.compare_window = window
+        window.show()
+
+    # -- text and files ---------------------------------------------------------------------
+    def copy(self, mid: int) -> None:
+        message = self.w.store.message(mid)
+        text = message.text or "\n".join(p.text for p in message.parts if p.text)
+        QApplication.clipboard().setText(text)
+        self.tell("Copy", f"copied {len(text):,} characters")
+
+    def export_branch(self, mid: int, fmt: str) -> None:
+        self._export(fmt, mid)
+
+    def export_conversation(self) -> None:
+        fmt = self.ask_item("Export conversation", "Format:", list(exporting.FORMATS))
+        if fmt:
+            self._export(fmt, None)
+
+    def _export(self, fmt: str, at: int | None) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        title = self.w.store.conversation(conv).title
+        stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
+        dest = self.ask_save_path("Export", f"{stem or 'conversation'}{SUFFIXES[fmt]}",
+                                  f"{fmt} (*{SUFFIXES[fmt]});;All files (*)")
+        if dest is None:
+            return
+
+        def run() -> None:
+            notes: list[str] = []
+            lines = exporting.export_to_file(self.w.store, conv, dest, fmt, at, notes)
+            extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
+            self.tell("Export", f"wrote {lines} lines to {dest}{extra}")
+        self._guard(run)
+
+    # -- menu entries acting on the selection ---------------------------------------------
+    def branch_selected(self) -> None:
+        self._selected(self.branch)
+
+    def edit_selected(self) -> None:
+        self._selected(self.edit)
+
+    def fork_selected(self) -> None:
+        self._selected(self.fork)
+
+    def checkpoint_selected(self) -> None:
+        self._selected(self.checkpoint)
+
+    def compare_selected(self) -> None:
+        self._selected(self.compare)
+
+    def copy_selected(self) -> None:
+        self._selected(self.copy)
+
+    # -- windows of their own ------------------------------------------------------------
+    def search(self) -> None:
+        if self.w.search_dialog is None:
+            dialog = SearchDialog(self.w.store, self.w)
+            dialog.hitChosen.connect(self.open_hit)
+            self.w.search_dialog = dialog
+        self.w.search_dialog.show()
+        self.w.search_dialog.raise_()
+
+    def open_hit(self, conv_id: int, mid: int) -> None:
+        self.w.open_conversation(conv_id)
+        self.w.graph.center_on(mid)
+        self.w.graph.select_node(mid)
+        if mid not in self.w.transcript.message_ids():
+            self.w.transcript.load_path(conv_id, tip=mid)
+        self.w.transcript.select(mid)
+
+    def import_dialog(self) -> None:
+        names, _ = QFileDialog.getOpenFileNames(self.w, "Import transcripts")
+        if names:
+            self.start_import([Path(n) for n in names])
+
+    def start_import(self, paths: list[Path]) -> None:
+        dialog = start_import_dialog(self.w.store, paths, self.w)
+        dialog.importFinished.connect(lambda _report: self.w.refresh())
+        dialog.conversationChosen.connect(self.w.open_conversation)
+        self.w.import_dialog = dialog

@@ -1,0 +1,272 @@
+"""Importing on a worker: progress in bytes, a live event loop, Cancel between conversations,
+the report dialog, and drag-and-drop of files."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QThreadPool, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from explorer.app.importing import ImportProgress, ImportReport, input_size
+from explorer.formats.base import ImportedConversation
+from explorer.store import Store
+from explorer.store.import_writes import ImportOutcome
+from explorer.ui.import_dialog import (
+    PROGRESS_STEPS,
+    ImportDialog,
+    install_drop_import,
+    report_outline,
+    report_summary,
+)
+from explorer.ui.import_worker import ImportJob
+
+GATE_TIMEOUT_S = 60  # a safety net so a broken build fails instead of hanging
+FINISH_TIMEOUT_MS = 120_000
+
+
+class GatedStore(Store):
+    """A real store whose import pauses after the n-th conversation until the test opens it."""
+
+    def __init__(self, path: Path, hold_after: int = 1, fail_on: int | None = None) -> None:
+        super().__init__(path)
+        self.hold_after = hold_after
+        self.fail_on = fail_on
+        self.calls = 0
+        self.holding = threading.Event()
+        self.gate = threading.Event()
+
+    def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("disk on fire")
+        outcome = super().import_conversation(ic)
+        if self.calls == self.hold_after:
+            self.holding.set()
+            if not self.gate.wait(GATE_TIMEOUT_S):
+                raise RuntimeError("the gate was never opened")
+        return outcome
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "x.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def gated(tmp_path: Path) -> Iterator[GatedStore]:
+    s = GatedStore(tmp_path / "g.db")
+    yield s
+    s.gate.set()
+    s.close()
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_running() -> Iterator[None]:
+    yield
+    app = QApplication.instance()
+    assert app is not None
+    assert [t for t in app.findChildren(QTimer) if t.isActive()] == []
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+
+
+def stored_messages(store: Store) -> int:
+    return sum(c.message_count for c in store.conversations())
+
+
+def test_progress_reaches_the_total_and_the_report_matches_the_store(
+    qtbot: QtBot, store: Store, samples_dir: Path
+) -> None:
+    job = ImportJob(store, [samples_dir])
+    seen: list[ImportProgress] = []
+    threads: set[threading.Thread] = set()
+
+    def on_progress(p: ImportProgress) -> None:
+        seen.append(p)
+        threads.add(threading.current_thread())
+
+    job.progressed.connect(on_progress)
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        job.start()
+    report: ImportReport = blocker.args[0]
+    assert not job.is_running() and job.report is report
+    assert threads == {threading.main_thread()}
+    total = input_size(samples_dir)
+    assert total > 0 and {p.bytes_total for p in seen} == {total}
+    assert seen[-1].bytes_done == total
+    done = [p.bytes_done for p in seen]
+    assert done == sorted(done) and done[0] < total
+    assert seen[-1].conversations_done == len(report.conversations) == len(store.conversations())
+    assert seen[-1].messages_done == report.added_messages == stored_messages(store)
+    assert not report.cancelled and report.errors == []
+
+
+def test_the_event_loop_keeps_running_while_the_worker_imports(
+    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+) -> None:
+    """Ticks are counted while the worker is held mid-import; a frozen loop would count none."""
+    job = ImportJob(gated, [samples_dir])
+    ticks_while_importing = 0
+
+    def tick() -> None:
+        nonlocal ticks_while_importing
+        if gated.holding.is_set() and job.is_running():
+            ticks_while_importing += 1
+            if ticks_while_importing >= 3:
+                gated.gate.set()
+
+    timer = QTimer()
+    timer.setInterval(1)
+    timer.timeout.connect(tick)
+    timer.start()
+    try:
+        with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+            job.start()
+    finally:
+        timer.stop()
+    assert ticks_while_importing >= 3
+    report: ImportReport = blocker.args[0]
+    assert report.errors == [] and len(report.conversations) == len(gated.conversations())
+
+
+def test_cancel_after_the_first_conversation_leaves_only_whole_conversations(
+    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+) -> None:
+    job = ImportJob(gated, [samples_dir])
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        job.start()
+        qtbot.waitUntil(gated.holding.is_set, timeout=FINISH_TIMEOUT_MS)
+        job.cancel()
+        gated.gate.set()
+    report: ImportReport = blocker.args[0]
+    assert report.cancelled and job.cancel_requested
+    assert len(report.conversations) == 1 == len(gated.conversations())
+    assert stored_messages(gated) == report.added_messages > 0
+    assert gated.reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert "cancelled" in report_summary(report).lower()
+
+
+def test_a_failure_inside_the_import_ends_the_job_with_what_was_done(
+    qtbot: QtBot, tmp_path: Path, samples_dir: Path
+) -> None:
+    s = GatedStore(tmp_path / "f.db", hold_after=0, fail_on=2)
+    try:
+        job = ImportJob(s, [samples_dir])
+        with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+            job.start()
+        report: ImportReport = blocker.args[0]
+        assert any("RuntimeError: disk on fire" in e for e in report.errors)
+        assert len(report.conversations) == 1 == len(s.conversations())
+        assert not job.is_running()
+    finally:
+        s.close()
+
+
+def test_the_dialog_ends_with_the_report(
+    qtbot: QtBot, store: Store, samples_dir: Path
+) -> None:
+    dialog = ImportDialog(store, [samples_dir])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    with qtbot.waitSignal(dialog.importFinished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        dialog.start()
+    report: ImportReport = blocker.args[0]
+    assert dialog.progress_bar.value() == PROGRESS_STEPS
+    n = len(store.conversations())
+    assert f"{n} conversations" in dialog.heading.text()
+    view = dialog.report_view
+    tops = [view.topLevelItem(i) for i in range(view.topLevelItemCount())]
+    assert tops[0].text(0) == f"Conversations ({n})" and tops[0].childCount() == n
+    skipped = next(t for t in tops if t.text(0).startswith("Skipped files"))
+    assert "README.md" in skipped.child(0).text(0)
+    assert dialog.buttons.button(QDialogButtonBox.StandardButton.Close) is not None
+    chosen: list[int] = []
+    dialog.conversationChosen.connect(chosen.append)
+    first = tops[0].child(0)
+    dialog.report_view.itemDoubleClicked.emit(first, 0)
+    assert chosen == [report.conversations[0].conversation_id]
+    assert not dialog.is_running()
+    assert [t for t in dialog.findChildren(QTimer) if t.isActive()] == []
+
+
+def test_cancel_in_the_dialog_keeps_it_open_until_the_report(
+    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+) -> None:
+    dialog = ImportDialog(gated, [samples_dir])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    with qtbot.waitSignal(dialog.importFinished, timeout=FINISH_TIMEOUT_MS):
+        dialog.start()
+        qtbot.waitUntil(gated.holding.is_set, timeout=FINISH_TIMEOUT_MS)
+        dialog.reject()  # Escape / Cancel while importing
+        assert dialog.isVisible() and not dialog.cancel_button.isEnabled()
+        gated.gate.set()
+    assert dialog.isVisible() and "cancelled" in dialog.heading.text().lower()
+    dialog.reject()
+    assert not dialog.isVisible()
+
+
+def test_the_outline_lists_repairs_skips_and_errors() -> None:
+    outcome = ImportOutcome(7, "Broken session", "claude_code", 3, 2,
+                            notes=["line 4: not JSON; skipped"],
+                            ignored_records={"progress": 5}, incomplete=True)
+    report = ImportReport([outcome], errors=["x.json: damaged"],
+                          skipped_files=["notes.txt: not a transcript; skipped"])
+    sections = report_outline(report)
+    assert [s.text for s in sections] == ["Conversations (1)", "Errors (1)", "Skipped files (1)"]
+    conv = sections[0].children[0]
+    assert conv.conversation_id == 7 and conv.text.startswith("Broken session — 3 added, 2 already")
+    assert [c.text for c in conv.children] == [
+        "repaired/skipped: line 4: not JSON; skipped", "not messages: progress ×5",
+        "ends mid-turn: the last clean boundary is marked"]
+    assert sections[1].children[0].text == "x.json: damaged"
+    assert report_summary(report).startswith("1 conversation: 3 messages added, 2 already")
+
+
+def drag_events(
+    mime: QMimeData, paths: list[str], urls: list[QUrl]
+) -> tuple[QDragEnterEvent, QDropEvent]:
+    """The events only point at ``mime``: the caller keeps it alive."""
+    mime.setUrls([QUrl.fromLocalFile(p) for p in paths] + urls)
+    action = Qt.DropAction.CopyAction
+    enter = QDragEnterEvent(QPoint(5, 5), action, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(QPointF(5, 5), action, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    return enter, drop
+
+
+def test_dropping_files_folders_and_zips_starts_an_import(qtbot: QtBot, tmp_path: Path) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    calls: list[list[Path]] = []
+    install_drop_import(widget, calls.append)
+    assert widget.acceptDrops()
+    wanted = [tmp_path / "a.jsonl", tmp_path / "export", tmp_path / "chatgpt.zip"]
+    mime = QMimeData()
+    enter, drop = drag_events(mime, [str(p) for p in wanted], [QUrl("https://example.com/x.json")])
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted()
+    QApplication.sendEvent(widget, drop)
+    assert drop.isAccepted() and calls == [wanted]
+
+
+def test_a_drag_without_local_files_is_refused(qtbot: QtBot) -> None:
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    calls: list[list[Path]] = []
+    install_drop_import(widget, calls.append)
+    mime = QMimeData()
+    enter, drop = drag_events(mime, [], [QUrl("https://example.com/x.json")])
+    enter.setAccepted(False)
+    QApplication.sendEvent(widget, enter)
+    assert not enter.isAccepted()
+    QApplication.sendEvent(widget, drop)
+    assert calls == []
