@@ -16,10 +16,11 @@ from typing import Any, Literal
 from explorer.compaction.context import CompactionPlan, ContextUsage, context_usage
 from explorer.compaction.estimate import Estimator, Family
 from explorer.compaction.image_cost import page_cost
-from explorer.compaction.ladder import Rung, run_ladder, shake
+from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE, Rung, run_ladder, shake
 from explorer.compaction.page_geometry import page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.split import PageLike
+from explorer.compaction.summary import Summarizer
 from explorer.formats.export_requests import anthropic_body, openai_body
 from explorer.store import Store
 from explorer.tree.model import Message
@@ -75,8 +76,15 @@ def renderer_for(shape: Shape) -> Any:
     return render
 
 
-def plan(store: Store, conv_id: int, shape: Shape, rung: str | None = None) -> CompactionPlan:
-    """Run the ladder (or up to ``rung``) on the active context; nothing is written."""
+def plan(
+    store: Store, conv_id: int, shape: Shape, rung: str | None = None,
+    summarizer: Summarizer | None = None,
+) -> CompactionPlan:
+    """Run the ladder (or up to ``rung``) on the active context; nothing is written.
+
+    The summary rung needs ``summarizer`` (a provider with a key); without one
+    the ladder stops at snapshots, which are always available (L6).
+    """
     path = active_context(store, conv_id)
     if not path:
         raise ValueError(f"conversation {conv_id} is empty")
@@ -84,7 +92,7 @@ def plan(store: Store, conv_id: int, shape: Shape, rung: str | None = None) -> C
         raise ValueError(f"unknown rung {rung!r} (known: {', '.join(RUNGS)})")
     forced: Rung | None = rung  # type: ignore[assignment]
     return run_ladder(path, shape.budget, estimator_for(shape, path), renderer_for(shape),
-                      force=forced)
+                      summarizer, force=forced)
 
 
 def plan_shake(store: Store, conv_id: int, shape: Shape) -> CompactionPlan:
@@ -94,7 +102,8 @@ def plan_shake(store: Store, conv_id: int, shape: Shape) -> CompactionPlan:
 
 def usage(store: Store, conv_id: int, shape: Shape) -> ContextUsage:
     path = active_context(store, conv_id)
-    return context_usage(path, estimator_for(shape, path), window=shape.budget)
+    return context_usage(path, estimator_for(shape, path), window=shape.budget,
+                         output_reserve=DEFAULT_OUTPUT_RESERVE)
 
 
 def request_body(plan: CompactionPlan, shape: Shape, notes: list[str]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ def run_context(args: argparse.Namespace) -> int:
         lines = [f"window {use.window:,} tokens ({use.family} estimate, factor {use.factor:.2f})"]
         for name, tokens in use.parts.items():
             lines.append(f"  {name:<13}{tokens:>10,}")
+        lines.append(f"  {'reserve':<13}{use.output_reserve:>10,}  (for the answer)")
         lines.append(f"  {'free':<13}{data.get('free', 0):>10,}")
         lines.append(f"estimated {use.estimated_total:,}; measured "
                      + (f"{use.measured_total:,}" if use.measured_total is not None else "none"))

@@ -11,13 +11,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
+from explorer.ui.preview import CompactionPreview, ContextPanel
 from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
@@ -32,8 +33,15 @@ class MainWindow(QMainWindow):
         self.conversations = ConversationList(store)
         self.graph = TreeGraphWidget(store)
         self.transcript = TranscriptView(store)
+        self.context_panel = ContextPanel(store)
+        right = QWidget()
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.context_panel)
+        column.addWidget(self.transcript, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for w in (self.conversations, self.graph, self.transcript):
+        for w in (self.conversations, self.graph, right):
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 2)
@@ -45,6 +53,7 @@ class MainWindow(QMainWindow):
         # Windows and menus opened from here, kept alive while they are shown.
         self.last_menu: QMenu | None = None
         self.compare_window: QWidget | None = None
+        self.preview_window: CompactionPreview | None = None
         self.search_dialog: SearchDialog | None = None
         self.import_dialog: QWidget | None = None
         self._build_menus()
@@ -79,6 +88,7 @@ class MainWindow(QMainWindow):
         self._action(conv, "Set checkpoint…", a.checkpoint_selected, "Ctrl+Shift+P")
         self._action(conv, "Rewind to checkpoint…", a.rewind_dialog, "Ctrl+Shift+R")
         self._action(conv, "Compare with siblings", a.compare_selected, "Ctrl+Shift+D")
+        self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")
         self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
@@ -148,6 +158,7 @@ class MainWindow(QMainWindow):
         if self._conv is None:
             self.status_label.setText(str(self.store.db_path))
             return
+        self.context_panel.show_conversation(self._conv)
         conv = self.store.conversation(self._conv)
         labels = len(self.store.checkpoints(self._conv))
         self.status_label.setText(
@@ -201,6 +212,9 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.sync()
         self.graph.shutdown()
+        self.context_panel.shutdown()
+        if self.preview_window is not None:
+            self.preview_window.shutdown()
         super().closeEvent(event)
 
     def db_path(self) -> Path:

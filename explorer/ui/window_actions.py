@@ -19,6 +19,7 @@ from explorer.formats.exporters import EXPORTERS
 from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
 from explorer.ui.import_dialog import start_import_dialog
+from explorer.ui.preview import CompactionPreview
 from explorer.ui.search_dialog import SearchDialog
 
 if TYPE_CHECKING:
@@ -177,6 +178,18 @@ class WindowActions:
         window.branchChosen.connect(self.branch)
         window.forked.connect(self.w.refresh)
         self.w.compare_window = window
+        window.show()
+
+    def compaction_preview(self) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        if self.w.preview_window is not None:
+            self.w.preview_window.shutdown()
+            self.w.preview_window.close()
+        window = CompactionPreview(self.w.store, conv, self.w)
+        window.applied.connect(lambda _record: self.w.refresh())
+        self.w.preview_window = window
         window.show()
 
     # -- text and files ---------------------------------------------------------------------

@@ -206,3 +206,22 @@ def test_compare_is_disabled_without_siblings(window: MainWindow) -> None:
     lone = window.store.path(1)[0].id
     action = _menu(window, lone).action("compare")
     assert not action.isEnabled() and "no siblings" in action.text()
+
+
+def test_the_context_bar_follows_the_open_conversation(window: MainWindow, qtbot: QtBot) -> None:
+    panel = window.context_panel
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    assert "200,000" in panel.bar.summary.text() or panel.bar.legend
+
+
+def test_compaction_preview_applies_a_record_on_the_tip(window: MainWindow, qtbot: QtBot) -> None:
+    window.menu_action("compaction_preview").trigger()
+    preview = window.preview_window
+    assert preview is not None
+    preview.set_options(rung="snapshot")
+    preview.replan()
+    qtbot.waitUntil(lambda: preview.result is not None and not preview.busy, timeout=20_000)
+    record = preview.apply()
+    assert record is not None
+    tip = window.store.conversation(1).tip_id
+    assert [c["message_id"] for c in window.store.compactions(1)] == [tip]

@@ -34,7 +34,9 @@ def test_context_shows_every_part_estimated_and_measured(
         data["parts"]
     )
     assert data["parts"]["images"] > 0 and data["measured_total"] > 0
-    assert data["free"] == data["window"] - (data["measured_total"] or data["estimated_total"])
+    assert data["free"] == data["window"] - data["output_reserve"] - (
+        data["measured_total"] or data["estimated_total"]
+    )
 
 
 def test_compact_preview_writes_the_pages_the_request_carries(

@@ -1,0 +1,230 @@
+"""What fills the context window, by part, estimated beside measured (``/context``).
+
+The estimate is split by part so a person sees *what* to compact; the provider's
+measured count (the last stored prompt count plus what came after) has no parts,
+so it is drawn as its own bar under the estimate. The threshold line sits where
+the proactive ladder starts, so the warning comes before the wall, not at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from explorer.app import compacting
+from explorer.app.compacting import Shape
+from explorer.compaction.context import PART_NAMES
+from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
+from explorer.store import Store
+from explorer.ui.preview.worker import LatestRunner, Ticket
+
+BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
+LABELS = {name: name.replace("_", " ") for name in (*BAR_PARTS, "measured")}
+COLOURS: dict[str, str] = {
+    "system": "#7e57c2", "tools": "#ef6c00", "user": "#1e88e5", "assistant": "#43a047",
+    "tool_results": "#f9a825", "images": "#d81b60", "snapshots": "#00897b",
+    "overhead": "#8d6e63", "free": "#e0e0e0",
+}
+MEASURED_COLOUR = "#546e7a"
+COLOURS["measured"] = MEASURED_COLOUR
+LEGEND: tuple[str, ...] = (*BAR_PARTS, "measured")
+LABEL_WIDTH = 76
+WARNING_COLOUR = "#c62828"
+ROW_HEIGHT = 18
+
+
+def threshold_tokens(usage: dict[str, Any], threshold: float) -> int | None:
+    """Where the proactive ladder starts: ``threshold`` of (window − output reserve).
+
+    A usage without its own reserve is measured against the ladder's default
+    reserve, so the warning fires exactly where ``/compact`` would act.
+    """
+    window = usage.get("window")
+    if not window:
+        return None
+    reserve = usage.get("output_reserve") or DEFAULT_OUTPUT_RESERVE
+    return int((window - reserve) * threshold)
+
+
+def paint_segments(painter: QPainter, rect: QRectF, segments: Sequence[tuple[str, int]],
+                   total: int, colours: dict[str, str]) -> None:
+    """Fill ``rect`` left to right with one run per segment, ``total`` tokens = full width."""
+    unit = rect.width() / max(total, 1)
+    x = rect.left()
+    for name, tokens in segments:
+        width = tokens * unit
+        painter.fillRect(QRectF(x, rect.top(), width, rect.height()), QColor(colours[name]))
+        x += width
+
+
+class _Bars(QWidget):
+    """Two rows: the estimate by part, then the measured total; plus the threshold line."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.estimated: list[tuple[str, int]] = []
+        self.measured: int | None = None
+        self.scale_total = 1
+        self.threshold: int | None = None
+        self.warning = False
+        self.setMinimumHeight(2 * ROW_HEIGHT + 6)
+        self.setMinimumWidth(LABEL_WIDTH + 200)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        left, w = LABEL_WIDTH, self.width() - LABEL_WIDTH - 1
+        rows = (QRectF(left, 0, w, ROW_HEIGHT), QRectF(left, ROW_HEIGHT + 4, w, ROW_HEIGHT))
+        for row, name in zip(rows, ("estimated", "measured"), strict=True):
+            p.fillRect(row, QColor(COLOURS["free"]))
+            p.drawText(QRectF(0, row.top(), left - 6, ROW_HEIGHT),
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), name)
+        paint_segments(p, rows[0], self.estimated, self.scale_total, COLOURS)
+        if self.measured is not None:
+            paint_segments(p, rows[1], [("measured", self.measured)], self.scale_total, COLOURS)
+        if self.threshold is not None:
+            colour = QColor(WARNING_COLOUR if self.warning else "#212121")
+            p.setPen(QPen(colour, 2, Qt.PenStyle.DashLine))
+            tx = round(left + self.threshold * w / max(self.scale_total, 1))
+            p.drawLine(tx, 0, tx, self.height())
+        border = QColor(WARNING_COLOUR) if self.warning else QColor("#9e9e9e")
+        p.setPen(QPen(border, 2 if self.warning else 1))
+        p.drawRect(QRectF(left, 0, w, 2 * ROW_HEIGHT + 4))
+        p.end()
+
+
+class ContextBar(QWidget):
+    """The window by part; ``legend[name]`` shows each part's tokens as ``/context`` prints."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bars = _Bars()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.legend: dict[str, QLabel] = {}
+        self.shares: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        for i, name in enumerate(LEGEND):
+            swatch = QLabel()
+            swatch.setFixedSize(12, 12)
+            swatch.setStyleSheet(f"background: {COLOURS[name]}; border: 1px solid #757575;")
+            row, col = divmod(i, 3)
+            grid.addWidget(swatch, row, 4 * col)
+            grid.addWidget(QLabel(LABELS[name]), row, 4 * col + 1)
+            self.legend[name] = QLabel("–")
+            self.legend[name].setAlignment(Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(self.legend[name], row, 4 * col + 2)
+            self.shares[name] = QLabel("")
+            grid.addWidget(self.shares[name], row, 4 * col + 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.bars)
+        layout.addLayout(grid)
+        layout.addWidget(self.status)
+        self.usage: dict[str, Any] | None = None
+
+    @property
+    def warning(self) -> bool:
+        return self.bars.warning
+
+    def set_usage(self, usage: dict[str, Any], threshold: float = 0.8) -> None:
+        """Show ``ContextUsage.to_dict()``; warn once the larger of estimate and measurement
+        passes ``threshold`` of the window less the output reserve."""
+        self.usage = usage
+        parts: dict[str, int] = usage["parts"]
+        window: int | None = usage.get("window")
+        estimated, measured = int(usage["estimated_total"]), usage.get("measured_total")
+        free = usage.get("free")
+        limit = threshold_tokens(usage, threshold)
+        used = max(estimated, measured or 0)
+        self.bars.estimated = [(n, parts.get(n, 0)) for n in PART_NAMES]
+        if window:
+            self.bars.estimated.append(("free", max(window - estimated, 0)))
+        self.bars.measured = measured
+        self.bars.scale_total = max(window or 0, estimated, measured or 0)
+        self.bars.threshold = limit
+        self.bars.warning = limit is not None and used > limit
+        for name in LEGEND:
+            tokens = {"free": free, "measured": measured}.get(name, parts.get(name, 0))
+            self.legend[name].setText("–" if tokens is None else f"{tokens:,}")
+            share = "" if tokens is None or not window else f"{100 * tokens / window:.1f} %"
+            self.shares[name].setText(share)
+        self.summary.setText(_summary_text(usage, limit, threshold))
+        self._set_status(used, limit)
+        self.bars.update()
+
+    def _set_status(self, used: int, limit: int | None) -> None:
+        if limit is not None and used > limit:
+            self.status.setText(f"⚠ Compaction due: {used:,} tokens pass the threshold of "
+                                f"{limit:,}. Run /shake or /compact before the window fills.")
+            self.status.setStyleSheet(f"color: {WARNING_COLOUR}; font-weight: bold;")
+        else:
+            left = "" if limit is None else f" · {limit - used:,} tokens before the threshold"
+            self.status.setText(f"Within the threshold{left}.")
+            self.status.setStyleSheet("")
+
+    def show_error(self, message: str) -> None:
+        self.status.setText(message)
+        self.status.setStyleSheet(f"color: {WARNING_COLOUR};")
+
+
+def _summary_text(usage: dict[str, Any], limit: int | None, threshold: float) -> str:
+    window = usage.get("window")
+    measured = usage.get("measured_total")
+    head = f"window {window:,}" if window else "window unknown"
+    return (f"{head} ({usage.get('family')} estimate, factor {usage.get('factor', 1.0):.2f}) · "
+            f"estimated {usage['estimated_total']:,} · measured "
+            + (f"{measured:,}" if measured is not None else "none")
+            + (f" · threshold {limit:,} ({threshold:.0%})" if limit is not None else ""))
+
+
+class ContextPanel(QWidget):
+    """A :class:`ContextBar` for one conversation, recomputed off the main thread."""
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.threshold = 0.8
+        self.bar = ContextBar()
+        self.title = QLabel("Context")
+        self.runner = LatestRunner(self, threads=1)
+        self.runner.finished.connect(self._on_usage)
+        self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.bar)
+        self.conversation_id: int | None = None
+
+    def show_conversation(self, conv_id: int, shape: Shape | None = None) -> None:
+        """Recompute for ``conv_id`` (call again when the tip moves); newer calls win."""
+        use_shape = shape or Shape()
+        self.conversation_id = conv_id
+        self.title.setText(f"Context · {use_shape.provider}"
+                           + (f" · {use_shape.model}" if use_shape.model else ""))
+
+        def job(ticket: Ticket) -> dict[str, Any]:
+            ticket.step("measuring")
+            return compacting.usage(self.store, conv_id, use_shape).to_dict()
+
+        self.runner.submit(job)
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def _on_usage(self, usage: object) -> None:
+        assert isinstance(usage, dict)
+        self.bar.set_usage(usage, self.threshold)
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()
+
+    def closeEvent(self, event: Any) -> None:
+        self.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,353 @@
+"""The compaction preview: what a compaction would keep, image, and send (SPEC §5, §7).
+
+Choose provider, model, window, tier and (optionally) a rung; the ladder plans
+off the main thread and the window shows the verbatim start, the exact pages,
+the fact sheet, the verbatim end and the cost of each part. The pages shown are
+the plan's own PNG bytes, the ones ``Save pages…`` writes and the request carries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.app import compacting
+from explorer.app.compacting import DEFAULT_WINDOWS, PROVIDERS, RUNGS, Shape
+from explorer.compaction import image_cost
+from explorer.compaction.ladder import LadderError
+from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS
+from explorer.store import Store
+from explorer.ui.preview.page_viewer import PageViewer
+from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
+from explorer.ui.preview.worker import LatestRunner, PreviewResult, Ticket, build_preview
+
+AUTO = "auto"
+REPLAN_DELAY_MS = 120
+ERROR_STYLE = "color: #c62828; font-weight: bold;"
+SUMMARY_NEEDS_KEY = (
+    "Summary needs a provider key and a network: it is the one rung that spends a model call, "
+    "and no summarizer is configured for this preview ({error}). Snapshots need neither — "
+    "choose “snapshot” to see the pages instead."
+)
+
+
+def model_choices(provider: str) -> list[str]:
+    """The provider's default model first, then the models its image pricing knows."""
+    known: dict[str, list[str]] = {
+        "anthropic": list(image_cost.ANTHROPIC_HIGH_RES_MODELS),
+        "openai": [*image_cost.OPENAI_TILE_MODELS, *image_cost.OPENAI_PATCH_MODELS],
+        "gemini": ["gemini-2.5-pro", "gemini-3-pro-preview"],
+    }
+    first = DEFAULT_MODELS.get(provider, "")
+    return [first, *(m for m in known.get(provider, []) if m != first)]
+
+
+def _text_box() -> QPlainTextEdit:
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    return box
+
+
+def _group(title: str, child: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    QVBoxLayout(box).addWidget(child)
+    return box
+
+
+class CompactionPreview(QWidget):
+    """A top-level window previewing the compaction of one conversation's active context."""
+
+    applied = Signal(int)  # the compaction record's id
+
+    def __init__(self, store: Store, conv_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.store, self.conversation_id = store, conv_id
+        self.result: PreviewResult | None = None
+        self.error: str | None = None
+        self._requested_rung: str | None = None
+        self.runner = LatestRunner(self)
+        self.runner.progress.connect(lambda stage: self._set_status(f"{stage}…"))
+        self.runner.finished.connect(self._on_result)
+        self.runner.failed.connect(self._on_failed)
+        self._timer = QTimer(self, singleShot=True, interval=REPLAN_DELAY_MS)
+        self._timer.timeout.connect(self.replan)
+        self._build_options()
+        self._build_body()
+        self.setWindowTitle(f"Compaction preview · {store.conversation(conv_id).title}")
+        self.resize(1280, 860)
+        self._connect_options()
+        self.replan()
+
+    # -- layout -----------------------------------------------------------------
+    def _build_options(self) -> None:
+        self.provider_box = QComboBox()
+        self.provider_box.addItems(list(PROVIDERS))
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.addItems(model_choices(PROVIDERS[0]))
+        self.window_box = QSpinBox()
+        self.window_box.setRange(1024, 100_000_000)
+        self.window_box.setSingleStep(1000)
+        self.window_box.setGroupSeparatorShown(True)
+        self.window_box.setValue(DEFAULT_WINDOWS[PROVIDERS[0]])
+        self.tier_box = QComboBox()
+        self.tier_box.addItems(list(TIERS))
+        self.rung_box = QComboBox()
+        self.rung_box.addItems([AUTO, *RUNGS])
+        self.options = QHBoxLayout()
+        for label, w in (("Provider", self.provider_box), ("Model", self.model_box),
+                         ("Window", self.window_box), ("Tier", self.tier_box),
+                         ("Rung", self.rung_box)):
+            self.options.addWidget(QLabel(label))
+            self.options.addWidget(w)
+        self.options.addStretch(1)
+
+    def _build_body(self) -> None:
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rung_table, self.cost_table, self.cost_bar = RungTable(), CostTable(), CostBar()
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        costs = QWidget()
+        cost_layout = QVBoxLayout(costs)
+        cost_layout.setContentsMargins(0, 0, 0, 0)
+        cost_layout.addWidget(self.cost_table)
+        cost_layout.addWidget(self.cost_bar)
+        for w in (self.headline, _group("Ladder", self.rung_table),
+                  _group("Token cost against the window", costs), self.notes):
+            side_layout.addWidget(w)
+        side_layout.addStretch(1)
+        self.head_text, self.facts_text, self.tail_text = _text_box(), _text_box(), _text_box()
+        self.pages = PageViewer()
+        self.head_box = _group("Verbatim start", self.head_text)
+        self.pages_box = _group("Snapshot pages", self.pages)
+        self.facts_box = _group("Fact sheet", self.facts_text)
+        self.tail_box = _group("Verbatim end", self.tail_text)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.facts_box)
+        bottom.addWidget(self.tail_box)
+        right = QSplitter(Qt.Orientation.Vertical)
+        parts: tuple[tuple[QWidget, int], ...] = ((self.head_box, 1), (self.pages_box, 3),
+                                                  (bottom, 2))
+        for part, stretch in parts:
+            right.addWidget(part)
+            right.setStretchFactor(right.count() - 1, stretch)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(side)
+        body.addWidget(right)
+        body.setStretchFactor(1, 3)
+        side.setMinimumWidth(340)
+        body.setSizes([380, 900])
+        self.save_button = QPushButton("Save pages…")
+        self.apply_button = QPushButton("Apply")
+        self.save_button.clicked.connect(self.save_pages)
+        self.apply_button.clicked.connect(self.apply)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.apply_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.options)
+        layout.addWidget(body, 1)
+        layout.addLayout(buttons)
+        self._show(None)
+
+    def _connect_options(self) -> None:
+        self.provider_box.currentTextChanged.connect(self._provider_changed)
+        self.model_box.currentTextChanged.connect(self.schedule_replan)
+        self.window_box.valueChanged.connect(self.schedule_replan)
+        self.tier_box.currentTextChanged.connect(self.schedule_replan)
+        self.rung_box.currentTextChanged.connect(self.schedule_replan)
+
+    # -- options ----------------------------------------------------------------
+    def _provider_changed(self, provider: str) -> None:
+        """A new provider brings its own models and window size."""
+        self.model_box.blockSignals(True)
+        self.model_box.clear()
+        self.model_box.addItems(model_choices(provider))
+        self.model_box.blockSignals(False)
+        self.window_box.blockSignals(True)
+        self.window_box.setValue(DEFAULT_WINDOWS.get(provider, 128_000))
+        self.window_box.blockSignals(False)
+        self.schedule_replan()
+
+    def shape(self) -> Shape:
+        model = self.model_box.currentText().strip() or None
+        return Shape(self.provider_box.currentText(), model, self.window_box.value(),
+                     self.tier_box.currentText())
+
+    def rung(self) -> str | None:
+        chosen = self.rung_box.currentText()
+        return None if chosen == AUTO else chosen
+
+    def set_options(self, *, provider: str | None = None, model: str | None = None,
+                    window: int | None = None, tier: str | None = None,
+                    rung: str | None = None) -> None:
+        """Set any of the options as a person would; the plan follows."""
+        if provider is not None:
+            self.provider_box.setCurrentText(provider)
+        if model is not None:
+            self.model_box.setCurrentText(model)
+        if window is not None:
+            self.window_box.setValue(window)
+        if tier is not None:
+            self.tier_box.setCurrentText(tier)
+        if rung is not None:
+            self.rung_box.setCurrentText(rung)
+
+    # -- planning ---------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """True until the plan for the current options is shown (or has failed)."""
+        return self._timer.isActive() or self.runner.busy
+
+    def schedule_replan(self) -> None:
+        """Coalesce a burst of option changes (typing a window size) into one plan."""
+        self._timer.start()
+
+    def replan(self) -> None:
+        """Plan again for the current options; a plan still running is superseded."""
+        self._timer.stop()
+        store, conv_id, shape, rung = self.store, self.conversation_id, self.shape(), self.rung()
+
+        def job(ticket: Ticket) -> PreviewResult:
+            return build_preview(store, conv_id, shape, rung, ticket)
+
+        self.apply_button.setEnabled(False)
+        self.save_button.setEnabled(False)
+        self._requested_rung = rung
+        self.runner.submit(job)
+
+    def _on_result(self, result: object) -> None:
+        assert isinstance(result, PreviewResult)
+        self.result, self.error = result, None
+        self._show(result)
+        plan = result.plan
+        self._set_status(f"{len(plan.pages)} page(s) · {result.record['tokens']['after']:,} "
+                         f"tokens for {result.shape.provider}")
+        self.apply_button.setEnabled(True)
+        self.save_button.setEnabled(True)
+
+    def _on_failed(self, error: object) -> None:
+        self.result = None
+        if isinstance(error, LadderError) and self._requested_rung == "summary":
+            self.error = SUMMARY_NEEDS_KEY.format(error=error)
+        else:
+            self.error = f"Cannot plan: {type(error).__name__}: {str(error)[:300]}"
+        self._show(None)
+        self._set_status(self.error, error=True)
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet(ERROR_STYLE if error else "")
+
+    def _show(self, result: PreviewResult | None) -> None:
+        record = result.record if result else None
+        plan = result.plan if result else None
+        split = plan.split if plan else None
+        self.headline.setText(headline(record, plan.target) if record and plan else "")
+        self.rung_table.show_record(record)
+        window = (plan.window or 0) if plan else 0
+        self.cost_table.show_record(record, window)
+        self.cost_bar.show_record(record, window, plan.target if plan else None)
+        self.notes.setText("\n".join(f"note: {n}" for n in plan.notes) if plan else "")
+        if plan is not None and split is None:
+            self.head_text.setPlainText("No compaction: the whole path is sent verbatim.")
+        else:
+            self.head_text.setPlainText(result.head_text if result else "")
+        self.tail_text.setPlainText(result.tail_text if result else "")
+        self.facts_text.setPlainText(plan.facts.text if plan and plan.facts else "")
+        pngs = [p.png for p in plan.pages] if plan else []
+        self.pages.set_pages(pngs, list(result.images) if result else [])
+        tokens = record["tokens"] if record else {}
+        self.head_box.setTitle(_title("Verbatim start", len(split.head) if split else None,
+                                      tokens.get("head")))
+        self.pages_box.setTitle(_title("Snapshot pages", len(pngs), tokens.get("pages"), "page"))
+        self.facts_box.setTitle(_title("Fact sheet", None, tokens.get("facts")))
+        self.tail_box.setTitle(_title("Verbatim end", len(split.tail) if split else None,
+                                      tokens.get("tail")))
+
+    # -- actions ----------------------------------------------------------------
+    def apply(self) -> int | None:
+        """Record the shown plan on the tip; emits ``applied(record_id)``.
+
+        A plan made before the tip moved describes another context, so it is not
+        recorded: the preview plans again and says why.
+        """
+        if self.result is None:
+            return None
+        plan = self.result.plan
+        try:
+            tip = self.store.conversation(self.conversation_id).tip_id
+            if not plan.path or plan.path[-1].id != tip:
+                self.replan()
+                self._set_status("The tip moved since this plan was made; planning again.",
+                                 error=True)
+                return None
+            record_id = compacting.record(self.store, self.conversation_id, plan,
+                                          self.result.shape)
+        except ValueError as e:  # StoreError is a ValueError
+            self._set_status(f"Could not record the compaction: {e}", error=True)
+            return None
+        self._set_status(f"Recorded compaction {record_id} on the tip.")
+        self.applied.emit(record_id)
+        return record_id
+
+    def ask_folder(self) -> Path | None:
+        """Where ``Save pages…`` writes; ``None`` when the person cancels."""
+        chosen = QFileDialog.getExistingDirectory(self, "Save pages and request into")
+        return Path(chosen) if chosen else None
+
+    def save_pages(self) -> list[Path]:
+        """Write the shown plan's PNG pages, request.json and plan.json into a chosen folder."""
+        if self.result is None:
+            return []
+        folder = self.ask_folder()
+        if folder is None:
+            return []
+        try:
+            files = compacting.write_preview(self.result.plan, self.result.shape, folder)
+        except OSError as e:
+            self._set_status(f"Could not save: {e}", error=True)
+            return []
+        self._set_status(f"Wrote {len(files)} file(s) to {folder}.")
+        return files
+
+    def shutdown(self) -> None:
+        """Stop planning and wait for the worker threads."""
+        self._timer.stop()
+        self.runner.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+
+def _title(name: str, count: int | None, tokens: int | None, noun: str = "message") -> str:
+    bits = [name]
+    if count is not None:
+        bits.append(f"{count} {noun}{'' if count == 1 else 's'}")
+    if tokens is not None:
+        bits.append(f"{tokens:,} tokens")
+    return " · ".join(bits)

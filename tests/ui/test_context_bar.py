@@ -1,0 +1,176 @@
+"""The context bar (``/context``): what fills the window, by part; a warning before the wall."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QThreadPool
+from PySide6.QtGui import QColor, QImage
+from pytestqt.qtbot import QtBot
+
+from explorer.app import compacting
+from explorer.app.compacting import Shape
+from explorer.app.demo import load_demo
+from explorer.compaction.context import PART_NAMES
+from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
+from explorer.store import Store
+from explorer.tree.model import text_message
+from explorer.ui.preview.context_bar import (
+    BAR_PARTS,
+    LABEL_WIDTH,
+    WARNING_COLOUR,
+    ContextBar,
+    ContextPanel,
+    threshold_tokens,
+)
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
+    store = Store(tmp_path / "d.db")
+    yield store, load_demo(store)
+    store.close()
+
+
+@pytest.fixture
+def panel(qtbot: QtBot, demo: tuple[Store, int]) -> Iterator[ContextPanel]:
+    store, _ = demo
+    p = ContextPanel(store)
+    qtbot.addWidget(p)
+    p.resize(720, 220)
+    p.show()
+    yield p
+    p.close()
+    assert p.runner.pool.activeThreadCount() == 0
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+
+
+def usage_of(estimated: int, window: int | None = 200_000, measured: int | None = None,
+             reserve: int = 0) -> dict[str, Any]:
+    """A usage dict shaped like ``ContextUsage.to_dict()`` with the tokens spread over parts."""
+    parts = dict.fromkeys(PART_NAMES, 0)
+    parts["user"], parts["tool_results"] = estimated // 2, estimated - estimated // 2
+    used = measured if measured is not None else estimated
+    return {"family": "anthropic", "window": window, "output_reserve": reserve, "parts": parts,
+            "free": None if window is None else window - reserve - used,
+            "estimated_total": estimated, "measured_total": measured, "measured_at": None,
+            "factor": 1.0}
+
+
+def test_every_part_shows_the_numbers_of_context_usage(
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
+) -> None:
+    store, cid = demo
+    panel.show_conversation(cid, Shape())
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    expected = compacting.usage(store, cid, Shape()).to_dict()
+    assert panel.bar.usage == expected
+    for name in PART_NAMES:
+        assert panel.bar.legend[name].text() == f"{expected['parts'][name]:,}"
+    assert panel.bar.legend["free"].text() == f"{expected['free']:,}"
+    assert panel.bar.legend["measured"].text() == f"{expected['measured_total']:,}"
+    assert set(BAR_PARTS) == {*PART_NAMES, "free"}
+    assert f"estimated {expected['estimated_total']:,}" in panel.bar.summary.text()
+    assert not panel.bar.warning
+
+
+def test_the_bar_follows_the_tip(qtbot: QtBot, panel: ContextPanel,
+                                 demo: tuple[Store, int]) -> None:
+    store, cid = demo
+    panel.show_conversation(cid, Shape())
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    before = panel.bar.legend["user"].text()
+    tip = store.conversation(cid).tip_id
+    store.append_turn(cid, [text_message(None, tip, "user", "more words " * 3000)])
+    panel.show_conversation(cid, Shape())
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    expected = compacting.usage(store, cid, Shape()).to_dict()
+    assert panel.bar.legend["user"].text() == f"{expected['parts']['user']:,}" != before
+
+
+def test_warning_state_above_the_threshold(qtbot: QtBot) -> None:
+    bar = ContextBar()
+    qtbot.addWidget(bar)
+    bar.resize(600, 160)
+    bar.show()
+    limit = int((200_000 - DEFAULT_OUTPUT_RESERVE) * 0.8)
+    bar.set_usage(usage_of(limit), 0.8)
+    assert not bar.warning and "Within the threshold" in bar.status.text()
+    bar.set_usage(usage_of(limit + 1), 0.8)
+    assert bar.warning
+    assert "Compaction due" in bar.status.text()
+    assert WARNING_COLOUR in bar.status.styleSheet()
+    qtbot.wait(10)
+    image = bar.bars.grab().toImage()
+    border = [QColor(image.pixel(x, 2)).name() for x in range(LABEL_WIDTH - 1, LABEL_WIDTH + 2)]
+    assert WARNING_COLOUR in border
+
+
+def test_a_lower_threshold_warns_earlier_and_a_measured_overflow_warns_too(
+    qtbot: QtBot,
+) -> None:
+    bar = ContextBar()
+    qtbot.addWidget(bar)
+    bar.set_usage(usage_of(100_000), 0.8)
+    assert not bar.warning
+    bar.set_usage(usage_of(100_000), 0.5)
+    assert bar.warning
+    bar.set_usage(usage_of(10_000, measured=190_000), 0.8)
+    assert bar.warning and "190,000" in bar.status.text()
+
+
+def test_threshold_uses_the_usage_reserve_or_the_ladder_default() -> None:
+    assert threshold_tokens(usage_of(1, reserve=20_000), 0.8) == int(180_000 * 0.8)
+    assert threshold_tokens(usage_of(1), 0.8) == int((200_000 - DEFAULT_OUTPUT_RESERVE) * 0.8)
+    assert threshold_tokens(usage_of(1, window=None), 0.8) is None
+
+
+def test_an_unknown_window_shows_no_threshold_and_no_free(qtbot: QtBot) -> None:
+    bar = ContextBar()
+    qtbot.addWidget(bar)
+    bar.set_usage(usage_of(5_000_000, window=None))
+    assert not bar.warning
+    assert bar.legend["free"].text() == "–"
+    assert "window unknown" in bar.summary.text()
+    assert bar.legend["measured"].text() == "–"
+
+
+def test_only_the_newest_request_is_shown(
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
+) -> None:
+    store, cid = demo
+    shown: list[object] = []
+    panel.runner.finished.connect(shown.append)
+    panel.show_conversation(cid, Shape("openai"))
+    panel.show_conversation(cid, Shape("gemini"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    qtbot.wait(50)
+    assert len(shown) == 1
+    assert panel.bar.usage == compacting.usage(store, cid, Shape("gemini")).to_dict()
+    assert "gemini" in panel.title.text()
+
+
+def test_a_failure_is_shown_in_the_bar(qtbot: QtBot, panel: ContextPanel) -> None:
+    panel.show_conversation(987_654, Shape())
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    assert panel.bar.status.text() != ""
+    assert WARNING_COLOUR in panel.bar.status.styleSheet()
+
+
+def test_screenshot_of_the_context_bar(
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
+) -> None:
+    _, cid = demo
+    panel.show_conversation(cid, Shape())
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    qtbot.wait(50)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    out = SCREENSHOTS / "context.png"
+    assert panel.grab().toImage().save(str(out))
+    saved = QImage(str(out))
+    assert (saved.width(), saved.height()) == (panel.width(), panel.height())
