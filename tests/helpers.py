@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import keyring.backend
+import keyring.errors
+
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
 
@@ -46,3 +49,24 @@ def chat_turn(n: int) -> list[Message]:
 
 def new_store(tmp_path: Path, name: str = "t.db") -> Store:
     return Store(tmp_path / name)
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A real keyring backend that keeps its entries in a dict (no system service needed)."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.entries:
+            raise keyring.errors.PasswordDeleteError("no such entry")
+        del self.entries[(service, username)]

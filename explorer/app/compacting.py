@@ -140,3 +140,36 @@ def record(store: Store, conv_id: int, plan: CompactionPlan, shape: Shape) -> in
     params = {"provider": shape.provider, "model": shape.model, "window": shape.budget,
               "tier": shape.tier}
     return store.add_compaction(conv_id, tip, kind, params, plan.to_record(), plan.summary or "")
+
+
+def usage_lines(use: ContextUsage) -> list[str]:
+    """``/context`` as text: each part of the window, estimated and measured."""
+    data = use.to_dict()
+    lines = [f"window {use.window or 0:,} tokens ({use.family} estimate, factor {use.factor:.2f})"]
+    lines += [f"  {name:<13}{tokens:>10,}" for name, tokens in use.parts.items()]
+    lines.append(f"  {'reserve':<13}{use.output_reserve:>10,}  (for the answer)")
+    lines.append(f"  {'free':<13}{data.get('free') or 0:>10,}")
+    measured = f"{use.measured_total:,}" if use.measured_total is not None else "none"
+    lines.append(f"estimated {use.estimated_total:,}; measured {measured}")
+    return lines
+
+
+def plan_lines(plan: CompactionPlan) -> list[str]:
+    """``/compact`` and ``/shake`` as text: rungs, savings, head/middle/tail, cost per part."""
+    rec = plan.to_record()
+    tokens = rec["tokens"]
+    lines = [f"rungs: {', '.join(plan.rungs) or 'none needed'}; "
+             f"{tokens['before']:,} → {tokens['after']:,} tokens "
+             + (f"({'fits' if plan.fits else 'does NOT fit'} the target {plan.target:,})"
+                if plan.target else "(free rungs only)")]
+    lines += [f"  {rung}: saved {saved:,} tokens" for rung, saved in plan.savings.items()]
+    if "split" in rec:
+        split = rec["split"]
+        lines.append(f"  head {split.get('head_tokens', 0):,} · middle "
+                     f"{split.get('middle_tokens', 0):,} · tail {split.get('tail_tokens', 0):,}"
+                     " tokens")
+        lines.append(f"  {len(plan.pages)} snapshot page(s), "
+                     f"{sum(p['tokens'] for p in rec['pages']):,} image tokens")
+    lines += [f"  {k}: {v:,}" for k, v in tokens.items() if k not in ("before", "after")]
+    lines += [f"note: {n}" for n in plan.notes]
+    return lines

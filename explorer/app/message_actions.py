@@ -33,6 +33,7 @@ class MessageActions:
     fork: Availability
     checkpoint: Availability
     compare: Availability
+    regenerate: Availability
     rewind_labels: tuple[str, ...]
     is_tip: bool
 
@@ -53,6 +54,7 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
         checkpoint=_checkpoint(path),
         compare=Availability(len(siblings) > 1,
                              "" if len(siblings) > 1 else "no siblings to compare"),
+        regenerate=_regenerate(path),
         rewind_labels=tuple(sorted(store.checkpoints(conv_id))),
         is_tip=is_tip,
     )
@@ -60,6 +62,12 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
 
 def _kind(message: Message) -> str:
     return "tool result" if message.is_tool_result_only else f"{message.role} message"
+
+
+def _regenerate(path: Sequence[Message]) -> Availability:
+    if any(m.is_prompt for m in path):
+        return Availability(True)
+    return Availability(False, "no prompt before this message to answer")
 
 
 def _checkpoint(path: Sequence[Message]) -> Availability:

@@ -11,7 +11,6 @@ from explorer.app import compacting
 from explorer.app.compacting import Shape
 from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.output import emit
-from explorer.compaction.context import CompactionPlan
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import TIERS
 from explorer.store import StoreError
@@ -33,35 +32,9 @@ def run_context(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         use = compacting.usage(s, args.conversation, _shape(args))
         data = use.to_dict()
-        lines = [f"window {use.window:,} tokens ({use.family} estimate, factor {use.factor:.2f})"]
-        for name, tokens in use.parts.items():
-            lines.append(f"  {name:<13}{tokens:>10,}")
-        lines.append(f"  {'reserve':<13}{use.output_reserve:>10,}  (for the answer)")
-        lines.append(f"  {'free':<13}{data.get('free', 0):>10,}")
-        lines.append(f"estimated {use.estimated_total:,}; measured "
-                     + (f"{use.measured_total:,}" if use.measured_total is not None else "none"))
+        lines = compacting.usage_lines(use)
         emit(args, data, lines)
     return 0
-
-
-def _plan_lines(plan: CompactionPlan) -> list[str]:
-    rec = plan.to_record()
-    tokens = rec["tokens"]
-    lines = [f"rungs: {', '.join(plan.rungs) or 'none needed'}; "
-             f"{tokens['before']:,} → {tokens['after']:,} tokens "
-             + (f"({'fits' if plan.fits else 'does NOT fit'} the target {plan.target:,})"
-                if plan.target else "(free rungs only)")]
-    lines += [f"  {rung}: saved {saved:,} tokens" for rung, saved in plan.savings.items()]
-    if "split" in rec:
-        split = rec["split"]
-        lines.append(f"  head {split.get('head_tokens', 0):,} · middle "
-                     f"{split.get('middle_tokens', 0):,} · tail {split.get('tail_tokens', 0):,}"
-                     " tokens")
-        lines.append(f"  {len(plan.pages)} snapshot page(s), "
-                     f"{sum(p['tokens'] for p in rec['pages']):,} image tokens")
-    lines += [f"  {k}: {v:,}" for k, v in tokens.items() if k not in ("before", "after")]
-    lines += [f"note: {n}" for n in plan.notes]
-    return lines
 
 
 def run_compact(args: argparse.Namespace) -> int:
@@ -72,7 +45,7 @@ def run_compact(args: argparse.Namespace) -> int:
         except (LadderError, ValueError) as e:
             raise StoreError(str(e)) from e
         payload: dict[str, Any] = {"plan": plan.to_record()}
-        lines = _plan_lines(plan)
+        lines = compacting.plan_lines(plan)
         if args.preview:
             files = compacting.write_preview(plan, shape, Path(args.preview))
             payload["files"] = [str(f) for f in files]
@@ -94,7 +67,7 @@ def _compact_args(p: argparse.ArgumentParser) -> None:
 def run_shake(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         plan = compacting.plan_shake(s, args.conversation, _shape(args))
-        emit(args, plan.to_record(), _plan_lines(plan))
+        emit(args, plan.to_record(), compacting.plan_lines(plan))
     return 0
 
 

@@ -15,29 +15,24 @@ from collections.abc import Callable
 from typing import Any
 
 from explorer.app import conversation_ops as ops
+from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.cli.commands import Command, add_conv_arg, add_conv_msg_args, open_store, read_text
 from explorer.cli.output import emit
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.summary import SummaryTooLarge
-from explorer.providers import PROVIDER_KINDS, Provider, ProviderError, make_provider
+from explorer.providers import PROVIDER_KINDS, Provider, ProviderError
 from explorer.providers.keys import (
     KeyStoreError,
     backend_state,
     delete_key,
     key_status,
-    resolve_key,
     set_key,
 )
-from explorer.providers.settings import load_settings
-from explorer.providers.summarizer import ProviderSummarizer
 from explorer.store import Store
 
 EXIT_ERROR = 1
 Action = Callable[[Store, argparse.Namespace, Provider, ops.RunOptions], ops.RunResult]
 
-
-class SetupError(Exception):
-    """The command cannot call a model as configured (no key, for instance)."""
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
@@ -71,28 +66,14 @@ def _regenerate_args(p: argparse.ArgumentParser) -> None:
 
 def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     """The provider and options from the flags over the settings file, with its key."""
-    settings = load_settings()
-    for note in settings.notes:
-        print(f"convo: settings: {note}", file=sys.stderr)
-    kind = args.provider or settings.provider
-    chosen = settings.for_provider(kind)
-    key, status = resolve_key(kind)
-    if key is None and kind != "openai-compatible":
-        raise SetupError(f"no {kind} API key ({status.line()}); run 'convo keys set {kind}' "
-                         f"or set ${status.env_var}")
-    max_tokens = args.max_tokens or chosen.max_output_tokens
-    provider = make_provider(kind, model=args.model or chosen.model,
-                             base_url=args.base_url or chosen.base_url, api_key=key,
-                             max_tokens=max_tokens)
+    choice = ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
+                         window=args.window, max_tokens=args.max_tokens,
+                         vision=not args.no_vision, summary=not args.no_summary)
     streaming = not getattr(args, "json", False)
-    options = ops.RunOptions(
-        window=args.window or chosen.window,
-        max_output_tokens=max_tokens,
-        vision=not args.no_vision,
-        summarizer=None if args.no_summary else ProviderSummarizer(provider),
-        on_text=_print_chunk if streaming else None,
-    )
-    return provider, options
+    prepared = prepare(choice, on_text=_print_chunk if streaming else None)
+    for note in prepared.notes:
+        print(f"convo: settings: {note}", file=sys.stderr)
+    return prepared.provider, prepared.options
 
 
 def _print_chunk(text: str) -> None:

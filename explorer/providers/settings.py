@@ -102,6 +102,16 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(settings.to_dict(), indent=2) + "\n", encoding="utf-8")
+    data = _existing(path)  # other sections (the app's preferences) are kept as they are
+    data.update(settings.to_dict())
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def _existing(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -10,9 +10,11 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from explorer.app.demo import demo_loaded, load_demo
+from explorer.app.preferences import load_app_prefs
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
+from explorer.ui.settings_dialog import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
 SCREENSHOT_SETTLE_MS = 400
@@ -27,6 +29,7 @@ def make_application() -> QApplication:
     app.setDesktopFileName(APP_ID)
     app.setStyle("Fusion")  # follows the system's light or dark colour scheme on every OS
     app.setWindowIcon(app_icon())
+    apply_theme(load_app_prefs().theme)
     return app
 
 

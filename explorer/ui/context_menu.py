@@ -26,6 +26,8 @@ class MessageMenu(QMenu):
         mid = actions.message_id
         self._add("Branch here", "branch", actions.branch)
         self._add("Edit prompt…", "edit", actions.edit)
+        self._add("Edit and run…", "rerun", actions.edit)
+        self._add("Regenerate answer", "regenerate", actions.regenerate)
         self._add("Fork from here…", "fork", actions.fork)
         self.addSeparator()
         self._add("Set checkpoint…", "checkpoint", actions.checkpoint)

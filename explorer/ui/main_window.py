@@ -9,17 +9,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.command_bar import CommandBar
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
+from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview import CompactionPreview, ContextPanel
 from explorer.ui.search_dialog import SearchDialog
+from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
@@ -45,7 +48,15 @@ class MainWindow(QMainWindow):
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 2)
-        self.setCentralWidget(self.splitter)
+        self.command_bar = CommandBar()
+        self.command_bar.hide()
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.command_bar)
+        outer.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         self.actions_ = WindowActions(self)
@@ -54,6 +65,9 @@ class MainWindow(QMainWindow):
         self.last_menu: QMenu | None = None
         self.compare_window: QWidget | None = None
         self.preview_window: CompactionPreview | None = None
+        self.settings_window: QWidget | None = None
+        self.model_job: ModelJob | None = None
+        self.slash = SlashDispatcher(self)
         self.search_dialog: SearchDialog | None = None
         self.import_dialog: QWidget | None = None
         self._build_menus()
@@ -70,6 +84,9 @@ class MainWindow(QMainWindow):
         self.transcript.messageSelected.connect(self._transcript_selected)
         self.transcript.siblingChosen.connect(self.actions_.show_sibling)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
+        self.command_bar.commandEntered.connect(self.slash.run)
+        self.command_bar.closed.connect(self.actions_.cancel_model)
+        self.transcript.installEventFilter(self)
 
     def _build_menus(self) -> None:
         a = self.actions_
@@ -81,6 +98,9 @@ class MainWindow(QMainWindow):
         edit = self.menuBar().addMenu("&Edit")
         self._action(edit, "Find in all conversations…", a.search, QKeySequence.StandardKey.Find)
         self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
+        self._action(edit, "Command bar", self.open_command_bar, "Ctrl+K")
+        edit.addSeparator()
+        self._action(edit, "Settings…", a.settings_dialog, QKeySequence.StandardKey.Preferences)
         conv = self.menuBar().addMenu("&Conversation")
         self._action(conv, "Branch here", a.branch_selected, "Ctrl+B")
         self._action(conv, "Edit prompt…", a.edit_selected, "Ctrl+Shift+E")
@@ -143,6 +163,19 @@ class MainWindow(QMainWindow):
         self.graph.refresh()
         self.transcript.load_path(target)
         self.update_status()
+
+    def open_command_bar(self, prefix: str = "/") -> None:
+        if self._conv is not None:
+            self.command_bar.set_context(sorted(self.store.checkpoints(self._conv)))
+        self.command_bar.open(prefix)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """"/" typed in the transcript opens the command bar, as in chat apps."""
+        if (watched is self.transcript and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent) and event.text() == "/"):
+            self.open_command_bar("/")
+            return True
+        return super().eventFilter(watched, event)
 
     def go_to_tip(self) -> None:
         if self._conv is None:
@@ -215,6 +248,9 @@ class MainWindow(QMainWindow):
         self.context_panel.shutdown()
         if self.preview_window is not None:
             self.preview_window.shutdown()
+        if self.model_job is not None:
+            self.model_job.cancel()
+            self.model_job.wait()
         super().closeEvent(event)
 
     def db_path(self) -> Path:

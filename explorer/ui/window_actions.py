@@ -13,14 +13,23 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from explorer.app import exporting
+from explorer.app.conversation_ops import RunResult
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.formats.base import FormatError
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
 from explorer.ui.import_dialog import start_import_dialog
+from explorer.ui.model_worker import (
+    Call,
+    ModelJob,
+    regenerate_call,
+    rerun_call,
+    send_call,
+)
 from explorer.ui.preview import CompactionPreview
 from explorer.ui.search_dialog import SearchDialog
+from explorer.ui.settings_dialog import SettingsDialog
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -32,6 +41,7 @@ class WindowActions:
     def __init__(self, window: MainWindow) -> None:
         self.w = window
         self.last_error = ""
+        self.streamed = ""
 
     # -- questions (replaced in tests) ------------------------------------------------
     def ask_text(self, title: str, label: str, default: str = "") -> str | None:
@@ -70,7 +80,8 @@ class WindowActions:
     def menu_handlers(self) -> dict[str, Callable[..., None]]:
         return {"branch": self.branch, "edit": self.edit, "fork": self.fork,
                 "checkpoint": self.checkpoint, "rewind": self.rewind,
-                "compare": self.compare, "export": self.export_branch, "copy": self.copy}
+                "compare": self.compare, "export": self.export_branch, "copy": self.copy,
+                "rerun": self.rerun, "regenerate": self.regenerate}
 
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
@@ -192,6 +203,63 @@ class WindowActions:
         self.w.preview_window = window
         window.show()
 
+    # -- model calls (on a worker; the turn is stored only when the answer is complete) ----
+    def send(self, text: str) -> None:
+        conv = self._conv()
+        if conv is None or not text.strip():
+            return
+        self._start_model(send_call(conv, text), f"sending to the model: {text[:60]}")
+
+    def rerun(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is None:
+            return
+        text = self.ask_multiline("Edit and run", "The edited prompt (the original and its "
+                                  "answer stay):", self.w.store.message(mid).text)
+        if text:
+            self._start_model(rerun_call(conv, mid, text), "running the edited prompt")
+
+    def regenerate(self, mid: int) -> None:
+        conv = self._conv()
+        if conv is not None:
+            self._start_model(regenerate_call(conv, mid), "asking for another answer")
+
+    def _start_model(self, call: Call, what: str) -> None:
+        if self.w.model_job is not None and self.w.model_job.isRunning():
+            self.fail("a model call is already running; cancel it first (Esc in the bar)")
+            return
+        bar = self.w.command_bar
+        bar.show()
+        bar.show_result(what + "…\n")
+        job = ModelJob(self.w.store, call, parent=self.w)
+        self.streamed = ""
+
+        def chunk(text: str) -> None:
+            self.streamed += text
+            bar.show_result(what + "…\n\n" + self.streamed)
+
+        job.chunk.connect(chunk)
+        job.done.connect(lambda result: self._model_done(result))
+        job.failed.connect(lambda message: bar.show_error(f"nothing was stored: {message}"))
+        self.w.model_job = job
+        job.start()
+
+    def _model_done(self, result: RunResult) -> None:
+        self.w.refresh()
+        notes = "".join(f"\nnote: {n}" for n in result.notes)
+        self.w.command_bar.show_result(f"{result.answer.text}\n\n(stored as messages "
+                                       f"{', '.join(map(str, result.message_ids))}){notes}")
+
+    def cancel_model(self) -> None:
+        if self.w.model_job is not None:
+            self.w.model_job.cancel()
+
+    def settings_dialog(self) -> None:
+        dialog = SettingsDialog(self.w)
+        dialog.setModal(True)
+        dialog.show()
+        self.w.settings_window = dialog
+
     # -- text and files ---------------------------------------------------------------------
     def copy(self, mid: int) -> None:
         message = self.w.store.message(mid)
@@ -200,14 +268,14 @@ class WindowActions:
         self.tell("Copy", f"copied {len(text):,} characters")
 
     def export_branch(self, mid: int, fmt: str) -> None:
-        self._export(fmt, mid)
+        self.export(fmt, mid)
 
     def export_conversation(self) -> None:
         fmt = self.ask_item("Export conversation", "Format:", list(exporting.FORMATS))
         if fmt:
-            self._export(fmt, None)
+            self.export(fmt, None)
 
-    def _export(self, fmt: str, at: int | None) -> None:
+    def export(self, fmt: str, at: int | None) -> None:
         conv = self._conv()
         if conv is None:
             return

@@ -10,6 +10,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 import pytest
+from helpers import MemoryKeyring
 from provider_server import ProviderServer, ServerState
 
 from explorer.providers.http import HttpPolicy
@@ -21,27 +22,6 @@ WORDS = (
     "snapshot", "summary", "context", "request", "stream", "retry", "cancel", "export", "import",
     "keyring", "settings",
 )
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A real keyring backend that keeps its entries in a dict (no system service needed)."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.entries:
-            raise keyring.errors.PasswordDeleteError("no such entry")
-        del self.entries[(service, username)]
 
 
 class Waits:

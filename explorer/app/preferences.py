@@ -1,0 +1,85 @@
+"""The app's own preferences, kept in an ``"app"`` section of the shared settings file.
+
+Theme, compaction threshold and snapshot tier per provider: the desktop app and
+the command line read the same values.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explorer.compaction.page_geometry import TIERS
+from explorer.providers.base import PROVIDER_KINDS
+from explorer.providers.settings import settings_path
+
+APP_SECTION = "app"
+THEMES: tuple[str, ...] = ("system", "light", "dark")
+DEFAULT_THRESHOLD = 0.8
+THRESHOLD_MIN, THRESHOLD_MAX = 0.5, 0.95
+
+
+@dataclass
+class AppPrefs:
+    """What the app adds to the shared settings file: theme, threshold, tier per provider."""
+
+    theme: str = "system"
+    threshold: float = DEFAULT_THRESHOLD
+    tiers: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PROVIDER_KINDS, "dense"))
+    notes: list[str] = field(default_factory=list)
+
+    def tier(self, kind: str) -> str:
+        return self.tiers.get(kind, "dense")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"theme": self.theme, "compaction_threshold": self.threshold,
+                "snapshot_tiers": dict(self.tiers)}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def load_app_prefs(path: Path | None = None) -> AppPrefs:
+    """The ``"app"`` section over the defaults; a bad value keeps its default and adds a note."""
+    raw = _read_json(path or settings_path()).get(APP_SECTION)
+    prefs = AppPrefs()
+    if not isinstance(raw, dict):
+        return prefs
+    theme = raw.get("theme", prefs.theme)
+    if theme in THEMES:
+        prefs.theme = theme
+    else:
+        prefs.notes.append(f"theme {theme!r} is not one of {', '.join(THEMES)}; system used")
+    threshold = raw.get("compaction_threshold", prefs.threshold)
+    if isinstance(threshold, int | float) and not isinstance(threshold, bool) \
+            and THRESHOLD_MIN <= threshold <= THRESHOLD_MAX:
+        prefs.threshold = float(threshold)
+    else:
+        prefs.notes.append(f"compaction threshold {threshold!r} is outside "
+                           f"{THRESHOLD_MIN}–{THRESHOLD_MAX}; {DEFAULT_THRESHOLD} used")
+    tiers = raw.get("snapshot_tiers")
+    for kind, tier in (tiers.items() if isinstance(tiers, dict) else ()):
+        if kind in PROVIDER_KINDS and tier in TIERS:
+            prefs.tiers[kind] = tier
+        else:
+            prefs.notes.append(f"snapshot tier {kind}={tier!r} ignored")
+    return prefs
+
+
+def save_app_prefs(prefs: AppPrefs, path: Path | None = None) -> Path:
+    """Write the ``"app"`` section into the file, keeping every other section as it is."""
+    path = path or settings_path()
+    data = _read_json(path)
+    data[APP_SECTION] = prefs.to_dict()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path

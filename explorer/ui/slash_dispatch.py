@@ -1,0 +1,100 @@
+"""What each command-bar command does in the window (the same operations as ``convo``).
+
+Outcomes and errors are shown inline in the bar; nothing here opens a modal dialog
+except the file chooser of ``/export``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from explorer.app import compacting
+from explorer.app.compacting import Shape
+from explorer.app.slash import SlashCommand
+from explorer.app.views import tree_lines
+from explorer.compaction.ladder import LadderError
+from explorer.store import NotFound, StoreError
+from explorer.tree.digest import digest_text
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+
+class SlashDispatcher:
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+
+    def run(self, command: SlashCommand) -> None:
+        bar = self.w.command_bar
+        conv = self.w.conversation_id
+        if conv is None and command.name not in ("search",):
+            bar.show_error("open a conversation first")
+            return
+        handler = getattr(self, f"_{command.name}", None)
+        if handler is None:
+            bar.show_error(f"/{command.name} is not available here")
+            return
+        try:
+            handler(command)
+        except (StoreError, NotFound, LadderError, ValueError, OSError) as e:
+            bar.show_error(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
+
+    def _target(self) -> int:
+        """The selected message, or the tip."""
+        conv = self.w.conversation_id or 0
+        return self.w.selected_message() or self.w.store.conversation(conv).tip_id or 0
+
+    def _tree(self, _: SlashCommand) -> None:
+        self.w.command_bar.show_result("\n".join(tree_lines(self.w.store,
+                                                            self.w.conversation_id or 0)))
+
+    def _context(self, _: SlashCommand) -> None:
+        use = compacting.usage(self.w.store, self.w.conversation_id or 0, Shape())
+        self.w.command_bar.show_result("\n".join(compacting.usage_lines(use)))
+
+    def _shake(self, _: SlashCommand) -> None:
+        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, Shape())
+        self.w.command_bar.show_result("\n".join(compacting.plan_lines(plan)))
+
+    def _compact(self, command: SlashCommand) -> None:
+        self.w.actions_.compaction_preview()
+        preview = self.w.preview_window
+        if preview is not None and command.arg:
+            preview.set_options(rung=command.arg)
+        self.w.command_bar.show_result(
+            f"the compaction preview shows the plan{' up to ' + command.arg if command.arg else ''}"
+            "; Apply records it")
+
+    def _fork(self, command: SlashCommand) -> None:
+        conv = self.w.conversation_id or 0
+        target = self._target()
+        new = self.w.store.fork(conv, target, command.arg or None)
+        self.w.refresh(new)
+        self.w.command_bar.show_result(f"forked message {target} into conversation {new}")
+
+    def _checkpoint(self, command: SlashCommand) -> None:
+        conv = self.w.conversation_id or 0
+        target = self._target()
+        self.w.store.checkpoint(conv, command.arg or "", at=target)
+        self.w.refresh()
+        self.w.command_bar.set_context(sorted(self.w.store.checkpoints(conv)))
+        self.w.command_bar.show_result(f"checkpoint {command.arg!r} set at message {target}")
+
+    def _rewind(self, command: SlashCommand) -> None:
+        conv = self.w.conversation_id or 0
+        digest = self.w.store.rewind(conv, command.arg or "")
+        self.w.refresh()
+        self.w.command_bar.show_result(f"back at {command.arg!r}. {digest_text(digest)}")
+
+    def _export(self, command: SlashCommand) -> None:
+        self.w.actions_.export(command.arg or "native", None)
+
+    def _search(self, command: SlashCommand) -> None:
+        self.w.actions_.search()
+        dialog = self.w.search_dialog
+        if dialog is not None:
+            dialog.query_edit.setText(command.arg or "")
+            dialog.run_query()
+
+    def _send(self, command: SlashCommand) -> None:
+        self.w.actions_.send(command.arg or "")

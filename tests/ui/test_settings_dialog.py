@@ -1,0 +1,276 @@
+"""The settings dialog: the file the command line reads, keys that are never shown, no crashes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.errors
+import pytest
+from keyring.backends import fail
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from explorer.providers.keys import SERVICE, resolve_key
+from explorer.providers.settings import load_settings
+from explorer.ui.settings_dialog import (
+    SettingsDialog,
+    apply_theme,
+    load_app_prefs,
+    save_app_prefs,
+)
+
+SECRET = "sk-test-Zq81-never-shown-4471"
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A real keyring backend keeping its entries in a dict."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.entries:
+            raise keyring.errors.PasswordDeleteError("no such entry")
+        del self.entries[(service, username)]
+
+
+class BrokenKeyring(keyring.backend.KeyringBackend):
+    """Fails the way a locked desktop keyring does."""
+
+    priority = 1
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError("the keyring daemon is not answering")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise RuntimeError(f"could not store {password}")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise RuntimeError("no")
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "settings.json"
+    monkeypatch.setenv("CONVO_CONFIG", str(path))
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    return path
+
+
+def _use(backend: keyring.backend.KeyringBackend) -> Iterator[None]:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    backend = MemoryKeyring()
+    for _ in _use(backend):
+        yield backend
+
+
+@pytest.fixture
+def broken_keyring() -> Iterator[None]:
+    yield from _use(BrokenKeyring())
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    yield from _use(fail.Keyring())
+
+
+def open_dialog(qtbot: QtBot) -> SettingsDialog:
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def widget_texts(root: QWidget) -> list[str]:
+    """Every piece of text any widget under ``root`` holds or shows."""
+    texts = [root.windowTitle(), root.toolTip()]
+    for w in [root, *root.findChildren(QWidget)]:
+        texts += [w.toolTip(), w.accessibleName(), w.statusTip(), w.whatsThis()]
+        if isinstance(w, QLabel | QAbstractButton):
+            texts.append(w.text())
+        if isinstance(w, QLineEdit):
+            texts += [w.text(), w.displayText(), w.placeholderText()]
+        if isinstance(w, QAbstractSpinBox):
+            texts.append(w.text())
+        if isinstance(w, QComboBox):
+            texts += [w.itemText(i) for i in range(w.count())]
+        if isinstance(w, QTabWidget):
+            texts += [w.tabText(i) for i in range(w.count())]
+    return texts
+
+
+def test_key_status_goes_from_none_to_stored_and_the_key_never_shows(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    dialog = open_dialog(qtbot)
+    page = dialog.pages["anthropic"]
+    assert page.key_status.text() == "none"
+    assert page.store_button.isEnabled()
+    assert page.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    qtbot.keyClicks(page.key_edit, SECRET)
+    qtbot.mouseClick(page.store_button, Qt.MouseButton.LeftButton)
+    assert page.key_status.text().startswith("stored in ")
+    assert memory_keyring.entries[(SERVICE, "anthropic")] == SECRET
+    assert page.key_edit.text() == ""
+    assert not any(SECRET in t for t in widget_texts(dialog))
+    assert not any(SECRET[-8:] in t for t in widget_texts(dialog))
+    assert dialog.pages["openai"].key_status.text() == "none"  # only that provider changed
+
+
+def test_deleting_the_key_returns_to_none_and_a_second_delete_says_why(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    memory_keyring.set_password(SERVICE, "openai", SECRET)
+    dialog = open_dialog(qtbot)
+    page = dialog.pages["openai"]
+    assert page.key_status.text().startswith("stored in ")
+    qtbot.mouseClick(page.delete_button, Qt.MouseButton.LeftButton)
+    assert page.key_status.text() == "none"
+    assert (SERVICE, "openai") not in memory_keyring.entries
+    qtbot.mouseClick(page.delete_button, Qt.MouseButton.LeftButton)
+    assert "no openai key is stored" in page.key_message.text()
+
+
+def test_a_key_from_the_environment_says_where_it_comes_from(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    dialog = open_dialog(qtbot)
+    assert dialog.pages["openai"].key_status.text() == "from $OPENAI_API_KEY"
+    assert not any(SECRET in t for t in widget_texts(dialog))
+
+
+def test_saving_writes_the_file_the_command_line_reads(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    dialog = open_dialog(qtbot)
+    page = dialog.pages["openai-compatible"]
+    page.base_url_edit.setText("http://127.0.0.1:8080/v1")
+    page.model_edit.setText("qwen2.5-coder")
+    page.window_box.setValue(32_768)
+    page.tier_box.setCurrentText("legible")
+    dialog.provider.setCurrentText("openai-compatible")
+    dialog.threshold.setValue(0.65)
+    with qtbot.waitSignal(dialog.accepted, timeout=1000):
+        qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Save),
+                         Qt.MouseButton.LeftButton)
+    loaded = load_settings()
+    assert loaded.notes == []
+    assert loaded.provider == "openai-compatible"
+    chosen = loaded.for_provider("openai-compatible")
+    assert (chosen.base_url, chosen.model, chosen.window) == (
+        "http://127.0.0.1:8080/v1", "qwen2.5-coder", 32_768)
+    assert chosen.max_output_tokens == 1024  # fields the dialog does not show are kept
+    prefs = load_app_prefs()
+    assert prefs.threshold == 0.65 and prefs.tier("openai-compatible") == "legible"
+    assert prefs.tier("anthropic") == "dense" and prefs.notes == []
+    again = open_dialog(qtbot)  # what was saved is what the next dialog shows
+    assert again.threshold.value() == pytest.approx(0.65)
+    assert again.pages["openai-compatible"].tier_box.currentText() == "legible"
+    assert again.pages["openai-compatible"].model_edit.text() == "qwen2.5-coder"
+    assert SECRET not in config.read_text(encoding="utf-8")
+
+
+def test_a_bad_base_url_is_refused_inline_and_nothing_is_written(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    dialog = open_dialog(qtbot)
+    dialog.pages["anthropic"].base_url_edit.setText("api.anthropic.com")
+    assert dialog.save() is False
+    assert "anthropic: the base URL must start with http" in dialog.message.text()
+    assert dialog.isVisible() and not config.exists()
+
+
+def _window_lightness() -> int:
+    return QApplication.palette().color(QPalette.ColorRole.Window).lightness()
+
+
+def test_theme_is_saved_and_applied(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    system = QApplication.palette().color(QPalette.ColorRole.Window)
+    dialog = open_dialog(qtbot)
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    try:
+        assert dialog.save()
+        assert load_app_prefs().theme == "dark"
+        assert _window_lightness() < 100
+        assert apply_theme("light") and _window_lightness() > 180
+    finally:
+        apply_theme("system")
+    assert QApplication.palette().color(QPalette.ColorRole.Window) == system
+    assert open_dialog(qtbot).chosen_theme() == "dark"
+
+
+def test_app_section_survives_and_bad_values_fall_back_with_notes(config: Path) -> None:
+    config.write_text(json.dumps({"provider": "openai", "app": {
+        "theme": "neon", "compaction_threshold": 3, "snapshot_tiers": {"openai": "tiny"}}}))
+    prefs = load_app_prefs()
+    assert (prefs.theme, prefs.threshold, prefs.tier("openai")) == ("system", 0.8, "dense")
+    assert len(prefs.notes) == 3 and "neon" in prefs.notes[0]
+    prefs.theme = "light"
+    save_app_prefs(prefs)
+    data = json.loads(config.read_text())
+    assert data["provider"] == "openai" and data["app"]["theme"] == "light"
+    assert load_settings().provider == "openai"  # the shared loader ignores the app section
+
+
+def test_no_keyring_backend_explains_the_environment_fallback(
+    qtbot: QtBot, config: Path, no_keyring: None
+) -> None:
+    dialog = open_dialog(qtbot)
+    text = dialog.keyring_label.text()
+    assert "No system keyring is available" in text
+    assert "$ANTHROPIC_API_KEY" in text and "$OPENAI_COMPATIBLE_API_KEY" in text
+    page = dialog.pages["anthropic"]
+    assert page.key_status.text() == "none"
+    assert not page.store_button.isEnabled() and not page.key_edit.isEnabled()
+
+
+def test_a_failing_keyring_backend_shows_a_clear_message_and_does_not_crash(
+    qtbot: QtBot, config: Path, broken_keyring: None
+) -> None:
+    dialog = open_dialog(qtbot)
+    page = dialog.pages["anthropic"]
+    assert page.key_status.text().startswith("none — the keyring could not be read")
+    qtbot.keyClicks(page.key_edit, SECRET)
+    qtbot.mouseClick(page.store_button, Qt.MouseButton.LeftButton)
+    assert page.key_message.text() == "Not stored: the keyring refused the key (RuntimeError)"
+    qtbot.mouseClick(page.delete_button, Qt.MouseButton.LeftButton)
+    assert "Not deleted: the keyring could not delete the key" in page.key_message.text()
+    assert not any(SECRET in t for t in widget_texts(dialog))
+    assert resolve_key("anthropic")[0] is None
+    assert dialog.save()  # the rest of the settings still save
+    assert load_settings().notes == []

@@ -1,0 +1,127 @@
+"""The command bar and model calls in the window: same operations as ``convo``, inline output,
+and a model answer stored only when it completed (against a real loopback server)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from helpers import MemoryKeyring
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from explorer.app.slash import parse
+from explorer.ui.app import open_store
+from explorer.ui.main_window import MainWindow
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+from provider_server import ProviderServer, ServerState
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+    store = open_store(tmp_path / "ui.db")
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(1)
+    yield w
+    w.close()
+    store.close()
+
+
+def test_ctrl_k_and_slash_in_the_transcript_open_the_bar(window: MainWindow, qtbot: QtBot) -> None:
+    window.menu_action("command_bar").trigger()
+    assert window.command_bar.isVisible()
+    window.command_bar.hide()
+    qtbot.keyClick(window.transcript, "/")
+    assert window.command_bar.isVisible() and window.command_bar.edit.text() == "/"
+
+
+def test_tree_and_context_show_their_text_inline(window: MainWindow) -> None:
+    window.open_command_bar()
+    window.slash.run(parse("/tree"))
+    assert "[diagnosed]" in window.command_bar.result_view.toPlainText()
+    window.slash.run(parse("/context"))
+    text = window.command_bar.result_view.toPlainText()
+    assert "tool_results" in text and "measured" in text
+
+
+def test_checkpoint_rewind_and_fork_change_the_store(window: MainWindow) -> None:
+    store = window.store
+    tip = store.conversation(1).tip_id
+    window.open_command_bar()
+    window.slash.run(parse("/checkpoint end"))
+    assert store.checkpoints(1)["end"] == tip
+    window.slash.run(parse("/rewind diagnosed"))
+    assert store.conversation(1).tip_id == store.checkpoints(1)["diagnosed"]
+    before = {c.id for c in store.conversations()}
+    window.slash.run(parse("/fork From the bar"))
+    [new] = {c.id for c in store.conversations()} - before
+    assert store.conversation(new).title == "From the bar"
+
+
+def test_an_error_is_shown_inline_and_changes_nothing(window: MainWindow) -> None:
+    window.open_command_bar()
+    mid_turn = next(m.id for m in window.store.path(1) if m.tool_uses())
+    window.graph.select_node(mid_turn)
+    window.slash.run(parse("/checkpoint bad"))
+    assert "inside a turn" in window.command_bar.error_text()
+    assert "bad" not in window.store.checkpoints(1)
+
+
+@pytest.fixture
+def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerState]:
+    state = ServerState(anthropic_key="sk-ant-window-test")
+    server = ProviderServer(state).start()
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"provider": "anthropic", "providers": {
+        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
+    monkeypatch.setenv("CONVO_CONFIG", str(config))
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    memory.set_password("conversation-explorer", "anthropic", "sk-ant-window-test")
+    keyring.set_keyring(memory)
+    yield state
+    keyring.set_keyring(previous)
+    server.close()
+
+
+def test_send_streams_and_stores_the_turn_when_complete(
+    window: MainWindow, qtbot: QtBot, provider: ServerState
+) -> None:
+    count = window.store.conversation(1).message_count
+    window.open_command_bar()
+    window.slash.run(parse("/send Is the fallback covered by a test?"))
+    job = window.model_job
+    assert job is not None
+    with qtbot.waitSignal(job.done, timeout=20_000):
+        pass
+    job.wait()
+    assert window.store.conversation(1).message_count == count + 2
+    answer = window.store.message(window.store.conversation(1).tip_id or 0)
+    assert answer.role == "assistant" and answer.text
+    assert answer.text in window.command_bar.result_view.toPlainText()
+
+
+def test_a_failed_call_stores_nothing_and_says_so_inline(
+    window: MainWindow, qtbot: QtBot, provider: ServerState
+) -> None:
+    provider.faults.extend(["drop"] * 5)
+    count = window.store.conversation(1).message_count
+    tip = window.store.conversation(1).tip_id
+    prompt = next(m.id for m in reversed(window.store.path(1)) if m.is_prompt)
+    window.actions_.regenerate(prompt)
+    job = window.model_job
+    assert job is not None
+    with qtbot.waitSignal(job.failed, timeout=20_000):
+        pass
+    job.wait()
+    assert window.store.conversation(1).message_count == count
+    assert window.store.conversation(1).tip_id == tip
+    assert "nothing was stored" in window.command_bar.error_text()
