@@ -9,6 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs must not depend on luck: examples are derived from each test's name. Set
+# HYPOTHESIS_PROFILE=explore to search with fresh random examples (and keep what fails).
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = next(

@@ -140,7 +140,7 @@ def _subagent_meta(
     sub: Subagent, messages: Sequence[Message], links: dict[str, str]
 ) -> dict[str, Any]:
     tip_line = sub.session.last_any
-    tip = sub.session.line_node[tip_line].key if tip_line else None
+    tip = sub.session.line_node[tip_line].key if tip_line is not None else None
     return {
         "agent_id": sub.agent_id,
         "file": sub.path.name,
@@ -152,8 +152,9 @@ def _subagent_meta(
 
 
 def _tip(session: Session) -> str | None:
-    line = session.last_main or session.last_any
-    return session.line_node[line].key if line else None
+    # An empty uuid is still a uuid: test for None, never for truth.
+    line = session.last_main if session.last_main is not None else session.last_any
+    return session.line_node[line].key if line is not None else None
 
 
 def _finish(conv: ImportedConversation, main: Session, subs: list[dict[str, Any]]) -> None:

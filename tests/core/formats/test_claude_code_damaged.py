@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -168,3 +169,17 @@ def test_old_top_level_agent_file_joins_its_session_as_a_linked_root() -> None:
 def test_read_rejects_a_missing_path(tmp_path: Path) -> None:
     with pytest.raises(FormatError):
         list(claude_code.read(tmp_path / "nope"))
+
+
+def test_an_empty_uuid_is_still_the_tip(tmp_path: Path) -> None:
+    """Found by fuzzing: a last entry whose uuid is "" must not lose the tip."""
+    lines = [
+        {"type": "user", "uuid": "a", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "hello"}},
+        {"type": "assistant", "uuid": "", "parentUuid": "a", "sessionId": "s",
+         "message": {"role": "assistant", "id": "m1", "content": [{"type": "text", "text": "hi"}]}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    (conv,) = claude_code.read(path)
+    assert conv.tip == ""
