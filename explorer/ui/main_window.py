@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.graph.contextMenuRequested.connect(self.show_message_menu)
         self.transcript.messageSelected.connect(self._transcript_selected)
         self.transcript.siblingChosen.connect(self.actions_.show_sibling)
+        self.transcript.compareRequested.connect(self.actions_.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)

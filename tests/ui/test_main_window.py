@@ -225,3 +225,14 @@ def test_compaction_preview_applies_a_record_on_the_tip(window: MainWindow, qtbo
     assert record is not None
     tip = window.store.conversation(1).tip_id
     assert [c["message_id"] for c in window.store.compactions(1)] == [tip]
+
+
+def test_the_sibling_switcher_opens_compare(window: MainWindow) -> None:
+    answer = window.store.conversation(1).tip_id or 0
+    window.transcript.scroll_to(answer)
+    card = window.transcript.card_for(answer)
+    assert card is not None and card.switcher.isVisibleTo(card)
+    card.switcher.compare_button.click()
+    compare = window.compare_window
+    assert compare is not None
+    assert {c.leaf_id for c in compare.comparison.columns} == set(window.store.siblings(answer))

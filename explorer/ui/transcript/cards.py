@@ -133,6 +133,7 @@ class MessageCard(Card):
     """Role, model, time and tokens over the message's parts, in their order."""
 
     siblingChosen = Signal(int)
+    compareRequested = Signal(int)
 
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
@@ -145,6 +146,7 @@ class MessageCard(Card):
         self.texts: list[DocumentView] = []
         self.switcher = SiblingSwitcher(self)
         self.switcher.siblingChosen.connect(self.siblingChosen)
+        self.switcher.compareRequested.connect(self.compareRequested)
         self.body.addLayout(self._header(ctx))
         self.switcher.set_siblings(ctx.siblings(mid), mid)
         for part in message.parts:

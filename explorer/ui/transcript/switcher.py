@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 class SiblingSwitcher(QWidget):
     siblingChosen = Signal(int)
+    compareRequested = Signal(int)  # the message whose siblings to show side by side
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,6 +38,12 @@ class SiblingSwitcher(QWidget):
         layout.addWidget(self.previous_button)
         layout.addWidget(self.label)
         layout.addWidget(self.next_button)
+        self.compare_button = QToolButton(self)
+        self.compare_button.setText("⇆")
+        self.compare_button.setAutoRaise(True)
+        self.compare_button.setToolTip("Compare the alternatives side by side")
+        layout.addWidget(self.compare_button)
+        self.compare_button.clicked.connect(self._compare)
         self.previous_button.clicked.connect(lambda: self._step(-1))
         self.next_button.clicked.connect(lambda: self._step(1))
 
@@ -53,6 +60,10 @@ class SiblingSwitcher(QWidget):
         target = self._index + delta
         if 0 <= target < len(self._ids):
             self.siblingChosen.emit(self._ids[target])
+
+    def _compare(self) -> None:
+        if self._ids:
+            self.compareRequested.emit(self._ids[self._index])
 
     def _refresh(self) -> None:
         count = len(self._ids)

@@ -53,6 +53,7 @@ REESTIMATE = 0.15
 class TranscriptView(QAbstractScrollArea):
     messageSelected = Signal(int)
     siblingChosen = Signal(int)
+    compareRequested = Signal(int)
     contextMenuRequested = Signal(int, QPoint)
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
@@ -249,6 +250,7 @@ class TranscriptView(QAbstractScrollArea):
             assert row.message is not None
             message_card = MessageCard(row.message, row.mid, self._ctx, self.viewport())
             message_card.siblingChosen.connect(self.siblingChosen)
+            message_card.compareRequested.connect(self.compareRequested)
             card = message_card
         card.pressed.connect(self.select)
         card.menuRequested.connect(self.contextMenuRequested)
