@@ -70,3 +70,18 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
         if (service, username) not in self.entries:
             raise keyring.errors.PasswordDeleteError("no such entry")
         del self.entries[(service, username)]
+
+
+class BrokenKeyring(keyring.backend.KeyringBackend):
+    """A backend that fails the way a locked desktop keyring does."""
+
+    priority = 1
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError("the keyring daemon is not answering")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise RuntimeError(f"could not store {password}")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise RuntimeError("no")

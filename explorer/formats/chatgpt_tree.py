@@ -15,6 +15,7 @@ from explorer.formats.chatgpt_assets import Images
 from explorer.formats.chatgpt_content import convert_message, epoch, text_of
 from explorer.formats.json_stream import duplicate_keys
 from explorer.tree.model import Message
+from explorer.tree.paths import newest_leaf
 from explorer.tree.repair import repair_tree
 
 FORMAT = "chatgpt"
@@ -176,11 +177,5 @@ def _tip(
             return found
     if not messages:
         return None
-    leaves = set(by_id) - {m.parent_id for m in messages}
-    newest = max(
-        (m for m in messages if m.id in leaves),
-        key=lambda m: m.created_at or 0.0,
-        default=messages[-1],
-    )
     notes.append(f"current_node {current!r} is not a message; the tip is the newest leaf instead")
-    return newest.id
+    return newest_leaf(messages)

@@ -27,6 +27,7 @@ from explorer.formats.openwebui_content import (
     text_of,
 )
 from explorer.tree.model import Message, Part, Role, Usage
+from explorer.tree.paths import newest_leaf
 from explorer.tree.repair import repair_tree
 
 FORMAT = "openwebui"
@@ -195,11 +196,5 @@ def _tip(current: object, messages: list[Message], notes: list[str]) -> Hashable
         return current
     if not messages:
         return None
-    leaves = set(by_id) - {m.parent_id for m in messages}
-    newest = max(
-        (m for m in messages if m.id in leaves),
-        key=lambda m: m.created_at or 0.0,
-        default=messages[-1],
-    )
     notes.append(f"currentId {current!r} is not a message; the tip is the newest leaf instead")
-    return newest.id
+    return newest_leaf(messages)

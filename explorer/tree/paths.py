@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from explorer.tree.model import Message
@@ -77,3 +77,19 @@ def tree_order(messages: Iterable[Message]) -> list[Message]:
         out.append(node)
         stack.extend(reversed(kids.get(node.id, [])))
     return out
+
+
+def newest_leaf(messages: Sequence[Message]) -> Hashable | None:
+    """The leaf created last (the last leaf in input order where times are missing or tied).
+
+    Formats that do not name the branch on screen get this as their tip.
+    """
+    parents = {m.parent_id for m in messages}
+    leaves = [m for m in messages if m.id not in parents]
+    if not leaves:
+        return messages[-1].id if messages else None
+    best = leaves[-1]
+    for leaf in leaves:
+        if (leaf.created_at or 0.0) > (best.created_at or 0.0):
+            best = leaf
+    return best.id

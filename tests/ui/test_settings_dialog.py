@@ -10,6 +10,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 import pytest
+from helpers import BrokenKeyring, MemoryKeyring
 from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -35,42 +36,6 @@ from explorer.ui.settings_dialog import (
 )
 
 SECRET = "sk-test-Zq81-never-shown-4471"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A real keyring backend keeping its entries in a dict."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.entries:
-            raise keyring.errors.PasswordDeleteError("no such entry")
-        del self.entries[(service, username)]
-
-
-class BrokenKeyring(keyring.backend.KeyringBackend):
-    """Fails the way a locked desktop keyring does."""
-
-    priority = 1
-
-    def get_password(self, service: str, username: str) -> str | None:
-        raise RuntimeError("the keyring daemon is not answering")
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        raise RuntimeError(f"could not store {password}")
-
-    def delete_password(self, service: str, username: str) -> None:
-        raise RuntimeError("no")
 
 
 @pytest.fixture

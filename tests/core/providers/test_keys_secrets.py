@@ -13,6 +13,7 @@ import keyring.backend
 import pytest
 from cli_helpers import run_cli
 from conftest import MemoryKeyring, seed_conversation
+from helpers import BrokenKeyring
 from keyring.backends import fail
 from provider_server import ProviderServer, ServerState
 
@@ -22,21 +23,6 @@ from explorer.providers.http import HttpPolicy
 from explorer.providers.keys import SERVICE, KeyStoreError, resolve_key, set_key
 from explorer.store import Store
 from explorer.tree.model import text_message
-
-
-class BrokenKeyring(keyring.backend.KeyringBackend):
-    """A backend that fails the way a locked desktop keyring does."""
-
-    priority = 1
-
-    def get_password(self, service: str, username: str) -> str | None:
-        raise RuntimeError("the keyring daemon is not answering")
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        raise RuntimeError(f"could not store {password}")
-
-    def delete_password(self, service: str, username: str) -> None:
-        raise RuntimeError("no")
 
 
 @pytest.fixture
