@@ -26,14 +26,14 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from explorer.formats.export_requests import (
+from explorer.formats.export_requests import tool_arguments
+from explorer.formats.export_steps import (
     Step,
     ToolIds,
     active_path,
     answered_steps,
     image_marker,
     sendable_image,
-    tool_arguments,
     tool_name,
 )
 from explorer.tree.model import Message, Part
@@ -50,19 +50,26 @@ def session_id(header: Mapping[str, Any], path: Sequence[Message]) -> str:
     return str(uuid.uuid5(NAMESPACE, f"session/{source}/{tip}"))
 
 
-def lines(header: Mapping[str, Any], messages: Sequence[Message], tip: Hashable | None,
-          notes: list[str] | None = None) -> Iterator[str]:
+def lines(
+    header: Mapping[str, Any],
+    messages: Sequence[Message],
+    tip: Hashable | None,
+    notes: list[str] | None = None,
+) -> Iterator[str]:
     notes = notes if notes is not None else []
     path = active_path(messages, tip)
     writer = _Writer(header, session_id(header, path), notes)
     if header.get("title"):
-        yield _dump({"type": "custom-title", "customTitle": header["title"],
-                     "sessionId": writer.session})
+        yield _dump(
+            {"type": "custom-title", "customTitle": header["title"], "sessionId": writer.session}
+        )
     for step in answered_steps(path, notes):
         yield from writer.step(step)
     if writer.unsigned:
-        notes.append(f"{writer.unsigned} thinking part(s) without a signature left out "
-                     "(the API refuses to replay thinking it did not sign)")
+        notes.append(
+            f"{writer.unsigned} thinking part(s) without a signature left out "
+            "(the API refuses to replay thinking it did not sign)"
+        )
 
 
 def _dump(record: dict[str, Any]) -> str:
@@ -87,9 +94,11 @@ class _Writer:
         self.count: dict[Hashable, int] = {}
         self.last_time = header.get("created_at")
         self.common: dict[str, Any] = {
-            "isSidechain": False, "userType": "external",
+            "isSidechain": False,
+            "userType": "external",
             "cwd": header.get("cwd") or meta.get("cwd") or DEFAULT_CWD,
-            "sessionId": session, "version": meta.get("version") or VERSION,
+            "sessionId": session,
+            "version": meta.get("version") or VERSION,
         }
         if meta.get("git_branch"):
             self.common["gitBranch"] = meta["git_branch"]
@@ -100,19 +109,33 @@ class _Writer:
         self.count[origin.id] = n + 1
         return str(uuid.uuid5(NAMESPACE, f"{self.session}/{origin.id!r}/{n}{tag}"))
 
-    def _line(self, kind: str, origin: Message, message: dict[str, Any],
-              extra: dict[str, Any] | None = None) -> str:
+    def _line(
+        self,
+        kind: str,
+        origin: Message,
+        message: dict[str, Any],
+        extra: dict[str, Any] | None = None,
+    ) -> str:
         self.last_time = origin.created_at or self.last_time
         line_id = self._uuid(origin)
-        record = {"parentUuid": self.parent, **self.common, "type": kind, "message": message,
-                  **(extra or {}), "uuid": line_id, "timestamp": iso(self.last_time)}
+        record = {
+            "parentUuid": self.parent,
+            **self.common,
+            "type": kind,
+            "message": message,
+            **(extra or {}),
+            "uuid": line_id,
+            "timestamp": iso(self.last_time),
+        }
         self.parent = line_id
         return _dump(record)
 
     def step(self, step: Step) -> Iterator[str]:
         if step.role == "system":
-            self.notes.append(f"message {step.origin.id}: system message left out "
-                              "(Claude Code supplies its own system prompt)")
+            self.notes.append(
+                f"message {step.origin.id}: system message left out "
+                "(Claude Code supplies its own system prompt)"
+            )
             return
         blocks = [b for p in step.parts if (b := self._block(p, step.role)) is not None]
         blocks = _merge_results(blocks)
@@ -141,10 +164,14 @@ class _Writer:
         for i, block in enumerate(blocks):
             last = i == len(blocks) - 1
             message = {
-                "model": origin.model or "unknown", "id": message_id, "type": "message",
-                "role": "assistant", "content": [block],
+                "model": origin.model or "unknown",
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "content": [block],
                 "stop_reason": ("tool_use" if has_calls else "end_turn") if last else None,
-                "stop_sequence": None, "usage": _usage(origin),
+                "stop_sequence": None,
+                "usage": _usage(origin),
             }
             yield self._line("assistant", origin, message, {"requestId": request_id})
 
@@ -154,16 +181,24 @@ class _Writer:
         if p.kind == "thinking":
             return self._thinking(p)
         if p.kind == "tool_use":
-            return {"type": "tool_use", "id": self.ids(p.tool_use_id),
-                    "name": tool_name(p.tool_name), "input": tool_arguments(p.text)}
+            return {
+                "type": "tool_use",
+                "id": self.ids(p.tool_use_id),
+                "name": tool_name(p.tool_name),
+                "input": tool_arguments(p.text),
+            }
         if p.kind == "tool_result":
             content: list[dict[str, Any]] = []
             if p.data is not None:
                 content.append(_image(p))
             elif p.text:
                 content.append({"type": "text", "text": p.text})
-            return {"type": "tool_result", "tool_use_id": self.ids(p.tool_use_id),
-                    "content": content, "is_error": p.is_error}
+            return {
+                "type": "tool_result",
+                "tool_use_id": self.ids(p.tool_use_id),
+                "content": content,
+                "is_error": p.is_error,
+            }
         if role == "user" and sendable_image(p):
             return _image(p)
         return {"type": "text", "text": image_marker(p)}
@@ -198,8 +233,7 @@ def _image(p: Part) -> dict[str, Any]:
     if not sendable_image(p):
         return {"type": "text", "text": image_marker(p)}
     data = base64.b64encode(p.data or b"").decode("ascii")
-    return {"type": "image", "source": {"type": "base64", "media_type": p.media_type,
-                                        "data": data}}
+    return {"type": "image", "source": {"type": "base64", "media_type": p.media_type, "data": data}}
 
 
 def _usage(m: Message) -> dict[str, int]:
@@ -212,4 +246,3 @@ def _usage(m: Message) -> dict[str, int]:
     if u.cache_write_tokens is not None:
         out["cache_creation_input_tokens"] = u.cache_write_tokens
     return out
-

@@ -18,7 +18,7 @@ from html import escape
 from typing import Any
 
 from explorer.formats.export_markdown import ROLE_NAMES, image_data_url, when
-from explorer.formats.export_requests import active_path, image_marker
+from explorer.formats.export_steps import active_path, image_marker
 from explorer.tree.model import Message, Part
 
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "

@@ -20,7 +20,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from explorer.formats.export_requests import active_path, image_marker
+from explorer.formats.export_steps import active_path, image_marker
 from explorer.tree.model import Message, Part
 
 ROLE_NAMES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}

@@ -22,13 +22,8 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 from explorer.formats.export_claude_code import iso
-from explorer.formats.export_requests import (
-    Step,
-    active_path,
-    answered_steps,
-    image_marker,
-    tool_arguments,
-)
+from explorer.formats.export_requests import tool_arguments
+from explorer.formats.export_steps import Step, active_path, answered_steps, image_marker
 from explorer.tree.model import Message, Part
 
 NAMESPACE = uuid.UUID("0b7e1f3a-2d4c-4e8f-9a61-5c3d2b1a0f9e")
@@ -36,16 +31,27 @@ VERSION = 3
 DEFAULT_CWD = "/"
 
 
-def lines(header: Mapping[str, Any], messages: Sequence[Message], tip: Hashable | None,
-          notes: list[str] | None = None) -> Iterator[str]:
+def lines(
+    header: Mapping[str, Any],
+    messages: Sequence[Message],
+    tip: Hashable | None,
+    notes: list[str] | None = None,
+) -> Iterator[str]:
     notes = notes if notes is not None else []
     path = active_path(messages, tip)
     source = header.get("source_id") or header.get("title") or ""
     session = str(uuid.uuid5(NAMESPACE, f"session/{source}/{path[-1].id if path else None}"))
     meta = header.get("meta") or {}
     start = header.get("created_at") or (path[0].created_at if path else None)
-    yield _dump({"type": "session", "version": VERSION, "id": session, "timestamp": iso(start),
-                 "cwd": header.get("cwd") or meta.get("cwd") or DEFAULT_CWD})
+    yield _dump(
+        {
+            "type": "session",
+            "version": VERSION,
+            "id": session,
+            "timestamp": iso(start),
+            "cwd": header.get("cwd") or meta.get("cwd") or DEFAULT_CWD,
+        }
+    )
     writer = _Writer(session, _tool_names(path), notes)
     for step in answered_steps(path, notes):
         yield from writer.step(step)
@@ -56,8 +62,9 @@ def _dump(record: dict[str, Any]) -> str:
 
 
 def _tool_names(path: Sequence[Message]) -> dict[str, str]:
-    return {p.tool_use_id: p.tool_name or "tool" for m in path for p in m.tool_uses()
-            if p.tool_use_id}
+    return {
+        p.tool_use_id: p.tool_name or "tool" for m in path for p in m.tool_uses() if p.tool_use_id
+    }
 
 
 class _Writer:
@@ -75,15 +82,22 @@ class _Writer:
         entry_id = uuid.uuid5(NAMESPACE, f"{self.session}/{origin.id!r}/{n}").hex[:12]
         self.last_time = origin.created_at or self.last_time
         message["timestamp"] = int((self.last_time or 0.0) * 1000)
-        record = {"type": "message", "id": entry_id, "parentId": self.parent,
-                  "timestamp": iso(self.last_time), "message": message}
+        record = {
+            "type": "message",
+            "id": entry_id,
+            "parentId": self.parent,
+            "timestamp": iso(self.last_time),
+            "message": message,
+        }
         self.parent = entry_id
         return _dump(record)
 
     def step(self, step: Step) -> Iterator[str]:
         if step.role == "system":
-            self.notes.append(f"message {step.origin.id}: system message left out "
-                              "(a pi session has no system messages)")
+            self.notes.append(
+                f"message {step.origin.id}: system message left out "
+                "(a pi session has no system messages)"
+            )
         elif step.role == "assistant":
             yield self._assistant(step.origin, step.parts)
         else:
@@ -94,10 +108,12 @@ class _Writer:
         has_calls = any(p.kind == "tool_use" for p in parts)
         model = origin.model or "unknown"
         message: dict[str, Any] = {
-            "role": "assistant", "content": content,
+            "role": "assistant",
+            "content": content,
             "api": origin.source_meta.get("api") or _api(model),
             "provider": origin.source_meta.get("provider") or _provider(model),
-            "model": model, "usage": _usage(origin),
+            "model": model,
+            "usage": _usage(origin),
             "stopReason": "toolUse" if has_calls else "stop",
         }
         return self._entry(origin, message)
@@ -112,12 +128,16 @@ class _Writer:
             else:
                 other.append(p)
         for key, results in by_call.items():
-            yield self._entry(step.origin, {
-                "role": "toolResult", "toolCallId": key,
-                "toolName": self.names.get(key or "", "tool"),
-                "content": [_result_block(p) for p in results],
-                "isError": any(p.is_error for p in results),
-            })
+            yield self._entry(
+                step.origin,
+                {
+                    "role": "toolResult",
+                    "toolCallId": key,
+                    "toolName": self.names.get(key or "", "tool"),
+                    "content": [_result_block(p) for p in results],
+                    "isError": any(p.is_error for p in results),
+                },
+            )
         content = [_block(p) for p in other if p.kind != "text" or p.text]
         if content:
             yield self._entry(step.origin, {"role": "user", "content": content})
@@ -130,8 +150,12 @@ def _block(p: Part) -> dict[str, Any]:
             block["thinkingSignature"] = p.meta["signature"]
         return block
     if p.kind == "tool_use":
-        return {"type": "toolCall", "id": p.tool_use_id, "name": p.tool_name or "tool",
-                "arguments": tool_arguments(p.text)}
+        return {
+            "type": "toolCall",
+            "id": p.tool_use_id,
+            "name": p.tool_name or "tool",
+            "arguments": tool_arguments(p.text),
+        }
     if p.kind == "image" or p.data is not None:
         return _image(p)
     return {"type": "text", "text": p.text}
@@ -144,8 +168,11 @@ def _result_block(p: Part) -> dict[str, Any]:
 def _image(p: Part) -> dict[str, Any]:
     if p.data is None:
         return {"type": "text", "text": image_marker(p)}
-    return {"type": "image", "data": base64.b64encode(p.data).decode("ascii"),
-            "mimeType": p.media_type or "application/octet-stream"}
+    return {
+        "type": "image",
+        "data": base64.b64encode(p.data).decode("ascii"),
+        "mimeType": p.media_type or "application/octet-stream",
+    }
 
 
 def _provider(model: str) -> str:
@@ -158,7 +185,8 @@ def _provider(model: str) -> str:
 
 def _api(model: str) -> str:
     return {"anthropic": "anthropic-messages", "openai": "openai-completions"}.get(
-        _provider(model), "unknown")
+        _provider(model), "unknown"
+    )
 
 
 def _usage(m: Message) -> dict[str, Any]:

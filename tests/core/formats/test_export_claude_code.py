@@ -12,7 +12,7 @@ from typing import Any
 from explorer.app.demo import load_demo
 from explorer.formats import claude_code
 from explorer.formats.export_claude_code import lines, session_id
-from explorer.formats.export_requests import INTERRUPTED, active_path
+from explorer.formats.export_steps import INTERRUPTED, active_path
 from explorer.store import Store
 from explorer.tree.model import Message, Part, text_message
 

@@ -9,7 +9,7 @@ from typing import Any
 from explorer.app.demo import load_demo
 from explorer.formats import pi
 from explorer.formats.export_pi import lines
-from explorer.formats.export_requests import INTERRUPTED, active_path
+from explorer.formats.export_steps import INTERRUPTED, active_path
 from explorer.store import Store
 from explorer.tree.model import Message, Part, text_message
 

@@ -14,13 +14,8 @@ from request_rules import anthropic_violations, openai_violations
 
 from explorer.app.demo import load_demo
 from explorer.formats import claude_code
-from explorer.formats.export_requests import (
-    INTERRUPTED,
-    active_path,
-    answered_steps,
-    anthropic_body,
-    openai_body,
-)
+from explorer.formats.export_requests import anthropic_body, openai_body
+from explorer.formats.export_steps import INTERRUPTED, active_path, answered_steps
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages
