@@ -39,10 +39,18 @@ def page_sha256(page: PageLike) -> str:
     return hashlib.sha256(page.png).hexdigest()
 
 
+SOURCE_KEY = "compacted_source"  # in-memory only: the messages a snapshot stands for
+
+
 def snapshot_message(
-    pages: Sequence[PageLike], facts: FactSheet | None, parent_id: Any = None
+    pages: Sequence[PageLike], facts: FactSheet | None, parent_id: Any = None,
+    source: Sequence[Message] = (),
 ) -> Message:
-    """One user message carrying the pages (in order) and the fact sheet beside them."""
+    """One user message carrying the pages (in order) and the fact sheet beside them.
+
+    ``source`` keeps the middle it was drawn from, so a later pass renders the
+    pages again from that text (L4) instead of imaging these pixels.
+    """
     parts = [Part("text", SNAPSHOT_INTRO.format(n=len(pages)), meta={"compaction": "snapshot"})]
     for i, page in enumerate(pages):
         meta = {
@@ -55,7 +63,21 @@ def snapshot_message(
         parts.append(Part("image", data=page.png, media_type="image/png", meta=meta))
     if facts is not None and facts.text:
         parts.append(Part("text", facts.text, meta={"compaction": "facts"}))
-    return Message(id="compaction:snapshot", parent_id=parent_id, role="user", parts=parts)
+    meta: dict[str, Any] = {"compaction": "snapshot", SOURCE_KEY: tuple(source)}
+    return Message(id="compaction:snapshot", parent_id=parent_id, role="user", parts=parts,
+                   source_meta=meta)
+
+
+def expand_compacted(path: Sequence[Message]) -> list[Message]:
+    """The path with every snapshot message replaced by the messages it was drawn from."""
+    out: list[Message] = []
+    for m in path:
+        source = m.source_meta.get(SOURCE_KEY)
+        if m.source_meta.get("compaction") == "snapshot" and source:
+            out.extend(expand_compacted(source))
+        else:
+            out.append(m)
+    return out
 
 
 @dataclass
@@ -88,7 +110,7 @@ class CompactionPlan:
         parent = self.split.head[-1].id if self.split.head else None
         if self.summary is not None:
             return summary_message(self.summary, parent)
-        return snapshot_message(self.pages, self.facts, parent)
+        return snapshot_message(self.pages, self.facts, parent, self.split.middle)
 
     def messages(self) -> list[Message]:
         """Exactly the messages that would be sent, in order."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from explorer.tree.model import Message
 
-DEFAULT_MAX_CHARS = 6000
+DEFAULT_MAX_CHARS = 16_000  # about 4,000 tokens: every id of a long middle, as text
 
 # Order matters only for reporting a kind: overlapping matches keep the longest.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -19,7 +19,12 @@ from PIL import Image, ImageFont
 
 from explorer.resources import resource_path
 
-CELL_FONTS: dict[str, tuple[int, int]] = {"5x8": (5, 8), "6x13": (6, 13)}
+CELL_FONTS: dict[str, tuple[int, int]] = {
+    "5x8": (5, 8),
+    "6x10": (6, 10),
+    "6x13": (6, 13),
+    "8x13": (8, 13),
+}
 UNIFONT_FILE = "unifont.hex.gz"
 UNIFONT_HEIGHT = 16
 

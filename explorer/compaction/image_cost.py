@@ -194,6 +194,39 @@ def page_cost(provider: str, model: str, width: int, height: int) -> int:
     raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
 
 
+def seen_size(provider: str, model: str, width: int, height: int) -> tuple[int, int]:
+    """The size the provider reads an image at, after its own downscaling (the rules above).
+
+    Gemini 2.x's crop-and-scale of an image larger than 384 px that is not a whole number of
+    768 px tiles is undocumented; it is assumed scaled to fill its tiles. Gemini 3.x is assumed
+    to read an image up to 768x768 as it is and to scale a larger one to that area.
+    """
+    if provider == "anthropic":
+        if anthropic_is_high_res(model):
+            max_pixels = ANTHROPIC_HIGH_RES_MAX_PATCHES * ANTHROPIC_PATCH**2
+            return _fit(width, height, ANTHROPIC_HIGH_RES_LONG_EDGE, max_pixels)
+        return _fit(width, height, ANTHROPIC_LONG_EDGE, ANTHROPIC_MAX_PIXELS)
+    if provider == "openai":
+        if openai_family(model) == "patch":
+            area = OPENAI_PATCH**2 * OPENAI_MAX_PATCHES
+            return _fit(width, height, max(width, height), area)
+        w, h = _fit(width, height, 2048, None)
+        return _fit(w, h, max(w, h) * 768 // min(w, h), None) if min(w, h) > 768 else (w, h)
+    if gemini_is_flat_budget(model):
+        return _fit(width, height, max(width, height), GEMINI_TILE**2)
+    if (width <= GEMINI_SMALL and height <= GEMINI_SMALL) or (
+        width % GEMINI_TILE == 0 and height % GEMINI_TILE == 0
+    ):
+        return width, height
+    tiles_w, tiles_h = math.ceil(width / GEMINI_TILE), math.ceil(height / GEMINI_TILE)
+    return GEMINI_TILE * tiles_w, GEMINI_TILE * tiles_h
+
+
+def is_resampled(provider: str, model: str, width: int, height: int) -> bool:
+    """True when the provider would not read the image at its own pixel size."""
+    return seen_size(provider, model, width, height) != (width, height)
+
+
 def text_tokens(chars: int) -> int:
     """The usual estimate of what ``chars`` characters cost as text: one token per 4 chars."""
     return math.ceil(chars / CHARS_PER_TEXT_TOKEN)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from explorer.compaction.context import CompactionPlan, snapshot_message
+from explorer.compaction.context import CompactionPlan, expand_compacted, snapshot_message
 from explorer.compaction.elision import DEFAULT_KEEP_TURNS, elide
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.facts import DEFAULT_MAX_CHARS, fact_sheet
@@ -57,6 +57,7 @@ def run_ladder(
     ``measured`` (reactive) is the provider's count for ``path`` or its error
     text; ``force`` runs every rung up to and including the named one.
     """
+    path = expand_compacted(path)  # L4: pages are drawn from source text, never from pixels
     available = budget - output_reserve
     if available <= 0:
         raise LadderError(f"output reserve {output_reserve} leaves no room in {budget}")

@@ -5,7 +5,12 @@ glyphs (a 5 px cell shrunk by a third is noise), and a page cut just past a bill
 a whole unit of blank pixels. Two tiers trade density against legibility:
 
 - ``dense``: misc-fixed 5x8 cells, for the gist of a long middle at the lowest cost;
-- ``legible``: misc-fixed 6x13 cells, for text the model must read closely.
+- ``legible``: misc-fixed 6x10 cells, for text the model must read closely.
+
+The cell is the glyph's advance and row pitch; it may be larger than the font's own cell (the
+spacing is split around the glyph), which is how wider-spaced reference shapes are drawn too.
+Both tiers print edge to edge (no padding): misc-fixed glyphs carry their own blank column and
+row, and a padding of two pixels costs a whole row of glyphs on a page sized to the patch.
 """
 
 from __future__ import annotations
@@ -18,14 +23,14 @@ from explorer.compaction import image_cost
 TIERS: tuple[str, ...] = ("dense", "legible")
 TIER_FONTS: dict[str, tuple[str, int, int]] = {
     "dense": ("5x8", 5, 8),
-    "legible": ("6x13", 6, 13),
+    "legible": ("6x10", 6, 10),
 }
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-5",
     "openai": "gpt-4.1",
     "gemini": "gemini-2.5-flash",
 }
-PADDING = 2
+PADDING = 0
 
 
 @dataclass(frozen=True)
@@ -48,11 +53,13 @@ class PageGeometry:
     height_quantum: int
     padding: int = PADDING
     why: str = ""
+    max_columns: int | None = None  # a narrower text column than the page allows
 
     @property
     def columns(self) -> int:
         """Glyph cells per row."""
-        return (self.page_width - 2 * self.padding) // self.cell_width
+        fit = (self.page_width - 2 * self.padding) // self.cell_width
+        return fit if self.max_columns is None else min(fit, self.max_columns)
 
     @property
     def rows(self) -> int:
@@ -123,11 +130,11 @@ def _gemini_page(model: str) -> tuple[int, int, int, str]:
             "older rule) is kept so the page is not shrunk much below its glyph size.",
         )
     return (
-        384,
-        384,
+        768,
+        768,
         16,
-        "384x384 is the largest page billed a flat 258 tokens; it is the same price under any "
-        "reading of the undocumented crop-and-tile step of larger images.",
+        "768x768 is exactly one 258-token tile: four times the pixels of the largest flat-rate "
+        "small image (384x384) for the same price, and no crop or scale is needed to tile it.",
     )
 
 

@@ -12,15 +12,14 @@ never dropped.
 
 from __future__ import annotations
 
-import io
 import unicodedata
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from PIL import Image, ImageDraw, ImageOps
+import numpy as np
 
 from explorer.compaction import fonts
+from explorer.compaction.glyph_atlas import GlyphAtlas, encode_png, glyph_atlas
 from explorer.compaction.image_cost import text_tokens
 from explorer.compaction.page_geometry import PageGeometry
 from explorer.tree.model import Message, Part
@@ -142,7 +141,7 @@ def normalize(text: str) -> str:
 @dataclass
 class _Row:
     text: str
-    extras: list[tuple[int, str, str]]
+    extras: list[tuple[int, tuple[int, ...]]]
     first_id: str | None
     last_id: str | None
     chars: int
@@ -153,11 +152,11 @@ class _Layout:
     """Flows entries into full rows of cells; records fallback and missing glyphs per row."""
 
     columns: int
-    font: fonts.CellFont
+    atlas: GlyphAtlas
     rows: list[_Row] = field(default_factory=list)
     missing: dict[str, tuple[int, str]] = field(default_factory=dict)
     _buf: list[str] = field(default_factory=list)
-    _extras: list[tuple[int, str, str]] = field(default_factory=list)
+    _extras: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     _col: int = 0
     _chars: int = 0
     _first: str | None = None
@@ -167,7 +166,7 @@ class _Layout:
         text = normalize(entry.text)
         if self._col:
             text = " " + text
-        if self.font.covered.issuperset(text):
+        if self.atlas.font.covered.issuperset(text):
             self._add_plain(text, entry.message_id)
         else:
             self._add_mixed(text, entry.message_id)
@@ -203,7 +202,7 @@ class _Layout:
             if kind == "primary":
                 self._buf.append(char)
             else:
-                self._extras.append((self._col, char, kind))
+                self._extras.append((self._col, self.atlas.extra(char, kind, cells)))
                 self._buf.append(" " * cells)
             self._col += cells
             self._chars += 1
@@ -211,7 +210,7 @@ class _Layout:
                 self._flush()
 
     def _classify(self, char: str, mid: str) -> tuple[str, int]:
-        if self.font.can_draw(char):
+        if self.atlas.font.can_draw(char):
             return "primary", 1
         uni = fonts.unifont()
         if uni.can_draw(char):
@@ -227,34 +226,26 @@ class _Layout:
         self._first = self._last = None
 
 
-@lru_cache(maxsize=4096)
-def _glyph_tile(char: str, kind: str, cells: int, cell_w: int, cell_h: int) -> Image.Image:
-    """A fallback glyph scaled into its cells, or the hollow box of a missing one (mode L)."""
-    size = (cells * cell_w, cell_h)
-    if kind == "missing":
-        tile = Image.new("L", size, 255)
-        ImageDraw.Draw(tile).rectangle((0, 1, size[0] - 2, size[1] - 2), outline=0)
-        return tile
-    ink = fonts.unifont().glyph(char).convert("L")
-    return ImageOps.invert(ink).resize(size, Image.Resampling.BOX)
-
-
-def _draw_page(rows: Sequence[_Row], geometry: PageGeometry, font: fonts.CellFont) -> Page:
-    height = geometry.height_for_rows(len(rows))
-    image = Image.new("L", (geometry.page_width, height), 255)
-    draw = ImageDraw.Draw(image)
-    pad, cw, ch = geometry.padding, geometry.cell_width, geometry.cell_height
+def page_bitmap(rows: Sequence[_Row], geometry: PageGeometry, atlas: GlyphAtlas) -> np.ndarray:
+    """The 1-bit page (1 = paper) printing ``rows``: one gather from the atlas."""
+    columns = geometry.columns
+    text = "".join(row.text.ljust(columns) for row in rows)
+    grid = atlas.indices(text).reshape(len(rows), columns)
     for r, row in enumerate(rows):
-        top = pad + r * ch
-        if row.text.strip():
-            draw.text((pad, top + font.ascent), row.text, font=font.freetype, fill=0, anchor="ls")
-        for col, char, kind in row.extras:
-            cells = 1 if kind == "missing" else fonts.unifont().cells(char)
-            image.paste(_glyph_tile(char, kind, cells, cw, ch), (pad + col * cw, top))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False, compress_level=6)
+        for col, indices in row.extras:
+            grid[r, col : col + len(indices)] = indices
+    block = atlas.compose(grid)
+    page = np.ones((geometry.height_for_rows(len(rows)), geometry.page_width), dtype=np.uint8)
+    pad = geometry.padding
+    page[pad : pad + block.shape[0], pad : pad + block.shape[1]] = block
+    return page
+
+
+def _draw_page(rows: Sequence[_Row], geometry: PageGeometry, atlas: GlyphAtlas) -> Page:
+    bitmap = page_bitmap(rows, geometry, atlas)
+    height = bitmap.shape[0]
     return Page(
-        png=buffer.getvalue(),
+        png=encode_png(bitmap),
         width=geometry.page_width,
         height=height,
         rows=len(rows),
@@ -267,16 +258,14 @@ def _draw_page(rows: Sequence[_Row], geometry: PageGeometry, font: fonts.CellFon
 
 def render_snapshot(source: Sequence[Source], geometry: PageGeometry) -> Snapshot:
     """Render messages or text entries into pages of ``geometry`` (fresh from text every time)."""
-    font = fonts.cell_font(geometry.font)
-    if (font.cell_width, font.cell_height) != (geometry.cell_width, geometry.cell_height):
-        raise ValueError(f"font {font.name} does not fit {geometry.tier} cells")
-    layout = _Layout(geometry.columns, font)
+    atlas = glyph_atlas(geometry.font, geometry.cell_width, geometry.cell_height)
+    layout = _Layout(geometry.columns, atlas)
     for entry in to_entries(source):
         layout.add(entry)
     rows = layout.finish()
     per_page = geometry.rows
     pages = tuple(
-        _draw_page(rows[i : i + per_page], geometry, font) for i in range(0, len(rows), per_page)
+        _draw_page(rows[i : i + per_page], geometry, atlas) for i in range(0, len(rows), per_page)
     )
     missing = tuple(
         MissingChar(char, count, mid)

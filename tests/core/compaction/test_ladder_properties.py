@@ -116,4 +116,4 @@ def test_L7_built_context_is_paired_and_a_second_pass_changes_nothing(
         assert all(narrative([m]) == narrative([originals[m.id]]) for m in kept)
     if plan.fits:
         again = run_ladder(sent, window, Estimator(), text_renderer, output_reserve=0)
-        assert again.rungs == () and again.messages() == sent
+        assert again.messages() == sent  # a snapshot is rebuilt from its source, identically

@@ -1,0 +1,276 @@
+"""Snapshot density and legibility: the shipped tiers against reference page shapes (SPEC L5).
+
+One ~40,000-character transcript (``data/density_sample.txt``: prose, Python, JSON tool output
+with hex ids, UUIDs and SHA-256 hashes, Portuguese and Norwegian) is rendered with every shipped
+provider shape and with reference shapes other tools send. For each: characters and billed
+tokens per full page, characters per billed token, the ratio to the same text sent as text,
+whether the provider resamples the page, and an OCR legibility proxy (``ocr_proxy``): tesseract
+reads the top rows of the first page (``OCR_CHARS`` characters, the same text for every shape)
+after an integer nearest-neighbour upscale; character accuracy is 1 - normalized Levenshtein
+distance (exact DP), id recall the share of the region's hex ids found verbatim. A reference
+page the provider would downscale is also read as the provider sees it (bicubic to its size).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
+
+from explorer.compaction import fonts, image_cost
+from explorer.compaction.estimate import Estimator, Family
+from explorer.compaction.facts import DEFAULT_MAX_CHARS, fact_sheet
+from explorer.compaction.page_geometry import TIERS, PageGeometry, page_geometry
+from explorer.compaction.snapshot_render import (
+    Snapshot,
+    SourceEntry,
+    normalize,
+    render_snapshot,
+    to_entries,
+)
+from explorer.tree.model import Message, Part
+from tests.benchmarks import ocr_proxy
+from tests.benchmarks.harness import Result
+
+Role = Literal["system", "user", "assistant", "tool"]
+SAMPLE = Path(__file__).parent / "data" / "density_sample.txt"
+OCR_CHARS = 4000
+# Two renderings of the same glyphs with different row breaks read up to ~1 point apart, so a
+# tier within this of the reference counts as "equal" OCR accuracy (the table shows both).
+OCR_TOLERANCE = 0.01
+PROVIDERS = image_cost.PROVIDERS
+IDS = re.compile(
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,64}\b"
+)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A page shape: its geometry at one provider, and how the text is prepared for it."""
+
+    name: str
+    geometry: PageGeometry
+    collapse: bool = False  # whitespace runs become one space, no newline marks
+    reference: bool = False
+
+
+def sample_messages() -> list[Message]:
+    """The fixture as messages: blocks opened by ``--- role`` or ``--- tool_use Name``."""
+    out: list[Message] = []
+    for i, block in enumerate(SAMPLE.read_text(encoding="utf-8").split("--- ")[1:]):
+        head, _, body = block.partition("\n")
+        kind, _, tool = head.partition(" ")
+        body = body.rstrip("\n")
+        if kind == "tool_use":
+            part, role = Part("tool_use", body, tool_name=tool), "assistant"
+        elif kind == "tool_result":
+            part, role = Part("tool_result", body), "user"
+        else:
+            part, role = Part("text", body), kind
+        out.append(Message(i + 1, i or None, cast(Role, role), [part]))
+    return out
+
+
+def reference_shapes(provider: str) -> list[Shape]:
+    """oh-my-pi snapcompact's 8x13 square frames and pxpipe's 5x8 page, billed at ``provider``."""
+    model = page_geometry(provider).model
+
+    def frame(font: str, adv: int, pitch: int, w: int, h: int, cols: int | None) -> PageGeometry:
+        return PageGeometry(provider, model, "reference", font, w, h, adv, pitch, h, 0,
+                            max_columns=cols)
+
+    return [
+        Shape("8x13 adv11 pitch16 1568²", frame("8x13", 11, 16, 1568, 1568, None), True, True),
+        Shape("8x13 adv8 pitch16 1568²", frame("8x13", 8, 16, 1568, 1568, None), True, True),
+        Shape("8x13 adv8 pitch22 1568²", frame("8x13", 8, 22, 1568, 1568, None), True, True),
+        Shape("5x8 312 cols 1568x728", frame("5x8", 5, 8, 1568, 728, 312), False, True),
+    ]
+
+
+def entries_for(shape: Shape, messages: list[Message]) -> list[SourceEntry]:
+    entries = to_entries(messages)
+    if not shape.collapse:
+        return entries
+    return [SourceEntry(e.message_id, ocr_proxy.collapse(e.text)) for e in entries]
+
+
+def drawn_text(entries: list[SourceEntry]) -> str:
+    """The characters as the renderer lays them out, in order (one space between entries)."""
+    return " ".join(normalize(e.text) for e in entries)
+
+
+@dataclass(frozen=True)
+class Measured:
+    shape: Shape
+    pages: int
+    chars_per_page: float  # source characters a full page carries
+    tokens_per_page: int
+    sample_tokens: int
+    resampled: bool
+
+
+def measure(shape: Shape, snapshot: Snapshot, source_chars: int, drawn_chars: int) -> Measured:
+    g = shape.geometry
+    scale = source_chars / drawn_chars  # collapsed whitespace carries more source per cell
+    return Measured(
+        shape,
+        len(snapshot.pages),
+        g.chars_per_page * scale,
+        g.cost(),
+        snapshot.image_tokens,
+        image_cost.is_resampled(g.provider, g.model, g.page_width, g.page_height),
+    )
+
+
+def ocr_region(shape: Shape, snapshot: Snapshot, text: str, seen: bool) -> tuple[float, float]:
+    """(character accuracy, id recall) of the top rows of the first page."""
+    g = shape.geometry
+    rows = min(math.ceil(OCR_CHARS / g.columns), snapshot.pages[0].rows)
+    expected = text[: rows * g.columns]
+    page = snapshot.pages[0]
+    size = image_cost.seen_size(g.provider, g.model, page.width, page.height) if seen else None
+    image = ocr_proxy.as_seen(page.png, size)
+    scale = image.height / page.height
+    crop = image.crop((0, 0, image.width, round((g.padding + rows * g.cell_height) * scale)))
+    glyph = fonts.cell_font(g.font).cell_height * scale
+    got = ocr_proxy.ocr(crop, ocr_proxy.upscale_factor(glyph))
+    ids = IDS.findall(expected)
+    return ocr_proxy.char_accuracy(expected, got), ocr_proxy.id_recall(ids, got)
+
+
+def _tier_name(g: PageGeometry) -> str:
+    return f"{g.tier} {g.font} {g.page_width}x{g.page_height}"
+
+
+def run() -> list[Result]:
+    messages = sample_messages()
+    source = drawn_text(to_entries(messages))
+    est_tokens = {
+        p: Estimator(family=cast(Family, p)).estimate(messages, with_overhead=False)
+        for p in PROVIDERS
+    }
+    shapes = [Shape(_tier_name(page_geometry(p, tier=t)), page_geometry(p, tier=t))
+              for p in PROVIDERS for t in TIERS]
+    shapes += [s for p in PROVIDERS for s in reference_shapes(p)]
+    rendered: dict[Shape, tuple[Snapshot, str]] = {}
+    for shape in shapes:
+        entries = entries_for(shape, messages)
+        rendered[shape] = (render_snapshot(entries, shape.geometry), drawn_text(entries))
+    measured = {s: measure(s, snap, len(source), len(text)) for s, (snap, text) in rendered.items()}
+    results = [Result("density", "sample characters (drawn, with markers)", len(source), "chars")]
+    results += [Result("density", f"{p} sample as text (estimator)", est_tokens[p], "tokens")
+                for p in PROVIDERS]
+    ocr = _ocr_all(shapes, rendered)
+    for shape in shapes:
+        results += _rows(measured[shape], est_tokens[shape.geometry.provider], ocr)
+    results += _targets(shapes, measured, ocr)
+    results += _fact_rows(messages, source)
+    return results
+
+
+OcrKey = tuple[str, str, bool]  # shape name, provider (or "" when native), as seen
+
+
+def _ocr_all(shapes: list[Shape], rendered: dict[Shape, tuple[Snapshot, str]]
+             ) -> dict[OcrKey, tuple[float, float] | str]:
+    """OCR every distinct page drawing once (references natively, and as each provider sees)."""
+    status = ocr_proxy.tesseract_status()
+    jobs: dict[OcrKey, tuple[Shape, bool]] = {}
+    for s in shapes:
+        g = s.geometry
+        if not s.reference:
+            jobs[(s.name, g.provider, False)] = (s, False)
+            continue
+        jobs.setdefault((s.name, "", False), (s, False))
+        if image_cost.is_resampled(g.provider, g.model, g.page_width, g.page_height):
+            seen = image_cost.seen_size(g.provider, g.model, g.page_width, g.page_height)
+            if seen[0] < g.page_width:  # a downscale; an assumed upscale loses nothing
+                jobs[(s.name, g.provider, True)] = (s, True)
+    if status is not None:
+        return dict.fromkeys(jobs, status)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {k: pool.submit(ocr_region, s, *rendered[s], seen) for k, (s, seen) in
+                   jobs.items()}
+        return {k: f.result() for k, f in futures.items()}
+
+
+def _ocr_of(shape: Shape, ocr: dict[OcrKey, tuple[float, float] | str]
+            ) -> tuple[float, float] | str:
+    """What the provider's model would see: as seen when downscaled, else the native read."""
+    g = shape.geometry
+    for key in ((shape.name, g.provider, True), (shape.name, g.provider, False),
+                (shape.name, "", False)):
+        if key in ocr:
+            return ocr[key]
+    raise KeyError(shape.name)
+
+
+def _rows(m: Measured, text_tokens: int, ocr: dict[OcrKey, tuple[float, float] | str]
+          ) -> list[Result]:
+    g, area = m.shape.geometry, f"density {m.shape.geometry.provider}"
+    name = f"{'ref ' if m.shape.reference else ''}{m.shape.name}"
+    rows = [
+        Result(area, f"{name}: chars per full page", m.chars_per_page, "chars"),
+        Result(area, f"{name}: billed tokens per full page", m.tokens_per_page, "tokens"),
+        Result(area, f"{name}: chars per billed token", m.chars_per_page / m.tokens_per_page,
+               "chars/token"),
+        Result(area, f"{name}: sample as images ({m.pages} pages)", m.sample_tokens, "tokens"),
+        Result(area, f"{name}: text tokens / image tokens", text_tokens / m.sample_tokens, "x"),
+        Result(area, f"{name}: resampled by provider", float(m.resampled), "(1 = yes)",
+               "0 for shipped tiers" if not m.shape.reference else "",
+               (not m.resampled) if not m.shape.reference else None),
+    ]
+    read = _ocr_of(m.shape, ocr)
+    if isinstance(read, str):
+        rows.append(Result(area, f"{name}: OCR not run: {read}", 0, ""))
+        return rows
+    seen = " (as the provider sees it)" if (m.shape.name, g.provider, True) in ocr else ""
+    rows += [Result(area, f"{name}: OCR character accuracy{seen}", 100 * read[0], "%"),
+             Result(area, f"{name}: OCR exact-id recall{seen}", 100 * read[1], "%")]
+    return rows
+
+
+def _targets(shapes: list[Shape], measured: dict[Shape, Measured],
+             ocr: dict[OcrKey, tuple[float, float] | str]) -> list[Result]:
+    out: list[Result] = []
+    for provider in PROVIDERS:
+        mine = {s.geometry.tier: s for s in shapes
+                if not s.reference and s.geometry.provider == provider}
+        refs = [s for s in shapes if s.reference and s.geometry.provider == provider]
+        for tier, pool in (("dense", refs), ("legible", [r for r in refs if "8x13" in r.name])):
+            best = max(pool, key=lambda r: measured[r].chars_per_page / measured[r].tokens_per_page)
+            out.append(_compare(provider, measured[mine[tier]], measured[best],
+                                _ocr_of(mine[tier], ocr), _ocr_of(best, ocr)))
+    return out
+
+
+def _compare(provider: str, mine: Measured, ref: Measured,
+             mine_ocr: tuple[float, float] | str, ref_ocr: tuple[float, float] | str) -> Result:
+    cpt = mine.chars_per_page / mine.tokens_per_page
+    ref_cpt = ref.chars_per_page / ref.tokens_per_page
+    target = f"≥ {ref_cpt:.1f} c/t of {ref.shape.name}"
+    if isinstance(mine_ocr, str) or isinstance(ref_ocr, str):
+        return Result("density target", f"{provider} {mine.shape.geometry.tier}: chars per token "
+                      "(OCR not run)", cpt, "chars/token", target, None)
+    target += f", OCR ≥ {100 * ref_ocr[0]:.1f} % ± 1 (ours {100 * mine_ocr[0]:.1f} %)"
+    met = cpt >= ref_cpt and mine_ocr[0] >= ref_ocr[0] - OCR_TOLERANCE
+    return Result("density target", f"{provider} {mine.shape.geometry.tier}: chars per token",
+                  cpt, "chars/token", target, met)
+
+
+def _fact_rows(messages: list[Message], source: str) -> list[Result]:
+    ids = list(dict.fromkeys(IDS.findall(source)))
+    sheet = fact_sheet(messages, max_chars=DEFAULT_MAX_CHARS)
+    values = set(sheet.values)
+    kept = sum(1 for i in ids if i in values)
+    return [
+        Result("density facts", f"sample hex ids / UUIDs / hashes ({len(ids)})",
+               100 * kept / max(1, len(ids)), "% verbatim in the fact sheet", "100 %",
+               kept == len(ids)),
+        Result("density facts", "fact sheet size", len(sheet.text), "chars",
+               f"≤ {DEFAULT_MAX_CHARS} ({sheet.omitted} omitted)"),
+    ]
