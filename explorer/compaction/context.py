@@ -63,9 +63,8 @@ def snapshot_message(
         parts.append(Part("image", data=page.png, media_type="image/png", meta=meta))
     if facts is not None and facts.text:
         parts.append(Part("text", facts.text, meta={"compaction": "facts"}))
-    meta: dict[str, Any] = {"compaction": "snapshot", SOURCE_KEY: tuple(source)}
     return Message(id="compaction:snapshot", parent_id=parent_id, role="user", parts=parts,
-                   source_meta=meta)
+                   source_meta={"compaction": "snapshot", SOURCE_KEY: tuple(source)})
 
 
 def expand_compacted(path: Sequence[Message]) -> list[Message]:
