@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from explorer.app.unzip import unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
 from explorer.store import Store, StoreError
@@ -212,8 +213,15 @@ def import_paths(
 
     ``report`` may be given so a caller keeps what was done if reading fails.
     """
-    paths = list(paths)
     report = report if report is not None else ImportReport()
+    with unpacked(list(paths), report.errors) as sources:
+        return _import_all(store, sources, report, progress, cancel)
+
+
+def _import_all(
+    store: Store, paths: list[Path], report: ImportReport, progress: ProgressHook | None,
+    cancel: CancelCheck | None,
+) -> ImportReport:
     meter = _Meter(sum(input_size(p) for p in paths if p.exists()), progress)
     stop = cancel or (lambda: False)
     for source, module in _plan(paths, report):

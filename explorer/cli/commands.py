@@ -239,8 +239,6 @@ COMMANDS: list[Command] = [
             json=True),
     Command("branch", "make MSG the tip (moves a pointer, writes no message)", add_conv_msg_args,
             run_branch),
-    Command("edit", "add an edited sibling of prompt MSG and make it the tip", _edit_args,
-            run_edit),
     Command("fork", "copy the path to MSG into a new conversation; prints its id", _fork_args,
             run_fork),
     Command("checkpoint", "label a turn boundary", _checkpoint_args, run_checkpoint),

@@ -16,7 +16,14 @@ from typing import Any
 
 from explorer.app import conversation_ops as ops
 from explorer.app.model_setup import ModelChoice, SetupError, prepare
-from explorer.cli.commands import Command, add_conv_arg, add_conv_msg_args, open_store, read_text
+from explorer.cli.commands import (
+    Command,
+    add_conv_arg,
+    add_conv_msg_args,
+    open_store,
+    read_text,
+    run_edit,
+)
 from explorer.cli.output import emit
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.summary import SummaryTooLarge
@@ -126,6 +133,19 @@ def run_rerun(args: argparse.Namespace) -> int:
     )
 
 
+def run_edit_or_rerun(args: argparse.Namespace) -> int:
+    """``edit`` writes the edited prompt; ``edit --run`` also asks the model for its answer."""
+    if args.run:
+        return run_rerun(args)
+    return run_edit(args)
+
+
+def _edit_args(p: argparse.ArgumentParser) -> None:
+    _rerun_args(p)
+    p.add_argument("--run", action="store_true",
+                   help="send the edited prompt to the model and store its answer too")
+
+
 def run_regenerate(args: argparse.Namespace) -> int:
     return _run_model(args, lambda s, a, p, o: ops.regenerate(s, a.conversation, a.message, p, o))
 
@@ -174,6 +194,8 @@ def _print_status(args: argparse.Namespace) -> None:
 
 
 COMMANDS: list[Command] = [
+    Command("edit", "an edited sibling of prompt MSG, made the tip (--run: and its answer)",
+            _edit_args, run_edit_or_rerun, json=True),
     Command("send", "send a prompt on the active path and store the streamed answer",
             _send_args, run_send, json=True),
     Command("rerun", "edit prompt MSG into a sibling, run it, keep the old answer",

@@ -6,7 +6,7 @@ person never has to guess.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
@@ -14,12 +14,14 @@ from PySide6.QtWidgets import QMenu, QWidget
 from explorer.app.exporting import FORMATS
 from explorer.app.message_actions import Availability, MessageActions
 
+MAX_MARKED = 4
+
 
 class MessageMenu(QMenu):
     """Every action of SPEC §7 for one message; handlers receive the message id."""
 
     def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, marked: Sequence[int] = ()) -> None:
         super().__init__(parent)
         self.info = actions
         self.handlers = handlers
@@ -41,6 +43,12 @@ class MessageMenu(QMenu):
             rewind.setTitle("Rewind to checkpoint — no checkpoints yet")
         self.addSeparator()
         self._add("Compare with siblings", "compare", actions.compare)
+        mark_text = "Unmark for comparison" if mid in marked else "Mark for comparison"
+        self._add(mark_text, "mark", Availability(mid in marked or len(marked) < MAX_MARKED,
+                                                  f"at most {MAX_MARKED} branches"))
+        others = len(marked)
+        self._add(f"Compare marked ({others})", "compare_marked",
+                  Availability(2 <= others <= MAX_MARKED, "mark 2 to 4 messages first"))
         export = self.addMenu("Export branch")
         export.setObjectName("export")
         for fmt in FORMATS:
@@ -55,8 +63,10 @@ class MessageMenu(QMenu):
         act.setEnabled(availability.enabled and key in self.handlers)
         act.setToolTip(availability.reason)
         mid = self.info.message_id
-        if key in self.handlers:
+        if key in self.handlers and key != "compare_marked":
             act.triggered.connect(lambda _=False: self.handlers[key](mid))
+        elif key == "compare_marked" and key in self.handlers:
+            act.triggered.connect(lambda _=False: self.handlers[key]())
         return act
 
     def action(self, key: str) -> QAction:

@@ -220,7 +220,8 @@ class MainWindow(QMainWindow):
     def show_message_menu(self, mid: int, pos: QPoint) -> None:
         if self._conv is None:
             return
-        menu = MessageMenu(self.actions_.availability(mid), self.actions_.menu_handlers(), self)
+        menu = MessageMenu(self.actions_.availability(mid), self.actions_.menu_handlers(), self,
+                           marked=self.actions_.marked)
         self.last_menu = menu
         menu.popup(pos)
 

@@ -42,6 +42,7 @@ class WindowActions:
         self.w = window
         self.last_error = ""
         self.streamed = ""
+        self.marked: list[int] = []  # any nodes, to compare side by side
 
     # -- questions (replaced in tests) ------------------------------------------------
     def ask_text(self, title: str, label: str, default: str = "") -> str | None:
@@ -81,7 +82,8 @@ class WindowActions:
         return {"branch": self.branch, "edit": self.edit, "fork": self.fork,
                 "checkpoint": self.checkpoint, "rewind": self.rewind,
                 "compare": self.compare, "export": self.export_branch, "copy": self.copy,
-                "rerun": self.rerun, "regenerate": self.regenerate}
+                "rerun": self.rerun, "regenerate": self.regenerate,
+                "mark": self.toggle_mark, "compare_marked": self.compare_marked}
 
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
@@ -179,13 +181,27 @@ class WindowActions:
         if label:
             self.rewind(label)
 
+    def toggle_mark(self, mid: int) -> None:
+        if mid in self.marked:
+            self.marked.remove(mid)
+        else:
+            self.marked.append(mid)
+        self.tell("Compare", f"{len(self.marked)} message(s) marked for comparison")
+
+    def compare_marked(self) -> None:
+        self._open_compare(list(self.marked))
+        self.marked.clear()
+
     def compare(self, mid: int) -> None:
+        self._open_compare(self.w.store.siblings(mid))
+
+    def _open_compare(self, ids: list[int]) -> None:
         from explorer.ui.compare import CompareWindow
 
         conv = self._conv()
         if conv is None:
             return
-        window = CompareWindow(self.w.store, conv, self.w.store.siblings(mid), self.w)
+        window = CompareWindow(self.w.store, conv, ids, self.w)
         window.branchChosen.connect(self.branch)
         window.forked.connect(self.w.refresh)
         self.w.compare_window = window

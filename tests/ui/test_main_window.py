@@ -236,3 +236,19 @@ def test_the_sibling_switcher_opens_compare(window: MainWindow) -> None:
     compare = window.compare_window
     assert compare is not None
     assert {c.leaf_id for c in compare.comparison.columns} == set(window.store.siblings(answer))
+
+
+def test_any_nodes_can_be_marked_and_compared(window: MainWindow) -> None:
+    chardet = _node(window, "chardet reads every file")
+    commit = _node(window, "Fix orders import crash")
+    action = _menu(window, chardet).action("compare_marked")
+    assert not action.isEnabled() and "mark 2 to 4" in action.text()
+    _menu(window, chardet).action("mark").trigger()
+    _menu(window, commit).action("mark").trigger()
+    menu = _menu(window, commit)
+    assert menu.action("mark").text() == "Unmark for comparison"
+    menu.action("compare_marked").trigger()
+    compare = window.compare_window
+    assert compare is not None
+    assert {c.chosen_id for c in compare.comparison.columns} == {chardet, commit}
+    assert window.actions_.marked == []

@@ -83,12 +83,17 @@ def test_model_commands_take_their_defaults_from_the_settings_file(
                                  "--model", "other", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["text"] == "Answer to: edited" and state.hits[-1].body["model"] == "other"
+    assert run_cli(monkeypatch, [*argv, "edit", str(conv), str(prompt), "--text", "edit-run",
+                                 "--run", "--json"]) == 0
+    edited = json.loads(capsys.readouterr().out)
+    assert edited["text"] == "Answer to: edit-run"
     assert run_cli(monkeypatch, [*argv, "regenerate", str(conv), str(answer), "--json"]) == 0
     regenerated = json.loads(capsys.readouterr().out)
     with Store(db) as s:
         assert s.message(regenerated["answer_id"]).parent_id == prompt
         assert s.message(payload["answer_id"]).parent_id == payload["message_ids"][0]
         assert s.message(answer).parent_id == prompt  # the first answer is still there
+        assert prompt in s.siblings(edited["message_ids"][0])
 
 
 def test_a_cloud_provider_without_a_key_fails_before_any_request(
