@@ -150,7 +150,7 @@ class Store:
         )
 
     def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
-        return self._writer.call(import_writes.insert_imported, ic)
+        return self._writer.call_bulk(import_writes.insert_imported, ic)
 
     def add_compaction(
         self, conv_id: int, message_id: int, kind: str, params: dict[str, Any],

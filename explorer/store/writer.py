@@ -17,6 +17,7 @@ from explorer.store.connection import open_connection, transaction
 from explorer.store.migrations import migrate
 
 T = TypeVar("T")
+AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, for ordinary writes
 
 
 class Writer:
@@ -24,11 +25,14 @@ class Writer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-writer")
         self._conn: sqlite3.Connection | None = None
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._checkpoint_queued = False
         self._pool.submit(self._open, path).result()
 
     def _open(self, path: str | Path) -> None:
         self._conn = open_connection(path)
         self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk imports stay in memory
+        self._conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
         self._thread = threading.current_thread()
         migrate(self._conn)
 
@@ -42,10 +46,41 @@ class Writer:
             return self._run(fn, *args, **kwargs)
         return self.submit(fn, *args, **kwargs).result()
 
+    def call_bulk(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``call`` for a large write (an import): its WAL is copied into the database by a
+        checkpoint queued after it returns, not inside its commit."""
+        if threading.current_thread() is self._thread:
+            return self._run_bulk(fn, *args, **kwargs)
+        future: Future[T] = self._pool.submit(self._run_bulk, fn, *args, **kwargs)
+        return future.result()
+
+    def _run_bulk(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        assert self._conn is not None
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            return self._run(fn, *args, **kwargs)
+        finally:
+            self._conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
+            self._schedule_checkpoint()
+
     def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         assert self._conn is not None
         with transaction(self._conn) as conn:
             return fn(conn, *args, **kwargs)
+
+    def _schedule_checkpoint(self) -> None:
+        """Queue one passive checkpoint behind this write (coalesced while one waits)."""
+        with self._lock:
+            if self._checkpoint_queued:
+                return
+            self._checkpoint_queued = True
+        self._pool.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        with self._lock:
+            self._checkpoint_queued = False
+        if self._conn is not None:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
         def _close() -> None:
