@@ -97,9 +97,10 @@ def _paint_results(w: TreeGraphWidget, app: QApplication) -> list[Result]:
     out.append(Result(AREA, "first paint after load (fit)", first, "ms", "< 50 ms", first < 50))
     dense = max(m.grid.values(), key=len)[0]
     dots = (item.geometry.overview_scale * DOTS_MAX_SCALE) ** 0.5
-    for label, scale in (("fit", w.view.fit_scale()), ("dots", dots),
-                         ("dots, near boxes", DOTS_MAX_SCALE * 0.9), ("boxes", 0.3),
-                         ("text", 1.0)):
+    widest_dots = item.geometry.overview_scale * 1.01  # the most of the tree drawn as dots
+    for label, scale in (("fit", w.view.fit_scale()), ("dots, just above overview", widest_dots),
+                         ("dots", dots), ("dots, near boxes", DOTS_MAX_SCALE * 0.9),
+                         ("boxes", 0.3), ("text", 1.0)):
         w.view.set_scale(scale)
         w.view.center_on_node(dense)
         _render(w)

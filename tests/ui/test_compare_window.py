@@ -24,7 +24,6 @@ from explorer.store.rows import db_id
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare import CompareWindow
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "resources" / "screenshots" / "compare.png"
 MARKED = re.compile(r'<span style="background-color:[^"]+">(.*?)</span>', re.S)
 STRUCK = re.compile(r"<s [^>]*>(.*?)</s>", re.S)
 
@@ -237,12 +236,14 @@ def test_messages_of_another_conversation_are_explained(
     assert w.headers == [] and w.comparison is None
 
 
-def test_screenshot_of_the_demo(qtbot: QtBot, demo: tuple[Store, int]) -> None:
+def test_screenshot_of_the_demo(
+    qtbot: QtBot, demo: tuple[Store, int], screenshot_dir: Path
+) -> None:
     store, conv = demo
     w = open_window(qtbot, store, conv, edited_prompts(store, conv))
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    assert w.grab().save(str(SCREENSHOT))
-    image = QImage(str(SCREENSHOT))
+    shot = screenshot_dir / "compare.png"
+    assert w.grab().save(str(shot))
+    image = QImage(str(shot))
     assert (image.width(), image.height()) == (1200, 700)
     marked = QColor(w.colors.changed).rgb()
     cell = w.cell(0, 1)

@@ -27,8 +27,6 @@ from explorer.ui.preview.context_bar import (
     threshold_tokens,
 )
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
-
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
@@ -163,14 +161,13 @@ def test_a_failure_is_shown_in_the_bar(qtbot: QtBot, panel: ContextPanel) -> Non
 
 
 def test_screenshot_of_the_context_bar(
-    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int], screenshot_dir: Path,
 ) -> None:
     _, cid = demo
     panel.show_conversation(cid, Shape())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     qtbot.wait(50)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    out = SCREENSHOTS / "context.png"
+    out = screenshot_dir / "context.png"
     assert panel.grab().toImage().save(str(out))
     saved = QImage(str(out))
     assert (saved.width(), saved.height()) == (panel.width(), panel.height())

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from array import array
 
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPalette
 
 from explorer.store.layout_store import ERROR, TOOL_CALL
 from explorer.store.reads import SkeletonNode
 from explorer.tree.layout import layout_ids
-from explorer.ui.graph.geometry import build_geometry, polygon
+from explorer.ui.graph.geometry import build_geometry, cosmetic
 from explorer.ui.graph.item import Lod, lod_for
 from explorer.ui.graph.model import (
     BOX_W,
@@ -20,6 +20,7 @@ from explorer.ui.graph.model import (
     GraphModel,
     build_model,
 )
+from explorer.ui.graph.packed import polygon, segments
 from explorer.ui.graph.palette import (
     STYLE_ERROR,
     STYLE_TOOL_CALL,
@@ -105,8 +106,9 @@ def test_batches_hold_every_node_once_and_every_edge() -> None:
     assert dots == len(m)
     active_dots = sum(b.active_dots.size() for b in geo.batches.values())
     assert active_dots == 3
-    edges = sum(b.edges.size() + b.active_edges.size() for b in geo.batches.values())
-    assert edges % 2 == 0 and edges > 0
+    ends = sum(b.edges.elementCount() + b.active_edges.elementCount()
+               for b in geo.batches.values())
+    assert ends % 2 == 0 and ends > 0
     assert not geo.overview.isNull() and geo.overview_scale > 0
 
 
@@ -114,6 +116,39 @@ def test_polygon_is_built_from_packed_coordinates() -> None:
     poly = polygon(array("d", [1.0, 2.0, 3.5, -4.0]))
     assert [(p.x(), p.y()) for p in (poly.at(0), poly.at(1))] == [(1.0, 2.0), (3.5, -4.0)]
     assert polygon(array("d")).size() == 0
+
+
+def test_segments_are_separate_lines_built_from_packed_coordinates() -> None:
+    path = segments(array("d", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.5]))
+    got = [(path.elementAt(i).type, path.elementAt(i).x, path.elementAt(i).y)
+           for i in range(path.elementCount())]
+    move, line = QPainterPath.ElementType.MoveToElement, QPainterPath.ElementType.LineToElement
+    assert got == [(move, 1.0, 2.0), (line, 3.0, 4.0), (move, 5.0, 6.0), (line, 7.0, 8.5)]
+    assert segments(array("d")).isEmpty()
+    assert segments(array("d", [1.0, 2.0, 3.0])).isEmpty()  # half a segment is no segment
+
+
+def test_segments_paint_the_same_pixels_as_draw_lines() -> None:
+    coords = array("d", [2.0, 3.0, 40.0, 3.0, 10.0, 5.0, 10.0, 30.0, 1.0, 1.0, 35.5, 28.25])
+    pairs = polygon(coords)
+    for width in (1.0, 2.0):
+        pen = cosmetic(QColor("black"), width)
+        by_lines, by_path = _canvas(), _canvas()
+        painter = QPainter(by_lines)
+        painter.setPen(pen)
+        painter.drawLines(pairs)  # type: ignore[call-overload]
+        painter.end()
+        painter = QPainter(by_path)
+        painter.strokePath(segments(coords), pen)
+        painter.end()
+        assert by_lines == by_path
+        assert by_path != _canvas()
+
+
+def _canvas() -> QImage:
+    image = QImage(48, 36, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(0)
+    return image
 
 
 def test_level_of_detail_thresholds() -> None:

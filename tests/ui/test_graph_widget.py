@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import chat_turn
 from PySide6.QtCore import QPoint, QPointF, Qt, QThreadPool
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -163,9 +163,7 @@ def test_right_click_on_a_node_requests_its_menu(
     assert sig.args[1] == graph.view.viewport().mapToGlobal(pos)
 
 
-def _context_event(pos: QPoint, global_pos: QPoint) -> object:
-    from PySide6.QtGui import QContextMenuEvent
-
+def _context_event(pos: QPoint, global_pos: QPoint) -> QContextMenuEvent:
     return QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, global_pos)
 
 
@@ -188,7 +186,7 @@ def test_zoom_changes_the_level_of_detail(graph: TreeGraphWidget) -> None:
     assert item.last_lod == Lod.TEXT and item.last_drawn > 0
     graph.view.set_scale(0.3)
     graph.grab()
-    assert item.last_lod == Lod.BOXES
+    assert item.last_lod == Lod.BOXES  # type: ignore[comparison-overlap]
 
 
 def test_ctrl_wheel_zooms_around_the_cursor(graph: TreeGraphWidget) -> None:
@@ -234,7 +232,8 @@ def test_marks_come_from_the_store(graph: TreeGraphWidget, demo: tuple[Store, in
     assert graph.data is not None
     m = graph.data.model
     tip = store.conversation(cid).tip_id
-    active = set(store.path_ids(tip or 0))
+    assert tip is not None
+    active = set(store.path_ids(tip))
     for i, mid in enumerate(m.ids):
         assert bool(m.flags[i] & F_ACTIVE) == (mid in active)
         parts = store.message(mid).parts

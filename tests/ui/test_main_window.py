@@ -182,8 +182,10 @@ def test_an_existing_database_is_not_given_the_demo(tmp_path: Path) -> None:
         store.close()
 
 
-def test_screenshot_option_writes_a_png_of_the_loaded_window(tmp_path: Path) -> None:
-    shot = tmp_path / "shot.png"
+def test_screenshot_option_writes_a_png_of_the_loaded_window(
+    tmp_path: Path, screenshot_dir: Path
+) -> None:
+    shot = screenshot_dir / "main-window.png"
     assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert not shot.with_suffix(".ini").exists()

@@ -29,7 +29,6 @@ from explorer.ui.preview.page_viewer import FIT, PageViewer, fit_scale
 from explorer.ui.preview.window import CompactionPreview
 from explorer.ui.preview.worker import Cancelled, LatestRunner, Ticket
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 INTRO = "The earlier part of this conversation follows as"
 
 
@@ -402,12 +401,13 @@ def test_closing_leaves_no_thread_running(qtbot: QtBot, demo: tuple[Store, int])
         window.replan()
 
 
-def test_screenshot_of_the_preview(qtbot: QtBot, preview: CompactionPreview) -> None:
+def test_screenshot_of_the_preview(
+    qtbot: QtBot, preview: CompactionPreview, screenshot_dir: Path
+) -> None:
     settle(qtbot, preview, rung="snapshot", tier="dense")
     preview.resize(1280, 860)
     qtbot.wait(50)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    out = SCREENSHOTS / "preview.png"
+    out = screenshot_dir / "preview.png"
     image = preview.grab().toImage()
     assert image.save(str(out))
     saved = QImage(str(out))

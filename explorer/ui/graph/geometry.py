@@ -1,24 +1,24 @@
 """Pre-batched drawing geometry: dots and edges per coarse cell, and the overview image.
 
-Coordinates go from flat ``array('d')`` buffers straight into ``QPolygonF`` through
-a ``QDataStream``, so no Python object is made per point; painting a cell is then a
-few ``drawPoints``/``drawLines`` calls whatever the number of nodes in it. All of
-it is plain value types and ``QImage``, safe to build on a worker thread.
+Coordinates go from flat ``array('d')`` buffers straight into ``QPolygonF`` (dots) and
+``QPainterPath`` (edges) through ``packed``, so no Python object is made per point;
+painting a cell is then a few ``drawPoints``/``strokePath`` calls whatever the number
+of nodes in it. All of it is plain value types and ``QImage``, safe to build on a
+worker thread.
 """
 
 from __future__ import annotations
 
 import math
-import struct
-import sys
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, QDataStream, QIODevice, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPolygonF
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPolygonF
 
 from explorer.ui.graph.model import BOX_H, COL_W, F_ACTIVE, ROW_H, GraphModel
+from explorer.ui.graph.packed import polygon, segments
 from explorer.ui.graph.palette import GraphPalette
 
 BATCH_COLS = 64  # coarse cell size in layout columns and rows
@@ -33,12 +33,12 @@ Key = tuple[int, int]
 
 @dataclass(frozen=True, eq=False)
 class Batch:
-    """One coarse cell: dots per style, edges and active-path edges as point pairs."""
+    """One coarse cell: dots per style, edges and active-path edges as paths of segments."""
 
     dots: tuple[tuple[int, QPolygonF], ...]
     active_dots: QPolygonF
-    edges: QPolygonF
-    active_edges: QPolygonF
+    edges: QPainterPath
+    active_edges: QPainterPath
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,23 +57,6 @@ class Geometry:
 
 def _key(x: float, y: float) -> Key:
     return math.floor(x / _BW), math.floor(y / _BH)
-
-
-def polygon(coords: array[float]) -> QPolygonF:
-    """A QPolygonF of the (x, y) pairs in ``coords``, without a Python object per point."""
-    data = coords if sys.byteorder == "little" else _swapped(coords)
-    raw = QByteArray(struct.pack("<I", len(coords) // 2) + data.tobytes())
-    stream = QDataStream(raw, QIODevice.OpenModeFlag.ReadOnly)
-    stream.setByteOrder(QDataStream.ByteOrder.LittleEndian)
-    poly = QPolygonF()
-    stream >> poly
-    return poly
-
-
-def _swapped(coords: array[float]) -> array[float]:
-    copy = array("d", coords)
-    copy.byteswap()
-    return copy
 
 
 class _Collector:
@@ -156,7 +139,7 @@ def _batch(parts: dict[str, array[float]]) -> Batch:
     empty = array("d")
     dots = tuple(sorted((int(k[1:]), polygon(v)) for k, v in parts.items() if k.startswith("s")))
     return Batch(dots, polygon(parts.get("active_dots", empty)),
-                 polygon(parts.get("edges", empty)), polygon(parts.get("active_edges", empty)))
+                 segments(parts.get("edges", empty)), segments(parts.get("active_edges", empty)))
 
 
 def overview_scale_for(model: GraphModel) -> float:
@@ -196,12 +179,12 @@ def paint_batches(
     painter: QPainter, batches: list[Batch], palette: GraphPalette, dot_px: float | None
 ) -> None:
     """Edges of the batches, then (when ``dot_px`` is given) their nodes as dots."""
-    painter.setPen(cosmetic(palette.edge, 1.0))
+    pen = cosmetic(palette.edge, 1.0)
     for b in batches:
-        draw_point_pairs(painter, b.edges)
-    painter.setPen(cosmetic(palette.active, 2.0))
+        painter.strokePath(b.edges, pen)
+    pen = cosmetic(palette.active, 2.0)
     for b in batches:
-        draw_point_pairs(painter, b.active_edges)
+        painter.strokePath(b.active_edges, pen)
     if dot_px is None:
         return
     painter.setPen(cosmetic(palette.active, dot_px + 2.0))  # a halo under the active path
@@ -213,11 +196,6 @@ def paint_batches(
             for s, poly in b.dots:
                 if s == style:
                     painter.drawPoints(poly)
-
-
-def draw_point_pairs(painter: QPainter, pairs: QPolygonF) -> None:
-    """``drawLines`` over consecutive point pairs; QPolygonF is the QList<QPointF> it takes."""
-    painter.drawLines(pairs)  # type: ignore[call-overload]
 
 
 def scene_rect(bounds: tuple[float, float, float, float]) -> QRectF:
