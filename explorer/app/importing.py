@@ -193,16 +193,39 @@ class _Meter:
                                      self.current))
 
 
-def _store_one(
-    store: Store, ic: ImportedConversation, report: ImportReport
-) -> ImportOutcome | None:
-    try:
-        outcome = store.import_conversation(ic)
-    except StoreError as e:
-        report.errors.append(f"{ic.source_path or ic.title or 'a conversation'}: {e}")
-        return None
-    report.conversations.append(outcome)
-    return outcome
+BATCH_CONVERSATIONS = 64
+BATCH_MESSAGES = 20_000
+
+
+class _Batch:
+    """Conversations waiting to be written together (one commit for many small ones)."""
+
+    def __init__(self, store: Store, report: ImportReport, meter: _Meter,
+                 cancel: CancelCheck) -> None:
+        self.store, self.report, self.meter, self.cancel = store, report, meter, cancel
+        self.pending: list[ImportedConversation] = []
+        self.messages = 0
+
+    def add(self, ic: ImportedConversation) -> None:
+        self.pending.append(ic)
+        self.messages += len(ic.messages)
+        if len(self.pending) >= BATCH_CONVERSATIONS or self.messages >= BATCH_MESSAGES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        results = self.store.import_conversations(self.pending, self.cancel)
+        if len(results) < len(self.pending):
+            self.report.cancelled = True
+        for ic, result in zip(self.pending, results, strict=False):
+            if isinstance(result, StoreError):
+                where = ic.source_path or ic.title or "a conversation"
+                self.report.errors.append(f"{where}: {result}")
+            else:
+                self.report.conversations.append(result)
+                self.meter.stored(ic, result)
+        self.pending, self.messages = [], 0
 
 
 def import_paths(
@@ -224,6 +247,7 @@ def _import_all(
 ) -> ImportReport:
     meter = _Meter(sum(input_size(p) for p in paths if p.exists()), progress)
     stop = cancel or (lambda: False)
+    batch = _Batch(store, report, meter, stop)
     for source, module in _plan(paths, report):
         if stop():
             report.cancelled = True
@@ -232,15 +256,11 @@ def _import_all(
         if module is not None:
             with closing(_read(source, module, report)) as stream:
                 for ic in stream:
-                    if stop():
+                    if stop() or report.cancelled:
                         report.cancelled = True
                         break
-                    outcome = _store_one(store, ic, report)
-                    if outcome is not None:
-                        meter.stored(ic, outcome)
-                    if stop():
-                        report.cancelled = True
-                        break
+                    batch.add(ic)
+        batch.flush()  # what was read before a cancel is stored whole
         if report.cancelled:
             break
         meter.finish()

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.formats.base import ImportedConversation
+from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows
 from explorer.store.tree_writes import create_conversation
@@ -191,3 +192,26 @@ def _set_pointers(
         "context_start_id = coalesce(?, context_start_id), updated_at = ? WHERE id = ?",
         (db_id[tip_key], clean_id, start, time.time(), conv_id),
     )
+
+
+def insert_many(
+    conn: sqlite3.Connection, conversations: list[ImportedConversation],
+    cancel: Callable[[], bool] | None = None,
+) -> list[ImportOutcome | StoreError]:
+    """Several conversations in one transaction, each whole or not at all (a savepoint each).
+
+    Many small conversations (a chat export) then pay one commit, not one each.
+    ``cancel`` is asked between conversations; the ones already written are kept.
+    """
+    out: list[ImportOutcome | StoreError] = []
+    for i, ic in enumerate(conversations):
+        if cancel is not None and cancel():
+            break
+        conn.execute(f"SAVEPOINT conv_{i}")
+        try:
+            out.append(insert_imported(conn, ic))
+        except StoreError as e:
+            conn.execute(f"ROLLBACK TO conv_{i}")
+            out.append(e)
+        conn.execute(f"RELEASE conv_{i}")
+    return out

@@ -10,7 +10,7 @@ import sqlite3
 import threading
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +172,16 @@ class Store:
     def message_flags(self, conv_id: int) -> dict[int, int]:
         """Tool call / tool result / error bits per message, for the graph's colours."""
         return layout_store.message_flags(self.reader, conv_id)
+
+    def import_conversations(
+        self, conversations: list[ImportedConversation],
+        cancel: Callable[[], bool] | None = None,
+    ) -> list[ImportOutcome | StoreError]:
+        """A batch in one transaction; a conversation the rules refuse is rolled back alone.
+
+        With ``cancel`` the batch may stop early: the result is then shorter than the input.
+        """
+        return self._writer.call_bulk(import_writes.insert_many, conversations, cancel)
 
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)

@@ -4,7 +4,7 @@ the report dialog, and drag-and-drop of files."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.app.importing import ImportProgress, ImportReport, input_size
 from explorer.formats.base import ImportedConversation
-from explorer.store import Store
+from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.ui.import_dialog import (
     PROGRESS_STEPS,
@@ -40,6 +40,18 @@ class GatedStore(Store):
         self.calls = 0
         self.holding = threading.Event()
         self.gate = threading.Event()
+
+    def import_conversations(
+        self, conversations: list[ImportedConversation],
+        cancel: Callable[[], bool] | None = None,
+    ) -> list[ImportOutcome | StoreError]:
+        """One conversation at a time, so the gate can hold between two of a batch."""
+        out: list[ImportOutcome | StoreError] = []
+        for ic in conversations:
+            if cancel is not None and cancel():
+                break
+            out.append(self.import_conversation(ic))
+        return out
 
     def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
         self.calls += 1
