@@ -33,22 +33,26 @@ def loads(text: str | None) -> Any:
 
 def preview(message: Message) -> str:
     """A one-line summary for skeleton reads: the graph never needs full text."""
-    text = next((p.text for p in message.parts if p.kind == "text" and p.text.strip()), "")
-    if not text:
-        for p in message.parts:
-            if p.kind == "tool_use":
-                text = f"[{p.tool_name or 'tool'}] {p.text}"
-                break
-            if p.kind == "tool_result":
-                text = ("[error] " if p.is_error else "[result] ") + p.text
-                break
-            if p.kind == "image":
-                text = f"[image {p.media_type or ''}]"
-                break
-            if p.kind == "thinking":
-                text = "[thinking] " + p.text
-                break
-    return " ".join(text[: PREVIEW_CHARS * 2].split())[:PREVIEW_CHARS]
+    for p in message.parts:  # a plain loop: this runs once per imported message
+        if p.kind == "text" and p.text and not p.text.isspace():
+            return _one_line(p.text)
+    for p in message.parts:
+        if p.kind == "tool_use":
+            return _one_line(f"[{p.tool_name or 'tool'}] {p.text}")
+        if p.kind == "tool_result":
+            return _one_line(("[error] " if p.is_error else "[result] ") + p.text)
+        if p.kind == "image":
+            return f"[image {p.media_type}]" if p.media_type else "[image]"
+        if p.kind == "thinking":
+            return _one_line("[thinking] " + p.text)
+    return ""
+
+
+def _one_line(text: str) -> str:
+    head = text[: PREVIEW_CHARS * 2]
+    if "\n" in head or "\r" in head or "\t" in head or "  " in head:
+        head = " ".join(head.split())
+    return head.strip()[:PREVIEW_CHARS]
 
 
 def message_row(

@@ -32,6 +32,8 @@ def repair_tree(messages: Iterable[Message]) -> Repair:
             notes.append(f"duplicate id {m.source_id or m.id!r}: kept the first, skipped this one")
             continue
         out[m.id] = m
+    if _parents_come_first(out.values()):  # the usual case: nothing dangles, no cycle
+        return Repair(list(out.values()), notes, dups)
     for key, m in list(out.items()):
         if m.parent_id is not None and m.parent_id not in out:
             notes.append(
@@ -40,6 +42,16 @@ def repair_tree(messages: Iterable[Message]) -> Repair:
             out[key] = replace(m, parent_id=None)
     _cut_cycles(out, notes)
     return Repair(list(out.values()), notes, dups)
+
+
+def _parents_come_first(messages: Iterable[Message]) -> bool:
+    """True when every parent precedes its children: then none dangles and none loops."""
+    seen: set[Hashable] = set()
+    for m in messages:
+        if m.parent_id is not None and m.parent_id not in seen:
+            return False
+        seen.add(m.id)
+    return True
 
 
 def _cut_cycles(out: dict[Hashable, Message], notes: list[str]) -> None:
