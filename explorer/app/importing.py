@@ -195,6 +195,7 @@ class _Meter:
 
 BATCH_CONVERSATIONS = 64
 BATCH_MESSAGES = 20_000
+BATCH_CHARS = 8_000_000  # parsed text held before a write: bounds an import's memory
 
 
 class _Batch:
@@ -205,11 +206,14 @@ class _Batch:
         self.store, self.report, self.meter, self.cancel = store, report, meter, cancel
         self.pending: list[ImportedConversation] = []
         self.messages = 0
+        self.chars = 0
 
     def add(self, ic: ImportedConversation) -> None:
         self.pending.append(ic)
         self.messages += len(ic.messages)
-        if len(self.pending) >= BATCH_CONVERSATIONS or self.messages >= BATCH_MESSAGES:
+        self.chars += sum(p.size for m in ic.messages for p in m.parts)
+        if (len(self.pending) >= BATCH_CONVERSATIONS or self.messages >= BATCH_MESSAGES
+                or self.chars >= BATCH_CHARS):
             self.flush()
 
     def flush(self) -> None:
@@ -225,7 +229,7 @@ class _Batch:
             else:
                 self.report.conversations.append(result)
                 self.meter.stored(ic, result)
-        self.pending, self.messages = [], 0
+        self.pending, self.messages, self.chars = [], 0, 0
 
 
 def import_paths(
