@@ -36,6 +36,14 @@ if os.environ.get("EXPLORER_BLOCK_QT") == "1":
     sys.meta_path.insert(0, _BlockQt())
 
 
+@pytest.fixture(autouse=True)
+def _own_settings_file(tmp_path_factory: pytest.TempPathFactory,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person's own settings file never reaches a test (tests may set their own)."""
+    folder = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("CONVO_CONFIG", str(folder / "settings.json"))
+
+
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
     """The real transcripts other tools wrote (kept outside the repository)."""

@@ -45,6 +45,18 @@ class Shape:
         return self.window or DEFAULT_WINDOWS.get(self.provider, 128_000)
 
 
+def preferred_shape() -> Shape:
+    """The provider, model, window and tier the person chose in the settings."""
+    from explorer.app.preferences import load_app_prefs
+    from explorer.providers.settings import load_settings
+
+    settings = load_settings()
+    kind = settings.provider
+    chosen = settings.for_provider(kind)
+    provider = "openai" if kind == "openai-compatible" else kind
+    return Shape(provider, chosen.model, chosen.window, load_app_prefs().tier(kind))
+
+
 def active_context(store: Store, conv_id: int) -> list[Message]:
     """The active path from where the context starts (after a trim) to the tip."""
     path = store.path(conv_id)

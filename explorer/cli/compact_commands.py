@@ -21,11 +21,12 @@ def _shape_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--provider", choices=compacting.PROVIDERS, default="anthropic")
     p.add_argument("--model", help="model name (selects the image pricing rule)")
     p.add_argument("--window", type=int, help="context window in tokens")
-    p.add_argument("--tier", choices=TIERS, default="dense", help="snapshot page tier")
+    p.add_argument("--tier", choices=TIERS, help="snapshot page tier (default: the settings')")
 
 
 def _shape(args: argparse.Namespace) -> Shape:
-    return Shape(args.provider, args.model, args.window, args.tier)
+    return Shape(args.provider, args.model, args.window,
+                 args.tier or compacting.preferred_shape().tier)
 
 
 def run_context(args: argparse.Namespace) -> int:

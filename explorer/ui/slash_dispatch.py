@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
 from explorer.app.slash import SlashCommand
 from explorer.app.views import tree_lines
 from explorer.compaction.ladder import LadderError
@@ -49,11 +48,13 @@ class SlashDispatcher:
                                                             self.w.conversation_id or 0)))
 
     def _context(self, _: SlashCommand) -> None:
-        use = compacting.usage(self.w.store, self.w.conversation_id or 0, Shape())
+        shape = compacting.preferred_shape()
+        use = compacting.usage(self.w.store, self.w.conversation_id or 0, shape)
         self.w.command_bar.show_result("\n".join(compacting.usage_lines(use)))
 
     def _shake(self, _: SlashCommand) -> None:
-        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, Shape())
+        shape = compacting.preferred_shape()
+        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, shape)
         self.w.command_bar.show_result("\n".join(compacting.plan_lines(plan)))
 
     def _compact(self, command: SlashCommand) -> None:

@@ -81,7 +81,9 @@ def run_child(source: Path | None, db: Path, search: str | None = None) -> Child
     if proc.returncode != 0:
         raise RuntimeError(f"the importing child failed with exit code {proc.returncode}")
     data = json.loads(out)
-    return ChildRun(peak_mb=usage.ru_maxrss / 1024, wall_s=wall, **data)  # ru_maxrss is KiB
+    own = data.pop("peak_mb", None)
+    peak = own if own is not None else usage.ru_maxrss / 1024  # ru_maxrss is KiB
+    return ChildRun(peak_mb=peak, wall_s=wall, **data)
 
 
 def _free_bytes() -> int:
@@ -200,8 +202,21 @@ def child_main(db: Path, source: Path | None, search: str | None) -> int:
         "messages": report.added_messages if report else 0,
         "conversations": len(report.conversations) if report else 0,
         "errors": len(report.errors) if report else 0,
+        "peak_mb": _own_peak_mb(),
     }))  # fmt: skip
     return 0
+
+
+def _own_peak_mb() -> float | None:
+    """This process's peak RSS since exec (VmHWM). ``ru_maxrss`` would also count the
+    parent's memory at fork time, which a benchmark run after others inflates."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
+from explorer.app.compacting import Shape, preferred_shape
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.store import Store
@@ -203,7 +203,7 @@ class ContextPanel(QWidget):
 
     def show_conversation(self, conv_id: int, shape: Shape | None = None) -> None:
         """Recompute for ``conv_id`` (call again when the tip moves); newer calls win."""
-        use_shape = shape or Shape()
+        use_shape = shape or preferred_shape()
         self.conversation_id = conv_id
         self.title.setText(f"Context · {use_shape.provider}"
                            + (f" · {use_shape.model}" if use_shape.model else ""))

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.app import compacting
-from explorer.app.compacting import DEFAULT_WINDOWS, PROVIDERS, RUNGS, Shape
+from explorer.app.compacting import DEFAULT_WINDOWS, PROVIDERS, RUNGS, Shape, preferred_shape
 from explorer.compaction import image_cost
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS
@@ -88,6 +88,7 @@ class CompactionPreview(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=REPLAN_DELAY_MS)
         self._timer.timeout.connect(self.replan)
         self._build_options()
+        self.tier_box.setCurrentText(preferred_shape().tier)  # the settings' tier first
         self._build_body()
         self.setWindowTitle(f"Compaction preview · {store.conversation(conv_id).title}")
         self.resize(1280, 860)

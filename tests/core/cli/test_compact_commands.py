@@ -84,3 +84,23 @@ def test_a_window_too_small_for_the_reserve_is_one_clear_line(
 ) -> None:
     code, _, err = run(capsys, db, "compact", "1", "--window", "3000")
     assert code == 1 and err.startswith("convo: error: output reserve") and err.count("\n") == 1
+
+
+def test_the_settings_tier_is_the_default_for_compact(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.app.preferences import AppPrefs, save_app_prefs
+
+    config = tmp_path / "settings.json"
+    monkeypatch.setenv("CONVO_CONFIG", str(config))
+    prefs = AppPrefs()
+    prefs.tiers["anthropic"] = "legible"
+    save_app_prefs(prefs, config)
+    pages = {}
+    for name, extra in (("default", []), ("dense", ["--tier", "dense"])):
+        code, _, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--preview",
+                           str(tmp_path / name), "--json", *extra)
+        assert code == 0
+        pages[name] = sorted(p.read_bytes() for p in (tmp_path / name).glob("page-*.png"))
+    assert pages["default"] != pages["dense"], "the settings' legible tier drew other pages"
