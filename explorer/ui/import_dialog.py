@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from explorer.app.importing import ImportProgress, ImportReport
 from explorer.store import Store
 from explorer.store.import_writes import ImportOutcome
-from explorer.ui.conversations import format_icon
+from explorer.ui.format_badges import format_icon
 from explorer.ui.import_worker import ImportJob
 
 PROGRESS_STEPS = 1000

@@ -18,12 +18,11 @@ from explorer.store.reads import Conversation
 from explorer.ui.conversations import (
     COUNT_ROLE,
     FORKED_FROM_ROLE,
-    FORMATS,
     ID_ROLE,
     SUBTITLE_ROLE,
     ConversationList,
-    format_icon,
 )
+from explorer.ui.format_badges import FORMATS, format_icon
 
 
 @pytest.fixture
