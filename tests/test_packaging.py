@@ -170,6 +170,18 @@ def test_spec_is_one_folder_windowed_without_upx() -> None:
     assert "resources" in ast.unparse(exe["icon"])  # type: ignore[arg-type]
 
 
+def test_spec_gives_windows_a_console_twin_for_the_command_line() -> None:
+    tree = ast.parse(SPEC.read_text(encoding="utf-8"))
+    exes = [{k.arg: k.value for k in c.keywords} for c in _calls(tree, "EXE")]
+    consoles = [e for e in exes if isinstance(e.get("console"), ast.Constant)
+                and e["console"].value is True]
+    assert len(exes) == 2 and len(consoles) == 1
+    assert ast.unparse(consoles[0]["name"]) == "CONSOLE_EXECUTABLE"
+    assert 'CONSOLE_EXECUTABLE = "convo-cli"' in SPEC.read_text(encoding="utf-8")
+    collect = _calls(tree, "COLLECT")[0]
+    assert any(isinstance(a, ast.Starred) for a in collect.args)
+
+
 def test_spec_ships_resources_and_keyring_backends() -> None:
     text = SPEC.read_text(encoding="utf-8")
     tree = ast.parse(text)
