@@ -34,6 +34,7 @@ from explorer.formats.export_steps import (
     answered_steps,
     image_marker,
     sendable_image,
+    session_uuid,
     tool_name,
 )
 from explorer.tree.model import Message, Part
@@ -45,9 +46,7 @@ DEFAULT_CWD = "/"
 
 def session_id(header: Mapping[str, Any], path: Sequence[Message]) -> str:
     """The session's id: the same conversation and tip always give the same id."""
-    source = header.get("source_id") or header.get("title") or ""
-    tip = path[-1].id if path else None
-    return str(uuid.uuid5(NAMESPACE, f"session/{source}/{tip}"))
+    return session_uuid(NAMESPACE, header, path)
 
 
 def lines(

@@ -23,7 +23,13 @@ from typing import Any
 
 from explorer.formats.export_claude_code import iso
 from explorer.formats.export_requests import tool_arguments
-from explorer.formats.export_steps import Step, active_path, answered_steps, image_marker
+from explorer.formats.export_steps import (
+    Step,
+    active_path,
+    answered_steps,
+    image_marker,
+    session_uuid,
+)
 from explorer.tree.model import Message, Part
 
 NAMESPACE = uuid.UUID("0b7e1f3a-2d4c-4e8f-9a61-5c3d2b1a0f9e")
@@ -39,8 +45,7 @@ def lines(
 ) -> Iterator[str]:
     notes = notes if notes is not None else []
     path = active_path(messages, tip)
-    source = header.get("source_id") or header.get("title") or ""
-    session = str(uuid.uuid5(NAMESPACE, f"session/{source}/{path[-1].id if path else None}"))
+    session = session_uuid(NAMESPACE, header, path)
     meta = header.get("meta") or {}
     start = header.get("created_at") or (path[0].created_at if path else None)
     yield _dump(

@@ -9,9 +9,10 @@ call becomes text. Every change is reported in ``notes``.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+import uuid
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
@@ -154,3 +155,11 @@ def image_marker(p: Part) -> str:
 
 def sendable_image(p: Part) -> bool:
     return p.data is not None and (p.media_type or "") in IMAGE_TYPES
+
+
+def session_uuid(namespace: uuid.UUID, header: Mapping[str, Any], path: Sequence[Message]) -> str:
+    """A session file's id: the same conversation and tip always give the same id, so an
+    export is reproducible and two branches of one conversation never share a session."""
+    source = header.get("source_id") or header.get("title") or ""
+    tip = path[-1].id if path else None
+    return str(uuid.uuid5(namespace, f"session/{source}/{tip}"))

@@ -136,6 +136,8 @@ class SafeZip:
         assert self._zip is not None
         try:
             raw = self._zip.open(info)
+        # zipfile raises NotImplementedError for compression methods it lacks, RuntimeError
+        # for encrypted members: both are files we cannot read, said so plainly.
         except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as e:
             raise FormatError(f"zip member {name!r} cannot be read: {e}") from e
         return CappedReader(raw, name, min(limit, ratio_cap), self._budget)
