@@ -21,9 +21,10 @@ from explorer.resources import resource_path
 
 CELL_FONTS: dict[str, tuple[int, int]] = {
     "5x8": (5, 8),
-    "6x10": (6, 10),
+    "6x9": (6, 9),
     "6x13": (6, 13),
     "8x13": (8, 13),
+    "10x20": (10, 20),
 }
 UNIFONT_FILE = "unifont.hex.gz"
 UNIFONT_HEIGHT = 16

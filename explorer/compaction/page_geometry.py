@@ -5,7 +5,10 @@ glyphs (a 5 px cell shrunk by a third is noise), and a page cut just past a bill
 a whole unit of blank pixels. Two tiers trade density against legibility:
 
 - ``dense``: misc-fixed 5x8 cells, for the gist of a long middle at the lowest cost;
-- ``legible``: misc-fixed 6x10 cells, for text the model must read closely.
+- ``legible``: for text the model must read closely, the roomiest cell that still carries at
+  least as many characters per billed token as the 8x13 frames other tools send (which the
+  providers downscale). What that allows depends on the price of a pixel, so it is chosen per
+  provider (``LEGIBLE_CELLS``; measured in ``tests/benchmarks/bench_density.py``).
 
 The cell is the glyph's advance and row pitch; it may be larger than the font's own cell (the
 spacing is split around the glyph), which is how wider-spaced reference shapes are drawn too.
@@ -21,9 +24,35 @@ from dataclasses import dataclass
 from explorer.compaction import image_cost
 
 TIERS: tuple[str, ...] = ("dense", "legible")
-TIER_FONTS: dict[str, tuple[str, int, int]] = {
-    "dense": ("5x8", 5, 8),
-    "legible": ("6x10", 6, 10),
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A tier's glyph cell: the font, the advance and row pitch, and how newlines are marked."""
+
+    font: str
+    width: int
+    height: int
+    spaced_marks: bool = False
+
+
+DENSE_CELLS: dict[str, Cell] = {
+    # A newline mark between spaces reads better, and costs about 3 % of a page: spent where
+    # the price leaves room, not at Anthropic, whose 5x8 page has none to spare.
+    "anthropic": Cell("5x8", 5, 8),
+    "openai": Cell("5x8", 5, 8, spaced_marks=True),
+    "gemini": Cell("5x8", 5, 8, spaced_marks=True),
+}
+LEGIBLE_CELLS: dict[str, Cell] = {
+    # 750 px a token: 6x9 glyphs give 13.4 chars a token (an 8x13 frame the API shrinks
+    # gives 12.5) and read as well as 6x10 ones, which stop at 12.2.
+    "anthropic": Cell("6x9", 6, 9, spaced_marks=True),
+    # 512 px tiles: 26.7 chars a token (an 8x13 frame OpenAI halves) needs cells of at most
+    # 51 px; 5x8 glyphs on a 10 px pitch (50 px) get the leading that makes them readable.
+    "openai": Cell("5x8", 5, 10),
+    # 258 tokens a 768 px tile is cheap enough for 10x20 glyphs at 11 chars a token, still
+    # more than an 8x13 frame gets at Gemini's price.
+    "gemini": Cell("10x20", 10, 20, spaced_marks=True),
 }
 DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-sonnet-4-5",
@@ -54,6 +83,7 @@ class PageGeometry:
     padding: int = PADDING
     why: str = ""
     max_columns: int | None = None  # a narrower text column than the page allows
+    spaced_marks: bool = False  # newline marks stand between spaces (see snapshot_render)
 
     @property
     def columns(self) -> int:
@@ -149,20 +179,21 @@ def page_geometry(provider: str, model: str | None = None, tier: str = "dense") 
     """
     if provider not in _PAGES:
         raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(_PAGES)}")
-    if tier not in TIER_FONTS:
+    if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
     name = model or DEFAULT_MODELS[provider]
     width, height, quantum, why = _PAGES[provider](name)
-    font, cell_w, cell_h = TIER_FONTS[tier]
+    cell = (DENSE_CELLS if tier == "dense" else LEGIBLE_CELLS)[provider]
     return PageGeometry(
         provider=provider,
         model=name,
         tier=tier,
-        font=font,
+        font=cell.font,
         page_width=width,
         page_height=height,
-        cell_width=cell_w,
-        cell_height=cell_h,
+        cell_width=cell.width,
+        cell_height=cell.height,
         height_quantum=quantum,
         why=why,
+        spaced_marks=cell.spaced_marks,
     )

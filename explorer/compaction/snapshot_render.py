@@ -12,6 +12,7 @@ never dropped.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from explorer.tree.model import Message, Part
 NEWLINE_MARK = "¶"
 TAB_SIZE = 4
 _CONTROLS = {c: 0x2400 + c for c in range(0x20)} | {0x7F: 0x2421}
+_NEWLINE_RUN = re.compile(r" ?\n+ ?")
 _TRANSLATE = _CONTROLS | {0x0A: ord(NEWLINE_MARK), 0x2028: ord(NEWLINE_MARK), 0x2029: 0x00B6}
 
 
@@ -130,11 +132,18 @@ def to_entries(source: Sequence[Source]) -> list[SourceEntry]:
     return entries
 
 
-def normalize(text: str) -> str:
-    """NFC, tabs expanded, newlines as ``¶``, other controls as visible control pictures."""
+def normalize(text: str, spaced_marks: bool = False) -> str:
+    """NFC, tabs expanded, newlines as ``¶``, other controls as visible control pictures.
+
+    With ``spaced_marks`` a run of newline marks stands between single spaces (an existing space
+    is reused, so indentation keeps its width): ``a,¶{`` reads as one smudge at small sizes,
+    ``a, ¶ {`` as three things.
+    """
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
     if "\t" in text:
         text = text.expandtabs(TAB_SIZE)
+    if spaced_marks and "\n" in text:
+        text = _NEWLINE_RUN.sub(lambda m: f" {NEWLINE_MARK * m.group().count(chr(10))} ", text)
     return text.translate(_TRANSLATE)
 
 
@@ -153,6 +162,7 @@ class _Layout:
 
     columns: int
     atlas: GlyphAtlas
+    spaced_marks: bool = False
     rows: list[_Row] = field(default_factory=list)
     missing: dict[str, tuple[int, str]] = field(default_factory=dict)
     _buf: list[str] = field(default_factory=list)
@@ -163,7 +173,7 @@ class _Layout:
     _last: str | None = None
 
     def add(self, entry: SourceEntry) -> None:
-        text = normalize(entry.text)
+        text = normalize(entry.text, self.spaced_marks)
         if self._col:
             text = " " + text
         if self.atlas.font.covered.issuperset(text):
@@ -259,7 +269,7 @@ def _draw_page(rows: Sequence[_Row], geometry: PageGeometry, atlas: GlyphAtlas) 
 def render_snapshot(source: Sequence[Source], geometry: PageGeometry) -> Snapshot:
     """Render messages or text entries into pages of ``geometry`` (fresh from text every time)."""
     atlas = glyph_atlas(geometry.font, geometry.cell_width, geometry.cell_height)
-    layout = _Layout(geometry.columns, atlas)
+    layout = _Layout(geometry.columns, atlas, geometry.spaced_marks)
     for entry in to_entries(source):
         layout.add(entry)
     rows = layout.finish()

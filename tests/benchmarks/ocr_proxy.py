@@ -24,6 +24,9 @@ from PIL import Image
 LANGS = "eng+por+nor"
 TARGET_GLYPH_PX = 24  # upscale until a glyph is about this tall (larger read worse here)
 _WS = re.compile(r"\s+")
+# tesseract's language model turns straight quotes into typographic ones; a reader who sees
+# either has read the same character, so both sides are folded to the straight forms.
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "‘": "'", "’": "'", "‚": "'"})
 
 
 class OcrMissing(RuntimeError):
@@ -77,7 +80,8 @@ def ocr(image: Image.Image, factor: int, psm: int = 6) -> str:
 
 
 def collapse(text: str) -> str:
-    return _WS.sub(" ", text).strip()
+    """Whitespace runs as one space, typographic quotes as straight ones."""
+    return _WS.sub(" ", text.translate(_QUOTES)).strip()
 
 
 def levenshtein(a: str, b: str) -> int:
@@ -100,6 +104,21 @@ def levenshtein(a: str, b: str) -> int:
 def char_accuracy(expected: str, got: str) -> float:
     """1 - normalized edit distance over whitespace-collapsed text, floored at 0."""
     e, g = collapse(expected), collapse(got)
+    if not e:
+        return 1.0 if not g else 0.0
+    return max(0.0, 1.0 - levenshtein(e, g) / len(e))
+
+
+def row_accuracy(rows: Iterable[str], got: str) -> float:
+    """Character accuracy that knows where the printed rows break.
+
+    A row break inside a word is not a space, yet a reader that returns one line per row puts
+    one there; comparing row by row (each row's whitespace collapsed, rows joined by a newline on
+    both sides) charges a narrow page nothing for breaking more words, and still charges a
+    reader that merges, splits or drops rows.
+    """
+    e = "\n".join(r for r in (collapse(row) for row in rows) if r)
+    g = "\n".join(r for r in (collapse(line) for line in got.splitlines()) if r)
     if not e:
         return 1.0 if not g else 0.0
     return max(0.0, 1.0 - levenshtein(e, g) / len(e))

@@ -210,18 +210,20 @@ def test_fit_zoom_follows_the_view(qtbot: QtBot, preview: CompactionPreview) -> 
         preview.pages.set_zoom(5)
 
 
-def test_changing_the_tier_renders_again_with_another_page_size(
+def test_changing_the_tier_renders_again_with_the_tiers_cells(
     qtbot: QtBot, preview: CompactionPreview, demo: tuple[Store, int],
 ) -> None:
     store, cid = demo
     settle(qtbot, preview, rung="snapshot", tier="dense")
-    dense = preview.pages.canvas.pixmap().size()
     dense_bytes = preview.pages.page_bytes()
     settle(qtbot, preview, tier="legible")
-    legible = preview.pages.canvas.pixmap().size()
     assert preview.result is not None and preview.result.shape.tier == "legible"
-    assert (legible.width(), legible.height()) != (dense.width(), dense.height())
-    expected = compacting.plan(store, cid, preview.shape(), "snapshot").pages
+    shape = preview.shape()
+    cells = page_geometry(shape.provider, shape.model, "legible")
+    expected = compacting.plan(store, cid, shape, "snapshot").pages
+    for page in expected:  # each page hugs its rows at the legible tier's row pitch
+        assert page.rows * cells.cell_height <= page.height < (
+            page.rows * cells.cell_height + cells.height_quantum)
     assert [(p.width, p.height) for p in expected] == [
         (QImage.fromData(b).width(), QImage.fromData(b).height())
         for b in preview.pages.page_bytes()]

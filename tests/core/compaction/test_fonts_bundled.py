@@ -15,14 +15,16 @@ FONT_DIR = resources.resource_path("fonts")
 
 def test_bundled_font_files_have_licences_and_readme() -> None:
     names = {p.name for p in FONT_DIR.iterdir()}
-    assert {"5x8.pcf", "6x10.pcf", "6x13.pcf", "8x13.pcf", "unifont.hex.gz", "README.md"} <= names
+    assert {"5x8.pcf", "6x9.pcf", "6x13.pcf", "8x13.pcf", "10x20.pcf", "unifont.hex.gz",
+            "README.md"} <= names
     assert {"LICENSE-misc-fixed.txt", "LICENSE-unifont.txt"} <= names
     assert "Public domain font" in (FONT_DIR / "LICENSE-misc-fixed.txt").read_text()
     assert "font embedding exception" in (FONT_DIR / "LICENSE-unifont.txt").read_text()
 
 
 @pytest.mark.parametrize(
-    ("name", "cell"), [("5x8", (5, 8)), ("6x10", (6, 10)), ("6x13", (6, 13)), ("8x13", (8, 13))]
+    ("name", "cell"), [("5x8", (5, 8)), ("6x9", (6, 9)), ("6x13", (6, 13)), ("8x13", (8, 13)),
+                        ("10x20", (10, 20))]
 )
 def test_cell_fonts_load_with_their_cell_size(name: str, cell: tuple[int, int]) -> None:
     font = fonts.cell_font(name)

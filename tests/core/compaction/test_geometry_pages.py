@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from explorer.compaction import fonts
 from explorer.compaction import image_cost as ic
 from explorer.compaction.page_geometry import TIERS, PageGeometry, page_geometry
 
@@ -79,11 +80,16 @@ def test_height_for_rows_refuses_impossible_counts() -> None:
         g.height_for_rows(g.rows + 1)
 
 
-def test_tiers_use_their_cells() -> None:
-    dense = page_geometry("anthropic", tier="dense")
-    legible = page_geometry("anthropic", tier="legible")
-    assert (dense.cell_width, dense.cell_height) == (5, 8)
-    assert legible.cell_width >= 6 and legible.cell_height >= 10  # "about 6x10 to 8x13"
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_tiers_use_their_cells(provider: str) -> None:
+    dense = page_geometry(provider, tier="dense")
+    legible = page_geometry(provider, tier="legible")
+    assert (dense.font, dense.cell_width, dense.cell_height) == ("5x8", 5, 8)
+    # "about 6x10 to 8x13": at least the area of a 5x10 cell, never smaller than dense's glyphs
+    assert legible.cell_width * legible.cell_height >= 50
+    assert legible.cell_width >= 5 and legible.cell_height >= 9
+    font = fonts.cell_font(legible.font)
+    assert font.cell_width <= legible.cell_width and font.cell_height <= legible.cell_height
     assert dense.chars_per_page > legible.chars_per_page
 
 

@@ -91,6 +91,24 @@ def test_normalize_marks_newlines_expands_tabs_and_shows_controls() -> None:
     assert normalize("e\u0301") == "é"
 
 
+def test_spaced_marks_stand_apart_and_keep_indentation() -> None:
+    m = NEWLINE_MARK
+    assert normalize("a,\n{", spaced_marks=True) == f"a, {m} {{"
+    assert normalize("def f():\n    return 1", spaced_marks=True) == f"def f(): {m}    return 1"
+    assert normalize("a \n\n b", spaced_marks=True) == f"a {m}{m} b"
+    assert normalize("no newline", spaced_marks=True) == "no newline"
+
+
+def test_legible_pages_draw_spaced_marks_where_the_geometry_asks() -> None:
+    text = "x = 1\ny = 2\n" * 40
+    for provider in ("anthropic", "openai", "gemini"):
+        g = page_geometry(provider, tier="legible")
+        snapshot = render_snapshot([SourceEntry("1", text)], g)
+        assert snapshot.chars == len(normalize(text, g.spaced_marks))
+    assert page_geometry("anthropic", tier="legible").spaced_marks
+    assert not page_geometry("anthropic", tier="dense").spaced_marks
+
+
 def test_L4_rendering_is_deterministic_in_process() -> None:
     g = page_geometry("anthropic", tier="dense")
     first = render_snapshot(_conversation(), g)
@@ -146,7 +164,7 @@ def test_reflow_fills_every_row_but_the_last() -> None:
     body = "line one\nline two\n" * (3 * g.columns // 18 + 5)
     snapshot = render_snapshot([("user", 1, body)], g)
     (page,) = snapshot.pages
-    total = len(marker) + len(body)
+    total = len(marker) + len(normalize(body, g.spaced_marks))
     assert page.chars == total
     assert page.rows == -(-total // g.columns)  # short source lines did not open new rows
 
@@ -219,14 +237,20 @@ def test_L5_a_full_dense_page_is_at_least_3x_cheaper_than_its_text(provider: str
     assert page.text_tokens >= 3 * page.image_tokens
 
 
-def test_L5_legible_tier_draws_glyphs_at_least_6px_wide() -> None:
-    g = page_geometry("anthropic", tier="legible")
-    snapshot = render_snapshot([SourceEntry("1", "M" * 20)], g)
-    image = _image(snapshot.pages[0].png).convert("L")
-    ink = Image.eval(image, lambda v: 255 if v < 128 else 0).getbbox()
-    assert ink is not None
-    left, _, right, _ = ink
-    assert (right - left) >= 20 * 6 - 1  # 20 glyphs, one per 6 px cell
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_L5_legible_tier_draws_larger_or_roomier_glyphs_than_dense(provider: str) -> None:
+    def ink(tier: str) -> tuple[int, int]:
+        g = page_geometry(provider, tier=tier)
+        snapshot = render_snapshot([SourceEntry("1", "M" * 41)], g)
+        image = _image(snapshot.pages[0].png).convert("L")
+        box = Image.eval(image, lambda v: 255 if v < 128 else 0).getbbox()
+        assert box is not None
+        return box[2] - box[0], g.cell_height
+
+    dense_width, dense_pitch = ink("dense")
+    legible_width, legible_pitch = ink("legible")
+    assert legible_width >= dense_width and legible_pitch >= dense_pitch
+    assert (legible_width, legible_pitch) != (dense_width, dense_pitch)
 
 
 def test_real_transcript_renders_and_reports_consistently(samples_dir: Path) -> None:
