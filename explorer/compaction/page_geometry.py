@@ -48,8 +48,8 @@ LEGIBLE_CELLS: dict[str, Cell] = {
     # gives 12.5) and read as well as 6x10 ones, which stop at 12.2.
     "anthropic": Cell("6x9", 6, 9, spaced_marks=True),
     # 512 px tiles: 26.7 chars a token (an 8x13 frame OpenAI halves) needs cells of at most
-    # 51 px; 5x8 glyphs on a 10 px pitch (50 px) get the leading that makes them readable.
-    "openai": Cell("5x8", 5, 10),
+    # 51 px; 5x8 glyphs with a row of leading (45 px) and spaced marks give 29.3.
+    "openai": Cell("5x8", 5, 9, spaced_marks=True),
     # 258 tokens a 768 px tile is cheap enough for 10x20 glyphs at 11 chars a token, still
     # more than an 8x13 frame gets at Gemini's price.
     "gemini": Cell("10x20", 10, 20, spaced_marks=True),

@@ -23,7 +23,7 @@ def _pillow_page(text: str, geometry: PageGeometry, height: int) -> np.ndarray:
     font = fonts.cell_font(geometry.font)
     image = Image.new("L", (geometry.page_width, height), 255)
     draw = ImageDraw.Draw(image)
-    flat, cols = normalize(text), geometry.columns
+    flat, cols = normalize(text, geometry.spaced_marks), geometry.columns
     x0 = geometry.padding + (geometry.cell_width - font.cell_width) // 2
     y0 = geometry.padding + (geometry.cell_height - font.cell_height) // 2
     for r, start in enumerate(range(0, len(flat), cols)):
