@@ -149,8 +149,11 @@ def record(store: Store, conv_id: int, plan: CompactionPlan, shape: Shape) -> in
     if tip is None:
         raise ValueError(f"conversation {conv_id} is empty")
     kind = plan.rungs[-1] if plan.rungs else "none"
+    g = page_geometry(_page_provider(shape), shape.model, shape.tier)
     params = {"provider": shape.provider, "model": shape.model, "window": shape.budget,
-              "tier": shape.tier}
+              "tier": shape.tier,  # and how that tier drew, since the cell table may change
+              "page": [g.page_width, g.page_height], "font": g.font,
+              "cell": [g.cell_width, g.cell_height], "spaced_marks": g.spaced_marks}
     return store.add_compaction(conv_id, tip, kind, params, plan.to_record(), plan.summary or "")
 
 

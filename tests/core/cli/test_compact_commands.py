@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.main import main
+from explorer.compaction.page_geometry import page_geometry
+from explorer.store.store import Store
 
 
 def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
@@ -68,6 +70,14 @@ def test_compact_without_preview_records_on_the_tip(
 ) -> None:
     code, out, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--json")
     assert code == 0 and json.loads(out)["record"] > 0
+    with Store(db) as store:
+        [rec] = store.compactions(1)
+    params = rec["params"]
+    g = page_geometry(params["provider"], params["model"], params["tier"])
+    assert rec["params"]["font"] == g.font  # the record says how its pages were drawn
+    assert rec["params"]["cell"] == [g.cell_width, g.cell_height]
+    assert rec["params"]["page"] == [g.page_width, g.page_height]
+    assert rec["params"]["spaced_marks"] is g.spaced_marks
     code, out, _ = run(capsys, db, "tree", "1", "--json")
     tip = json.loads(out)["tip"]
     [node] = [n for n in json.loads(out)["nodes"] if n["id"] == tip]
