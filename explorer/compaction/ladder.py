@@ -15,7 +15,7 @@ from typing import Literal
 from explorer.compaction.context import CompactionPlan, expand_compacted, snapshot_message
 from explorer.compaction.elision import DEFAULT_KEEP_TURNS, elide
 from explorer.compaction.estimate import Estimator
-from explorer.compaction.facts import DEFAULT_MAX_CHARS, fact_sheet
+from explorer.compaction.facts import DEFAULT_MAX_CHARS, FactSheet, fact_sheet
 from explorer.compaction.image_drop import drop_images
 from explorer.compaction.split import PageLike, Renderer, Split, best_split
 from explorer.compaction.summary import Summarizer, build_summary_request, summary_message
@@ -169,23 +169,22 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer) -> None:
         int(plan.parameters.get("max_fact_chars", DEFAULT_MAX_CHARS)),
         int(target * FACT_SHARE * CHARS_PER_TOKEN),
     )
-    best: tuple[int, Split, tuple[PageLike, ...]] | None = None
+    best: tuple[int, Split, tuple[PageLike, ...], FactSheet] | None = None
     for split in candidates:
         pages = tuple(renderer(split.middle))
         facts = fact_sheet(split.middle, max_chars=max_chars)
         msg = snapshot_message(pages, facts)
         tokens = plan.estimator.estimate([*split.head, msg, *split.tail])
         if best is None or tokens < best[0]:
-            best = (tokens, split, pages)
+            best = (tokens, split, pages, facts)
         if plan.target is None or tokens <= plan.target:
-            best = (tokens, split, pages)
+            best = (tokens, split, pages, facts)
             break
     assert best is not None
     if best[0] >= plan.tokens and plan.parameters.get("force") != "snapshot":
         plan.notes.append(f"snapshot skipped: pages would cost {best[0]} >= {plan.tokens} tokens")
         return
-    _, plan.split, plan.pages = best
-    plan.facts = fact_sheet(plan.split.middle, max_chars=max_chars)
+    _, plan.split, plan.pages, plan.facts = best
     plan.rungs += ("snapshot",)
 
 
