@@ -13,7 +13,6 @@ import base64
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,8 +38,7 @@ from explorer.providers.http import (
     SseEvent,
     classify,
     error_fields,
-    iter_sse,
-    post_lines,
+    stream_events,
 )
 from explorer.tree.model import Message, Part, Usage
 
@@ -238,10 +236,10 @@ class AnthropicProvider:
     ) -> Completion:
         body = request_body(messages, self.model_name, max_tokens or self.max_tokens)
         url = self.base_url.rstrip("/") + "/v1/messages"
-
-        def errors(status: int, raw: bytes, headers: httpx.Headers) -> ProviderError:
-            return parse_error(status, raw, headers, self.api_key)
-
-        lines = post_lines(url, self.headers(), body, errors, policy=self.policy, cancel=cancel)
-        with closing(lines):
-            return read_stream(iter_sse(lines), on_text, self.model_name, self.api_key)
+        key = self.api_key
+        return stream_events(
+            url, self.headers(), body,
+            lambda status, raw, headers: parse_error(status, raw, headers, key),
+            lambda events: read_stream(events, on_text, self.model_name, key),
+            policy=self.policy, cancel=cancel,
+        )

@@ -13,8 +13,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -33,6 +34,7 @@ from explorer.providers.base import (
 log = logging.getLogger(__name__)
 ErrorParser = Callable[[int, bytes, httpx.Headers], ProviderError]
 Waiter = Callable[[float, "threading.Event | None"], bool]
+T = TypeVar("T")
 
 
 def wait(delay: float, cancel: threading.Event | None) -> bool:
@@ -168,6 +170,23 @@ def iter_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
             elif name == "data":
                 data.append(value)
     # An event cut off by the end of the stream is discarded, as the SSE standard says.
+
+
+def stream_events(
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    parse_error: ErrorParser,
+    read: Callable[[Iterator[SseEvent]], T],
+    *,
+    policy: HttpPolicy,
+    cancel: threading.Event | None = None,
+) -> T:
+    """POST ``body`` and hand the answer's server-sent events to ``read``; the connection is
+    closed whether ``read`` returns, raises or stops early."""
+    lines = post_lines(url, headers, body, parse_error, policy=policy, cancel=cancel)
+    with closing(lines):
+        return read(iter_sse(lines))
 
 
 def classify(
