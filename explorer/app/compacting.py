@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from explorer.app import safe_write
 from explorer.compaction.context import CompactionPlan, ContextUsage, context_usage
 from explorer.compaction.estimate import Estimator, Family
 from explorer.compaction.image_cost import page_cost
@@ -125,20 +126,27 @@ def request_body(plan: CompactionPlan, shape: Shape, notes: list[str]) -> dict[s
     return openai_body(plan.messages(), notes, shape.model)
 
 
-def write_preview(plan: CompactionPlan, shape: Shape, folder: Path) -> list[Path]:
-    """Write the exact PNG pages, the request JSON and the plan record; return the files."""
+def write_preview(plan: CompactionPlan, shape: Shape, folder: Path,
+                  db_path: Path | None = None) -> list[Path]:
+    """Write the exact PNG pages, the request JSON and the plan record; return the files.
+
+    Each file is written beside its target and renamed into place; the open
+    database (``db_path``) and its companions are never written over.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise safe_write.WriteRefused(f"refusing to write into {folder}: it is not a folder")
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for i, page in enumerate(plan.pages, start=1):
         out = folder / f"page-{i:03d}.png"
-        out.write_bytes(page.png)
+        safe_write.write_bytes(out, page.png, db_path)
         written.append(out)
     notes: list[str] = []
     body = request_body(plan, shape, notes)
     for name, data in (("request.json", body), ("plan.json", plan.to_record()),
                        ("notes.json", notes)):
         out = folder / name
-        out.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        safe_write.write_text(out, json.dumps(data, ensure_ascii=False, indent=2), db_path)
         written.append(out)
     return written
 

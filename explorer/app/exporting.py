@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from explorer.app import safe_write
 from explorer.formats import native
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import Store, StoreError
@@ -57,9 +58,13 @@ def export_lines(
 
 def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
                    at: int | None = None, notes: list[str] | None = None) -> int:
-    """Write the export; returns the number of lines written."""
+    """Write the export; returns the number of lines written.
+
+    The file is written beside ``dest`` and renamed into place when complete, and
+    the store's own database (or its ``-wal``/``-shm``) is refused as a target.
+    """
     n = 0
-    with dest.open("w", encoding="utf-8", newline="\n") as f:
+    with safe_write.atomic_text(dest, store.db_path) as f:
         for line in export_lines(store, conv_id, fmt, at, notes):
             f.write(line + "\n")
             n += 1

@@ -48,7 +48,7 @@ def run_compact(args: argparse.Namespace) -> int:
         payload: dict[str, Any] = {"plan": plan.to_record()}
         lines = compacting.plan_lines(plan)
         if args.preview:
-            files = compacting.write_preview(plan, shape, Path(args.preview))
+            files = compacting.write_preview(plan, shape, Path(args.preview), s.db_path)
             payload["files"] = [str(f) for f in files]
             lines.append(f"wrote {len(files)} file(s) to {args.preview} (pages, request.json)")
         else:

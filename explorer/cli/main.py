@@ -10,8 +10,11 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from explorer import __version__
+from explorer.app import safe_write
+from explorer.app.safe_write import WriteRefused
 from explorer.cli import commands, compact_commands, model_commands
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
@@ -48,11 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _launch_app(args)
     try:
         return int(args.handler(args) or 0)
-    except (StoreError, NotFound, FormatError, FileNotFoundError, sqlite3.DatabaseError) as e:
-        print(f"convo: error: {_message(e)}", file=sys.stderr)
-        return EXIT_USER_ERROR
     except BrokenPipeError:
         return 0
+    except (StoreError, NotFound, FormatError, OSError, sqlite3.DatabaseError) as e:
+        print(f"convo: error: {_message(e)}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
 
 def _message(e: BaseException) -> str:
@@ -70,6 +73,12 @@ def _smoke_test() -> int:
 
 
 def _launch_app(args: argparse.Namespace) -> int:
+    if args.screenshot:
+        try:
+            safe_write.guard(Path(args.screenshot), commands.db_path(args))
+        except WriteRefused as e:
+            print(f"convo: error: {e}", file=sys.stderr)
+            return EXIT_USER_ERROR
     try:
         from explorer.ui.app import run_app
     except ImportError as e:  # the core can be installed without Qt

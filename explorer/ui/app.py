@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from explorer.app import safe_write
 from explorer.app.demo import demo_loaded, load_demo
 from explorer.app.preferences import load_app_prefs
 from explorer.resources import resource_path
@@ -59,14 +61,17 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
             settings: QSettings | None = None) -> int:
     app = make_application()
     store = open_store(db_path)
+    scratch = tempfile.TemporaryDirectory(prefix="convo-screenshot-")
     if screenshot and settings is None:  # a screenshot must not depend on a person's settings
-        settings = QSettings(str(Path(screenshot).with_suffix(".ini")), QSettings.Format.IniFormat)
+        settings = QSettings(str(Path(scratch.name) / "window.ini"), QSettings.Format.IniFormat)
     first = conversation if conversation is not None else _first_start_choice(store, settings)
     window = MainWindow(store, settings)
     if first is not None:
         window.select_conversation(first)
     if screenshot:
-        return _screenshot(app, window, store, Path(screenshot))
+        with scratch:
+            return _screenshot(app, window, store, Path(screenshot))
+    scratch.cleanup()
     window.resize(1400, 860)
     window.show()
     code = app.exec()
@@ -84,8 +89,14 @@ def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path)
     if window.graph.is_loading:
         loop.exec()
     app.processEvents()
-    ok = window.grab().save(str(dest))
+    try:  # written beside ``dest`` and renamed into place; never onto the database
+        with safe_write.replacing(dest, store.db_path) as tmp:
+            if not window.grab().save(str(tmp), "PNG"):
+                raise OSError(f"could not write {dest}")
+        ok = True
+    except (OSError, ValueError) as e:
+        print(f"convo: error: {e}", file=sys.stderr)
+        ok = False
     window.close()
-    dest.with_suffix(".ini").unlink(missing_ok=True)
     store.close()
     return 0 if ok else 1
