@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from explorer.app import demo, exporting, importing, views
+from explorer.app import demo, exporting, importing, turn_text, views
 from explorer.app.locations import default_db_path
 from explorer.cli.output import emit, message_dict, message_lines
 from explorer.store import Store, StoreError
@@ -85,9 +85,20 @@ def _show_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--full", action="store_true", help="print whole texts, not previews")
 
 
+def _tree_args(p: argparse.ArgumentParser) -> None:
+    add_conv_arg(p)
+    p.add_argument("--turns", action="store_true",
+                   help="one node per turn, straight runs folded, subagents beside their call")
+
+
 def run_tree(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        emit(args, views.tree_json(s, args.conversation), views.tree_lines(s, args.conversation))
+        if getattr(args, "turns", False):
+            view = turn_text.turn_view(s, args.conversation)
+            emit(args, turn_text.turn_json(view), turn_text.turn_lines(view))
+        else:
+            emit(args, views.tree_json(s, args.conversation),
+                 views.tree_lines(s, args.conversation))
     return 0
 
 
@@ -235,7 +246,7 @@ COMMANDS: list[Command] = [
     Command("demo", "load the bundled demo conversation", _none, run_demo),
     Command("list", "list conversations", _none, run_list, json=True),
     Command("show", "print the active path of a conversation", _show_args, run_show, json=True),
-    Command("tree", "print the session tree of a conversation (as /tree)", add_conv_arg, run_tree,
+    Command("tree", "print the session tree of a conversation (as /tree)", _tree_args, run_tree,
             json=True),
     Command("branch", "make MSG the tip (moves a pointer, writes no message)", add_conv_msg_args,
             run_branch),

@@ -119,9 +119,13 @@ def siblings(conn: sqlite3.Connection, mid: int) -> list[int]:
     ).fetchone()
     if r is None:
         raise NotFound(f"no message {mid}")
-    if r[0] is None:
-        q = "SELECT id FROM messages WHERE parent_id IS NULL AND conversation_id = ? ORDER BY id"
-        return [x[0] for x in conn.execute(q, (r[1],))]
+    if r[0] is None:  # a subagent's root has no siblings and is none of the roots' (V1)
+        q = ("SELECT id, json_type(source_meta, '$.spawned_by_tool_use_id') IS NOT NULL "
+             "FROM messages WHERE parent_id IS NULL AND conversation_id = ? ORDER BY id")
+        rows = [(x[0], bool(x[1])) for x in conn.execute(q, (r[1],))]
+        if any(rid == mid and sub for rid, sub in rows):
+            return [mid]
+        return [rid for rid, sub in rows if not sub]
     return children(conn, r[0])
 
 

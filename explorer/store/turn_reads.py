@@ -1,0 +1,134 @@
+"""What the turn view reads: per message its role, preview, tool counts and subagent link.
+
+Two set-based queries (messages, then parts grouped by message) and one for the
+spawning calls, so a 100,000-message conversation is read without loading text
+beyond the stored previews. Subagent transcripts are recognised by what the
+importers write: ``source_meta.subagent`` on their messages and
+``source_meta.spawned_by_tool_use_id`` on their root.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.tree.turn_view import TurnInput, opens_turn
+
+_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class SubagentInfo:
+    """A subagent transcript's root, its name and the call that started it."""
+
+    root: int
+    agent_id: str
+    name: str
+    agent_type: str | None
+    tool_use_id: str | None
+    call_message: int | None  # the message holding the spawning call, if it is in the tree
+
+
+@dataclass(frozen=True)
+class TurnSource:
+    messages: list[TurnInput]
+    subagents: dict[Hashable, SubagentInfo]  # by root message id
+
+
+def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
+    parts = _part_counts(conn, conv_id)
+    roots = _subagent_roots(conn, conv_id)
+    calls = _call_messages(conn, conv_id, [u for _, u in roots.values() if u])
+    meta = _subagent_meta(conn, conv_id)
+    subagents: dict[Hashable, SubagentInfo] = {}
+    for root, (agent_id, use_id) in roots.items():
+        info = meta.get(agent_id, {})
+        name = _text(info.get("description")) or _text(info.get("agentType")) or agent_id
+        subagents[root] = SubagentInfo(root, agent_id, name, _text(info.get("agentType")),
+                                       use_id, calls.get(use_id) if use_id else None)
+    empty = (0, 0, 0, 0, "")
+    out: list[TurnInput] = []
+    for mid, parent, role, preview in conn.execute(
+        "SELECT id, parent_id, role, coalesce(preview, '') FROM messages "
+        "WHERE conversation_id = ? ORDER BY id", (conv_id,),
+    ):
+        calls_n, errors, others, texts, names = parts.get(mid, empty)
+        sub = subagents.get(mid)
+        result_only = others == 0 and mid in parts
+        out.append(TurnInput(
+            mid, parent, role, preview, prompt=opens_turn(role, result_only, preview),
+            has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
+            tools=tuple(names.split(_SEP)) if names else (),
+            subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,
+        ))  # fmt: skip
+    return TurnSource(out, subagents)
+
+
+_Counts = tuple[int, int, int, int, str]
+
+
+def _part_counts(conn: sqlite3.Connection, conv_id: int) -> dict[int, _Counts]:
+    """By message: tool calls, error results, parts that are not results, text parts, tools."""
+    rows = conn.execute(
+        "SELECT p.message_id, sum(p.kind = 'tool_use'), "
+        "sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), "
+        "sum(p.kind != 'tool_result'), sum(p.kind = 'text'), "
+        f"group_concat(CASE WHEN p.kind = 'tool_use' THEN coalesce(p.tool_name, 'tool') END, "
+        f"char({ord(_SEP)})) "
+        "FROM parts p JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ? "
+        "GROUP BY p.message_id",
+        (conv_id,),
+    )
+    return {int(r[0]): (int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5] or "") for r in rows}
+
+
+def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:
+    """Roots that start a subagent transcript: (agent id, spawning tool_use id)."""
+    rows = conn.execute(
+        "SELECT id, json_extract(source_meta, '$.subagent'), "
+        "json_extract(source_meta, '$.spawned_by_tool_use_id') FROM messages "
+        "WHERE conversation_id = ? AND parent_id IS NULL AND source_meta IS NOT NULL "
+        "AND json_valid(source_meta) "
+        "AND json_type(source_meta, '$.spawned_by_tool_use_id') IS NOT NULL",
+        (conv_id,),
+    )
+    return {int(mid): (str(agent or mid), str(use) if use else None) for mid, agent, use in rows}
+
+
+def _call_messages(conn: sqlite3.Connection, conv_id: int, use_ids: list[str]) -> dict[str, int]:
+    if not use_ids:
+        return {}
+    marks = ",".join("?" * len(use_ids))
+    rows = conn.execute(
+        "SELECT p.tool_use_id, min(p.message_id) FROM parts p "
+        "JOIN messages m ON m.id = p.message_id "
+        f"WHERE m.conversation_id = ? AND p.kind = 'tool_use' AND p.tool_use_id IN ({marks}) "
+        "GROUP BY p.tool_use_id",
+        (conv_id, *use_ids),
+    )
+    return {str(u): int(mid) for u, mid in rows}
+
+
+def _subagent_meta(conn: sqlite3.Connection, conv_id: int) -> dict[str, dict[str, Any]]:
+    row = conn.execute("SELECT meta FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+    try:
+        meta = json.loads(row[0]) if row and row[0] else {}
+    except ValueError:
+        return {}
+    subs = meta.get("subagents") if isinstance(meta, dict) else None
+    if not isinstance(subs, list):
+        return {}
+    return {str(s["agent_id"]): s for s in subs
+            if isinstance(s, dict) and s.get("agent_id") is not None}
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def subagent_root_ids(conn: sqlite3.Connection, conv_id: int) -> set[int]:
+    """Roots that are subagent transcripts (they are never siblings of the conversation's)."""
+    return set(_subagent_roots(conn, conv_id))
