@@ -84,10 +84,16 @@ def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path)
     window.resize(1400, 860)
     window.show()
     loop = QEventLoop()
-    window.graph.loaded.connect(lambda _c: QTimer.singleShot(SCREENSHOT_SETTLE_MS, loop.quit))
-    QTimer.singleShot(10_000, loop.quit)  # a graph that never loads still gets its picture
+    settle = QTimer(singleShot=True, interval=SCREENSHOT_SETTLE_MS)
+    settle.timeout.connect(loop.quit)
+    deadline = QTimer(singleShot=True, interval=10_000)  # a graph that never loads still
+    deadline.timeout.connect(loop.quit)                   # gets its picture
+    window.graph.loaded.connect(lambda _c: settle.start())
+    deadline.start()
     if window.graph.is_loading:
         loop.exec()
+    settle.stop()
+    deadline.stop()
     app.processEvents()
     try:  # written beside ``dest`` and renamed into place; never onto the database
         with safe_write.replacing(dest, store.db_path) as tmp:

@@ -23,6 +23,7 @@ from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview import CompactionPreview, ContextPanel
 from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.slash_dispatch import SlashDispatcher
+from explorer.ui.tasks import TaskRunner
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
@@ -32,6 +33,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.store = store
         self.settings = settings or QSettings()
+        self.tasks = TaskRunner(self, threads=3, name="explorer-window")
         self.setWindowTitle("Conversation Explorer")
         self.conversations = ConversationList(store)
         self.graph = TreeGraphWidget(store)
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
+        self.tasks.changed.connect(self.refresh_views)
         self.transcript.installEventFilter(self)
 
     def _build_menus(self) -> None:
@@ -164,6 +167,19 @@ class MainWindow(QMainWindow):
         self.graph.refresh()
         self.transcript.load_path(target)
         self.update_status()
+
+    def refresh_views(self, names: frozenset[str]) -> None:
+        """Reload only the views a finished job says it changed."""
+        if "conversations" in names:
+            self.conversations.reload()
+        if self._conv is None:
+            return
+        if "graph" in names:
+            self.graph.refresh()
+        if "transcript" in names:
+            self.transcript.load_path(self._conv)
+        if names & {"transcript", "context", "conversations"}:
+            self.update_status()
 
     def open_command_bar(self, prefix: str = "/") -> None:
         if self._conv is not None:
@@ -252,7 +268,7 @@ class MainWindow(QMainWindow):
             self.preview_window.shutdown()
         if self.model_job is not None:
             self.model_job.cancel()
-            self.model_job.wait()
+        self.tasks.shutdown()
         super().closeEvent(event)
 
     def db_path(self) -> Path:

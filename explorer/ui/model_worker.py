@@ -1,7 +1,9 @@
-"""Model calls on a worker thread: text streams back through signals, Cancel stops the stream.
+"""Model calls through the window's task runner: text streams back as progress, Cancel stops it.
 
 The turn is written by the use-case only after the answer completed (P2), so a
-cancelled or failed call leaves the tree exactly as it was.
+cancelled or failed call leaves the tree exactly as it was. Whatever the call
+raises — not only the provider's own errors — ends the job with ``failed``, so
+"sending…" can never stay on screen.
 """
 
 from __future__ import annotations
@@ -9,43 +11,69 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from explorer.app import conversation_ops as ops
 from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.compaction.ladder import LadderError
 from explorer.providers import Provider, ProviderError
 from explorer.store import Store, StoreError
+from explorer.ui.tasks import Task, TaskRunner, Ticket
 
 Call = Callable[[Store, Provider, ops.RunOptions], ops.RunResult]
 
+CHANGES = frozenset({"conversations", "graph", "transcript", "context"})
+"""What a stored turn changes: every view of the conversation."""
 
-class ModelJob(QThread):
+_EXPECTED = (SetupError, ProviderError, LadderError, StoreError, ValueError)
+
+
+def describe(error: BaseException) -> str:
+    """The provider's and store's own messages read as they are; anything else names its type."""
+    if isinstance(error, _EXPECTED):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+class ModelJob(QObject):
     """One send, rerun or regenerate: ``chunk`` while streaming, then ``done`` or ``failed``."""
 
     chunk = Signal(str)
     done = Signal(object)  # RunResult
     failed = Signal(str)
 
-    def __init__(self, store: Store, call: Call, choice: ModelChoice | None = None,
-                 parent: QObject | None = None) -> None:
+    def __init__(self, runner: TaskRunner, store: Store, call: Call,
+                 choice: ModelChoice | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.runner = runner
         self.store = store
         self.call = call
         self.choice = choice or ModelChoice()
+        self.task: Task | None = None
+        # The provider's own flag, not the task's: a cancelled stream still reports
+        # how it ended (and a turn stored just before the cancel still refreshes the views).
         self.cancel_event = threading.Event()
+
+    def start(self) -> None:
+        if self.task is not None:
+            raise RuntimeError("a model job runs once")
+        self.task = self.runner.run(
+            self._run, on_done=self.done.emit, on_failed=lambda e: self.failed.emit(describe(e)),
+            on_progress=lambda text: self.chunk.emit(str(text)), refresh=CHANGES)
+
+    def _run(self, ticket: Ticket) -> ops.RunResult:
+        prepared = prepare(self.choice, on_text=ticket.report, cancel=self.cancel_event)
+        return self.call(self.store, prepared.provider, prepared.options)
 
     def cancel(self) -> None:
         self.cancel_event.set()
 
-    def run(self) -> None:
-        try:
-            prepared = prepare(self.choice, on_text=self.chunk.emit, cancel=self.cancel_event)
-            result = self.call(self.store, prepared.provider, prepared.options)
-        except (SetupError, ProviderError, LadderError, StoreError, ValueError) as e:
-            self.failed.emit(str(e))
-            return
-        self.done.emit(result)
+    def is_running(self) -> bool:
+        return self.task is not None and self.task.running
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the runner is idle (shutdown, tests)."""
+        return self.runner.wait(msecs)
 
 
 def send_call(conv_id: int, text: str) -> Call:

@@ -206,11 +206,14 @@ def _wait_for_graph(widget: TreeGraphWidget, start: Callable[[], None] | None = 
 
     widget.loaded.connect(loop.quit)
     widget.loadFailed.connect(failed)
-    QTimer.singleShot(GRAPH_TIMEOUT_MS, loop.quit)
+    deadline = QTimer(singleShot=True, interval=GRAPH_TIMEOUT_MS)
+    deadline.timeout.connect(loop.quit)
+    deadline.start()
     if start is not None:
         start()
     if widget.is_loading:
         loop.exec()
+    deadline.stop()
     if failures:
         raise SmokeFailure(f"the graph failed to load: {failures[0]}")
     if widget.is_loading:

@@ -241,13 +241,13 @@ class WindowActions:
             self._start_model(regenerate_call(conv, mid), "asking for another answer")
 
     def _start_model(self, call: Call, what: str) -> None:
-        if self.w.model_job is not None and self.w.model_job.isRunning():
+        if self.w.model_job is not None and self.w.model_job.is_running():
             self.fail("a model call is already running; cancel it first (Esc in the bar)")
             return
         bar = self.w.command_bar
         bar.show()
         bar.show_result(what + "…\n")
-        job = ModelJob(self.w.store, call, parent=self.w)
+        job = ModelJob(self.w.tasks, self.w.store, call, parent=self.w)
         self.streamed = ""
 
         def chunk(text: str) -> None:
@@ -261,7 +261,7 @@ class WindowActions:
         job.start()
 
     def _model_done(self, result: RunResult) -> None:
-        self.w.refresh()
+        """The views refresh through the runner's ``changed`` (the job names them)."""
         notes = "".join(f"\nnote: {n}" for n in result.notes)
         self.w.command_bar.show_result(f"{result.answer.text}\n\n(stored as messages "
                                        f"{', '.join(map(str, result.message_ids))}){notes}")
