@@ -10,8 +10,8 @@ from explorer.formats.base import FormatError
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
-    "native", "claude_code", "pi", "sillytavern", "chatgpt", "openwebui", "librechat",
-    "claude_ai", "llm_logs",
+    "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "sillytavern", "chatgpt",
+    "openwebui", "librechat", "claude_ai", "llm_logs",
 )
 
 

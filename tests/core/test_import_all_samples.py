@@ -14,14 +14,17 @@ def test_the_whole_samples_folder_imports_once(tmp_path: Path, samples_dir: Path
         first = import_paths(s, [samples_dir])
         assert first.errors == []
         formats = {c.source_format for c in first.conversations}
-        assert formats == {"chatgpt", "claude_code", "librechat", "openwebui", "pi",
-                           "sillytavern"}
-        assert len(first.conversations) == 14
-        assert first.skipped_files == [f"{samples_dir / 'README.md'}: not a transcript; skipped"]
+        assert formats == {"chatgpt", "claude_code", "codex", "gemini_cli", "librechat",
+                           "opencode", "openwebui", "pi", "sillytavern"}
+        assert len(first.conversations) == 24
+        assert first.skipped_files == [
+            f"{samples_dir / 'README.md'}: not a transcript; skipped",
+            f"{samples_dir / 'gemini_cli' / 'logs.json'}: not a transcript; skipped",
+        ]
         total = sum(c.message_count for c in s.conversations())
         assert total == first.added_messages
         again = import_paths(s, [samples_dir])
-        assert again.added_messages == 0 and len(s.conversations()) == 14
+        assert again.added_messages == 0 and len(s.conversations()) == 24
 
 
 def test_a_folder_of_one_format_goes_to_that_importer_whole(

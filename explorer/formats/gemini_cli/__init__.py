@@ -1,0 +1,5 @@
+"""Gemini CLI saved chats, in the older JSON and the newer JSON Lines shape."""
+
+from explorer.formats.gemini_cli.reader import FORMAT, read, read_tail, sniff
+
+__all__ = ["FORMAT", "read", "read_tail", "sniff"]

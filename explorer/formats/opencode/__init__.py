@@ -1,0 +1,93 @@
+"""OpenCode sessions: ``opencode export`` JSON files and OpenCode's storage folders.
+
+An export is ``{info, messages: [{info, parts}]}`` for one session; a storage
+folder (see :mod:`explorer.formats.opencode.storage`) holds many. Both become
+one conversation per session through :mod:`explorer.formats.opencode.convert`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.jsonl import peek_prefix
+from explorer.formats.opencode.convert import FORMAT, conversation
+from explorer.formats.opencode.storage import find_layouts, layout_at, load, session_records
+
+__all__ = ["FORMAT", "read", "sniff"]
+
+
+def sniff(path: Path) -> bool:
+    if path.is_dir():
+        return next(find_layouts(path), None) is not None and _has_session(path)
+    if not path.is_file():
+        return False
+    head = peek_prefix(path, max_bytes=4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and b'"info"' in head and b'"ses_' in head and (
+        b'"messages"' in peek_prefix(path, max_bytes=1 << 20) or b'"messages"' in head)
+
+
+def _has_session(path: Path) -> bool:
+    return any(layout.sessions() for layout in find_layouts(path))
+
+
+def read(path: Path) -> Iterator[ImportedConversation]:
+    if path.is_dir():
+        yield from _read_storage(path)
+        return
+    notes: list[str] = []
+    data = _load_export(path)
+    info = data.get("info")
+    messages = data.get("messages")
+    if not isinstance(info, dict) or not isinstance(messages, list):
+        raise FormatError(f"{path.name}: an OpenCode export has an info object and a messages list")
+    records: list[tuple[dict[str, Any], list[Any]]] = []
+    for n, item in enumerate(messages):
+        minfo = item.get("info") if isinstance(item, dict) else None
+        if not isinstance(minfo, dict):
+            notes.append(f"message {n}: no info object; skipped")
+            continue
+        parts = item.get("parts")
+        records.append((minfo, parts if isinstance(parts, list) else []))
+    conv = conversation(info, records, str(path), notes)
+    if not conv.messages:
+        raise FormatError(f"{path.name}: an OpenCode export without any message")
+    yield conv
+
+
+def _load_export(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = json.load(handle)
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(f"{path.name}: not valid JSON ({str(exc).split(':')[0]})") from exc
+    if not isinstance(data, dict):
+        raise FormatError(f"{path.name}: an OpenCode export is a JSON object")
+    return data
+
+
+def _read_storage(path: Path) -> Iterator[ImportedConversation]:
+    """Every session of the storage roots at ``path``, and the exports lying beside them."""
+    layouts = list(find_layouts(path))
+    if not layouts:
+        raise FormatError(f"{path}: no OpenCode storage folder inside")
+    for file in sorted(path.iterdir()):
+        if file.is_file() and sniff(file):
+            yield from read(file)
+    for layout in layouts:
+        for file in layout.sessions():
+            notes: list[str] = []
+            info = load(file, notes)
+            if info is None:
+                continue
+            conv = conversation(info, session_records(layout, info, notes), str(file), notes)
+            if conv.messages:
+                yield conv
+
+
+def storage_root(path: Path) -> bool:
+    """True when ``path`` is itself an OpenCode storage root (for finding sources)."""
+    return layout_at(path) is not None
