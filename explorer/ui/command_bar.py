@@ -114,6 +114,7 @@ class CommandBar(QWidget):
 
     def _small_label(self) -> QLabel:
         label = QLabel(self)
+        label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.hide()

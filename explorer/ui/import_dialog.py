@@ -109,6 +109,8 @@ class ImportDialog(QDialog):
         self.file_label = QLabel("")
         self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = QLabel("")
+        for label in (self.heading, self.file_label, self.count_label):  # file names, errors
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, PROGRESS_STEPS)
         self.report_view = QTreeWidget()

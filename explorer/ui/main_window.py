@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         outer.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
         self.actions_ = WindowActions(self)
         self._conv: int | None = None

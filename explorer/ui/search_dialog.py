@@ -208,6 +208,7 @@ class SearchDialog(QDialog):
         self.results.setItemDelegate(HitDelegate(self.results))
         self.results.setUniformItemSizes(True)
         self.status = QLabel("Type to search.", self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)

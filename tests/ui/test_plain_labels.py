@@ -1,0 +1,63 @@
+"""Imported text (titles, file names, errors) is shown as text, never as rich text: a
+title holding ``<img src=x>`` shows those characters, not an image."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from explorer.app import exporting
+from explorer.ui.app import open_store
+from explorer.ui.import_dialog import ImportDialog
+from explorer.ui.main_window import MainWindow
+
+HOSTILE = '<img src="x"><b>bold</b> & <a href="javascript:alert(1)">t</a>'
+
+
+def labels_showing(widget: QWidget, needle: str) -> list[QLabel]:
+    return [lab for lab in widget.findChildren(QLabel) if needle in lab.text()]
+
+
+def assert_plain(widget: QWidget, needle: str) -> None:
+    found = labels_showing(widget, needle)
+    assert found, f"no label shows {needle!r}"
+    for label in found:
+        assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName() or label.text()
+
+
+def test_status_bar_shows_a_title_as_plain_text(qtbot: QtBot, tmp_path: Path) -> None:
+    store = open_store(tmp_path / "ui.db")
+    store.rename(1, HOSTILE)
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(1)
+    assert HOSTILE in w.status_label.text()
+    assert_plain(w, "<img")
+    w.close()
+    store.close()
+
+
+def test_import_dialog_shows_file_names_and_titles_as_plain_text(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    source = open_store(tmp_path / "a.db")
+    source.rename(1, HOSTILE)
+    hostile_file = tmp_path / "<img src=x> <b>b.jsonl"
+    exporting.export_to_file(source, 1, hostile_file)
+    source.close()
+    target = open_store(tmp_path / "b.db")
+    dialog = ImportDialog(target, [hostile_file, tmp_path / "<i>missing.jsonl"])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    with qtbot.waitSignal(dialog.importFinished, timeout=20_000):
+        dialog.start()
+    for label in dialog.findChildren(QLabel):
+        if "<" in label.text():
+            assert label.textFormat() == Qt.TextFormat.PlainText, label.text()
+    dialog.close()
+    target.close()
