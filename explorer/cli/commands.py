@@ -10,7 +10,7 @@ from pathlib import Path
 
 from explorer.app import demo, exporting, importing, turn_text, views
 from explorer.app.locations import default_db_path
-from explorer.cli.output import emit, message_dict, message_lines
+from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
 from explorer.tree.digest import digest_text
 
@@ -190,11 +190,12 @@ def run_export(args: argparse.Namespace) -> int:
                                          args.at, notes)
             print(f"wrote {n} lines to {args.output}", file=sys.stderr)
         else:
+            show = visible if sys.stdout.isatty() else str  # a file or pipe gets it exact
             for line in exporting.export_lines(s, args.conversation, args.format, args.at,
                                                notes):
-                sys.stdout.write(line + "\n")
+                sys.stdout.write(show(line) + "\n")
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {visible(note)}", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,7 @@ from explorer import __version__
 from explorer.app import safe_write
 from explorer.app.safe_write import WriteRefused
 from explorer.cli import commands, compact_commands, model_commands
+from explorer.cli.output import visible
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
 
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _message(e: BaseException) -> str:
     text = str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e)
-    return text.splitlines()[0] if text else type(e).__name__
+    return visible(text.splitlines()[0]) if text else type(e).__name__
 
 
 def _smoke_test() -> int:

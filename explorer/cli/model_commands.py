@@ -24,7 +24,7 @@ from explorer.cli.commands import (
     read_text,
     run_edit,
 )
-from explorer.cli.output import emit
+from explorer.cli.output import emit, visible
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.summary import SummaryTooLarge
 from explorer.providers import PROVIDER_KINDS, Provider, ProviderError
@@ -79,12 +79,12 @@ def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     streaming = not getattr(args, "json", False)
     prepared = prepare(choice, on_text=_print_chunk if streaming else None)
     for note in prepared.notes:
-        print(f"convo: settings: {note}", file=sys.stderr)
+        print(f"convo: settings: {visible(note)}", file=sys.stderr)
     return prepared.provider, prepared.options
 
 
 def _print_chunk(text: str) -> None:
-    sys.stdout.write(text)
+    sys.stdout.write(visible(text))
     sys.stdout.flush()
 
 
@@ -96,7 +96,7 @@ def _run_model(args: argparse.Namespace, action: Action) -> int:
     except (ProviderError, SetupError, LadderError, SummaryTooLarge) as e:
         if not getattr(args, "json", False):
             sys.stdout.write("\n")
-        print(f"convo: error: {e} (nothing was stored)", file=sys.stderr)
+        print(f"convo: error: {visible(str(e))} (nothing was stored)", file=sys.stderr)
         return EXIT_ERROR
     _report(args, result)
     return 0
@@ -120,7 +120,7 @@ def _report(args: argparse.Namespace, result: ops.RunResult) -> None:
     if result.plan.rungs:
         print(f"context compacted: {', '.join(result.plan.rungs)}", file=sys.stderr)
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {visible(note)}", file=sys.stderr)
 
 
 def run_send(args: argparse.Namespace) -> int:

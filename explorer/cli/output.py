@@ -1,4 +1,10 @@
-"""Printing: plain lines for people, ``--json`` for programs."""
+"""Printing: plain lines for people, ``--json`` for programs.
+
+Imported text may hold terminal escapes (ANSI colour codes, a title-setting OSC, NUL, a
+carriage return that overwrites the line) or bidi overrides that reorder what is shown.
+Lines for people show every such character as a visible symbol (``␛``, ``␀``, ``\x9b``,
+``\u202e``) so a transcript cannot drive the terminal; ``--json`` keeps the exact text.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +16,36 @@ from typing import Any
 
 from explorer.tree.model import Message
 
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+_VISIBLE = {
+    **{c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)},  # ␀ … ␛ …
+    0x7F: "\u2421",  # ␡
+    **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
+    **{c: f"\\u{c:04x}" for c in _BIDI},
+}
+
+
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *_BIDI)}
+
+
+def visible(text: str) -> str:
+    """``text`` with control and bidi characters shown as symbols (tabs and newlines stay)."""
+    return text.translate(_VISIBLE)
+
+
+def json_text(payload: Any) -> str:
+    """Exact JSON in which no raw control or bidi character reaches a terminal (they are
+    ``\\u`` escapes, which every JSON reader turns back into the same text)."""
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
+    return text.translate(_JSON_ESCAPES)
+
 
 def emit(args: argparse.Namespace, payload: Any, lines: list[str]) -> None:
     if getattr(args, "json", False):
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2, default=str)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(payload) + "\n")
     else:
         for line in lines:
-            print(line)
+            print(visible(line))
 
 
 def message_dict(m: Message) -> dict[str, Any]:
@@ -51,5 +79,5 @@ def message_lines(m: Message, full: bool = False, width: int = 100) -> list[str]
             body = f"[image {p.media_type or ''}, {len(p.data or b'')} bytes]"
         if not full and len(body) > width * 3:
             body = body[: width * 3] + f"… ({len(body):,} chars)"
-        out.extend(body.splitlines() or [""])
+        out.extend(body.replace("\r\n", "\n").split("\n"))  # a lone \r stays visible
     return out
