@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.app.tree_text import TreeMarks, render_tree
+from explorer.app.tree_view import TendedView, tended_view
 from explorer.store import Store
 from explorer.tree.digest import digest_text
 
 
-def tree_marks(store: Store, conv_id: int) -> TreeMarks:
+def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> TreeMarks:
     conv = store.conversation(conv_id)
+    view = view or tended_view(store, conv_id)
     active = set(store.path_ids(conv.tip_id)) if conv.tip_id is not None else set()
     labels: dict[int, list[str]] = {}
     for label, mid in store.checkpoints(conv_id).items():
@@ -27,26 +29,67 @@ def tree_marks(store: Store, conv_id: int) -> TreeMarks:
         notes.setdefault(conv.context_start_id, []).append("context starts here")
     if conv.clean_tip_id is not None and conv.clean_tip_id != conv.tip_id:
         notes.setdefault(conv.clean_tip_id, []).append("last clean boundary")
+    for mid, name in view.marks.labels.items():
+        labels.setdefault(mid, []).append(f"⎇ {name}")
+    for mid in {*view.marks.archived, *view.marks.preferred, *view.marks.notes,
+                *(m.at for m in view.markers if m.at is not None)}:
+        notes.setdefault(mid, []).extend(view.notes_for(mid))
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes)
 
 
-def tree_lines(store: Store, conv_id: int, width: int = 100) -> list[str]:
-    return render_tree(store.skeleton(conv_id), tree_marks(store, conv_id), width)
+def tree_lines(
+    store: Store, conv_id: int, width: int = 100, show_all: bool = False
+) -> list[str]:
+    """The tree as text; archived branches fold into a note at their branch point."""
+    view = tended_view(store, conv_id, show_all)
+    nodes = [n for n in store.skeleton(conv_id) if n.id not in view.hidden]
+    lines = render_tree(nodes, tree_marks(store, conv_id, view), width)
+    lines += [f"{m.text()} among the roots" for m in view.markers_at(None)]
+    return lines
 
 
-def tree_json(store: Store, conv_id: int) -> dict[str, Any]:
-    marks = tree_marks(store, conv_id)
+def tree_json(store: Store, conv_id: int, show_all: bool = False) -> dict[str, Any]:
+    view = tended_view(store, conv_id, show_all)
+    marks = tree_marks(store, conv_id, view)
     return {
         "conversation": conv_id,
         "tip": marks.tip,
         "nodes": [
             {"id": n.id, "parent": n.parent_id, "role": n.role, "preview": n.preview,
              "active": n.id in marks.active, "labels": list(marks.labels.get(n.id, ())),
-             "notes": list(marks.notes.get(n.id, ()))}
-            for n in store.skeleton(conv_id)
+             "notes": list(marks.notes.get(n.id, ())),
+             "archived": n.id in view.marks.archived, "preferred": n.id in view.marks.preferred,
+             "branch_label": view.marks.labels.get(n.id), "note": view.marks.notes.get(n.id)}
+            for n in store.skeleton(conv_id) if n.id not in view.hidden
         ],
+        "markers": [{"at": m.at, "kind": m.kind, "roots": list(m.roots),
+                     "messages": m.messages, "tombstones": list(m.tombstones)}
+                    for m in view.markers],
+        "hidden": len(view.hidden),
     }
 
 
 def rewind_lines(store: Store, conv_id: int) -> list[str]:
     return [f"rewind to {r['label']}: {digest_text(r['digest'])}" for r in store.rewinds(conv_id)]
+
+
+def path_notes(store: Store, conv_id: int, show_all: bool = False) -> dict[int, list[str]]:
+    """What the transcript shows beside each message of the active path: ◀ ▶ place
+    ("2/3 · 1 archived"), notes, and the markers of what is folded or deleted there."""
+    view = tended_view(store, conv_id, show_all)
+    conv = store.conversation(conv_id)
+    out: dict[int, list[str]] = {}
+    path = store.path_ids(conv.tip_id) if conv.tip_id is not None else []
+    parent: int | None = None
+    for mid in path:
+        siblings = view.children.get(parent, [])
+        notes: list[str] = []
+        if len(siblings) > 1:
+            notes.append(f"alternative {view.place(siblings, mid).text()}")
+        notes += view.notes_for(mid)
+        if mid in view.marks.labels:
+            notes.append(f"branch: {view.marks.labels[mid]}")
+        if notes:
+            out[mid] = notes
+        parent = mid
+    return out

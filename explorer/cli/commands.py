@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from explorer.app import demo, exporting, importing, turn_text, views
+from explorer.app import demo, exporting, importing, tree_actions, turn_text, views
 from explorer.app.locations import default_db_path
 from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
+from explorer.store.rows import db_id
 from explorer.tree.digest import digest_text
 
 
@@ -73,8 +74,11 @@ def run_show(args: argparse.Namespace) -> int:
         path = s.path(conv.id)
         payload = {"conversation": asdict(conv), "path": [message_dict(m) for m in path]}
         lines = [f"# {conv.title}  (conversation {conv.id}, tip {conv.tip_id})"]
+        notes = views.path_notes(s, conv.id, args.all)
+        payload["notes"] = {str(k): v for k, v in notes.items()}
         for m in path:
             lines.extend(message_lines(m, full=args.full))
+            lines += [f"    ({n})" for n in notes.get(db_id(m.id), ())]
         lines.extend(views.rewind_lines(s, conv.id))
         emit(args, payload, lines)
     return 0
@@ -83,10 +87,17 @@ def run_show(args: argparse.Namespace) -> int:
 def _show_args(p: argparse.ArgumentParser) -> None:
     add_conv_arg(p)
     p.add_argument("--full", action="store_true", help="print whole texts, not previews")
+    _all_arg(p)
+
+
+def _all_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--all", action="store_true",
+                   help="unfold archived branches (and count them in ◀ ▶)")
 
 
 def _tree_args(p: argparse.ArgumentParser) -> None:
     add_conv_arg(p)
+    _all_arg(p)
     p.add_argument("--turns", action="store_true",
                    help="one node per turn, straight runs folded, subagents beside their call")
 
@@ -97,22 +108,22 @@ def run_tree(args: argparse.Namespace) -> int:
             view = turn_text.turn_view(s, args.conversation)
             emit(args, turn_text.turn_json(view), turn_text.turn_lines(view))
         else:
-            emit(args, views.tree_json(s, args.conversation),
-                 views.tree_lines(s, args.conversation))
+            emit(args, views.tree_json(s, args.conversation, args.all),
+                 views.tree_lines(s, args.conversation, show_all=args.all))
     return 0
 
 
 def run_branch(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        s.branch(args.conversation, args.message)
+        tree_actions.branch(s, args.conversation, args.message)
         print(f"tip of conversation {args.conversation} is now message {args.message}")
     return 0
 
 
 def run_edit(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        new = s.edit_prompt(args.conversation, args.message, read_text(args))
-        print(new)
+        change = tree_actions.edit(s, args.conversation, args.message, read_text(args))
+        print(change.changed["created"][0])
     return 0
 
 
@@ -138,7 +149,8 @@ def _fork_args(p: argparse.ArgumentParser) -> None:
 
 def run_checkpoint(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        target = s.checkpoint(args.conversation, args.label, args.at)
+        target = tree_actions.checkpoint(s, args.conversation, args.label,
+                                         args.at).changed["message"]
         print(f"checkpoint {args.label!r} set at message {target}")
     return 0
 
@@ -151,7 +163,7 @@ def _checkpoint_args(p: argparse.ArgumentParser) -> None:
 
 def run_rewind(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        digest = s.rewind(args.conversation, args.label)
+        digest = tree_actions.rewind(s, args.conversation, args.label).changed["digest"]
         tip = s.conversation(args.conversation).tip_id
         payload = {"tip": tip, "digest": digest}
         emit(args, payload, [f"tip is back at message {tip} ({args.label})",

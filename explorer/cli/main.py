@@ -15,7 +15,7 @@ from pathlib import Path
 from explorer import __version__
 from explorer.app import safe_write
 from explorer.app.safe_write import WriteRefused
-from explorer.cli import commands, compact_commands, model_commands
+from explorer.cli import commands, compact_commands, model_commands, tend_commands
 from explorer.cli.output import visible
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--smoke-test", action="store_true",
                    help="check this installation headless (demo, graph, a snapshot page, keyring)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS]:
+    for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
+                 *tend_commands.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

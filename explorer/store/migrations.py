@@ -137,6 +137,42 @@ def _0007_search_merges_lazily(db: sqlite_utils.Database) -> None:
     db.execute("INSERT INTO parts_fts(parts_fts, rank) VALUES ('automerge', 16)")
 
 
+def _0008_tending(db: sqlite_utils.Database) -> None:
+    # Marks a person puts on the tree (archived subtree roots, the preferred child at a branch
+    # point, a branch name, a note); a row with every mark empty is deleted, not kept.
+    db.table("message_marks").create(
+        {"message_id": int, "conversation_id": int, "archived_at": float, "preferred": int,
+         "label": str, "note": str},
+        pk="message_id",
+        not_null={"conversation_id"},
+        foreign_keys=[("conversation_id", "conversations", "id"), ("message_id", "messages", "id")],
+    )
+    db.table("message_marks").create_index(["conversation_id"])
+    # A deleted subtree leaves the live tables whole (every read stays as it was) and waits
+    # here, rows and all, until undo puts it back with the same ids or a purge drops it.
+    db.table("tombstones").create(
+        {"id": int, "conversation_id": int, "root_id": int, "parent_id": int,
+         "message_count": int, "preview": str, "rows": str, "created_at": float},
+        pk="id",
+        not_null={"conversation_id", "root_id", "rows"},
+        foreign_keys=[("conversation_id", "conversations", "id")],
+    )
+    db.table("tombstones").create_index(["conversation_id"])
+    # Every tree action and how to undo it; undone ones stay as history (state 'undone',
+    # or 'purged' when a purge took what the undo needed).
+    db.table("operations").create(
+        {"id": int, "conversation_id": int, "kind": str, "summary": str, "undo": str,
+         "state": str, "created_at": float, "undone_at": float},
+        pk="id",
+        not_null={"kind", "undo", "state"},
+        defaults={"state": "done"},
+    )
+    db.table("operations").create_index(["conversation_id"])
+    # High-water marks that outlive the rows they count (a deleted message's id is never
+    # handed out again, so undo can always restore it under its own id).
+    db.table("counters").create({"name": str, "value": int}, pk="name", not_null={"value"})
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -145,6 +181,7 @@ MIGRATIONS: list[Migration] = [
     ("0005_layouts", _0005_layouts),
     ("0006_search_sync_in_writer", _0006_search_sync_in_writer),
     ("0007_search_merges_lazily", _0007_search_merges_lazily),
+    ("0008_tending", _0008_tending),
 ]
 
 

@@ -12,21 +12,33 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from explorer.formats.base import ImportedConversation
-from explorer.store import import_writes, label_writes, layout_store, reads, tree_writes
+from explorer.store import (
+    import_writes,
+    label_writes,
+    layout_store,
+    operations,
+    reads,
+    tree_writes,
+)
 from explorer.store.connection import open_connection
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
+from explorer.store.marks import Marks, conversation_marks
+from explorer.store.operations import Operation
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import db_id, dumps, load_messages
+from explorer.store.tombstones import Tombstone, tombstones
 from explorer.store.writer import Writer
 from explorer.tree.model import Message
 from explorer.tree.trim import TrimPlan
 from explorer.tree.turns import last_clean_boundary
 
 __all__ = ["NotFound", "Store", "StoreError"]
+
+T = TypeVar("T")
 
 
 class Store:
@@ -185,6 +197,20 @@ class Store:
 
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)
+
+    # -- tending the tree (T6–T8): app.tree_actions composes these -------------------------
+    def transact(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(conn, ...)`` as one transaction on the writer (an action and its undo)."""
+        return self._writer.call(fn, *args, **kwargs)
+
+    def marks(self, conv_id: int) -> Marks:
+        return conversation_marks(self.reader, conv_id)
+
+    def tombstones(self, conv_id: int) -> list[Tombstone]:
+        return tombstones(self.reader, conv_id)
+
+    def operations(self, conv_id: int | None = None, limit: int = 50) -> list[Operation]:
+        return operations.history(self.reader, conv_id, limit)
 
 
 def _rename(conn: sqlite3.Connection, conv_id: int, title: str) -> None:

@@ -1,0 +1,109 @@
+"""What a reader sees of a tended tree: folded archives, deletion markers, ◀ ▶ counts (T6, T7).
+
+The command line, the transcript and the graph all ask this one module, so an
+archived branch is folded (and announced) the same way everywhere and the counts
+agree. Hiding never happens without a marker at the branch point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from explorer.store import Store
+from explorer.store.marks import Marks
+from explorer.store.tombstones import Tombstone
+from explorer.tree.tending import (
+    SiblingPlace,
+    children_of,
+    hidden_by_archive,
+    preferred_leaf,
+    sibling_place,
+    subtree,
+)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """Something folded or deleted below ``at`` (a branch point; None for the roots)."""
+
+    at: int | None
+    kind: str  # "archived" or "deleted"
+    roots: tuple[int, ...]
+    messages: int
+    tombstones: tuple[int, ...] = ()
+
+    def text(self) -> str:
+        n = len(self.roots)
+        if self.kind == "archived":
+            return f"{n} archived branch{'es' if n != 1 else ''} ({self.messages} messages)"
+        return (f"deleted branch{'es' if n != 1 else ''} — undo "
+                f"({self.messages} messages)")
+
+
+@dataclass
+class TendedView:
+    """One conversation's tree as shown: what is folded, what each branch point announces."""
+
+    conversation_id: int
+    show_all: bool
+    marks: Marks
+    children: dict[int | None, list[int]]
+    hidden: set[int] = field(default_factory=set)
+    markers: list[Marker] = field(default_factory=list)
+
+    def markers_at(self, mid: int | None) -> list[Marker]:
+        return [m for m in self.markers if m.at == mid]
+
+    def place(self, siblings: Sequence[int], current: int) -> SiblingPlace:
+        """◀ ▶ position among visible alternatives (all of them with ``show_all``)."""
+        folded = () if self.show_all else self.marks.archived
+        return sibling_place(siblings, current, folded)
+
+    def preferred_tip(self, start: int | None = None) -> int | None:
+        """Where the preferred path from ``start`` (the roots) leads."""
+        return preferred_leaf(self.children, start, self.marks.preferred, self.hidden)
+
+    def notes_for(self, mid: int) -> list[str]:
+        out = []
+        if mid in self.marks.archived:
+            out.append("archived" + (" (unfolded)" if self.show_all else ""))
+        if mid in self.marks.preferred:
+            out.append("★ preferred")
+        if mid in self.marks.notes:
+            out.append(f"note: {self.marks.notes[mid]}")
+        out += [m.text() for m in self.markers_at(mid)]
+        return out
+
+
+def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedView:
+    parents = {n.id: n.parent_id for n in store.skeleton(conv_id)}
+    return build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
+                      show_all)
+
+
+def build_view(
+    conv_id: int, parents: dict[int, int | None], marks: Marks, buried: Sequence[Tombstone],
+    show_all: bool = False,
+) -> TendedView:
+    children = children_of(parents)
+    archived = [mid for mid in marks.archived if mid in parents]
+    view = TendedView(conv_id, show_all, marks, children)
+    view.hidden = set() if show_all else hidden_by_archive(children, archived)
+    by_point: dict[int | None, list[int]] = {}
+    for root in archived:
+        by_point.setdefault(parents[root], []).append(root)
+    for at, roots in by_point.items():
+        if at in view.hidden:
+            continue  # folded inside another archive: that one's marker counts it
+        size = sum(len(subtree(children, r)) for r in roots)
+        if not show_all:
+            view.markers.append(Marker(at, "archived", tuple(roots), size))
+    dead: dict[int | None, list[Tombstone]] = {}
+    for t in buried:
+        dead.setdefault(t.parent_id, []).append(t)
+    for at, stones in dead.items():
+        view.markers.append(Marker(at, "deleted", tuple(t.root_id for t in stones),
+                                   sum(t.message_count for t in stones),
+                                   tuple(t.id for t in stones)))
+    return view

@@ -1,0 +1,100 @@
+"""Undo the last tree action, and purge deleted branches for good (T7, T8).
+
+An operation's undo record lists the inverse steps; they run in one transaction
+together with marking the operation undone, so an undo either happens whole or
+not at all. Purge is the one action that cannot be undone, and it says so.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from explorer.app.tree_actions import Change
+from explorer.store import Store, StoreError, operations, tombstones, tree_writes
+from explorer.store.marks import put_row
+from explorer.store.reads import NotFound
+
+
+def _remove_created(conn: sqlite3.Connection, conv_id: int, created: list[int]) -> None:
+    """Messages the operation wrote go again, unless something continued them since."""
+    present = [mid for mid in created if conn.execute(
+        "SELECT 1 FROM messages WHERE id = ?", (mid,)).fetchone()]
+    if not present:
+        return
+    key = json.dumps(present)
+    later = conn.execute(
+        "SELECT id, parent_id FROM messages WHERE parent_id IN (SELECT value FROM json_each(?)) "
+        "AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1", (key, key),
+    ).fetchone()
+    if later:
+        raise StoreError(
+            f"message {later[1]} was continued since (by message {later[0]}); delete that "
+            "branch instead — nothing was undone"
+        )
+    order = {mid: i for i, mid in enumerate(created)}
+    tid = tombstones.bury(conn, conv_id, sorted(present, key=order.__getitem__))
+    conn.execute("DELETE FROM tombstones WHERE id = ?", (tid,))
+
+
+def _apply(conn: sqlite3.Connection, conv_id: int, undo: dict[str, Any]) -> dict[str, Any]:
+    """Run the inverse steps of one operation; returns what changed back."""
+    changed: dict[str, Any] = {}
+    if "tombstone" in undo:
+        try:
+            changed["restored"] = tombstones.restore(conn, int(undo["tombstone"]))
+        except NotFound as e:
+            raise StoreError(str(e.args[0])) from e
+    if "created" in undo:
+        _remove_created(conn, conv_id, list(undo["created"]))
+        changed["removed"] = list(undo["created"])
+    if "rewind" in undo:
+        conn.execute("DELETE FROM rewinds WHERE id = ?", (undo["rewind"],))
+    if "checkpoint" in undo:
+        conn.execute("DELETE FROM checkpoints WHERE conversation_id = ? AND label = ?",
+                     (conv_id, undo["checkpoint"]))
+        changed["checkpoint_removed"] = undo["checkpoint"]
+    for row in undo.get("marks", []):
+        put_row(conn, int(row["message_id"]), row)
+    if undo.get("marks"):
+        changed["marks"] = [int(r["message_id"]) for r in undo["marks"]]
+    if "tip" in undo:
+        before = conn.execute("SELECT tip_id FROM conversations WHERE id = ?",
+                              (conv_id,)).fetchone()[0]
+        if undo["tip"] is None:
+            conn.execute("UPDATE conversations SET tip_id = NULL WHERE id = ?", (conv_id,))
+        else:
+            tree_writes.branch(conn, conv_id, int(undo["tip"]))
+        changed["tip"] = {"from": before, "to": undo["tip"]}
+    return changed
+
+
+def _undo(conn: sqlite3.Connection, conv_id: int | None) -> Change:
+    op = operations.last_done(conn, conv_id)
+    if op is None:
+        where = f" in conversation {conv_id}" if conv_id is not None else ""
+        raise StoreError(f"nothing to undo{where}")
+    target = op.conversation_id if op.conversation_id is not None else -1
+    changed = _apply(conn, target, op.undo)
+    operations.set_state(conn, op.id, "undone")
+    changed["undone"] = {"operation": op.id, "kind": op.kind}
+    return Change("undo", target, op.id, f"undid {op.kind}: {op.summary}", changed)
+
+
+def undo(store: Store, conv_id: int | None = None) -> Change:
+    """Undo the newest tree action (in ``conv_id``, or anywhere)."""
+    return store.transact(_undo, conv_id)
+
+
+def _purge(conn: sqlite3.Connection, conv_id: int | None) -> dict[str, Any]:
+    gone = tombstones.purge(conn, conv_id)
+    operations.retire_purged(conn, [t.id for t in gone])
+    return {"purged": [{"tombstone": t.id, "conversation": t.conversation_id, "root": t.root_id,
+                        "messages": t.message_count} for t in gone],
+            "messages": sum(t.message_count for t in gone)}
+
+
+def purge(store: Store, conv_id: int | None = None) -> dict[str, Any]:
+    """Drop deleted branches for good (cannot be undone); returns what was dropped."""
+    return store.transact(_purge, conv_id)

@@ -1,0 +1,78 @@
+"""Marks a person puts on messages: archived subtree roots, preferred children, names, notes.
+
+One row per marked message; a row whose marks are all empty is removed, so "no
+mark" has one representation and an undo can compare rows exactly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+FIELDS = ("archived_at", "preferred", "label", "note")
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Every mark of one conversation, keyed by message id."""
+
+    archived: dict[int, float]
+    preferred: set[int]
+    labels: dict[int, str]
+    notes: dict[int, str]
+
+
+def conversation_marks(conn: sqlite3.Connection, conv_id: int) -> Marks:
+    archived: dict[int, float] = {}
+    preferred: set[int] = set()
+    labels: dict[int, str] = {}
+    notes: dict[int, str] = {}
+    for mid, arch, pref, label, note in conn.execute(
+        "SELECT message_id, archived_at, preferred, label, note FROM message_marks "
+        "WHERE conversation_id = ? ORDER BY message_id", (conv_id,),
+    ):
+        if arch is not None:
+            archived[mid] = float(arch)
+        if pref:
+            preferred.add(mid)
+        if label:
+            labels[mid] = label
+        if note:
+            notes[mid] = note
+    return Marks(archived, preferred, labels, notes)
+
+
+def mark_row(conn: sqlite3.Connection, mid: int) -> dict[str, Any] | None:
+    """The stored row of ``mid`` (None when it has no mark), for undo records."""
+    row = conn.execute(
+        "SELECT conversation_id, archived_at, preferred, label, note FROM message_marks "
+        "WHERE message_id = ?", (mid,),
+    ).fetchone()
+    if row is None:
+        return None
+    return {"message_id": mid, "conversation_id": row[0],
+            **dict(zip(FIELDS, row[1:], strict=True))}
+
+
+def set_marks(conn: sqlite3.Connection, conv_id: int, mid: int, **values: Any) -> None:
+    """Change some marks of ``mid`` (None clears one); an empty row is removed."""
+    unknown = set(values) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown marks {sorted(unknown)}")
+    current = mark_row(conn, mid) or {"message_id": mid, "conversation_id": conv_id}
+    current.update(values)
+    put_row(conn, mid, current if any(current.get(f) for f in FIELDS) else None)
+
+
+def put_row(conn: sqlite3.Connection, mid: int, row: dict[str, Any] | None) -> None:
+    """Store exactly ``row`` for ``mid`` (None: no marks), as ``mark_row`` returned it."""
+    conn.execute("DELETE FROM message_marks WHERE message_id = ?", (mid,))
+    if row is None or not any(row.get(f) for f in FIELDS):
+        return
+    conn.execute(
+        "INSERT INTO message_marks(message_id, conversation_id, archived_at, preferred, label, "
+        "note) VALUES (?,?,?,?,?,?)",
+        (mid, row["conversation_id"], row.get("archived_at"), row.get("preferred") or None,
+         row.get("label"), row.get("note")),
+    )

@@ -1,0 +1,214 @@
+"""T6–T8 over random trees in a real SQLite file: refusals change nothing, undo restores exactly."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from helpers import assistant, chat_turn, new_store, user
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tending_helpers import grow, ids_of, state
+
+from explorer.app import tree_actions as ta
+from explorer.app import undo
+from explorer.app.tree_view import tended_view
+from explorer.store import Store, StoreError
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SHAPES = st.lists(st.integers(0, 1000), min_size=1, max_size=14)
+ACTIONS = st.lists(
+    st.tuples(st.sampled_from(["archive", "unarchive", "delete", "delete!", "star", "label",
+                               "note", "branch", "checkpoint"]), st.integers(0, 1000)),
+    min_size=1, max_size=8,
+)
+
+
+def _act(s: Store, conv: int, action: str, pick: int, i: int) -> None:
+    nodes = ids_of(s, conv)
+    mid = nodes[pick % len(nodes)]
+    if action == "archive":
+        ta.archive(s, mid)
+    elif action == "unarchive":
+        ta.unarchive(s, mid)
+    elif action in ("delete", "delete!"):
+        ta.delete(s, mid, with_checkpoints=action == "delete!")
+    elif action == "star":
+        ta.star(s, mid)
+    elif action == "label":
+        ta.label(s, mid, f"name {i}")
+    elif action == "note":
+        ta.note(s, mid, f"note {i}")
+    elif action == "branch":
+        ta.branch(s, conv, mid)
+    else:
+        ta.checkpoint(s, conv, f"cp{i}", mid)
+
+
+def _check_invariants(s: Store, conv: int) -> None:
+    """The active path is whole and visible; everything folded or deleted has a marker."""
+    tip = s.conversation(conv).tip_id
+    assert tip is not None
+    path = s.path_ids(tip)
+    view = tended_view(s, conv)
+    assert not set(path) & view.hidden
+    for root in view.marks.archived:
+        assert root not in path
+        if root not in view.hidden:
+            assert any(root in m.roots for m in view.markers if m.kind == "archived")
+    assert len([m for m in view.markers if m.kind == "deleted"]) == len(
+        {t.parent_id for t in s.tombstones(conv)})
+
+
+@SETTINGS
+@given(shape=SHAPES, tip=st.integers(0, 1000), actions=ACTIONS)
+def test_T8_every_action_undoes_to_exactly_the_state_before(
+    shape: list[int], tip: int, actions: list[tuple[str, int]]
+) -> None:
+    with tempfile.TemporaryDirectory() as d, Store(Path(d) / "t.db") as s:
+        conv = grow(s, shape, tip)
+        s.checkpoint(conv, "start")
+        states = [state(s, conv)]
+        for i, (action, pick) in enumerate(actions):
+            before = state(s, conv)
+            try:
+                _act(s, conv, action, pick, i)
+            except StoreError:
+                assert state(s, conv) == before  # T6/T7: a refusal writes nothing
+                continue
+            states.append(state(s, conv))
+            _check_invariants(s, conv)
+        while len(states) > 1:
+            states.pop()
+            undo.undo(s, conv)
+            assert state(s, conv) == states[-1]
+        with pytest.raises(StoreError, match="nothing to undo"):
+            undo.undo(s, conv)
+
+
+@SETTINGS
+@given(shape=SHAPES, tip=st.integers(0, 1000), pick=st.integers(0, 1000))
+def test_T7_delete_then_undo_restores_exactly_ids_and_all(
+    shape: list[int], tip: int, pick: int
+) -> None:
+    with tempfile.TemporaryDirectory() as d, Store(Path(d) / "t.db") as s:
+        conv = grow(s, shape, tip)
+        active = set(s.path_ids(s.conversation(conv).tip_id or 0))
+        off = [m for m in ids_of(s, conv) if m not in active]
+        if not off:
+            return
+        target = off[pick % len(off)]
+        before = state(s, conv)
+        change = ta.delete(s, target)
+        gone = set(change.changed["deleted"])
+        assert target in gone and not gone & active
+        assert not gone & set(ids_of(s, conv))
+        # New messages never take a deleted id, so the undo can always put it back.
+        s.append_turn(conv, chat_turn(99))
+        undo.undo(s)
+        restored = state(s, conv)
+        assert [r for r in restored["messages"] if r[0] in gone] == [
+            r for r in before["messages"] if r[0] in gone]
+        assert {r[0] for r in restored["messages"]} == {r[0] for r in before["messages"]} | set(
+            s.path_ids(s.conversation(conv).tip_id or 0))
+
+
+def test_T7_the_active_path_is_never_deleted_or_archived(tmp_path: Path) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        ids = s.append_turn(conv, chat_turn(1))
+        before = state(s, conv)
+        for action in (ta.delete, ta.archive):
+            with pytest.raises(StoreError, match="on the active path"):
+                action(s, ids[0])
+        assert state(s, conv) == before
+
+
+def test_T7_a_checkpoint_target_is_deleted_only_when_said_so(tmp_path: Path) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        first = s.append_turn(conv, chat_turn(1))
+        side = s.append_turn(conv, chat_turn(2))
+        s.checkpoint(conv, "side-done", side[-1])
+        s.branch(conv, first[-1])
+        before = state(s, conv)
+        with pytest.raises(StoreError, match=r"'side-done'.*--with-checkpoints"):
+            ta.delete(s, side[0])
+        assert state(s, conv) == before
+        change = ta.delete(s, side[0], with_checkpoints=True)
+        assert change.changed["checkpoints"] == ["side-done"]
+        assert "side-done" not in s.checkpoints(conv)
+        undo.undo(s)
+        assert s.checkpoints(conv)["side-done"] == side[-1]
+        assert state(s, conv) == before
+
+
+def test_T7_purge_drops_tombstones_for_good_and_says_undo_cannot_return_them(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        first = s.append_turn(conv, chat_turn(1))
+        side = s.append_turn(conv, [user("side"), assistant("side answer")])
+        s.branch(conv, first[-1])
+        ta.delete(s, side[0])
+        assert [t.root_id for t in s.tombstones(conv)] == [side[0]]
+        result = undo.purge(s)
+        assert result["messages"] == 2 and s.tombstones(conv) == []
+        assert s.operations(conv)[0].state == "purged"
+        assert s.search("side") == []
+        # The purged deletion is history now: undo goes on to the action before it.
+        with pytest.raises(StoreError, match="nothing to undo"):
+            undo.undo(s, conv)
+
+
+def test_T6_archive_writes_no_message_and_leaves_a_marker(tmp_path: Path) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        first = s.append_turn(conv, chat_turn(1))
+        side = s.append_turn(conv, [user("side"), assistant("side answer")])
+        s.branch(conv, first[-1])
+        third = s.append_turn(conv, chat_turn(3))
+        messages = state(s, conv)["messages"]
+        ta.archive(s, side[0])
+        assert state(s, conv)["messages"] == messages
+        view = tended_view(s, conv)
+        assert view.hidden == set(side)
+        [marker] = view.markers
+        assert (marker.at, marker.kind, marker.text()) == (
+            first[-1], "archived", "1 archived branch (2 messages)")
+        place = view.place([side[0], third[0]], third[0])
+        assert place.text() == "1/1 · 1 archived"
+        assert tended_view(s, conv, show_all=True).hidden == set()
+
+
+def test_T8_edit_checkpoint_rewind_are_undone_in_reverse(tmp_path: Path) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        ids = s.append_turn(conv, chat_turn(1))
+        start = state(s, conv)
+        ta.checkpoint(s, conv, "one")
+        s.append_turn(conv, chat_turn(2))
+        after_turn = state(s, conv)
+        ta.rewind(s, conv, "one")
+        edited = ta.edit(s, conv, ids[0], "prompt 1, said better")
+        assert s.conversation(conv).tip_id == edited.changed["created"][0]
+        assert undo.undo(s).changed["removed"] == edited.changed["created"]
+        undo.undo(s)  # the rewind
+        assert state(s, conv) == after_turn
+        undo.undo(s)  # the checkpoint; the turn sent in between was no tree action
+        assert "one" not in s.checkpoints(conv)
+        assert state(s, conv)["messages"] != start["messages"]
+
+
+def test_T8_undo_refuses_to_drop_an_edit_that_was_continued(tmp_path: Path) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        ids = s.append_turn(conv, chat_turn(1))
+        new = ta.edit(s, conv, ids[0], "again").changed["created"][0]
+        s.append_turn(conv, [assistant("answer to again")])
+        before = state(s, conv)
+        with pytest.raises(StoreError, match=f"message {new} was continued since"):
+            undo.undo(s)
+        assert state(s, conv) == before
