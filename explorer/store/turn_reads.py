@@ -129,6 +129,8 @@ def _text(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def subagent_root_ids(conn: sqlite3.Connection, conv_id: int) -> set[int]:
-    """Roots that are subagent transcripts (they are never siblings of the conversation's)."""
-    return set(_subagent_roots(conn, conv_id))
+def subagent_links(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
+    """Subagent root → the message holding the call that started it (-1 when it is not stored)."""
+    roots = _subagent_roots(conn, conv_id)
+    calls = _call_messages(conn, conv_id, [u for _, u in roots.values() if u])
+    return {root: calls.get(use, -1) if use else -1 for root, (_, use) in roots.items()}

@@ -117,6 +117,8 @@ class MainWindow(QMainWindow):
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")
         self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
+        view.addAction(self.graph.mode_action)
+        self.addAction(self.graph.mode_action)
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 shortcut: QKeySequence.StandardKey | str | None = None) -> QAction:

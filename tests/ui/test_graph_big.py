@@ -31,7 +31,7 @@ def big_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 def big(qtbot: QtBot, big_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]:
     path, cid = big_db
     store = Store(path)
-    w = TreeGraphWidget(store)
+    w = TreeGraphWidget(store, mode="messages")
     qtbot.addWidget(w)
     w.resize(1000, 700)
     w.show()

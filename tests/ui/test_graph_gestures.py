@@ -23,7 +23,7 @@ FINGERS = QPoint(300, 200)  # off the viewport's centre, so zooming about the ce
 @pytest.fixture
 def graph(qtbot: QtBot, tmp_path: Path) -> Iterator[TreeGraphWidget]:
     store = Store(tmp_path / "pinch.db")
-    w = TreeGraphWidget(store)
+    w = TreeGraphWidget(store, mode="messages")
     qtbot.addWidget(w)
     w.resize(900, 700)
     w.show()

@@ -23,6 +23,7 @@ from explorer.ui.graph.model import (
 from explorer.ui.graph.packed import polygon, segments
 from explorer.ui.graph.palette import (
     STYLE_ERROR,
+    STYLE_NAMES,
     STYLE_TOOL_CALL,
     STYLE_USER,
     dark_palette,
@@ -167,7 +168,7 @@ def test_palette_follows_the_application_theme() -> None:
     pal.setColor(QPalette.ColorRole.WindowText, QColor("#101010"))
     assert not is_dark(pal)
     assert dark_palette().background.lightness() < light_palette().background.lightness()
-    assert len(dark_palette().styles) == len(light_palette().styles) == 6
+    assert len(dark_palette().styles) == len(light_palette().styles) == len(STYLE_NAMES)
 
 
 def test_an_empty_conversation_gives_an_empty_model() -> None:

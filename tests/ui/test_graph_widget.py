@@ -30,7 +30,7 @@ def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
 
 
 def _open(qtbot: QtBot, store: Store, cid: int) -> TreeGraphWidget:
-    w = TreeGraphWidget(store)
+    w = TreeGraphWidget(store, mode="messages")
     qtbot.addWidget(w)
     w.resize(1000, 800)
     w.show()

@@ -12,12 +12,22 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPolygonF
 
-from explorer.ui.graph.model import BOX_H, COL_W, F_ACTIVE, ROW_H, GraphModel
+from explorer.ui.graph.model import (
+    BOX_H,
+    BOX_W,
+    COL_W,
+    F_ACTIVE,
+    F_SIDE,
+    F_TIP,
+    MARK_FLAGS,
+    ROW_H,
+    GraphModel,
+)
 from explorer.ui.graph.packed import polygon, segments
 from explorer.ui.graph.palette import GraphPalette
 
@@ -39,6 +49,7 @@ class Batch:
     active_dots: QPolygonF
     edges: QPainterPath
     active_edges: QPainterPath
+    side_edges: QPainterPath  # dashed: a subagent's link to the call that started it
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +57,9 @@ class Geometry:
     batches: dict[Key, Batch]
     overview: QImage
     overview_scale: float  # image pixels per scene unit
+    marked: array[int] = field(default_factory=lambda: array("i"))  # nodes with a mark or tip
+    branches: array[int] = field(default_factory=lambda: array("i"))  # own branch points
+    sides: array[int] = field(default_factory=lambda: array("i"))  # subagent starts
 
     def batches_in(self, left: float, top: float, right: float, bottom: float) -> list[Batch]:
         c0, r0 = _key(left - COL_W, top - ROW_H)
@@ -95,7 +109,18 @@ def build_geometry(
     _collect_edges(model, col)
     batches = {key: _batch(parts) for key, parts in col.cells.items()}
     image, scale = _overview(model, batches, palette)
-    return Geometry(batches, image, scale)
+    return Geometry(batches, image, scale, *_label_nodes(model))
+
+
+def _label_nodes(model: GraphModel) -> tuple[array[int], array[int], array[int]]:
+    """Nodes labelled at every zoom: marks and the tip, branch points, subagent starts."""
+    flags = model.flags
+    marked = array("i", (i for i in range(len(model)) if flags[i] & (MARK_FLAGS | F_TIP)))
+    start = model.child_start
+    many = array("i", (i for i in range(len(model)) if start[i + 1] - start[i] > 1))
+    branches = array("i", (i for i in many if model.branch_count(i) > 1))
+    sides = array("i", (i for i in range(len(model)) if flags[i] & F_SIDE))
+    return marked, branches, sides
 
 
 def _collect_dots(model: GraphModel, col: _Collector) -> None:
@@ -117,6 +142,11 @@ def _collect_edges(model: GraphModel, col: _Collector) -> None:
             continue
         xp, yp = xs[p], ys[p]
         key = _key(xp, yp)
+        if any(flags[c] & F_SIDE for c in kids):
+            _collect_side_edges(model, col, p)
+            kids = array("i", (c for c in kids if not flags[c] & F_SIDE))
+            if not kids:
+                continue
         if len(kids) == 1 and xs[kids[0]] == xp:  # a straight run: one segment
             c = kids[0]
             kind = "active_edges" if flags[c] & F_ACTIVE else "edges"
@@ -135,11 +165,24 @@ def _collect_edges(model: GraphModel, col: _Collector) -> None:
                 col.span("active_edges", yp, min(xp, xc), max(xp, xc), ym)
 
 
+def _collect_side_edges(model: GraphModel, col: _Collector, p: int) -> None:
+    """From the right side of the spawning node across, then down to the subagent's first node."""
+    xs, ys, flags = model.xs, model.ys, model.flags
+    xp, yp = xs[p] + BOX_W / 2, ys[p]
+    for c in model.children(p):
+        if flags[c] & F_SIDE:
+            xc, yc = xs[c], ys[c] - BOX_H / 2
+            col.span("side_edges", yp, min(xp, xc), max(xp, xc), yp)
+            col.add(_key(xc, ys[c]), "side_edges", xc, yp, xc, yc)
+
+
 def _batch(parts: dict[str, array[float]]) -> Batch:
     empty = array("d")
-    dots = tuple(sorted((int(k[1:]), polygon(v)) for k, v in parts.items() if k.startswith("s")))
+    dots = tuple(sorted((int(k[1:]), polygon(v)) for k, v in parts.items()
+                        if k[0] == "s" and k[1:].isdigit()))
     return Batch(dots, polygon(parts.get("active_dots", empty)),
-                 segments(parts.get("edges", empty)), segments(parts.get("active_edges", empty)))
+                 segments(parts.get("edges", empty)), segments(parts.get("active_edges", empty)),
+                 segments(parts.get("side_edges", empty)))
 
 
 def overview_scale_for(model: GraphModel) -> float:
@@ -185,6 +228,11 @@ def paint_batches(
     pen = cosmetic(palette.active, 2.0)
     for b in batches:
         painter.strokePath(b.active_edges, pen)
+    pen = cosmetic(palette.agent, 1.5)
+    pen.setStyle(Qt.PenStyle.DashLine)
+    for b in batches:
+        if not b.side_edges.isEmpty():
+            painter.strokePath(b.side_edges, pen)
     if dot_px is None:
         return
     painter.setPen(cosmetic(palette.active, dot_px + 2.0))  # a halo under the active path

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from explorer.ui.graph.geometry import DOTS_MAX_SCALE, Geometry, cosmetic, paint_batches
+from explorer.ui.graph.labels import LabelPainter
 from explorer.ui.graph.model import (
     BOX_H,
     BOX_W,
@@ -25,12 +26,13 @@ from explorer.ui.graph.model import (
     F_CONTEXT_START,
     F_FORK,
     F_REWIND,
+    F_RUN,
     MARK_FLAGS,
     GraphModel,
 )
 from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
 
-TEXT_MIN_SCALE = 0.6  # from here on boxes carry their role and first line
+TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
 RING_PX = 9.0  # selection ring radius when nodes are dots
 MARGIN = 60.0
 
@@ -66,7 +68,7 @@ class _CellBoxes:
     by_style: dict[int, list[QRectF]]
     active: list[QRectF]
     marked: list[int]
-    branches: list[int]
+    runs: list[QRectF]
 
 
 class GraphItem(QGraphicsItem):
@@ -78,14 +80,17 @@ class GraphItem(QGraphicsItem):
         self.last_lod: Lod | None = None
         self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
         self._boxes: dict[tuple[int, int], _CellBoxes] = {}
-        self._texts: dict[int, tuple[str, str]] = {}
+        self._texts: dict[int, tuple[str, str, str]] = {}
         self._font = QFont()
-        self._font.setPixelSize(12)
+        self._font.setPixelSize(13)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._small = QFont(self._font)
-        self._small.setPixelSize(10)
+        self._small.setPixelSize(11)
         self._metrics = QFontMetricsF(self._font)
+        self._bold_metrics = QFontMetricsF(self._bold)
+        self._small_metrics = QFontMetricsF(self._small)
+        self.labels = LabelPainter()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         left, top, right, bottom = model.bounds
         self._rect = QRectF(left, top, right - left, bottom - top).adjusted(
@@ -118,6 +123,9 @@ class GraphItem(QGraphicsItem):
                 self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
         self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
+        g = self.geometry
+        self.labels.paint(painter, self.model, self.palette, (g.marked, g.branches, g.sides),
+                          view)
 
     def _paint_overview(self, painter: QPainter) -> None:
         image = self.geometry.overview
@@ -142,14 +150,18 @@ class GraphItem(QGraphicsItem):
                     painter.drawRects(rects)
                     self.last_drawn += len(rects)
         painter.setBrush(Qt.BrushStyle.NoBrush)
+        dashed = cosmetic(pal.badge, 1.0)
+        dashed.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(dashed)
+        for c in cells:
+            if c.runs:
+                painter.drawRects(c.runs)
         painter.setPen(cosmetic(pal.active, 2.0))
         for c in cells:
             if c.active:
                 painter.drawRects(c.active)
         for c in cells:
-            self._paint_marks(painter, c.marked, text)
-            if scale >= 0.25:
-                self._paint_branch_counts(painter, c.branches)
+            self._paint_marks(painter, c.marked)
         if text:
             self._paint_texts(painter, view)
 
@@ -164,14 +176,14 @@ class GraphItem(QGraphicsItem):
             boxes.by_style.setdefault(m.styles[i], []).append(rect)
             if m.flags[i] & F_ACTIVE:
                 boxes.active.append(rect)
+            if m.flags[i] & F_RUN:
+                boxes.runs.append(rect.adjusted(3, 3, -3, -3))
             if m.flags[i] & MARK_FLAGS:
                 boxes.marked.append(i)
-            if m.child_count(i) > 1:
-                boxes.branches.append(i)
         self._boxes[key] = boxes
         return boxes
 
-    def _paint_marks(self, painter: QPainter, marked: list[int], text: bool) -> None:
+    def _paint_marks(self, painter: QPainter, marked: list[int]) -> None:
         pal, m = self.palette, self.model
         kinds = ((F_CHECKPOINT, pal.checkpoint), (F_FORK, pal.fork), (F_REWIND, pal.rewind),
                  (F_COMPACTION, pal.compaction), (F_CONTEXT_START, pal.compaction),
@@ -182,48 +194,50 @@ class GraphItem(QGraphicsItem):
             for bit, color in kinds:
                 if m.flags[i] & bit:
                     painter.setBrush(color)
-                    painter.drawEllipse(QPointF(x, m.ys[i] - BOX_H / 2), 6.0, 6.0)
+                    painter.drawEllipse(QPointF(x, m.ys[i] + BOX_H / 2), 6.0, 6.0)
                     x -= 14
-            if text and i in m.labels:
-                painter.setPen(pal.checkpoint)
-                painter.setFont(self._small)
-                painter.drawText(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2 - 4),
-                                 "⚑ " + ", ".join(m.labels[i]))
-                painter.setPen(Qt.PenStyle.NoPen)
-
-    def _paint_branch_counts(self, painter: QPainter, branches: list[int]) -> None:
-        m = self.model
-        painter.setFont(self._small)
-        painter.setPen(QPen(self.palette.badge))
-        painter.setBrush(QBrush(self.palette.background))
-        for i in branches:
-            center = QPointF(m.xs[i] + 14, m.ys[i] + BOX_H / 2 + 9)
-            box = QRectF(center.x() - 11, center.y() - 7, 22, 14)
-            painter.drawRoundedRect(box, 6, 6)
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, str(m.child_count(i)))
 
     def _paint_texts(self, painter: QPainter, view: tuple[float, float, float, float]) -> None:
         m = self.model
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        painter.setPen(self.palette.text)
         for i in m.visible(*view):
-            head, line = self._text(i)
-            left, top = m.xs[i] - BOX_W / 2 + 5, m.ys[i] - BOX_H / 2
+            head, line, chip = self._text(i)
+            left, top = m.xs[i] - BOX_W / 2 + 6, m.ys[i] - BOX_H / 2
+            painter.setPen(self.palette.text)
             painter.setFont(self._bold)
-            painter.drawText(QPointF(left, top + 16), head)
+            painter.drawText(QPointF(left, top + 18), head)
+            if chip:
+                painter.setFont(self._small)
+                painter.drawText(QPointF(m.xs[i] + BOX_W / 2 - 6
+                                         - self._small_metrics.horizontalAdvance(chip),
+                                         top + 17), chip)
+            painter.setPen(self.palette.muted_text if m.turns else self.palette.text)
             painter.setFont(self._font)
-            painter.drawText(QPointF(left, top + 33), line)
+            painter.drawText(QPointF(left, top + 37), line)
 
-    def _text(self, i: int) -> tuple[str, str]:
+    def _text(self, i: int) -> tuple[str, str, str]:
         got = self._texts.get(i)
         if got is None:
-            m = self.model
-            style = STYLE_NAMES[m.styles[i]]
-            head = f"#{m.ids[i]} {style}"
-            line = self._metrics.elidedText(m.previews[i], Qt.TextElideMode.ElideRight,
-                                            BOX_W - 10)
-            got = self._texts[i] = (head, line)
+            got = self._texts[i] = self._turn_text(i) if self.model.turns else self._msg_text(i)
         return got
+
+    def _msg_text(self, i: int) -> tuple[str, str, str]:
+        m = self.model
+        head = f"#{m.ids[i]} {STYLE_NAMES[m.styles[i]]}"
+        line = self._metrics.elidedText(m.previews[i], Qt.TextElideMode.ElideRight, BOX_W - 12)
+        return head, line, ""
+
+    def _turn_text(self, i: int) -> tuple[str, str, str]:
+        info = self.model.turns
+        assert info is not None
+        chip = info.chips[i]
+        room = BOX_W - 12 - (self._small_metrics.horizontalAdvance(chip) + 8 if chip else 0)
+        head = self._bold_metrics.elidedText(info.titles[i], Qt.TextElideMode.ElideRight, room)
+        answer = info.answers[i]
+        if answer and not self.model.flags[i] & F_RUN:
+            answer = "→ " + answer
+        line = self._metrics.elidedText(answer, Qt.TextElideMode.ElideRight, BOX_W - 12)
+        return head, line, chip
 
     def _paint_ring(
         self, painter: QPainter, i: int, color: QColor, scale: float, lod: Lod

@@ -23,10 +23,10 @@ from explorer.ui.graph.palette import (
     STYLE_USER,
 )
 
-COL_W = 176.0  # scene units between two columns of the layout
-ROW_H = 72.0  # scene units between two depths
-BOX_W = 152.0
-BOX_H = 40.0
+COL_W = 236.0  # scene units between two columns of the layout
+ROW_H = 80.0  # scene units between two depths
+BOX_W = 212.0
+BOX_H = 46.0
 CELL_COLS = 16  # grid cell size in layout columns and rows
 CELL_ROWS = 8
 PREVIEW_CHARS = 90
@@ -35,6 +35,8 @@ PREVIEW_CHARS = 90
 F_TOOL_CALL, F_TOOL_RESULT, F_ERROR = TOOL_CALL, TOOL_RESULT, ERROR
 F_ACTIVE, F_TIP, F_CHECKPOINT, F_FORK, F_REWIND, F_COMPACTION = 8, 16, 32, 64, 128, 256
 F_CONTEXT_START, F_CLEAN_BOUNDARY = 512, 1024
+F_SIDE = 2048  # the first node of a subagent: linked to its call, never anyone's sibling
+F_RUN = 4096  # a folded straight run of turns
 MARK_FLAGS = F_CHECKPOINT | F_FORK | F_REWIND | F_COMPACTION | F_CONTEXT_START | F_CLEAN_BOUNDARY
 
 
@@ -52,6 +54,19 @@ class GraphMarks:
     compactions: frozenset[int] = frozenset()
     context_start: int | None = None
     clean_boundary: int | None = None
+    side_links: Mapping[int, int] = field(default_factory=dict)  # subagent root → its call
+
+
+@dataclass(frozen=True, eq=False)
+class TurnInfo:
+    """What the turn view draws beyond a node's position: by node position."""
+
+    titles: list[str]  # the prompt's first words, or "⋯ N turns" for a run
+    answers: list[str]  # the answer's first words
+    chips: list[str]  # tool calls and errors
+    agents: dict[int, str]  # subagent name on the node where a subagent starts
+    spans: list[tuple[int, int]]  # (messages, turns) each node holds
+    tooltips: list[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +88,7 @@ class GraphModel:
     grid: dict[tuple[int, int], array[int]]
     bounds: tuple[float, float, float, float]  # left, top, right, bottom of all boxes
     tip: int  # node position of the conversation's tip, -1 when it has none
+    turns: TurnInfo | None = None  # set when the nodes are turns, not messages
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -80,9 +96,21 @@ class GraphModel:
     def children(self, i: int) -> array[int]:
         return self.child_list[self.child_start[i] : self.child_start[i + 1]]
 
-    def siblings(self, i: int) -> array[int]:
+    def own_children(self, i: int) -> list[int]:
+        """Children that continue the conversation: subagents hanging off ``i`` left out."""
+        return [c for c in self.children(i) if not self.flags[c] & F_SIDE]
+
+    def siblings(self, i: int) -> list[int]:
+        """Own siblings (V1): a subagent's first node has none and is never counted."""
+        if self.flags[i] & F_SIDE:
+            return [i]
         p = self.parents[i]
-        return self.roots if p < 0 else self.children(p)
+        if p < 0:
+            return [r for r in self.roots if not self.flags[r] & F_SIDE]
+        return self.own_children(p)
+
+    def branch_count(self, i: int) -> int:
+        return len(self.own_children(i))
 
     def child_count(self, i: int) -> int:
         return self.child_start[i + 1] - self.child_start[i]
@@ -114,11 +142,12 @@ class GraphModel:
 
     def tooltip(self, i: int) -> str:
         """What a hover over node ``i`` says: id, role, marks and the start of its text."""
-        lines = [f"#{self.ids[i]}  {self.previews[i]}"]
+        head = self.turns.tooltips[i] if self.turns else f"#{self.ids[i]}  {self.previews[i]}"
+        lines = [head]
         lines += [f"checkpoint: {label}" for label in self.labels.get(i, ())]
         lines += list(self.notes.get(i, ()))
-        if self.child_count(i) > 1:
-            lines.append(f"{self.child_count(i)} branches")
+        if self.branch_count(i) > 1:
+            lines.append(f"{self.branch_count(i)} branches")
         return "\n".join(lines)
 
     def node_at(self, x: float, y: float, tolerance: float = 0.0) -> int:
@@ -153,8 +182,9 @@ def build_model(
     n = len(nodes)
     ids = array("q", (nd.id for nd in nodes))
     index = {mid: i for i, mid in enumerate(ids)}
-    parents = array("i", (index.get(nd.parent_id, -1) if nd.parent_id is not None else -1
-                          for nd in nodes))
+    links = marks.side_links
+    parents = array("i", (index.get(nd.parent_id, -1) if nd.parent_id is not None
+                          else index.get(links.get(nd.id, -1), -1) for nd in nodes))
     flags = _flags(ids, marks)
     child_start, child_list = _children(parents)
     sx = array("d", (x * COL_W for x in xs))
@@ -177,7 +207,8 @@ def _flags(ids: array[int], marks: GraphMarks) -> array[int]:
     single = {marks.tip: F_TIP, marks.context_start: F_CONTEXT_START,
               marks.clean_boundary: F_CLEAN_BOUNDARY}
     sets = ((marks.active, F_ACTIVE), (marks.rewinds, F_REWIND), (marks.forks, F_FORK),
-            (marks.compactions, F_COMPACTION), (frozenset(marks.labels), F_CHECKPOINT))
+            (marks.compactions, F_COMPACTION), (frozenset(marks.labels), F_CHECKPOINT),
+            (frozenset(marks.side_links), F_SIDE))
     extra = marks.message_flags
     out = array("I", [0]) * len(ids)
     for i, mid in enumerate(ids):
@@ -186,6 +217,22 @@ def _flags(ids: array[int], marks: GraphMarks) -> array[int]:
             if mid in members:
                 f |= bit
         out[i] = f
+    return out
+
+
+def node_flags(marks: GraphMarks) -> dict[int, int]:
+    """Flags of every message that has any, by message id (the turn view ORs them per node)."""
+    out: dict[int, int] = dict(marks.message_flags)
+    for mid in marks.active:
+        out[mid] = out.get(mid, 0) | F_ACTIVE
+    for one, bit in ((marks.tip, F_TIP), (marks.context_start, F_CONTEXT_START),
+                     (marks.clean_boundary, F_CLEAN_BOUNDARY)):
+        if one is not None:
+            out[one] = out.get(one, 0) | bit
+    for members, bit in ((marks.rewinds, F_REWIND), (marks.forks, F_FORK),
+                         (marks.compactions, F_COMPACTION), (marks.labels, F_CHECKPOINT)):
+        for mid in members:
+            out[mid] = out.get(mid, 0) | bit
     return out
 
 

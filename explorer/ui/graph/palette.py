@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 # Node styles, in the order ``GraphPalette.styles`` holds their colours.
 (STYLE_SYSTEM, STYLE_USER, STYLE_ASSISTANT, STYLE_TOOL_CALL, STYLE_TOOL_RESULT,
- STYLE_ERROR) = range(6)
-STYLE_NAMES = ("system", "user", "assistant", "tool call", "tool result", "error")
+ STYLE_ERROR, STYLE_TURN, STYLE_AGENT, STYLE_RUN) = range(9)
+STYLE_NAMES = ("system", "user", "assistant", "tool call", "tool result", "error", "turn",
+               "subagent turn", "folded turns")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class GraphPalette:
     fork: QColor
     compaction: QColor
     styles: tuple[QColor, ...]
+    agent: QColor = field(default_factory=lambda: QColor("#9c36b5"))  # subagent links, names
 
     def style(self, index: int) -> QColor:
         return self.styles[index]
@@ -43,7 +45,8 @@ def light_palette() -> GraphPalette:
         checkpoint=QColor("#2b8a3e"), rewind=QColor("#9c36b5"), fork=QColor("#1098ad"),
         compaction=QColor("#f08c00"),
         styles=(QColor("#adb5bd"), QColor("#74c0fc"), QColor("#b2f2bb"), QColor("#ffd43b"),
-                QColor("#e5dbff"), QColor("#ff8787")),
+                QColor("#e5dbff"), QColor("#ff8787"), QColor("#d0ebff"), QColor("#f3d9fa"),
+                QColor("#e9ecef")),
     )
 
 
@@ -54,9 +57,10 @@ def dark_palette() -> GraphPalette:
         tip=QColor("#ff6b6b"), selection=QColor("#4dabf7"), text=QColor("#e6e8eb"),
         muted_text=QColor("#9aa1ac"), badge=QColor("#ced4da"),
         checkpoint=QColor("#69db7c"), rewind=QColor("#da77f2"), fork=QColor("#3bc9db"),
-        compaction=QColor("#ffc078"),
+        compaction=QColor("#ffc078"), agent=QColor("#da77f2"),
         styles=(QColor("#6c757d"), QColor("#1c7ed6"), QColor("#2f9e44"), QColor("#e67700"),
-                QColor("#6741d9"), QColor("#e03131")),
+                QColor("#6741d9"), QColor("#e03131"), QColor("#1f3a5a"), QColor("#4a2d5e"),
+                QColor("#343a40")),
     )
 
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.ui.graph.item import GraphItem
-from explorer.ui.graph.model import BOX_H, BOX_W, F_ACTIVE, GraphModel
+from explorer.ui.graph.model import BOX_H, BOX_W, F_ACTIVE, F_RUN, GraphModel
 
 MIN_SCALE_FACTOR = 0.5  # how far past fit-to-view one may zoom out
 MAX_SCALE = 4.0
@@ -43,6 +43,8 @@ class GraphView(QGraphicsView):
     nodeActivated = Signal(int)
     contextMenuRequested = Signal(int, QPoint)
     viewChanged = Signal()
+    runClicked = Signal(int)  # node position of a folded run of turns
+    userNavigated = Signal()  # the person zoomed or panned: leave their view alone
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -157,6 +159,7 @@ class GraphView(QGraphicsView):
         self._update_scene_rect()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
+        self.userNavigated.emit()
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             steps = event.angleDelta().y() or event.angleDelta().x()
             self.zoom_by(WHEEL_STEP ** steps, event.position().toPoint())
@@ -175,6 +178,7 @@ class GraphView(QGraphicsView):
         if event.type() == QEvent.Type.Gesture and isinstance(event, QGestureEvent):
             pinch = event.gesture(Qt.GestureType.PinchGesture)
             if isinstance(pinch, QPinchGesture):
+                self.userNavigated.emit()
                 anchor = self.viewport().mapFromGlobal(pinch.centerPoint().toPoint())
                 self.zoom_by(pinch.scaleFactor(), anchor)
                 event.accept()
@@ -208,6 +212,7 @@ class GraphView(QGraphicsView):
         pos = event.position().toPoint()
         if not self._dragging and (pos - self._press).manhattanLength() >= DRAG_START_PX:
             self._dragging = True
+            self.userNavigated.emit()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
         if self._dragging:
             self.pan_by(self._last.x() - pos.x(), self._last.y() - pos.y())
@@ -222,7 +227,10 @@ class GraphView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and self._press is not None:
             if not self._dragging:
                 i = self.node_at_view(event.position().toPoint())
-                if i >= 0:
+                m = self.model
+                if i >= 0 and m is not None and m.flags[i] & F_RUN:
+                    self.runClicked.emit(i)
+                elif i >= 0:
                     self.select(i, user=True)
             self._press = self._last = None
             self._dragging = False
@@ -256,6 +264,7 @@ class GraphView(QGraphicsView):
         if m is None:
             super().keyPressEvent(event)
             return
+        self.userNavigated.emit()
         step = _STEPS.get(key)
         if step is not None:
             start = self.selected if self.selected >= 0 else m.tip
@@ -263,7 +272,10 @@ class GraphView(QGraphicsView):
             if target >= 0 and target != self.selected:
                 self.select(target, user=True)
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.selected >= 0:
-            self.nodeActivated.emit(int(m.ids[self.selected]))
+            if m.flags[self.selected] & F_RUN:
+                self.runClicked.emit(self.selected)
+            else:
+                self.nodeActivated.emit(int(m.ids[self.selected]))
         elif key == Qt.Key.Key_F:
             self.fit_all()
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
@@ -281,8 +293,8 @@ def up(m: GraphModel, i: int) -> int:
 
 
 def down(m: GraphModel, i: int) -> int:
-    """The child on the active path if there is one, else the first child."""
-    kids = m.children(i)
+    """The child on the active path if there is one, else the first own child."""
+    kids = m.own_children(i) or list(m.children(i))
     if not kids:
         return -1
     return next((c for c in kids if m.flags[c] & F_ACTIVE), kids[0])

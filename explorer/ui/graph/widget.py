@@ -7,20 +7,22 @@ sync never echo each other.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QThreadPool, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
+from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
 from explorer.ui.graph.palette import palette_for_application
 from explorer.ui.graph.view import GraphView
-from explorer.ui.graph.worker import GraphData, GraphJob
+from explorer.ui.graph.worker import GraphData, GraphJob, Mode
 
-FIT_MIN_SCALE = 0.3  # a tree that fits only below this opens at a readable zoom on its tip
-OPEN_SCALE = 0.8
+FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
+OPEN_SCALE = 1.0
 MINIMAP_MARGIN = 10
+MODE_SHORTCUT = "Ctrl+M"
 
 
 class TreeGraphWidget(QWidget):
@@ -30,11 +32,30 @@ class TreeGraphWidget(QWidget):
     loaded = Signal(int)  # conversation id, once its graph is on screen
     loadFailed = Signal(int, str)
 
-    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+    modeChanged = Signal(str)
+
+    def __init__(
+        self, store: Store, parent: QWidget | None = None, mode: Mode = "turns"
+    ) -> None:
         super().__init__(parent)
         self.store = store
+        self.mode: Mode = mode
         self.view = GraphView(self)
         self.minimap = Minimap(self.view, self.view)
+        self.legend = Legend(self.view)
+        self.switch = ModeSwitch(self.view)
+        self.switch.set_mode(mode)
+        self.switch.modeChosen.connect(self.set_mode)
+        self.mode_action = QAction("Message view", self)
+        self.mode_action.setCheckable(True)
+        self.mode_action.setChecked(mode == "messages")
+        self.mode_action.setShortcut(QKeySequence(MODE_SHORTCUT))
+        self.mode_action.setObjectName("message_view")
+        self.mode_action.toggled.connect(
+            lambda on: self.set_mode("messages" if on else "turns"))
+        self._expanded: set[int] = set()
+        self._selected_mid: int | None = None
+        self._auto_view = False  # re-fit on resize until the person moves the view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
@@ -47,10 +68,13 @@ class TreeGraphWidget(QWidget):
         self._pending_select: int | None = None
         self._pending_center: int | None = None
         self._keep_view = False
-        self.view.nodeSelected.connect(self.nodeSelected)
+        self.view.nodeSelected.connect(self._on_view_selected)
+        self.view.runClicked.connect(self.expand_run)
         self.view.nodeActivated.connect(self.nodeActivated)
         self.view.contextMenuRequested.connect(self.contextMenuRequested)
         self.view.installEventFilter(self)
+        self.view.viewport().installEventFilter(self)
+        self.view.userNavigated.connect(self._stop_auto_view)
         self._apply_palette()
 
     # -- loading --------------------------------------------------------------
@@ -65,8 +89,51 @@ class TreeGraphWidget(QWidget):
     def load_conversation(self, conv_id: int) -> None:
         """Show ``conv_id``'s tree; the work runs on a worker and ``loaded`` says when it is in."""
         self._keep_view = conv_id == self._conv and self.data is not None
+        if conv_id != self._conv:
+            self._expanded.clear()
+            self._selected_mid = None
         self._conv = conv_id
         self._start(conv_id)
+
+    def set_mode(self, mode: Mode) -> None:
+        """Turns or messages; the selection and the tip stay where they were (V1)."""
+        if mode == self.mode:
+            return
+        self.mode = mode
+        self.switch.set_mode(mode)
+        self.mode_action.blockSignals(True)
+        self.mode_action.setChecked(mode == "messages")
+        self.mode_action.blockSignals(False)
+        self.legend.set_mode(mode)
+        if self._conv is not None:
+            focus = self._selected_mid if self._selected_mid is not None else self._tip_mid()
+            self._keep_view = False
+            self._pending_select = self._selected_mid
+            self._pending_center = focus
+            self._start(self._conv)
+        self.modeChanged.emit(mode)
+
+    def expand_run(self, i: int) -> None:
+        """Show the turns a folded run holds (they stay shown until another conversation)."""
+        data = self.data
+        if data is None or data.turn_view is None or self._conv is None:
+            return
+        proj = data.turn_view.projection
+        if not 0 <= i < len(proj.nodes) or not proj.nodes[i].is_run:
+            return
+        heads = [proj.tree.turns[t].head for t in proj.nodes[i].turns]
+        self._expanded.update(int(str(h)) for h in heads)
+        self._keep_view = True
+        self._pending_center = int(str(heads[len(heads) // 2]))
+        self._start(self._conv, previous=True)
+
+    def _tip_mid(self) -> int | None:
+        m = self.view.model
+        return None if m is None or m.tip < 0 else int(m.ids[m.tip])
+
+    def _on_view_selected(self, mid: int) -> None:
+        self._selected_mid = mid
+        self.nodeSelected.emit(mid)
 
     def refresh(self) -> None:
         """Read the current conversation again (a new tip, branch or mark), keeping the view."""
@@ -83,10 +150,12 @@ class TreeGraphWidget(QWidget):
         self.view.set_item(None)
         self.minimap.update()
 
-    def _start(self, conv_id: int) -> None:
+    def _start(self, conv_id: int, previous: bool = False) -> None:
         self._cancel()
         self._serial += 1
-        job = GraphJob(self.store, conv_id, palette_for_application(), self._serial)
+        earlier = self.data.turn_view if previous and self.data is not None else None
+        job = GraphJob(self.store, conv_id, palette_for_application(), self._serial,
+                       self.mode, self._expanded, earlier)
         job.signals.done.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)
         self._job = job
@@ -118,6 +187,7 @@ class TreeGraphWidget(QWidget):
             self._initial_view()
         self._apply_pending()
         self.minimap.update()
+        self._place_overlays()
         self.loaded.emit(data.conversation_id)
 
     def _on_failed(self, serial: int, message: str) -> None:
@@ -125,10 +195,18 @@ class TreeGraphWidget(QWidget):
             self._job = None
             self.loadFailed.emit(self._conv if self._conv is not None else -1, message)
 
+    def _stop_auto_view(self) -> None:
+        self._auto_view = False
+
     def _initial_view(self) -> None:
+        self._auto_view = True
         self.view.fit_all()
         model = self.view.model
         if model is None or self.view.scale_factor() >= FIT_MIN_SCALE:
+            if self.view.scale_factor() > OPEN_SCALE:  # a small tree opens at 100 %, not bigger
+                self.view.set_scale(OPEN_SCALE)
+                self.view.centerOn(self.view.item.boundingRect().center()
+                                   if self.view.item is not None else QPointF())
             return
         self.view.set_scale(OPEN_SCALE)
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
@@ -143,11 +221,18 @@ class TreeGraphWidget(QWidget):
 
     # -- selection and focus --------------------------------------------------
     def selected_node(self) -> int | None:
+        """The selected message: in the turn view, the one chosen inside the selected turn."""
         model, i = self.view.model, self.view.selected
-        return None if model is None or i < 0 else int(model.ids[i])
+        if model is None or i < 0:
+            return None
+        mid = self._selected_mid
+        if mid is not None and model.index.get(mid, -1) == i:
+            return mid
+        return int(model.ids[i])
 
     def select_node(self, mid: int) -> bool:
         """Select a message without announcing it; False if it is not in this tree."""
+        self._selected_mid = mid
         if self.is_loading or self.view.model is None:
             self._pending_select = mid
             return False
@@ -158,6 +243,7 @@ class TreeGraphWidget(QWidget):
 
     def center_on(self, mid: int) -> bool:
         """Centre the view on a message, zooming in to read it when it is too small to see."""
+        self._auto_view = False
         if self.is_loading or self.view.model is None:
             self._pending_center = mid
             return False
@@ -170,6 +256,7 @@ class TreeGraphWidget(QWidget):
         return i >= 0
 
     def fit(self) -> None:
+        self._auto_view = False
         self.view.fit_all()
 
     def node_position(self, mid: int) -> QPointF | None:
@@ -189,15 +276,42 @@ class TreeGraphWidget(QWidget):
         super().changeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.view and event.type() == QEvent.Type.Resize:
-            self._place_minimap()
+        if watched in (self.view, self.view.viewport()) and event.type() in (
+                QEvent.Type.Resize, QEvent.Type.Show):
+            self._place_overlays()
+            if watched is self.view.viewport() and self._auto_view and not self.is_loading:
+                QTimer.singleShot(0, self._refit)
         return super().eventFilter(watched, event)
 
-    def _place_minimap(self) -> None:
+    def _refit(self) -> None:
+        """The pane got its final size after the tree came in: frame it again."""
+        if not self._auto_view or self.view.model is None:
+            return
+        self._initial_view()
+        focus = self._selected_mid if self._selected_mid is not None else self._tip_mid()
+        if focus is not None and self.view.scale_factor() >= OPEN_SCALE * 0.99:
+            i = self.view.model.index.get(focus, -1)
+            if i >= 0:
+                self.view.ensure_visible(i)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._place_overlays)  # after the window's final geometry
+
+    def _place_overlays(self) -> None:
+        """Minimap in the bottom-right corner, legend bottom-left, view switch top-left."""
         vp = self.view.viewport().geometry()
         self.minimap.move(vp.right() - self.minimap.width() - MINIMAP_MARGIN,
                           vp.bottom() - self.minimap.height() - MINIMAP_MARGIN)
-        self.minimap.raise_()
+        room = vp.width() - self.minimap.width() - 3 * MINIMAP_MARGIN
+        if self.legend.fold_to_fit(room):
+            self.legend.adjustSize()
+        self.legend.move(vp.left() + MINIMAP_MARGIN,
+                         vp.bottom() - self.legend.height() - MINIMAP_MARGIN)
+        self.switch.adjustSize()
+        self.switch.move(vp.left() + MINIMAP_MARGIN, vp.top() + MINIMAP_MARGIN)
+        for w in (self.minimap, self.legend, self.switch):
+            w.raise_()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()

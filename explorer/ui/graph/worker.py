@@ -10,17 +10,25 @@ from __future__ import annotations
 
 import threading
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Literal
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
+from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
+from explorer.store.turn_reads import read_turn_source, subagent_links
 from explorer.tree.layout import layout_ids
+from explorer.tree.turn_runs import collapse_runs
+from explorer.tree.turn_view import group_turns
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette
+from explorer.ui.graph.turn_model import build_turn_model
+
+Mode = Literal["turns", "messages"]
 
 
 class Cancelled(Exception):
@@ -34,6 +42,8 @@ class GraphData:
     geometry: Geometry
     layout_computed: bool  # False when the stored layout was used
     layout_computed_at: float
+    mode: Mode = "messages"
+    turn_view: TurnView | None = None  # the projection the turn view drew
 
 
 def read_marks(store: Store, conv_id: int) -> GraphMarks:
@@ -53,6 +63,7 @@ def read_marks(store: Store, conv_id: int) -> GraphMarks:
         compactions=frozenset(c["message_id"] for c in store.compactions(conv_id)),
         context_start=conv.context_start_id,
         clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
+        side_links=subagent_links(store.reader, conv_id),
     )
 
 
@@ -66,10 +77,12 @@ def build_graph(
     ids = array("q", (n.id for n in nodes))
     _check(cancelled)
     stored = store.load_layout(conv_id)
-    if stored is not None and stored.ids == ids:
+    if stored is not None and stored.ids == ids and not marks.side_links:
         xs, depths, computed, stamp = stored.xs, stored.depths, False, stored.computed_at
     else:
-        lay = layout_ids(ids, [n.parent_id for n in nodes])
+        links = marks.side_links
+        lay = layout_ids(ids, [links.get(n.id) if n.parent_id is None else n.parent_id
+                               for n in nodes])
         _check(cancelled)
         xs, depths, computed = lay.xs, lay.depths, True
         stamp = store.save_layout(conv_id, ids, xs, depths)
@@ -79,6 +92,34 @@ def build_graph(
     geometry = build_geometry(model, palette, cancelled)
     _check(cancelled)
     return GraphData(conv_id, model, geometry, computed, stamp)
+
+
+def build_turn_graph(
+    store: Store, conv_id: int, palette: GraphPalette,
+    cancelled: Callable[[], bool] = lambda: False, expanded: Collection[int] = (),
+    previous: TurnView | None = None,
+) -> GraphData:
+    """The turn view: projection (V1) → layout of its nodes → model → geometry.
+
+    ``previous`` is an earlier turn view of the same unchanged conversation: its
+    read and grouping are reused when only the folding changed (a run expanded).
+    """
+    reuse = previous is not None and previous.conversation_id == conv_id
+    source = previous.source if previous is not None and reuse else read_turn_source(
+        store.reader, conv_id)
+    marks = read_marks(store, conv_id)
+    view_marks = tree_marks(store, conv_id)
+    _check(cancelled)
+    tree = previous.projection.tree if previous is not None and reuse else group_turns(
+        source.messages)
+    _check(cancelled)
+    projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
+    view = TurnView(conv_id, source, projection, view_marks)
+    model = build_turn_model(view, marks)
+    _check(cancelled)
+    geometry = build_geometry(model, palette, cancelled)
+    _check(cancelled)
+    return GraphData(conv_id, model, geometry, True, 0.0, "turns", view)
 
 
 def _check(cancelled: Callable[[], bool]) -> None:
@@ -94,10 +135,15 @@ class JobSignals(QObject):
 class GraphJob(QRunnable):
     """One load; create it on the main thread so its signals live there."""
 
-    def __init__(self, store: Store, conv_id: int, palette: GraphPalette, serial: int) -> None:
+    def __init__(
+        self, store: Store, conv_id: int, palette: GraphPalette, serial: int,
+        mode: Mode = "messages", expanded: Collection[int] = (),
+        previous: TurnView | None = None,
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.store, self.conv_id, self.palette, self.serial = store, conv_id, palette, serial
+        self.mode, self.expanded, self.previous = mode, frozenset(expanded), previous
         self.signals = JobSignals()
         self._cancel = threading.Event()
 
@@ -110,7 +156,11 @@ class GraphJob(QRunnable):
 
     def run(self) -> None:
         try:
-            data = build_graph(self.store, self.conv_id, self.palette, self._cancel.is_set)
+            if self.mode == "turns":
+                data = build_turn_graph(self.store, self.conv_id, self.palette,
+                                        self._cancel.is_set, self.expanded, self.previous)
+            else:
+                data = build_graph(self.store, self.conv_id, self.palette, self._cancel.is_set)
         except Cancelled:
             return
         except Exception as e:  # shown to the person; the window stays usable

@@ -1,0 +1,132 @@
+"""Labels drawn at a fixed on-screen size over the tree: TIP, checkpoints, branch counts, agents.
+
+Box text scales with the zoom; these do not. Each is placed in viewport pixels at
+its node's mapped position, so the tip and every checkpoint name stay readable
+from fit-all to 400 %. When too many of one kind would pile up (branch counts
+on a 100,000-message map), that kind is left out and the tooltip still tells.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QTransform
+
+from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
+from explorer.ui.graph.palette import GraphPalette
+
+LABEL_PX = 11
+MAX_BRANCH_LABELS = 120
+MAX_NAME_LABELS = 200
+NAME_CHARS_PX = 220  # longest checkpoint or agent name, in pixels
+NAME_MIN_PX = 70  # names are cut to a column's width on screen, but never below this
+
+
+class LabelPainter:
+    def __init__(self) -> None:
+        self.font = QFont()
+        self.font.setPixelSize(LABEL_PX)
+        self.bold = QFont(self.font)
+        self.bold.setBold(True)
+        self.metrics = QFontMetricsF(self.font)
+        self.bold_metrics = QFontMetricsF(self.bold)
+        self.drawn = 0  # labels drawn in the last paint (for tests)
+        self.room = float(NAME_CHARS_PX)
+
+    def paint(
+        self, painter: QPainter, model: GraphModel, palette: GraphPalette,
+        nodes: tuple[array[int], array[int], array[int]],
+        view: tuple[float, float, float, float],
+    ) -> None:
+        marked, branches, sides = nodes
+        world = painter.worldTransform()
+        self.room = max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        self.drawn = 0
+        seen = list(_inside(model, branches, view))
+        if len(seen) <= MAX_BRANCH_LABELS:
+            for i in seen:
+                self._branch(painter, world, model, palette, i)
+        names = [i for i in _inside(model, marked, view) if i in model.labels]
+        for i in names[:MAX_NAME_LABELS]:
+            self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
+                       palette.checkpoint, palette)
+        agents = model.turns.agents if model.turns is not None else {}
+        for i in list(_inside(model, sides, view))[:MAX_NAME_LABELS]:
+            name = agents.get(i, "subagent")
+            self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
+                       below=i in model.labels)
+        tip = model.tip
+        if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
+            self._tip(painter, world, model, palette, tip)
+        painter.restore()
+
+    def _tip(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
+             i: int) -> None:
+        corner = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i] - BOX_H / 2))
+        centre = world.map(QPointF(m.xs[i], m.ys[i]))
+        at = QPointF(max(corner.x(), centre.x() + 6), min(corner.y(), centre.y() - 6))
+        w = self.bold_metrics.horizontalAdvance("TIP") + 10
+        box = QRectF(at.x() - w / 2, at.y() - 9, w, 16)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(pal.tip)
+        painter.drawRoundedRect(box, 4, 4)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(self.bold)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "TIP")
+        self.drawn += 1
+
+    def _name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, text: str,
+              color: QColor, pal: GraphPalette, below: bool = False) -> None:
+        y = m.ys[i] + BOX_H / 2 if below else m.ys[i] - BOX_H / 2
+        at = world.map(QPointF(m.xs[i] - BOX_W / 2, y))
+        centre = world.map(QPointF(m.xs[i], m.ys[i]))
+        x = min(at.x(), centre.x() + 8)
+        text = self.metrics.elidedText(text, Qt.TextElideMode.ElideRight, self.room)
+        w = self.metrics.horizontalAdvance(text) + 8
+        top = (max(at.y(), centre.y() + 6) + 2) if below else (min(at.y(), centre.y() - 6) - 17)
+        box = QRectF(x, top, w, 15)
+        back = QColor(pal.background)
+        back.setAlpha(225)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(back)
+        painter.drawRoundedRect(box, 3, 3)
+        painter.setPen(color)
+        painter.setFont(self.font)
+        painter.drawText(box.adjusted(4, 0, 0, 0),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        self.drawn += 1
+
+    def _branch(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
+                i: int) -> None:
+        kids = m.own_children(i)
+        active = next((k for k, c in enumerate(kids, 1) if m.flags[c] & F_ACTIVE), 0)
+        text = f"{active}/{len(kids)}" if active else str(len(kids))
+        bottom = world.map(QPointF(m.xs[i], m.ys[i] + BOX_H / 2))
+        centre = world.map(QPointF(m.xs[i], m.ys[i]))
+        y = max(bottom.y(), centre.y() + 5)
+        w = self.metrics.horizontalAdvance(text) + 10
+        box = QRectF(centre.x() + 6, y + 2, w, 15)
+        painter.setPen(pal.badge)
+        painter.setBrush(pal.background)
+        painter.drawRoundedRect(box, 7, 7)
+        painter.setFont(self.font)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        self.drawn += 1
+
+
+def _contains(view: tuple[float, float, float, float], x: float, y: float) -> bool:
+    left, top, right, bottom = view
+    return left - BOX_W <= x <= right + BOX_W and top - BOX_H <= y <= bottom + BOX_H
+
+
+def _inside(
+    model: GraphModel, nodes: Iterable[int], view: tuple[float, float, float, float]
+) -> Iterable[int]:
+    xs, ys = model.xs, model.ys
+    return (i for i in nodes if _contains(view, xs[i], ys[i]))

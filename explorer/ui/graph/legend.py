@@ -1,0 +1,165 @@
+"""Small overlays on the graph: a legend of colours and marks, and the turns/messages switch."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QWidget
+
+from explorer.ui.graph.palette import (
+    STYLE_AGENT,
+    STYLE_ASSISTANT,
+    STYLE_ERROR,
+    STYLE_RUN,
+    STYLE_TOOL_CALL,
+    STYLE_TOOL_RESULT,
+    STYLE_TURN,
+    STYLE_USER,
+    GraphPalette,
+    palette_for_application,
+)
+
+ROW_PX = 16
+FONT_PX = 11
+PAD = 6
+
+# (kind, style or mark name, text)
+_TURN_ROWS = (("box", STYLE_TURN, "turn"), ("box", STYLE_AGENT, "subagent"),
+              ("run", STYLE_RUN, "folded turns"), ("line", "active", "active path"),
+              ("dash", "agent", "subagent link"), ("badge", "tip", "tip"),
+              ("dot", "checkpoint", "checkpoint"), ("dot", "fork", "fork"),
+              ("dot", "rewind", "rewind"), ("dot", "compaction", "compaction"))
+_MESSAGE_ROWS = (("box", STYLE_USER, "user"), ("box", STYLE_ASSISTANT, "assistant"),
+                 ("box", STYLE_TOOL_CALL, "tool call"), ("box", STYLE_TOOL_RESULT, "result"),
+                 ("box", STYLE_ERROR, "error"), ("line", "active", "active path"),
+                 ("dash", "agent", "subagent link"), ("badge", "tip", "tip"),
+                 ("dot", "checkpoint", "checkpoint"), ("dot", "rewind", "rewind"))
+
+
+class Legend(QWidget):
+    """Two columns of swatches; a click folds it to its title and back."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mode = "turns"
+        self.folded = False
+        self._chosen = False
+        self._font = QFont()
+        self._font.setPixelSize(FONT_PX)
+        self._metrics = QFontMetricsF(self._font)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("What the colours and marks mean (click to fold)")
+        self.setObjectName("graph_legend")
+
+    def fold_to_fit(self, room: float) -> bool:
+        """Fold when the pane is too narrow to show it beside the minimap; True if it changed."""
+        if self._chosen:
+            return False
+        fold = room < self.open_width()
+        changed = fold != self.folded
+        self.folded = fold
+        return changed
+
+    def open_width(self) -> int:
+        col = max(self._metrics.horizontalAdvance(t) for _, _, t in self.rows()) + 30
+        return int(2 * col + 2 * PAD)
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.adjustSize()
+        self.update()
+
+    def rows(self) -> tuple[tuple[str, object, str], ...]:
+        return _TURN_ROWS if self.mode == "turns" else _MESSAGE_ROWS
+
+    def sizeHint(self) -> QSize:
+        if self.folded:
+            return QSize(int(self._metrics.horizontalAdvance("Legend ▸")) + 2 * PAD, ROW_PX + 4)
+        half = (len(self.rows()) + 1) // 2
+        return QSize(self.open_width(), (half + 1) * ROW_PX + PAD)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._chosen = True  # the person decided: stop folding it for them
+        self.folded = not self.folded
+        self.adjustSize()
+        self.update()
+        event.accept()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        pal = palette_for_application()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        back = QColor(pal.background)
+        back.setAlpha(235)
+        painter.setPen(QPen(pal.edge, 1))
+        painter.setBrush(back)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5)
+        painter.setFont(self._font)
+        painter.setPen(pal.muted_text)
+        painter.drawText(QPointF(PAD, ROW_PX - 3), "Legend ▸" if self.folded else "Legend")
+        if not self.folded:
+            rows = self.rows()
+            half = (len(rows) + 1) // 2
+            col_w = (self.width() - 2 * PAD) / 2
+            for k, row in enumerate(rows):
+                x = PAD + (k // half) * col_w
+                y = (k % half + 1) * ROW_PX + 2
+                _swatch(painter, pal, row, QRectF(x, y + 3, 18, ROW_PX - 6))
+                painter.setPen(pal.text)
+                painter.drawText(QPointF(x + 24, y + ROW_PX - 4), row[2])
+        painter.end()
+
+
+def _swatch(painter: QPainter, pal: GraphPalette, row: tuple[str, object, str],
+            r: QRectF) -> None:
+    kind, what, _ = row
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    if kind in ("box", "run"):
+        assert isinstance(what, int)
+        painter.setPen(QPen(pal.edge, 1, Qt.PenStyle.DashLine if kind == "run"
+                            else Qt.PenStyle.SolidLine))
+        painter.setBrush(pal.styles[what])
+        painter.drawRect(r)
+    elif kind in ("line", "dash"):
+        color = pal.active if what == "active" else pal.agent
+        style = Qt.PenStyle.DashLine if kind == "dash" else Qt.PenStyle.SolidLine
+        painter.setPen(QPen(color, 2, style))
+        painter.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
+    elif kind == "badge":
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(pal.tip)
+        painter.drawRoundedRect(r, 3, 3)
+    else:
+        color = {"checkpoint": pal.checkpoint, "fork": pal.fork, "rewind": pal.rewind,
+                 "compaction": pal.compaction}.get(str(what), pal.badge)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawEllipse(r.center(), 5, 5)
+
+
+class ModeSwitch(QWidget):
+    """``Turns | Messages``: which projection the graph draws."""
+
+    modeChosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.group = QButtonGroup(self)
+        self.buttons: dict[str, QToolButton] = {}
+        for mode, text, tip in (("turns", "Turns", "One node per turn (Ctrl+M switches)"),
+                                ("messages", "Messages", "One node per message (Ctrl+M)")):
+            b = QToolButton(self)
+            b.setText(text)
+            b.setToolTip(tip)
+            b.setCheckable(True)
+            b.setObjectName(f"graph_{mode}")
+            self.group.addButton(b)
+            layout.addWidget(b)
+            self.buttons[mode] = b
+            b.clicked.connect(lambda _=False, m=mode: self.modeChosen.emit(m))
+
+    def set_mode(self, mode: str) -> None:
+        self.buttons[mode].setChecked(True)

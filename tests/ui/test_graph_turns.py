@@ -1,0 +1,154 @@
+"""V1 in the window: the graph draws turns by default, folds runs, hangs subagents off calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from graph_trees import generated_conversation
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
+from pytestqt.qtbot import QtBot
+
+from explorer.app.importing import import_paths
+from explorer.store import Store
+from explorer.ui.graph import TreeGraphWidget
+from explorer.ui.graph.model import F_RUN, F_SIDE
+from explorer.ui.graph.view import down, left, right
+
+WORKTREES = "-experiments-worktrees"
+
+
+def _open(qtbot: QtBot, store: Store, cid: int, mode: str = "turns") -> TreeGraphWidget:
+    w = TreeGraphWidget(store, mode="turns" if mode == "turns" else "messages")
+    qtbot.addWidget(w)
+    w.resize(1000, 800)
+    w.show()
+    with qtbot.waitSignal(w.loaded, timeout=30_000):
+        w.load_conversation(cid)
+    return w
+
+
+@pytest.fixture
+def session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Store, int]]:
+    store = Store(tmp_path / "s.db")
+    try:
+        import_paths(store, [samples_dir / "claude_code" / WORKTREES])
+        yield store, store.conversations()[0].id
+    finally:
+        store.close()
+
+
+def test_V1_turns_are_the_default_and_every_message_maps_to_one_node(
+    qtbot: QtBot, session: tuple[Store, int]
+) -> None:
+    store, cid = session
+    w = _open(qtbot, store, cid)
+    try:
+        m = w.view.model
+        assert m is not None and m.turns is not None
+        ids = [n.id for n in store.skeleton(cid)]
+        assert len(m) < len(ids) / 5  # 212 messages, a handful of turns
+        assert sorted(m.index) == sorted(ids)  # each message selects exactly one node
+    finally:
+        w.shutdown()
+
+
+def test_V1_subagents_hang_off_their_call_and_are_never_root_siblings(
+    qtbot: QtBot, session: tuple[Store, int]
+) -> None:
+    store, cid = session
+    for mode in ("turns", "messages"):
+        w = _open(qtbot, store, cid, mode)
+        try:
+            m = w.view.model
+            assert m is not None
+            sides = [i for i in range(len(m)) if m.flags[i] & F_SIDE]
+            assert len(sides) == 6
+            own_roots = [r for r in m.roots if not m.flags[r] & F_SIDE]
+            assert len(own_roots) == 1 and m.siblings(own_roots[0]) == [own_roots[0]]
+            for i in sides:
+                assert m.parents[i] >= 0  # hung off the node holding the Agent call
+                assert m.siblings(i) == [i]
+                assert i not in m.own_children(m.parents[i])
+                assert left(m, i) == -1 and right(m, i) == -1  # ◀ ▶ never reach them
+                assert down(m, m.parents[i]) != i
+            if m.turns is not None:
+                names = set(m.turns.agents.values())
+                assert "Research Steve Yegge Beads" in names
+        finally:
+            w.shutdown()
+
+
+def test_V1_a_folded_run_expands_on_click_and_keeps_the_tip(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "line.db")
+    cid = generated_conversation(store, 60, seed=2, branch=0.0)  # 30 straight turns
+    w = _open(qtbot, store, cid)
+    try:
+        m = w.view.model
+        assert m is not None
+        tip_before = int(m.ids[m.tip])
+        runs = [i for i in range(len(m)) if m.flags[i] & F_RUN]
+        assert len(runs) == 1 and len(m) == 3  # first turn, ⋯ 28 turns, the tip's turn
+        i = runs[0]
+        held = [mid for mid, node in m.index.items() if node == i]
+        w.view.set_scale(1.0)
+        w.view.center_on_node(i)
+        pos = w.view.mapFromScene(m.xs[i], m.ys[i])
+        with qtbot.waitSignal(w.loaded, timeout=30_000):
+            qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+        m2 = w.view.model
+        assert m2 is not None
+        assert len({m2.index[mid] for mid in held}) > 1  # its turns are nodes again
+        assert int(m2.ids[m2.tip]) == tip_before
+    finally:
+        w.shutdown()
+        store.close()
+
+
+def test_V1_switching_views_keeps_selection_and_tip(
+    qtbot: QtBot, session: tuple[Store, int]
+) -> None:
+    store, cid = session
+    w = _open(qtbot, store, cid)
+    try:
+        tip = store.conversation(cid).tip_id
+        assert tip is not None
+        inner = next(n.id for n in store.skeleton(cid) if n.id == 20)
+        w.select_node(inner)
+        assert w.selected_node() == inner
+        with qtbot.waitSignal(w.loaded, timeout=30_000):
+            w.mode_action.trigger()  # Ctrl+M
+        assert w.mode == "messages"
+        m = w.view.model
+        assert m is not None and m.turns is None
+        assert w.selected_node() == inner
+        assert int(m.ids[m.tip]) == tip
+        with qtbot.waitSignal(w.loaded, timeout=30_000):
+            w.switch.buttons["turns"].click()
+        assert w.mode == "turns" and w.selected_node() == inner
+        m = w.view.model
+        assert m is not None and m.tip == m.index[tip]
+    finally:
+        w.shutdown()
+
+
+def test_V1_turn_boxes_and_labels_paint_at_every_zoom(
+    qtbot: QtBot, session: tuple[Store, int]
+) -> None:
+    store, cid = session
+    w = _open(qtbot, store, cid)
+    try:
+        item = w.view.item
+        assert item is not None
+        for scale in (0.05, 0.3, 1.0, 4.0):
+            w.view.set_scale(scale)
+            w.view.center_on_node(item.model.tip)
+            image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32)
+            w.view.viewport().render(image, QPoint(0, 0))
+            assert item.labels.drawn >= 1  # at least the TIP badge, whatever the zoom
+    finally:
+        w.shutdown()
