@@ -22,7 +22,7 @@ from explorer.compaction.page_geometry import page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.split import PageLike
 from explorer.compaction.summary import Summarizer
-from explorer.formats.export_requests import anthropic_body, openai_body
+from explorer.formats.exporters.requests import anthropic_body, openai_body
 from explorer.store import Store
 from explorer.tree.model import Message
 

@@ -1,1 +1,4 @@
-"""Importers and exporters, one module per format; they yield plain records."""
+"""Importers and exporters: one package per format family, writers in ``exporters``.
+
+Where a new format goes is in README.md beside this file.
+"""

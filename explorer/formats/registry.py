@@ -11,7 +11,7 @@ from explorer.formats.base import FormatError
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
     "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "sillytavern", "chatgpt",
-    "openwebui", "librechat", "claude_ai", "llm_logs",
+    "openwebui", "librechat", "claude_ai", "llm",
 )
 
 

@@ -1,0 +1,208 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
+
+``read`` takes one session file, a project folder or the whole projects folder
+and yields one conversation per session file, streaming each file line by line.
+The tree comes from ``uuid``/``parentUuid``; the tip is the last message line of
+the file. How lines become messages is in ``session``, how parents
+are fixed up (parallel tool results, compact boundaries) in ``tree``,
+and how a session and its subagents become one conversation, and why subagents
+stay in it as separate roots, in ``shape``.
+
+A single file without any message is a :class:`FormatError`. In a folder, files
+without messages are passed over (Claude Code leaves such files behind, holding
+only snapshots or titles); if any of them had damaged lines, a ``FormatError``
+naming them is raised after every readable session has been yielded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.claude_code.blocks import as_str
+from explorer.formats.claude_code.session import Session, SessionReader
+from explorer.formats.claude_code.shape import FORMAT, Subagent, assemble
+from explorer.formats.jsonl import JsonlReader, peek_objects, peek_prefix, skipped_notes
+
+__all__ = ["FORMAT", "read", "sniff"]
+
+_TYPES = frozenset({
+    "user", "assistant", "system", "summary", "custom-title", "file-history-snapshot",
+    "progress", "queue-operation", "attachment", "permission-mode", "last-prompt",
+})  # fmt: skip
+_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId")
+_SNIFF_FILES = 20
+
+
+def sniff(path: Path) -> bool:
+    """True when the content looks like Claude Code JSONL (a folder: any session in it)."""
+    try:
+        if path.is_dir():
+            return any(_sniff_file(f) for f in _limited(_session_candidates(path), _SNIFF_FILES))
+        return path.is_file() and _sniff_file(path)
+    except OSError:
+        return False
+
+
+def _sniff_file(path: Path) -> bool:
+    values = peek_objects(path)
+    if values:
+        return any(_looks_like_entry(v) for v in values)
+    head = peek_prefix(path, max_bytes=4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and b'"sessionId"' in head and b'"type"' in head
+
+
+def _looks_like_entry(value: Any) -> bool:
+    return (
+        isinstance(value, dict) and value.get("type") in _TYPES and any(k in value for k in _KEYS)
+    )
+
+
+def read(path: Path) -> Iterator[ImportedConversation]:
+    """One conversation per session file under ``path`` (a file or a folder)."""
+    if path.is_file():
+        conv, problem, _ = _read_session(path, _companion_agents(path))
+        if conv is None:
+            raise FormatError(problem)
+        yield conv
+        return
+    if not path.is_dir():
+        raise FormatError(f"{path} is neither a file nor a folder")
+    damaged: list[str] = []
+    found = 0
+    for folder in _project_folders(path):
+        for conv, problem, is_damaged in _read_project(folder):
+            if conv is not None:
+                found += 1
+                yield conv
+            elif is_damaged:
+                damaged.append(problem)
+    if damaged:
+        raise FormatError(f"{len(damaged)} files could not be read: " + "; ".join(damaged))
+    if not found:
+        raise FormatError(f"no Claude Code session with messages found under {path}")
+
+
+_Outcome = tuple[ImportedConversation | None, str, bool]
+"""A conversation, or None with the reason and whether the file was damaged."""
+
+
+def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
+    main = _read_file(path, "line")
+    if not main.nodes:
+        return None, _empty_problem(path, main), bool(main.notes)
+    subs = []
+    for agent_id, agent_path in agents:
+        session = _read_file(agent_path, f"agent-{agent_id}")
+        if session.nodes:
+            subs.append(Subagent(agent_id, agent_path, session, _agent_meta(agent_path)))
+        else:
+            main.notes.append(f"subagent {agent_id}: {_empty_problem(agent_path, session)}")
+    return assemble(path, main, subs), "", False
+
+
+def _read_file(path: Path, label: str) -> Session:
+    reader = SessionReader(label)
+    lines = JsonlReader(path)
+    try:
+        for number, entry in lines:
+            reader.add(number, entry)
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc})") from exc
+    reader.session.notes[:0] = skipped_notes(lines.skipped)
+    return reader.session
+
+
+def _empty_problem(path: Path, session: Session) -> str:
+    if session.notes:
+        return f"{path.name}: no messages; " + "; ".join(session.notes)
+    return f"{path.name}: no Claude Code messages in the file"
+
+
+def _agent_meta(agent_path: Path) -> dict[str, Any]:
+    meta_path = agent_path.with_name(agent_path.name.removesuffix(".jsonl") + ".meta.json")
+    try:
+        value = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _companion_agents(session_path: Path) -> list[tuple[str, Path]]:
+    """Subagent files of a session: ``<session>/subagents/agent-*.jsonl``, or older
+    top-level ``agent-*.jsonl`` siblings whose lines name this session."""
+    if session_path.name.startswith("agent-"):
+        return []
+    found = _agent_files(session_path.with_suffix("") / "subagents")
+    sid = session_path.stem
+    for agent_id, agent_path in _agent_files(session_path.parent):
+        if _first_session_id(agent_path) == sid:
+            found.append((agent_id, agent_path))
+    return found
+
+
+def _read_project(folder: Path) -> Iterator[_Outcome]:
+    sessions = sorted(p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-"))
+    by_session: dict[str, list[tuple[str, Path]]] = {}
+    for agent_id, agent_path in _agent_files(folder):
+        owner = _first_session_id(agent_path) or ""
+        by_session.setdefault(owner, []).append((agent_id, agent_path))
+    for session_path in sessions:
+        agents = _agent_files(session_path.with_suffix("") / "subagents")
+        agents += by_session.pop(session_path.stem, [])
+        yield _read_session(session_path, agents)
+    for orphans in by_session.values():
+        for _, agent_path in orphans:
+            yield _read_session(agent_path, [])
+
+
+def _agent_files(folder: Path) -> list[tuple[str, Path]]:
+    if not folder.is_dir():
+        return []
+    return [(_agent_id(p), p) for p in sorted(folder.glob("agent-*.jsonl")) if p.is_file()]
+
+
+def _agent_id(path: Path) -> str:
+    return path.name.removeprefix("agent-").removesuffix(".jsonl")
+
+
+def _first_session_id(path: Path) -> str | None:
+    for value in peek_objects(path, max_objects=5):
+        if isinstance(value, dict) and as_str(value.get("sessionId")):
+            return str(value["sessionId"])
+    return None
+
+
+def _project_folders(root: Path) -> Iterator[Path]:
+    """``root`` and the folders below it, skipping each session's companion folder."""
+    seen: set[Path] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        real = folder.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        yield folder
+        stems = {p.stem for p in folder.glob("*.jsonl")}
+        subdirs = [
+            d for d in sorted(folder.iterdir(), reverse=True)
+            if d.is_dir() and not d.is_symlink() and d.name not in stems
+            and not d.name.startswith(".") and d.name != "subagents"
+        ]  # fmt: skip
+        stack.extend(subdirs)
+
+
+def _session_candidates(root: Path) -> Iterator[Path]:
+    for folder in _project_folders(root):
+        yield from sorted(folder.glob("*.jsonl"))
+
+
+def _limited(items: Iterator[Path], limit: int) -> Iterator[Path]:
+    for i, item in enumerate(items):
+        if i >= limit:
+            return
+        yield item

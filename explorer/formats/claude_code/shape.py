@@ -1,0 +1,247 @@
+"""A read Claude Code session (and its subagents) assembled into one ImportedConversation.
+
+Subagent transcripts go into the same conversation as separate roots, not into
+conversations of their own: the tool call that spawned a subagent is a message
+of this conversation, and keys are only comparable within one conversation, so
+the link (``spawned_by_tool_use_id`` on the subagent's root) stays resolvable
+without knowing ids the store has not assigned yet. The active path starts at
+the main root, so a subagent's messages never mix into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explorer.formats.base import ImportedCompaction, ImportedConversation
+from explorer.formats.claude_code.session import Node, Session
+from explorer.formats.claude_code.tree import (
+    chain_parallel_results,
+    file_ordered,
+    path_to,
+    resolve_parents,
+)
+from explorer.tree.model import Message
+from explorer.tree.repair import repair_tree
+from explorer.tree.turns import pending_after
+
+FORMAT = "claude_code"
+TITLE_LIMIT = 80
+_NOT_PROMPTS = ("<command-", "<local-command", "Caveat:", "[Request interrupted")
+
+
+@dataclass
+class Subagent:
+    """One subagent transcript and what its ``.meta.json`` said about it."""
+
+    agent_id: str
+    path: Path
+    session: Session
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = ()) -> ImportedConversation:
+    """The conversation of one session file; ``main.notes`` should already hold line notes."""
+    notes: list[str] = []
+    messages = _messages(main, None, notes)
+    links = dict(main.agent_links)
+    for sub in subagents:
+        for agent_id, use_id in sub.session.agent_links.items():
+            links.setdefault(agent_id, use_id)
+    sub_meta = []
+    for sub in subagents:
+        sub_messages = _messages(sub.session, sub.agent_id, notes)
+        messages.extend(sub_messages)
+        sub_meta.append(_subagent_meta(sub, sub_messages, links))
+    repair = repair_tree(messages)
+    notes.extend(repair.notes)
+    _link_subagent_roots(repair.messages, links, has_main=any(not n.sidechain for n in main.nodes))
+    ordered = file_ordered(repair.messages)
+    conv = ImportedConversation(
+        title="",
+        source_format=FORMAT,
+        messages=ordered,
+        tip=_tip(main),
+        source_id=main.session_ids[0] if main.session_ids else path.stem,
+        source_path=str(path),
+        created_at=main.first_timestamp,
+        notes=notes,
+    )
+    for sub in subagents:
+        conv.ignored_records.update(sub.session.ignored)
+    conv.ignored_records.update(main.ignored)
+    _finish(conv, main, sub_meta)
+    return conv
+
+
+def _messages(session: Session, agent_id: str | None, notes: list[str]) -> list[Message]:
+    """Messages of one file with resolved parents; its notes go to ``notes``, prefixed."""
+    parents = resolve_parents(session)
+    moved = chain_parallel_results(session.nodes, parents)
+    prefix = f"subagent {agent_id}: " if agent_id else ""
+    own = [*session.notes, *_session_notes(session, moved)]
+    notes.extend(prefix + note for note in own)
+    return [_message(node, parents[node.key], agent_id) for node in session.nodes]
+
+
+def _session_notes(session: Session, moved: int) -> list[str]:
+    out = []
+    if session.duplicates:
+        out.append(
+            f"{session.duplicates} repeated entries (same uuid, as a resumed session "
+            "replays its history): kept the first of each"
+        )
+    if session.without_uuid:
+        out.append(f"{session.without_uuid} message lines had no uuid; keyed by line number")
+    if session.link_cycles:
+        names = ", ".join(session.link_cycles[:10])
+        out.append(f"parent chains through non-message records loop at {names}; made roots there")
+    if moved:
+        out.append(
+            f"{moved} parallel tool result(s) chained one after another "
+            "(written parent kept as reparented_from)"
+        )
+    return out
+
+
+def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
+    meta = dict(node.meta)
+    if len(node.uuids) > 1:
+        meta["uuids"] = list(node.uuids)
+    if agent_id is not None:
+        meta["subagent"] = agent_id
+    elif node.sidechain and isinstance(node.meta.get("agentId"), str):
+        meta["subagent"] = node.meta["agentId"]
+    return Message(
+        id=node.key,
+        parent_id=parent,
+        role=node.role,
+        parts=node.parts,
+        created_at=node.created_at,
+        model=node.model,
+        usage=node.usage,
+        source_id=None if node.synthetic_key else node.key,
+        source_meta=meta,
+    )
+
+
+def _link_subagent_roots(
+    messages: Sequence[Message], links: dict[str, str], *, has_main: bool
+) -> None:
+    for m in messages:
+        agent_id = m.source_meta.get("subagent")
+        if m.parent_id is None and isinstance(agent_id, str) and has_main:
+            m.source_meta["spawned_by_tool_use_id"] = links.get(agent_id)
+
+
+def _subagent_meta(
+    sub: Subagent, messages: Sequence[Message], links: dict[str, str]
+) -> dict[str, Any]:
+    tip_line = sub.session.last_any
+    tip = sub.session.line_node[tip_line].key if tip_line is not None else None
+    return {
+        "agent_id": sub.agent_id,
+        "file": sub.path.name,
+        "spawned_by_tool_use_id": links.get(sub.agent_id),
+        "messages": len(messages),
+        "tip": tip,
+        **{k: v for k, v in sub.meta.items() if isinstance(k, str)},
+    }
+
+
+def _tip(session: Session) -> str | None:
+    # An empty uuid is still a uuid: test for None, never for truth.
+    line = session.last_main if session.last_main is not None else session.last_any
+    return session.line_node[line].key if line is not None else None
+
+
+def _finish(conv: ImportedConversation, main: Session, subs: list[dict[str, Any]]) -> None:
+    path = path_to(conv.messages, conv.tip)
+    pending = pending_after(path)
+    if pending and pending[-1]:
+        conv.incomplete = True
+        conv.notes.append(f"session ends mid-turn: {len(pending[-1])} tool call(s) without result")
+    conv.compactions = _compactions(main, conv.messages)
+    boundaries = {c.message_key for c in conv.compactions if c.kind == "compact_boundary"}
+    on_path = [m.id for m in path if m.id in boundaries]
+    conv.context_start = on_path[-1] if on_path else None
+    conv.title = _title(main, conv)
+    conv.meta.update(_conversation_meta(main, subs))
+
+
+def _compactions(session: Session, messages: Sequence[Message]) -> list[ImportedCompaction]:
+    out = []
+    by_key: dict[Hashable, Message] = {m.id: m for m in messages}
+    for node in session.nodes:
+        if not node.compact_boundary or node.key not in by_key:
+            continue
+        summary = _compact_summary(session, node, messages)
+        cmeta = node.meta.get("compactMetadata") or {}
+        out.append(ImportedCompaction(
+            message_key=node.key,
+            kind="compact_boundary",
+            summary=summary.text if summary else "",
+            meta={**cmeta, "logical_parent": node.meta.get("logicalParentUuid"),
+                  "summary_key": summary.id if summary else None},
+        ))  # fmt: skip
+    for text, leaf in session.summaries:
+        key = session.resolve(leaf) if leaf else None
+        if key is not None and key in by_key:
+            out.append(ImportedCompaction(key, "summary", text, {"leafUuid": leaf}))
+    return out
+
+
+def _compact_summary(
+    session: Session, boundary: Node, messages: Sequence[Message]
+) -> Message | None:
+    candidates = [m for m in messages if m.source_meta.get("isCompactSummary") is True]
+    for m in candidates:
+        if m.parent_id == boundary.key:
+            return m
+    after = [m for m in candidates if int(m.source_meta.get("line", 0)) > boundary.line]
+    return after[0] if after else None
+
+
+def _title(session: Session, conv: ImportedConversation) -> str:
+    if session.custom_title and session.custom_title.strip():
+        return _trim(session.custom_title)
+    keys = {m.id for m in conv.messages}
+    summaries = [t for t, leaf in session.summaries if session.resolve(leaf) in keys]
+    if summaries or session.summaries:
+        return _trim((summaries or [t for t, _ in session.summaries])[-1])
+    for m in conv.messages:
+        if _is_real_prompt(m):
+            return _trim(m.text)
+    return f"Claude Code session {conv.source_id or ''}".strip()
+
+
+def _is_real_prompt(m: Message) -> bool:
+    meta = m.source_meta
+    if not m.is_prompt or meta.get("isMeta") or meta.get("isCompactSummary") or "subagent" in meta:
+        return False
+    text = m.text.strip()
+    return bool(text) and not text.startswith(_NOT_PROMPTS)
+
+
+def _trim(text: str) -> str:
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1].rstrip() + "…"
+
+
+def _conversation_meta(session: Session, subs: list[dict[str, Any]]) -> dict[str, Any]:
+    meta: dict[str, Any] = {"file_history_snapshots": session.snapshots}
+    first = session.nodes[0].meta if session.nodes else {}
+    for ours, theirs in (("cwd", "cwd"), ("git_branch", "gitBranch"), ("version", "version")):
+        if theirs in first:
+            meta[ours] = first[theirs]
+    if len(session.session_ids) > 1:
+        meta["session_ids"] = list(session.session_ids)
+    if session.summaries:
+        meta["summaries"] = [{"summary": t, "leafUuid": leaf} for t, leaf in session.summaries]
+    if session.custom_title:
+        meta["custom_title"] = session.custom_title
+    if subs:
+        meta["subagents"] = subs
+    return meta

@@ -1,0 +1,131 @@
+"""claude.ai exports: linear chats with blocks and attachments, damaged arrays, fuzz."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from core.formats.pi.test_pi_fuzz import mutate_value
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.formats import claude_ai
+from explorer.formats.base import FormatError
+from explorer.tree.paths import message_path
+
+CHAT = {
+    "uuid": "conv-1", "name": "Fixing a test", "created_at": "2024-03-01T10:00:00.000000Z",
+    "updated_at": "2024-03-01T10:05:00Z",
+    "chat_messages": [
+        {"uuid": "h1", "sender": "human", "text": "why does it fail?", "content": [
+            {"type": "text", "text": "why does it fail?"}],
+         "created_at": "2024-03-01T10:00:01Z",
+         "attachments": [{"file_name": "log.txt", "extracted_content": "Traceback ..."}],
+         "files": [{"file_name": "shot.png"}]},
+        {"uuid": "a1", "sender": "assistant", "text": "", "content": [
+            {"type": "thinking", "thinking": "look at the log"},
+            {"type": "tool_use", "name": "web_search", "input": {"query": "error"}},
+            {"type": "tool_result", "name": "web_search", "content": [{"type": "text",
+                                                                       "text": "a page"}]},
+            {"type": "text", "text": "Because of X."},
+            {"type": "flag"}],
+         "created_at": "2024-03-01T10:00:09Z"},
+        {"uuid": "h2", "sender": "human", "text": "thanks", "content": [],
+         "created_at": "2024-03-01T10:01:00Z"},
+    ],
+}
+SECOND = {"uuid": "conv-2", "name": "", "created_at": "2024-03-02T00:00:00Z",
+          "chat_messages": [{"uuid": "x1", "sender": "human", "text": "hi"},
+                            {"uuid": "x2", "sender": "assistant", "text": "hello",
+                             "content": [{"type": "tool_use", "id": "t1", "name": "calc",
+                                          "input": {}}]}]}
+
+
+def _write(tmp_path: Path, data: Any) -> Path:
+    path = tmp_path / "conversations.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_linear_chat_with_blocks_and_attachments(tmp_path: Path) -> None:
+    [conv, second] = list(claude_ai.read(_write(tmp_path, [CHAT, SECOND])))
+    assert conv.title == "Fixing a test" and conv.source_id == "conv-1"
+    path = message_path({m.id: m for m in conv.messages}, conv.tip)
+    assert [m.id for m in path] == ["h1", "a1", "h2"] == [m.id for m in conv.messages]
+    h1, a1, h2 = path
+    assert [p.kind for p in h1.parts] == ["text", "text"]
+    assert h1.parts[1].text == "[log.txt]\nTraceback ..."
+    assert h1.source_meta["files"] == ["shot.png"]
+    assert [p.kind for p in a1.parts] == ["thinking", "tool_use", "tool_result", "text"]
+    # A tool result without an id answers the open call before it (P1 stays clean).
+    assert a1.parts[1].tool_use_id == a1.parts[2].tool_use_id is not None
+    assert a1.parts[2].text == "a page"
+    assert h2.text == "thanks"  # empty content falls back to the text field
+    assert conv.ignored_records == {"block:flag": 1}
+    assert conv.incomplete is False and conv.created_at is not None
+    assert second.title == "Untitled"
+    assert second.incomplete is True  # ends on a tool call that never returned
+
+
+def test_damaged_elements_are_noted_and_the_rest_kept(tmp_path: Path) -> None:
+    bad_sender = {**SECOND, "chat_messages": [{"uuid": "q", "sender": "robot", "text": "?"},
+                                              "junk", {"uuid": "r", "sender": "human",
+                                                       "attachments": 5, "files": "x"}]}
+    convs = list(claude_ai.read(_write(tmp_path, [CHAT, 42, {"no": "messages"}, bad_sender])))
+    assert [c.source_id for c in convs] == ["conv-1", "conv-2"]
+    assert any("#2" in n and "not a conversation" in n for n in convs[1].notes)
+    assert convs[1].ignored_records == {"sender:robot": 1, "sender:None": 1}
+    assert [m.id for m in convs[1].messages] == ["r"]
+
+
+def test_duplicate_message_ids_keep_the_first(tmp_path: Path) -> None:
+    dup = {**SECOND, "chat_messages": [{"uuid": "x1", "sender": "human", "text": "a"},
+                                       {"uuid": "x1", "sender": "assistant", "text": "b"}]}
+    [conv] = list(claude_ai.read(_write(tmp_path, [dup])))
+    assert [m.text for m in conv.messages] == ["a"]
+    assert any("duplicate" in n for n in conv.notes)
+
+
+def test_truncated_file_keeps_what_came_before(tmp_path: Path) -> None:
+    text = json.dumps([CHAT, SECOND])
+    convs = list(claude_ai.read(_write(tmp_path, text[: text.index('"conv-2"') + 20])))
+    assert [c.source_id for c in convs] == ["conv-1"]
+    assert any("#2" in n for n in convs[0].notes)
+    with pytest.raises(FormatError):
+        list(claude_ai.read(_write(tmp_path, "[ {\"uuid\": ")))
+
+
+def test_a_single_object_is_one_conversation(tmp_path: Path) -> None:
+    [conv] = list(claude_ai.read(_write(tmp_path, SECOND)))
+    assert [m.text for m in conv.messages] == ["hi", "hello"]
+
+
+def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
+    assert claude_ai.sniff(_write(tmp_path, [CHAT]))
+    for name in ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "pi/branching.jsonl",
+                 "librechat/librechat-tree.json", "openwebui/openwebui-export.json",
+                 "sillytavern/Aqua-1673181146000.jsonl"):
+        assert not claude_ai.sniff(samples_dir / name), name
+    text = tmp_path / "t.txt"
+    text.write_text("chat_messages uuid")
+    assert not claude_ai.sniff(text)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_mutated_exports_read_or_raise_format_error(data: st.DataObject, tmp_path: Path) -> None:
+    export: Any = [CHAT, SECOND]
+    for _ in range(data.draw(st.integers(1, 5))):
+        export = mutate_value(data, export)
+    text = json.dumps(export)
+    if data.draw(st.booleans()):
+        text = text[: data.draw(st.integers(0, len(text)))]
+    try:
+        convs = list(claude_ai.read(_write(tmp_path, text)))
+    except FormatError:
+        return
+    for conv in convs:
+        assert conv.tip is None or conv.tip in {m.id for m in conv.messages}
