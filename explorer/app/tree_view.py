@@ -7,7 +7,7 @@ agree. Hiding never happens without a marker at the branch point.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from explorer.store import Store
@@ -51,6 +51,7 @@ class TendedView:
     children: dict[int | None, list[int]]
     hidden: set[int] = field(default_factory=set)
     markers: list[Marker] = field(default_factory=list)
+    merges: list[tuple[int, int]] = field(default_factory=list)  # (side tip, merge message)
 
     def markers_at(self, mid: int | None) -> list[Marker]:
         return [m for m in self.markers if m.at == mid]
@@ -60,9 +61,11 @@ class TendedView:
         folded = () if self.show_all else self.marks.archived
         return sibling_place(siblings, current, folded)
 
-    def preferred_tip(self, start: int | None = None) -> int | None:
+    def preferred_tip(
+        self, start: int | None = None, active: Collection[int] = ()
+    ) -> int | None:
         """Where the preferred path from ``start`` (the roots) leads."""
-        return preferred_leaf(self.children, start, self.marks.preferred, self.hidden)
+        return preferred_leaf(self.children, start, self.marks.preferred, self.hidden, active)
 
     def notes_for(self, mid: int) -> list[str]:
         out = []
@@ -73,13 +76,17 @@ class TendedView:
         if mid in self.marks.notes:
             out.append(f"note: {self.marks.notes[mid]}")
         out += [m.text() for m in self.markers_at(mid)]
+        out += [f"merges the branch ending at {tip}" for tip, msg in self.merges if msg == mid]
+        out += [f"merged back as {msg}" for tip, msg in self.merges if tip == mid]
         return out
 
 
 def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedView:
     parents = {n.id: n.parent_id for n in store.skeleton(conv_id)}
-    return build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
+    view = build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
                       show_all)
+    view.merges = store.merge_links(conv_id)
+    return view
 
 
 def build_view(
@@ -107,3 +114,10 @@ def build_view(
                                    sum(t.message_count for t in stones),
                                    tuple(t.id for t in stones)))
     return view
+
+
+def preferred_tip(store: Store, conv_id: int) -> int | None:
+    """The end of the preferred path: starred children first, then the active path's."""
+    conv = store.conversation(conv_id)
+    active = store.path_ids(conv.tip_id) if conv.tip_id is not None else []
+    return tended_view(store, conv_id).preferred_tip(None, active)

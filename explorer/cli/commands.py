@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from explorer.app import demo, exporting, importing, tree_actions, turn_text, views
+from explorer.app import demo, exporting, importing, tree_actions, tree_view, turn_text, views
 from explorer.app.locations import default_db_path
 from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
@@ -197,6 +197,10 @@ def _trim_args(p: argparse.ArgumentParser) -> None:
 def run_export(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with open_store(args) as s:
+        if getattr(args, "preferred", False):
+            if args.at is not None:
+                raise StoreError("--at and --preferred both choose the branch: give one")
+            args.at = tree_view.preferred_tip(s, args.conversation)
         if args.output:
             n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
                                          args.at, notes)
@@ -215,6 +219,8 @@ def _export_args(p: argparse.ArgumentParser) -> None:
     add_conv_arg(p)
     p.add_argument("--format", default="native", choices=exporting.FORMATS)
     p.add_argument("--at", type=int, metavar="MSG", help="export only the branch ending here")
+    p.add_argument("--preferred", action="store_true",
+                   help="export only the preferred path (starred children, see `convo star`)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
 

@@ -7,11 +7,16 @@ ones), prints one line for people, and with ``--json`` names exactly what change
 from __future__ import annotations
 
 import argparse
+import sys
 
-from explorer.app import tree_actions, undo
+from explorer.app import merge, tree_actions, undo
+from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.app.tree_actions import Change
 from explorer.cli.commands import Command, open_store
 from explorer.cli.output import emit
+from explorer.compaction.summary import Summarizer
+from explorer.providers import PROVIDER_KINDS
+from explorer.providers.settings import settings_path
 
 
 def _msg_arg(p: argparse.ArgumentParser) -> None:
@@ -113,6 +118,40 @@ def run_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tip", type=int, metavar="TIP", help="the end of the side branch")
+    p.add_argument("--into", type=int, required=True, metavar="MSG",
+                   help="the message of the active path the merge message follows")
+    p.add_argument("--no-summary", action="store_true",
+                   help="never call a model: carry the free digest of the branch")
+    p.add_argument("--provider", choices=PROVIDER_KINDS,
+                   help="summarize with this provider (default: the settings file, if any)")
+    p.add_argument("--base-url", metavar="URL")
+    p.add_argument("--model", metavar="M")
+
+
+def _summarizer(args: argparse.Namespace) -> Summarizer | None:
+    """A model summary when a provider is set up (flags or settings file), else None."""
+    if args.no_summary or (args.provider is None and not settings_path().is_file()):
+        return None
+    try:
+        prepared = prepare(ModelChoice(kind=args.provider, model=args.model,
+                                       base_url=args.base_url))
+    except SetupError as e:
+        print(f"convo: note: no summary ({e}); the free digest is used", file=sys.stderr)
+        return None
+    return prepared.options.summarizer
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    summarizer = _summarizer(args)
+    with open_store(args) as s:
+        change, notes = merge.merge(s, args.tip, args.into, summarizer)
+    for note in notes:
+        print(f"convo: note: {note}", file=sys.stderr)
+    return _print(args, change)
+
+
 COMMANDS: list[Command] = [
     Command("archive", "fold the branch at MSG (off the active path) into a marker",
             _msg_arg, run_archive, json=True),
@@ -126,6 +165,8 @@ COMMANDS: list[Command] = [
             run_star, json=True),
     Command("label", "name the branch at MSG", _label_args, run_label, json=True),
     Command("note", "attach a note to MSG", _note_args, run_note, json=True),
+    Command("merge", "add, after MSG on the active path, one message carrying a digest of the "
+            "branch that ends at TIP", _merge_args, run_merge, json=True),
     Command("history", "the tree actions that undo can take back", _history_args, run_history,
             json=True),
 ]

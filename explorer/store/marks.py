@@ -76,3 +76,13 @@ def put_row(conn: sqlite3.Connection, mid: int, row: dict[str, Any] | None) -> N
         (mid, row["conversation_id"], row.get("archived_at"), row.get("preferred") or None,
          row.get("label"), row.get("note")),
     )
+
+
+def merge_links(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
+    """(side branch tip, merge message) for each merge message of the conversation."""
+    return [(int(r[0]), int(r[1])) for r in conn.execute(
+        "SELECT json_extract(source_meta, '$.merged_from.tip'), id FROM messages "
+        "WHERE conversation_id = ? AND source_meta LIKE '%\"merged_from\"%' "
+        "AND json_extract(source_meta, '$.merged_from.tip') IS NOT NULL ORDER BY id",
+        (conv_id,),
+    )]

@@ -106,9 +106,10 @@ def preferred_choices(path: Sequence[int], children: Children) -> dict[int | Non
 
 def preferred_leaf(
     children: Children, start: int | None, preferred: Collection[int],
-    hidden: Collection[int] = (),
+    hidden: Collection[int] = (), active: Collection[int] = (),
 ) -> int | None:
-    """Follow the starred child (else the newest visible one) from ``start`` to a leaf."""
+    """Follow the starred child from ``start`` to a leaf; where none is starred, the active
+    path's child, else the newest visible one."""
     node = start
     seen: set[int | None] = set()
     while node not in seen:
@@ -116,6 +117,6 @@ def preferred_leaf(
         kids = [k for k in children.get(node, ()) if k not in hidden]
         if not kids:
             return node
-        starred = [k for k in kids if k in preferred]
+        starred = [k for k in kids if k in preferred] or [k for k in kids if k in active]
         node = starred[0] if starred else kids[-1]
     return node

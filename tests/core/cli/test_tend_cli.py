@@ -118,3 +118,17 @@ def test_T7_purge_is_final(db: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "no deleted branches" in out
     code, _, err = run(capsys, db, "undo")
     assert code == 1 and "nothing to undo" in err
+
+
+def test_export_preferred_and_merge_from_the_cli(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    js(capsys, db, "star", "11")
+    _, exported, _ = run(capsys, db, "export", "1", "--preferred", "--format", "markdown")
+    assert "chardet reads every file" in exported and "Excel-edited" not in exported
+    code, _, err = run(capsys, db, "export", "1", "--preferred", "--at", "3")
+    assert code == 1 and "give one" in err
+    change = js(capsys, db, "merge", "11", "--into", "24")
+    assert change["changed"]["how"] == "digest"  # type: ignore[index]
+    _, tree, _ = run(capsys, db, "tree", "1")
+    assert "(merged back as" in tree and "(merges the branch ending at 11)" in tree
