@@ -15,7 +15,13 @@ from pathlib import Path
 from explorer import __version__
 from explorer.app import safe_write
 from explorer.app.safe_write import WriteRefused
-from explorer.cli import commands, compact_commands, model_commands, tend_commands
+from explorer.cli import (
+    agent_commands,
+    commands,
+    compact_commands,
+    model_commands,
+    tend_commands,
+)
 from explorer.cli.output import visible
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
@@ -34,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check this installation headless (demo, graph, a snapshot page, keyring)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
-                 *tend_commands.COMMANDS]:
+                 *tend_commands.COMMANDS, *agent_commands.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

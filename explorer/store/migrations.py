@@ -173,6 +173,17 @@ def _0008_tending(db: sqlite_utils.Database) -> None:
     db.table("counters").create({"name": str, "value": int}, pk="name", not_null={"value"})
 
 
+def _0009_sync_files(db: sqlite_utils.Database) -> None:
+    # What a sync read of each source file: size and mtime to skip an unchanged file
+    # without writing, the byte offset and importer cursor to read only what was appended.
+    db.table("sync_files").create(
+        {"path": str, "fmt": str, "size": int, "mtime_ns": int, "byte_offset": int,
+         "cursor": str, "tail_hash": str, "synced_at": float},
+        pk="path",
+        not_null={"fmt", "size", "mtime_ns", "byte_offset"},
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -182,6 +193,7 @@ MIGRATIONS: list[Migration] = [
     ("0006_search_sync_in_writer", _0006_search_sync_in_writer),
     ("0007_search_merges_lazily", _0007_search_merges_lazily),
     ("0008_tending", _0008_tending),
+    ("0009_sync_files", _0009_sync_files),
 ]
 
 

@@ -21,6 +21,7 @@ from explorer.store import (
     layout_store,
     operations,
     reads,
+    sync_writes,
     tree_writes,
 )
 from explorer.store.connection import open_connection
@@ -194,6 +195,20 @@ class Store:
         With ``cancel`` the batch may stop early: the result is then shorter than the input.
         """
         return self._writer.call_bulk(import_writes.insert_many, conversations, cancel)
+
+    # -- sync: what was read of each source file ------------------------------------
+    def sync_records(self) -> dict[str, sync_writes.SyncRecord]:
+        return sync_writes.load_records(self.reader)
+
+    def sync_append(self, ic: ImportedConversation,
+                    rec: sync_writes.SyncRecord) -> ImportOutcome:
+        """A tail's new messages and the file's new record, in one transaction."""
+        return self._writer.call_bulk(sync_writes.append_imported, ic, rec)
+
+    def sync_import(self, conversations: list[ImportedConversation],
+                    rec: sync_writes.SyncRecord) -> list[ImportOutcome | StoreError]:
+        """A whole file's conversations merged by ids, and its record, in one transaction."""
+        return self._writer.call_bulk(sync_writes.import_and_record, conversations, rec)
 
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)

@@ -52,6 +52,11 @@ def sniff(path: Path) -> bool:
         for h in heads[1:])
 
 
+def can_tail(path: Path) -> bool:
+    """Every rollout is JSON Lines, so a sync can read on from an offset."""
+    return True
+
+
 def read(path: Path) -> Iterator[ImportedConversation]:
     tail = read_tail(path, None, whole=True)
     conv = tail.conversation

@@ -46,6 +46,11 @@ def read(path: Path) -> Iterator[ImportedConversation]:
     yield finish(conv, conv.messages[-1].id)
 
 
+def can_tail(path: Path) -> bool:
+    """Only the JSON Lines shape grows by appending; the JSON shape is rewritten whole."""
+    return _is_jsonl(path)
+
+
 def _is_jsonl(path: Path) -> bool:
     heads = peek_objects(path, max_objects=1)
     return bool(heads) and isinstance(heads[0], dict) and "messages" not in heads[0]

@@ -1,0 +1,96 @@
+"""Where each coding agent and chat tool keeps its sessions, honouring its own overrides.
+
+Everything is computed from an :class:`Environment` (home folder, environment
+variables, operating system) rather than read from the running process, so the
+same rules can be tested for Windows and macOS on any machine, and tests never
+look at a real home folder.
+
+The rules follow each tool's own code: Claude Code reads ``$CLAUDE_CONFIG_DIR``
+(else ``~/.claude``); pi ``$PI_CODING_AGENT_DIR`` (else ``~/.pi/agent``), and
+oh-my-pi ``~/.omp/agent``; Codex ``$CODEX_HOME`` (else ``~/.codex``); Gemini CLI
+``~/.gemini``; OpenCode the XDG data folder (``$XDG_DATA_HOME/opencode``, else
+``~/.local/share/opencode``, on every OS); llm ``$LLM_USER_PATH``, else click's
+per-OS application folder ``io.datasette.llm``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Environment:
+    home: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    system: str = "linux"  # "linux", "darwin" or "win32", as ``sys.platform`` says
+
+    @classmethod
+    def current(cls) -> Environment:
+        system = "win32" if sys.platform.startswith("win") else (
+            "darwin" if sys.platform == "darwin" else "linux")
+        return cls(Path.home(), dict(os.environ), system)
+
+    def var(self, name: str) -> Path | None:
+        value = self.env.get(name, "").strip()
+        return Path(value).expanduser() if value else None
+
+
+def claude_home(e: Environment) -> Path:
+    return e.var("CLAUDE_CONFIG_DIR") or e.home / ".claude"
+
+
+def claude_projects(e: Environment) -> Path:
+    return claude_home(e) / "projects"
+
+
+def pi_sessions(e: Environment) -> Path:
+    return (e.var("PI_CODING_AGENT_DIR") or e.home / ".pi" / "agent") / "sessions"
+
+
+def omp_sessions(e: Environment) -> Path:
+    return e.home / ".omp" / "agent" / "sessions"
+
+
+def codex_home(e: Environment) -> Path:
+    return e.var("CODEX_HOME") or e.home / ".codex"
+
+
+def gemini_tmp(e: Environment) -> Path:
+    return (e.var("GEMINI_CLI_HOME") or e.home) / ".gemini" / "tmp"
+
+
+def opencode_data(e: Environment) -> Path:
+    return (e.var("XDG_DATA_HOME") or e.home / ".local" / "share") / "opencode"
+
+
+def llm_logs(e: Environment) -> Path:
+    """``logs.db`` where llm keeps it (click's ``get_app_dir("io.datasette.llm")``)."""
+    user = e.var("LLM_USER_PATH")
+    if user is not None:
+        return user / "logs.db"
+    if e.system == "win32":
+        base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
+    elif e.system == "darwin":
+        base = e.home / "Library" / "Application Support"
+    else:
+        base = e.var("XDG_CONFIG_HOME") or e.home / ".config"
+    return base / "io.datasette.llm" / "logs.db"
+
+
+def claude_project_folder(cwd: str) -> str:
+    """The folder name Claude Code files a working directory's sessions under.
+
+    Claude Code replaces every character that is not a letter, digit or ``-``
+    with ``-`` (so ``/home/me/my_app`` becomes ``-home-me-my-app``).
+    """
+    return "".join(c if c.isascii() and (c.isalnum() or c == "-") else "-" for c in cwd)
+
+
+def pi_session_folder(cwd: str) -> str:
+    """pi's folder for a working directory: ``--`` + the path with separators as ``-`` + ``--``."""
+    inner = cwd.lstrip("/\\").replace("/", "-").replace("\\", "-").replace(":", "-")
+    return f"--{inner}--"

@@ -1,0 +1,102 @@
+"""``convo sources``, ``convo sync`` and ``convo handoff``: the agents' own session folders."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from types import FrameType
+
+from explorer.app import sync
+from explorer.app.sources import TOOL_NAMES, find_sources, iso
+from explorer.cli.commands import Command, open_store
+from explorer.cli.output import emit
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+def _tools(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(TOOL_NAMES))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown tool {', '.join(unknown)} (known: {', '.join(TOOL_NAMES)})")
+    return names
+
+
+def _only(args: argparse.Namespace) -> set[str] | None:
+    return {n for names in (args.tool or []) for n in names} or None
+
+
+def _tool_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tool", action="append", metavar="NAME", type=_tools,
+                   help=f"only these tools (repeat or comma-separate): {', '.join(TOOL_NAMES)}")
+
+
+def run_sources(args: argparse.Namespace) -> int:
+    found = find_sources(only=_only(args))
+    lines = []
+    for f in found:
+        if not f.exists:
+            lines.append(f"{f.tool:12} not found        {f.path}")
+            continue
+        newest = (iso(f.newest) or "-")[:16].replace("T", " ")
+        lines.append(f"{f.tool:12} {f.sessions:6} sessions {_human(f.size):>9}  newest {newest}"
+                     f"  {f.path}")
+        lines.extend(f"{'':12} ! {p}" for p in f.problems)
+    emit(args, [f.to_dict() for f in found], lines)
+    return 0
+
+
+def _sync_args(p: argparse.ArgumentParser) -> None:
+    _tool_arg(p)
+    p.add_argument("--watch", action="store_true",
+                   help="keep following the sessions as the agents write them (Ctrl+C stops)")
+    p.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                   help="with --watch: how often to look (default 1)")
+
+
+def _report_lines(r: sync.SyncReport) -> list[str]:
+    lines = [f"{r.added_messages} new messages in {len(r.conversations)} conversations "
+             f"({r.appended} sessions read from where they stopped, {r.reread} read whole, "
+             f"{r.unchanged} unchanged)"]
+    lines.extend(f"! {e}" for e in r.errors)
+    return lines
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    only = _only(args)
+    with open_store(args) as store:
+        if not args.watch:
+            report = sync.sync_sources(store, only=only)
+            emit(args, report.to_dict(), _report_lines(report))
+            return 0
+        stopping = []
+
+        def stop(_sig: int, _frame: FrameType | None) -> None:
+            stopping.append(True)
+
+        previous = signal.signal(signal.SIGINT, stop)
+        try:
+            print(f"following sessions every {args.interval:g}s; Ctrl+C stops", file=sys.stderr)
+            sync.watch(store, None, only, max(0.1, args.interval),
+                       lambda r: emit(args, r.to_dict(), _report_lines(r)),
+                       lambda: bool(stopping))
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    return 0
+
+
+COMMANDS = [
+    Command("sources", "list where your agents keep sessions (tool, sessions, size, newest)",
+            _tool_arg, run_sources, json=True),
+    Command("sync", "import what changed in the agents' session folders since the last sync",
+            _sync_args, run_sync, json=True),
+]

@@ -1,0 +1,144 @@
+"""What a sync remembers about each source file, and appending a session's new messages.
+
+A ``sync_files`` row says how big a file was, when it last changed and how far
+it was read (the byte offset and the importer's cursor), so the next sync reads
+only what was appended and skips, without writing anything, what did not change
+(S1). :func:`append_imported` stores the messages of an appended tail: their
+parents may be messages stored by an earlier sync, found by source id.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.formats.base import ImportedConversation
+from explorer.store.errors import StoreError
+from explorer.store.ids import next_ids
+from explorer.store.import_writes import (
+    ImportOutcome,
+    _existing,
+    _write_labels,
+    _write_messages,
+    identity,
+    insert_many,
+)
+from explorer.store.rows import load_messages
+from explorer.tree.model import Message
+from explorer.tree.turns import last_clean_boundary
+
+
+class NeedsWholeRead(StoreError):
+    """The tail cannot be placed on what is stored; the caller reads the whole file."""
+
+
+@dataclass
+class SyncRecord:
+    path: str
+    fmt: str
+    size: int
+    mtime_ns: int
+    offset: int = 0
+    cursor: dict[str, Any] | None = None
+    tail_hash: str | None = None
+    synced_at: float = 0.0
+
+
+def load_records(conn: sqlite3.Connection) -> dict[str, SyncRecord]:
+    rows = conn.execute("SELECT path, fmt, size, mtime_ns, byte_offset, cursor, tail_hash, "
+                        "synced_at FROM sync_files")
+    return {r[0]: SyncRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]) if r[5] else None,
+                             r[6], r[7]) for r in rows}
+
+
+def save_record(conn: sqlite3.Connection, rec: SyncRecord) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO sync_files(path, fmt, size, mtime_ns, byte_offset, cursor, "
+        "tail_hash, synced_at) VALUES (?,?,?,?,?,?,?,?)",
+        (rec.path, rec.fmt, rec.size, rec.mtime_ns, rec.offset,
+         json.dumps(rec.cursor) if rec.cursor is not None else None, rec.tail_hash,
+         rec.synced_at or time.time()),
+    )
+
+
+def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConversation],
+                      rec: SyncRecord) -> list[ImportOutcome | StoreError]:
+    """A whole re-read merged by ids (nothing stored twice), then the file's record."""
+    out = insert_many(conn, conversations)
+    save_record(conn, rec)
+    return out
+
+
+def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
+                    rec: SyncRecord) -> ImportOutcome:
+    """Store a tail's messages below the ones already stored, and the new record, together."""
+    if not ic.source_id:
+        raise NeedsWholeRead("the tail does not name its session")
+    conv_id, known = _existing(conn, ic.source_format, identity(ic))
+    if conv_id is None:
+        raise NeedsWholeRead(f"session {ic.source_id} is not stored yet")
+    by_key = {m.id: m for m in ic.messages}
+    key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in ic.messages}
+    fresh = [m for m in ic.messages if key_of[m.id] not in known]
+    for m in fresh:
+        parent = m.parent_id
+        if parent is not None and parent not in by_key and str(parent) not in known:
+            raise NeedsWholeRead(f"message {m.id!r} continues {parent!r}, which is not stored")
+    ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
+    db_id: dict[Hashable, int] = {k: v for k, v in known.items()}
+    db_id.update({m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in ic.messages})
+    _write_messages(conn, conv_id, fresh, ids, db_id)
+    _write_labels(conn, conv_id, ic, db_id, by_key)
+    if fresh:
+        _move_tip(conn, conv_id, db_id[ic.messages[-1].id], fresh, ids)
+    if ic.context_start is not None and ic.context_start in db_id:
+        conn.execute("UPDATE conversations SET context_start_id = ? WHERE id = ?",
+                     (db_id[ic.context_start], conv_id))
+    save_record(conn, rec)
+    return ImportOutcome(conv_id, "", ic.source_format, len(fresh), len(ic.messages) - len(fresh),
+                         ic.notes, dict(ic.ignored_records), ic.incomplete)
+
+
+def _move_tip(conn: sqlite3.Connection, conv_id: int, tip: int, fresh: list[Message],
+              ids: dict[Hashable, int]) -> None:
+    """The tip follows the agent; the clean boundary is found on the new stretch of path."""
+    old_tip, old_clean = conn.execute(
+        "SELECT tip_id, clean_tip_id FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+    clean = old_clean
+    segment = _new_stretch(fresh, ids, tip)
+    if segment and (old_tip == old_clean or old_tip is None):
+        found = last_clean_boundary(segment)
+        clean = ids[segment[found].id] if found is not None else old_clean
+    elif segment:  # the stored path ended mid-turn: judge it with what came before
+        clean = _clean_on_whole_path(conn, tip, old_clean)
+    conn.execute("UPDATE conversations SET tip_id = ?, clean_tip_id = ?, updated_at = ? "
+                 "WHERE id = ?", (tip, clean, time.time(), conv_id))
+
+
+def _new_stretch(fresh: list[Message], ids: dict[Hashable, int], tip: int) -> list[Message]:
+    by_db = {ids[m.id]: m for m in fresh}
+    parent_db = {ids[m.id]: ids.get(m.parent_id) if m.parent_id is not None else None
+                 for m in fresh}
+    out: list[Message] = []
+    node: int | None = tip
+    while node is not None and node in by_db:
+        out.append(by_db[node])
+        node = parent_db[node]
+    out.reverse()
+    return out
+
+
+def _clean_on_whole_path(conn: sqlite3.Connection, tip: int, old_clean: int | None) -> int | None:
+    chain = [r[0] for r in conn.execute(
+        "WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM messages WHERE id = ? "
+        "UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up ON m.id = up.parent_id) "
+        "SELECT id FROM up", (tip,))]
+    chain.reverse()
+    loaded = load_messages(conn, chain)
+    path = [loaded[i] for i in chain]
+    found = last_clean_boundary(path)
+    return chain[found] if found is not None else old_clean

@@ -1,0 +1,55 @@
+"""``convo sources`` and ``convo sync`` against a fake home (never the real one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agent_home import fake_home
+
+from explorer.cli.main import main
+
+
+@pytest.fixture
+def home(tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = fake_home(tmp_path / "home", samples_dir)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "LLM_USER_PATH", "PI_CODING_AGENT_DIR",
+                 "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sources_lists_each_tool(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "sources", "--json")
+    assert code == 0
+    rows = {r["tool"]: r for r in json.loads(out)}
+    assert rows["codex"]["sessions"] == 1 and rows["codex"]["path"].startswith(str(home))
+    assert rows["oh-my-pi"]["exists"] is False
+    code, out, _ = run(capsys, "sources", "--tool", "codex,gemini-cli")
+    assert code == 0 and "codex" in out and "2 sessions" in out and "claude-code" not in out
+
+
+def test_an_unknown_tool_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["sources", "--tool", "cursor"])
+    assert stop.value.code == 2
+    assert "unknown tool cursor" in capsys.readouterr().err
+
+
+def test_S1_sync_twice_adds_once(home: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "x.db")
+    code, out, _ = run(capsys, "sync", "--db", db, "--json")
+    first = json.loads(out)
+    assert code == 0 and first["added_messages"] > 0 and first["errors"] == []
+    code, out, _ = run(capsys, "sync", "--db", db)
+    assert code == 0 and out.startswith("0 new messages") and "7 unchanged" in out

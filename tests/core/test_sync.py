@@ -1,0 +1,181 @@
+"""Sync (S1): an unchanged source writes nothing, appended lines import once, a rewritten or
+truncated source is re-read and merged by ids without duplicates."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from agent_home import CLAUDE, CODEX_MAY, fake_home
+from helpers import new_store
+
+from explorer.app.agent_homes import Environment
+from explorer.app.sync import sync_sources
+from explorer.formats import codex
+from explorer.store import Store
+
+
+def commits_seen(store: Store) -> int:
+    """SQLite's count of commits by other connections, as this reader sees them."""
+    return int(store.reader.execute("PRAGMA data_version").fetchone()[0])
+
+
+def rollout(home: Path) -> Path:
+    return home / ".codex" / "sessions" / "2026" / "05" / "11" / CODEX_MAY
+
+
+def stored_keys(store: Store, fmt: str) -> list[str]:
+    return [r[0] for r in store.reader.execute(
+        "SELECT m.source_id FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+        "WHERE c.source_format = ? ORDER BY m.id", (fmt,))]
+
+
+def test_S1_syncing_an_unchanged_source_writes_nothing(tmp_path: Path, samples_dir: Path) -> None:
+    env = Environment(fake_home(tmp_path / "home", samples_dir))
+    with new_store(tmp_path) as store:
+        first = sync_sources(store, env)
+        assert first.errors == [] and first.added_messages > 0
+        assert first.reread == 7 and first.unchanged == 0
+        formats = {c.source_format for c in store.conversations()}
+        assert formats == {"claude_code", "pi", "codex", "gemini_cli", "opencode", "llm"}
+        before = commits_seen(store)
+        again = sync_sources(store, env)
+        assert again.unchanged == 7 and again.added_messages == 0
+        assert again.appended == again.reread == 0
+        assert commits_seen(store) == before
+        sync_sources(store, env, {"codex"})
+        assert commits_seen(store) == before
+        path = next(u for u in store.sync_records() if u.endswith(".jsonl") and "codex" in u)
+        Path(path).write_bytes(Path(path).read_bytes())  # touched: a new mtime, same bytes
+        assert sync_sources(store, env, {"codex"}).added_messages == 0
+        assert commits_seen(store) > before  # the new mtime is remembered: this one writes
+
+
+def test_S1_lines_appended_to_a_session_import_once(tmp_path: Path, samples_dir: Path) -> None:
+    home = tmp_path / "home"
+    whole = (samples_dir / "codex" / CODEX_MAY).read_bytes()
+    lines = whole.splitlines(keepends=True)
+    target = rollout(home)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[:200]) + lines[200][:40])  # Codex is mid-line
+    env = Environment(home)
+    with new_store(tmp_path) as store:
+        first = sync_sources(store, env, {"codex"})
+        assert first.reread == 1
+        count = len(stored_keys(store, "codex"))
+        target.write_bytes(b"".join(lines[:350]))
+        grown = sync_sources(store, env, {"codex"})
+        assert grown.appended == 1 and grown.reread == 0
+        assert grown.added_messages == len(stored_keys(store, "codex")) - count > 0
+        target.write_bytes(whole)
+        assert sync_sources(store, env, {"codex"}).appended == 1
+        assert sync_sources(store, env, {"codex"}).unchanged == 1
+        expected = [m.id for m in next(codex.read(samples_dir / "codex" / CODEX_MAY)).messages]
+        assert stored_keys(store, "codex") == expected  # every line once, in order
+        conv = store.conversations()[0]
+        path = store.path(conv.id)
+        assert [m.source_id for m in path] == expected  # one unbroken chain to the new tip
+        assert conv.tip_id == path[-1].id
+
+
+def test_S1_a_truncated_or_rewritten_session_is_reread_and_merged(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    whole = (samples_dir / "codex" / CODEX_MAY).read_bytes()
+    lines = whole.splitlines(keepends=True)
+    target = rollout(home)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(whole)
+    env = Environment(home)
+    with new_store(tmp_path) as store:
+        sync_sources(store, env, {"codex"})
+        keys = stored_keys(store, "codex")
+        target.write_bytes(b"".join(lines[:100]))  # truncated
+        cut = sync_sources(store, env, {"codex"})
+        assert cut.reread == 1 and cut.added_messages == 0
+        # rewritten: the line before the old end changes, the rest follows as before
+        edited = lines[99].replace(b'"type":', b'"type": ', 1)
+        assert edited != lines[99]
+        target.write_bytes(b"".join([*lines[:99], edited, *lines[100:]]))
+        rewritten = sync_sources(store, env, {"codex"})
+        assert rewritten.reread == 1 and rewritten.appended == 0
+        after = stored_keys(store, "codex")
+        assert len(after) == len(set(after)) == len(keys) + 1  # only the edited line is new
+        assert set(keys) < set(after)
+        assert len(store.conversations()) == 1
+
+
+def test_a_rewritten_gemini_record_adds_its_calls_below_the_stored_text(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    lines = (samples_dir / "gemini_cli" / "gemini.jsonl").read_bytes().splitlines(keepends=True)
+    chat = tmp_path / "home" / ".gemini" / "tmp" / "p" / "chats" / "session-1.jsonl"
+    chat.parent.mkdir(parents=True)
+    chat.write_bytes(b"".join(lines[:6]))
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store:
+        sync_sources(store, env, {"gemini-cli"})
+        chat.write_bytes(b"".join(lines))
+        report = sync_sources(store, env, {"gemini-cli"})
+        assert report.appended == 1
+        rows = dict(store.reader.execute(
+            "SELECT m.source_id, p.source_id FROM messages m "
+            "LEFT JOIN messages p ON p.id = m.parent_id"))
+        rid = "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4"
+        assert rows[f"{rid}:calls"] == rid and rows[f"{rid}:results"] == f"{rid}:calls"
+        assert len(rows) == 21
+
+
+def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path, samples_dir: Path) -> None:
+    source = samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE
+    lines = source.read_bytes().splitlines(keepends=True)
+    target = tmp_path / "home" / ".claude" / "projects" / "-experiments-ideas" / CLAUDE
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[: len(lines) // 2]))
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store, new_store(tmp_path, "direct.db") as direct:
+        sync_sources(store, env, {"claude-code"})
+        shutil.copyfile(source, target)
+        report = sync_sources(store, env, {"claude-code"})
+        assert report.reread == 1 and report.added_messages > 0
+        sync_sources(direct, env, {"claude-code"})
+        assert sorted(stored_keys(store, "claude_code")) == sorted(
+            stored_keys(direct, "claude_code"))
+
+
+def test_a_file_that_cannot_be_read_is_named_once_and_skipped(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    home = fake_home(tmp_path / "home", samples_dir)
+    broken = rollout(home).with_name("rollout-2026-05-12T00-00-00-broken.jsonl")
+    broken.write_bytes(b"\x00\x01 not json\n[1]\n")
+    with new_store(tmp_path) as store:
+        report = sync_sources(store, Environment(home), {"codex"})
+        assert any("broken" in e and "nothing readable" in e for e in report.errors)
+        assert report.added_messages > 0  # the good rollout beside it is imported
+        assert sync_sources(store, Environment(home), {"codex"}).errors == []
+
+
+def test_watch_follows_a_session_as_it_grows(tmp_path: Path, samples_dir: Path) -> None:
+    from explorer.app.sync import SyncReport, watch
+
+    lines = (samples_dir / "codex" / CODEX_MAY).read_bytes().splitlines(keepends=True)
+    target = rollout(tmp_path / "home")
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[:50]))
+    reports: list[SyncReport] = []
+    polls = []
+
+    def stop() -> bool:
+        polls.append(1)
+        if len(polls) == 3:  # the agent writes more while we follow
+            with target.open("ab") as f:
+                f.write(b"".join(lines[50:120]))
+        return len(polls) > 12
+
+    with new_store(tmp_path) as store:
+        watch(store, Environment(tmp_path / "home"), {"codex"}, 0.001, reports.append, stop)
+        assert len(reports) == 2
+        assert reports[0].reread == 1 and reports[1].appended == 1
+        assert reports[1].added_messages > 0
