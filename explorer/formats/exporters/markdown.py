@@ -3,23 +3,26 @@
 Only the root-to-tip path is written, in order; the header says how many
 messages of other branches were left out (export another branch by choosing its
 tip). Each message is a level-2 heading with role, model and time (UTC).
-Message text is written as it was (it is Markdown already); thinking sits in a
-collapsible ``<details>`` block; tool arguments are fenced JSON and tool output
-is fenced verbatim, each fence longer than any backtick run inside it. Images
-are embedded as ``data:`` URLs; an image without stored bytes becomes a marker,
-never a remote link.
+
+The file is safe to render (see ``markdown_safety``): message text keeps its
+Markdown but no raw HTML, no image that fetches anything and no ``javascript:`` or
+``data:`` link; its fenced code becomes escaped ``<pre>`` blocks. Thinking sits in
+a collapsible ``<details>`` block around an escaped ``<pre>``; tool arguments and
+output are indented code blocks (verbatim in every renderer, fence extension or
+not). The exporter's own images are embedded as ``data:`` URLs; an image without
+stored bytes becomes a marker, never a remote link.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
 import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from explorer.formats.exporters.markdown_safety import pre_block, safe_inline, safe_markdown
 from explorer.formats.exporters.steps import active_path, image_marker
 from explorer.tree.model import Message, Part
 
@@ -29,10 +32,19 @@ _BACKTICKS = re.compile(r"`+")
 
 
 def fence(text: str, info: str = "") -> str:
-    """``text`` in a code fence longer than its longest run of backticks."""
+    """``text`` in a code fence longer than its longest run of backticks (for a reader
+    that knows fences; the transcript itself uses ``code_block``)."""
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     marks = "`" * max(3, longest + 1)
     return f"{marks}{info}\n{text}\n{marks}"
+
+
+def code_block(text: str) -> str:
+    """``text`` as an indented code block: shown verbatim by every Markdown renderer."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if not any(line.strip() for line in lines):
+        return "*(empty)*"
+    return "\n".join(f"    {line}" if line.strip() else "" for line in lines)
 
 
 def when(seconds: float | None) -> str:
@@ -83,29 +95,27 @@ def message_lines(m: Message) -> Iterator[str]:
 
 def _part_lines(p: Part) -> Iterator[str]:
     if p.kind == "text":
-        yield p.text
+        yield safe_markdown(p.text)
     elif p.kind == "thinking":
         yield "<details><summary>Thinking</summary>"
-        yield ""
-        yield fence(p.text or "(redacted)")
-        yield ""
+        yield pre_block((p.text or "(redacted)").replace("\r\n", "\n").split("\n"))
         yield "</details>"
     elif p.kind == "tool_use":
         yield f"**Tool call** `{_code(p.tool_name or 'tool')}` ({_code_id(p.tool_use_id)})"
         yield ""
-        yield fence(_pretty(p.text), "json")
+        yield code_block(_pretty(p.text))
     elif p.kind == "tool_result":
         label = "**Tool error**" if p.is_error else "**Tool result**"
         yield f"{label} ({_code_id(p.tool_use_id)})"
         yield ""
-        yield _image_line(p) if p.data is not None else fence(p.text)
+        yield _image_line(p) if p.data is not None else code_block(p.text)
     else:
         yield _image_line(p)
 
 
 def _image_line(p: Part) -> str:
     url = image_data_url(p)
-    return f"![image]({url})" if url else f"*{image_marker(p)}*"
+    return f"![image]({url})" if url else f"*{safe_inline(image_marker(p))}*"
 
 
 def _pretty(text: str) -> str:
@@ -116,11 +126,12 @@ def _pretty(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(html.escape(str(text), quote=False).split())
+    return safe_inline(str(text))
 
 
 def _code(text: str) -> str:
-    return _one_line(text).replace("`", "'")
+    """Text for a one-backtick code span: verbatim inside it, so nothing to escape."""
+    return " ".join(str(text).replace("`", "'").split()) or "?"
 
 
 def _code_id(key: str | None) -> str:

@@ -44,9 +44,10 @@ def test_tool_calls_results_thinking_and_images() -> None:
     md = _markdown(path, 4)
     assert "## User · 1970-01-01 00:00 UTC" in md
     assert "## Assistant · claude-x · 1970-01-01 00:01 UTC" in md
-    assert "<details><summary>Thinking</summary>\n\n````\nhmm </details> ```\n````" in md
-    assert '**Tool call** `Bash` (`t1`)\n\n````json\n{\n  "command": "echo ```"\n}\n````' in md
-    assert "**Tool error** (`t1`)\n\n`````\n````\nout\n`````" in md
+    assert ("<details><summary>Thinking</summary>\n\n<pre><code>hmm &lt;/details&gt; ```"
+            "</code></pre>\n\n</details>") in md
+    assert '**Tool call** `Bash` (`t1`)\n\n    {\n      "command": "echo ```"\n    }' in md
+    assert "**Tool error** (`t1`)\n\n    ````\n    out" in md
     assert "![image](data:image/png;base64," in md
     assert "example.com" not in md and "[image: image/png (stored only as a link" in md
 
