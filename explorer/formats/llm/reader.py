@@ -15,19 +15,23 @@ Classic tables, one conversation per ``conversation_id``:
   ``tool_results(response_id, name, output, tool_call_id, exception)``: calls
   join the answer, results join the prompt they were sent with.
 
-Message-store tables, one conversation per connected tree of messages:
+Message-store tables (llm 0.36, migration ``m023_message_store``), one
+conversation per connected tree of messages:
 
-- ``messages(hash, parent_hash, role, content, datetime_utc)``: ``content`` is a
-  JSON string or a JSON list of parts; without it parts come from
-- ``parts(message_hash, position, type, text, fragment_id, name, arguments,
-  tool_call_id, output, exception)`` (``fragments(id, content)`` holds text
-  stored by reference); part types are text, reasoning, tool_call,
-  tool_result, attachment.
+- ``messages(hash, parent_hash, role, provider_metadata)``; an older layout
+  also had a ``content`` JSON list of parts, still read when present.
+- ``parts(id, message_hash, position, type, tool_name, text, payload)``: how a
+  payload becomes parts (tool calls and results, fragments, attachments) is in
+  ``parts``. Calls without an id are given stable ones and paired by order.
 - ``threads(id, name, tip_message_hash, datetime_utc)``: named tips; the newest
   thread in a tree gives the conversation's tip and title.
-- optional ``turns(thread_id, parent_message_hash, tip_message_hash, model,
-  input_tokens, output_tokens, datetime_utc)``: model, usage and time of the
-  messages a call produced.
+- ``turns(thread_id, parent_message_hash, tip_message_hash, model, input_tokens,
+  output_tokens, datetime_utc, ...)``: model, usage and time of the messages a
+  call produced; messages carry no time of their own, so the prompt a call was
+  sent with takes the call's time too.
+
+A file with SQLite's header whose tables cannot be listed is claimed, so the
+import says it is a damaged database rather than an unknown format.
 
 Classic conversations whose id is also a thread id are read from the store only.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Hashable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 from explorer.formats.base import FormatError, ImportedConversation
@@ -51,20 +56,27 @@ from explorer.formats.llm.sql import (
     usage,
 )
 from explorer.formats.llm.store import store_conversations
+from explorer.formats.tool_pairs import pair_unnamed_calls
 from explorer.tree.model import Message, Part, Role
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def sniff(path: Path) -> bool:
-    """An SQLite file with llm's ``responses`` table or its message store."""
+    """An SQLite file with llm's ``responses`` table or its message store, or a damaged
+    SQLite file whose tables cannot be listed (``read`` then says it is damaged)."""
     try:
         with path.open("rb") as f:
             if f.read(16) != SQLITE_MAGIC:
                 return False
-        with connect(path) as conn:
+    except OSError:
+        return False
+    try:
+        with closing(connect(path)) as conn:
             return "responses" in tables_of(conn) or has_store(conn)
-    except (OSError, sqlite3.Error):
+    except sqlite3.DatabaseError:
+        return True
+    except sqlite3.Error:
         return False
 
 
@@ -74,6 +86,7 @@ def read(path: Path) -> Iterator[ImportedConversation]:
         conn = connect(path)
     except sqlite3.Error as e:
         raise FormatError(f"{path.name}: cannot open as SQLite ({e})") from e
+    done = 0
     try:
         tables = tables_of(conn)
         if "responses" not in tables and not has_store(conn):
@@ -82,9 +95,16 @@ def read(path: Path) -> Iterator[ImportedConversation]:
         if has_store(conn):
             for conv in store_conversations(conn, tables, path):
                 thread_ids.update(t["id"] for t in conv.meta.get("threads", []))
+                done += 1
                 yield conv
         if "responses" in tables:
-            yield from _classic_conversations(conn, tables, thread_ids, path)
+            for conv in _classic_conversations(conn, tables, thread_ids, path):
+                done += 1
+                yield conv
+    except sqlite3.DatabaseError as e:
+        kept = f"; the {done} conversation(s) read before it are kept" if done else ""
+        raise FormatError(f"{path.name}: a damaged SQLite database, not readable as an llm "
+                          f"logs.db ({e}){kept}") from e
     except sqlite3.Error as e:
         raise FormatError(f"{path.name}: unreadable llm database ({e})") from e
     finally:
@@ -125,6 +145,7 @@ def _classic_conversations(
         if named.get("model"):
             conv.meta["model"] = named["model"]
         conv.created_at = parse_time(rows[0]["datetime_utc"])
+        pair_unnamed_calls(conv.messages, conv.notes)
         yield finish(conv, conv.messages[-1].id if conv.messages else None)
 
 

@@ -10,17 +10,17 @@ from typing import Any
 
 from explorer.formats.base import ImportedConversation
 from explorer.formats.common import as_text, finish, parse_time, preview_title
+from explorer.formats.llm.parts import PART_COLUMNS, Lookups, convert, row_item
 from explorer.formats.llm.sql import FORMAT, Row, select, usage
+from explorer.formats.tool_pairs import pair_unnamed_calls
 from explorer.tree.model import Message, Part, Role
 
-MESSAGE_COLUMNS = ("rowid", "hash", "parent_hash", "role", "content", "datetime_utc")
-PART_COLUMNS = (
-    "message_hash", "position", "type", "text", "fragment_id", "name", "arguments",
-    "tool_call_id", "output", "exception",
+MESSAGE_COLUMNS = (
+    "rowid", "hash", "parent_hash", "role", "content", "datetime_utc", "provider_metadata",
 )
 TURN_COLUMNS = (
-    "parent_message_hash", "tip_message_hash", "model", "input_tokens", "output_tokens",
-    "datetime_utc",
+    "rowid", "parent_message_hash", "tip_message_hash", "model", "resolved_model",
+    "input_tokens", "output_tokens", "duration_ms", "datetime_utc",
 )
 ROLE_NAMES: dict[str, Role] = {
     "user": "user", "assistant": "assistant", "system": "system", "developer": "system",
@@ -38,7 +38,8 @@ def store_conversations(
         conn, "threads", ("rowid", "id", "name", "tip_message_hash", "datetime_utc"),
         "ORDER BY rowid",
     ) if "threads" in tables else []
-    turns = select(conn, "turns", TURN_COLUMNS, "ORDER BY rowid") if "turns" in tables else []
+    turns = select(conn, "turns", TURN_COLUMNS, "ORDER BY datetime_utc, rowid") if (
+        "turns" in tables) else []
     for group in _components(rows):
         keys = {r["key"] for r in group}
         conv = ImportedConversation(title="", source_format=FORMAT, messages=[],
@@ -47,6 +48,7 @@ def store_conversations(
         for r in group:
             conv.messages.append(_store_message(r, parts.get(r["key"]), conv))
         _apply_turns(conv, [t for t in turns if t["tip_message_hash"] in keys])
+        pair_unnamed_calls(conv.messages, conv.notes)
         mine = [t for t in threads if t["tip_message_hash"] in keys]
         conv.meta["threads"] = [
             {"id": as_text(t["id"]), "name": t["name"], "tip": t["tip_message_hash"]} for t in mine
@@ -94,12 +96,15 @@ def _store_message(row: Row, parts: list[Part] | None, conv: ImportedConversatio
         role, meta["llm_role"] = "user", role_name
     if parts is None:
         parts = _content_parts(row["content"], row["key"], conv)
+    if row["provider_metadata"]:
+        meta["provider_metadata"] = _json_or_text(row["provider_metadata"])
     return Message(row["key"], as_text(row["parent_hash"]) or None, role, parts,
                    created_at=parse_time(row["datetime_utc"]), source_id=row["key"],
                    source_meta=meta)
 
 
 def _content_parts(content: object, key: str, conv: ImportedConversation) -> list[Part]:
+    """Parts from a ``messages.content`` JSON value (a layout before the parts table)."""
     if content is None:
         return []
     try:
@@ -110,32 +115,8 @@ def _content_parts(content: object, key: str, conv: ImportedConversation) -> lis
     if isinstance(value, str):
         return [Part("text", value)]
     items = value if isinstance(value, list) else [value]
-    return [p for p in (_part(item, key, conv) for item in items) if p is not None]
-
-
-def _part(item: object, key: str, conv: ImportedConversation) -> Part | None:
-    if not isinstance(item, dict):
-        conv.notes.append(f"message {key}: part {item!r:.40} is not an object; skipped")
-        return None
-    kind = as_text(item.get("type"))
-    name = as_text(item.get("name")) or None
-    call_id = as_text(item.get("tool_call_id")) or None
-    if kind == "text":
-        return Part("text", as_text(item.get("text")))
-    if kind == "reasoning":
-        return Part("thinking", as_text(item.get("text")))
-    if kind == "tool_call":
-        args = item.get("arguments")
-        text = args if isinstance(args, str) else json.dumps(args, default=str)
-        return Part("tool_use", text, tool_name=name, tool_use_id=call_id)
-    if kind == "tool_result":
-        error = item.get("exception")
-        return Part("tool_result", as_text(item.get("output")) or as_text(error), tool_name=name,
-                    tool_use_id=call_id, is_error=bool(error))
-    if kind == "attachment":
-        return Part("text", "[attachment]", meta={"llm_part": "attachment"})
-    conv.ignored_records[f"part:{kind}"] += 1
-    return None
+    return [p for item in items for p in convert(item, key, Lookups(), conv.notes,
+                                                 conv.ignored_records)]
 
 
 def _stored_parts(
@@ -151,38 +132,53 @@ def _stored_parts(
         marks = ", ".join("?" * len(chunk))
         rows += select(conn, "parts", PART_COLUMNS,
                         f"WHERE message_hash IN ({marks}) ORDER BY message_hash, position", chunk)
-    fragments = _fragments(conn, tables, {r["fragment_id"] for r in rows if r["fragment_id"]})
+    items = [row_item(r, conv.notes) for r in rows]
+    lookups = Lookups(conn, tables)
+    lookups.load(items)
     out: dict[str, list[Part]] = {}
-    for r in rows:
-        if r["text"] is None and r["fragment_id"] in fragments:
-            r["text"] = fragments[r["fragment_id"]]
-        part = _part(r, as_text(r["message_hash"]), conv)
-        if part is not None:
-            out.setdefault(as_text(r["message_hash"]), []).append(part)
+    for r, item in zip(rows, items, strict=True):
+        key = as_text(r["message_hash"])
+        out.setdefault(key, []).extend(
+            convert(item, key, lookups, conv.notes, conv.ignored_records))
     return out
 
 
-def _fragments(conn: sqlite3.Connection, tables: set[str], ids: set[Any]) -> dict[Any, str]:
-    if "fragments" not in tables or not ids:
-        return {}
-    rows = select(conn, "fragments", ("id", "content"))
-    return {r["id"]: as_text(r["content"]) for r in rows if r["id"] in ids}
-
-
 def _apply_turns(conv: ImportedConversation, turns: list[Row]) -> None:
-    """Model, usage and time of each call go on the messages it produced."""
+    """Model, usage and time of each call go on the messages it produced; the prompt
+    it was sent with (and anything above it not yet dated) takes the call's time."""
     by_id = {m.id: m for m in conv.messages}
     for turn in turns:
+        when = parse_time(turn["datetime_utc"])
         node: Hashable | None = turn["tip_message_hash"]
         first = True
         for _ in range(len(by_id)):
             if node is None or node == turn["parent_message_hash"] or node not in by_id:
                 break
             m = by_id[node]
-            if m.role == "assistant" and turn["model"]:
-                m.model = as_text(turn["model"])
+            if m.role == "assistant" and (turn["resolved_model"] or turn["model"]):
+                m.model = as_text(turn["resolved_model"] or turn["model"])
             if first:
                 m.usage = usage(turn["input_tokens"], turn["output_tokens"])
+                if turn["duration_ms"] is not None:
+                    m.source_meta["duration_ms"] = turn["duration_ms"]
                 first = False
-            m.created_at = m.created_at or parse_time(turn["datetime_utc"])
+            m.created_at = m.created_at or when
             node = m.parent_id
+        _date_inputs(by_id, turn["parent_message_hash"], when)
+
+
+def _date_inputs(by_id: dict[Hashable, Message], node: Hashable | None,
+                 when: float | None) -> None:
+    for _ in range(len(by_id)):
+        m = by_id.get(node) if node is not None else None
+        if m is None or m.created_at is not None or when is None:
+            return
+        m.created_at = when
+        node = m.parent_id
+
+
+def _json_or_text(raw: object) -> object:
+    try:
+        return json.loads(raw) if isinstance(raw, str) else raw
+    except (ValueError, RecursionError):
+        return as_text(raw)
