@@ -1,32 +1,44 @@
-"""Branches side by side: columns from a shared ancestor, aligned by turn, word differences marked.
+"""Branches side by side: columns from a shared ancestor, aligned by turn, differences marked.
 
 What a person wants to see after editing a prompt or regenerating an answer is
 what changed, so every column starts right after the point the branches share
 and runs to its newest leaf, turn k of each column sits in row k, and each
-cell's words are diffed against the first column's cell in the same row.
+cell is diffed against the base column's cell in the same row (by default the
+column holding the active answer). The window and ``convo compare`` both show
+this one result.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
-from typing import Literal
 
+from explorer.app.compare_diff import (
+    CONTEXT_LINES,
+    CONTEXT_WORDS,
+    MODES,
+    Mode,
+    PairDiff,
+    Span,
+    SpanKind,
+    Token,
+    build_spans,
+    diff_pair,
+    near,
+    same,
+    tokens,
+    words,
+)
+from explorer.app.compare_labels import column_labels
 from explorer.app.message_actions import branch_target
 from explorer.store import NotFound, Store
 from explorer.store.rows import db_id
-from explorer.tree.model import Message, Part
+from explorer.tree.model import Message
 from explorer.tree.turns import split_turns
 
-SpanKind = Literal["equal", "insert", "delete", "replace"]
+__all__ = ["MODES", "Mode", "Span", "SpanKind", "words"]
 MAX_COLUMNS = 4
 MIN_COLUMNS = 2
-TOOL_TEXT_LIMIT = 4000
-# Above this many word pairs the exact diff gets slow; difflib's junk heuristic keeps it quick.
-EXACT_DIFF_LIMIT = 4_000_000
-_WORD = re.compile(r"\s+|\S+\s*")
 
 
 class CompareError(ValueError):
@@ -34,25 +46,36 @@ class CompareError(ValueError):
 
 
 @dataclass(frozen=True)
-class Span:
-    """A run of words of one cell; ``kind`` is how they differ from the first column."""
+class CellPart:
+    """One part of a message (text, thinking, a tool call or result, an image) as spans."""
 
-    kind: SpanKind
-    text: str
-
-
-@dataclass(frozen=True)
-class CellMessage:
-    """One message of a cell: its heading is shown, its body is diffed."""
-
-    message_id: int
-    role: str
-    heading: str
+    kind: str
+    tool_name: str | None
+    is_error: bool
     spans: tuple[Span, ...]
 
     @property
     def text(self) -> str:
-        return "".join(s.text for s in self.spans)
+        """The column's own words (base text it lacks and skipped runs left out)."""
+        return "".join(s.text for s in self.spans if s.own)
+
+
+@dataclass(frozen=True)
+class CellMessage:
+    """One message of a cell: its heading is shown, its parts are diffed."""
+
+    message_id: int
+    role: str
+    heading: str
+    parts: tuple[CellPart, ...]
+
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        return tuple(s for p in self.parts for s in p.spans)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if p.text)
 
 
 @dataclass(frozen=True)
@@ -70,8 +93,9 @@ class Cell:
         return "\n".join(m.text for m in self.messages)
 
     def marked(self) -> list[Span]:
-        """The spans that differ from the first column (every kind but equal)."""
-        return [s for m in self.messages for s in m.spans if s.kind != "equal"]
+        """The spans that differ from the base column (added, changed, or base text lacked)."""
+        return [s for m in self.messages for s in m.spans
+                if s.kind in ("insert", "replace", "delete")]
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,9 @@ class Column:
     output_tokens: int | None
     turns: int
     description: str
+    label: str = ""
+    same_as_base: bool = False
+    changes: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,30 +123,88 @@ class Comparison:
     ancestor_id: int | None
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
+    base: int = 0
+    mode: Mode = "words"
+    changes_only: bool = False
+    same_rows: tuple[bool, ...] = ()
+    active: int | None = None  # the column holding the conversation's tip
+
+    @property
+    def identical(self) -> bool:
+        """Every column says word for word what the base says."""
+        return all(c.same_as_base for c in self.columns)
+
+    def letter(self, j: int) -> str:
+        return chr(ord("A") + j)
 
 
-def compare(store: Store, message_ids: Sequence[int], conv_id: int | None = None) -> Comparison:
-    """Compare the branches through ``message_ids`` (2–4 messages of one conversation)."""
-    conv = _check_ids(store, list(message_ids), conv_id)
-    paths = [store.path(conv, branch_target(store, mid)) for mid in message_ids]
-    heads = [_head(p, mid) for p, mid in zip(paths, message_ids, strict=True)]
+def compare(store: Store, message_ids: Sequence[int], conv_id: int | None = None, *,
+            base: int | None = None, mode: Mode = "words",
+            changes_only: bool = False) -> Comparison:
+    """Compare the branches through ``message_ids`` (2–4 messages of one conversation).
+
+    ``base`` is a message of the column the others are diffed against (default:
+    the column holding the tip, else the first); ``changes_only`` leaves out
+    unchanged text away from the differences.
+    """
+    if mode not in MODES:
+        raise CompareError(f"unknown diff mode {mode!r}: choose one of {', '.join(MODES)}")
+    ids = list(message_ids)
+    conv = _check_ids(store, ids, conv_id)
+    paths = [store.path(conv, branch_target(store, mid)) for mid in ids]
+    heads = [_head(p, mid) for p, mid in zip(paths, ids, strict=True)]
     _check_branches(heads)
     depth = _shared_depth(heads)
     ancestor = heads[0][depth - 1] if depth else None
     turns = [_turns_below(p, depth) for p in paths]
     n_rows = max(len(t) for t in turns)
     plain = [[t[k] if k < len(t) else [] for k in range(n_rows)] for t in turns]
-    rows = tuple(_diff_row([col[k] for col in plain]) for k in range(n_rows))
+    below = [p[depth:] for p in paths]
+    active = _active_index(store, conv, below)
+    b = _base_index(below, ids, base, active)
+    built = [_diff_row([col[k] for col in plain], b, mode, changes_only and mode != "off")
+             for k in range(n_rows)]
+    rows = tuple(r[0] for r in built)
+    same_rows = tuple(r[1] for r in built)
+    changes = [sum(r[2][j] for r in built) for j in range(len(ids))]
+    subjects = _subjects(store, below, ids)
+    labels = column_labels(subjects, [_models(p) for p in below], _ranks(store, subjects),
+                           [body_text(m) for m in subjects])
+    same_cols = [all(r[3][j] for r in built) for j in range(len(ids))]
     columns = tuple(
-        _column(mid, p, depth, len(t), ancestor)
-        for mid, p, t in zip(message_ids, paths, turns, strict=True)
+        _column(mid, p, depth, len(t), ancestor, labels[j], same_cols[j], changes[j])
+        for j, (mid, p, t) in enumerate(zip(ids, paths, turns, strict=True))
     )
-    return Comparison(conv, _id(ancestor) if ancestor else None, columns, rows)
+    return Comparison(conv, _id(ancestor) if ancestor else None, columns, rows, b, mode,
+                      changes_only and mode != "off", same_rows, active)
 
 
-def default_choice(candidates: Sequence[int], limit: int = MAX_COLUMNS) -> list[int]:
-    """Which of many siblings to show first: the newest ``limit`` of them."""
-    return sorted(candidates)[-limit:]
+def siblings_to_compare(store: Store, mid: int) -> list[int]:
+    """The message and its siblings, or the reason there is nothing to compare it with."""
+    found = store.siblings(mid)
+    if len(found) < MIN_COLUMNS:
+        raise CompareError(
+            f"message {mid} has no siblings: nothing branches off here. Mark messages on "
+            "other branches and use Compare marked instead")
+    return found
+
+
+def active_among(store: Store, conv_id: int, candidates: Sequence[int]) -> int | None:
+    """The candidate that lies on the conversation's active path, if any."""
+    tip = store.conversation(conv_id).tip_id
+    if tip is None:
+        return None
+    on_path = set(store.path_ids(tip))
+    return next((c for c in candidates if c in on_path), None)
+
+
+def default_choice(candidates: Sequence[int], clicked: int | None = None,
+                   active: int | None = None, limit: int = MAX_COLUMNS) -> list[int]:
+    """Which of many siblings to show first: the clicked one, the active one, then the newest."""
+    first = [c for c in (clicked, active) if c is not None and c in candidates]
+    rest = [c for c in sorted(candidates, reverse=True) if c not in first]
+    chosen = set(dict.fromkeys([*first, *rest][:limit]))
+    return [c for c in candidates if c in chosen]
 
 
 # -- checking the request ------------------------------------------------------------------
@@ -199,18 +284,54 @@ def _turns_below(path: list[Message], depth: int) -> list[list[Message]]:
 # -- the columns ---------------------------------------------------------------------------
 
 
-def _column(mid: int, path: list[Message], depth: int, turns: int,
-            ancestor: Message | None) -> Column:
+def _column(mid: int, path: list[Message], depth: int, turns: int, ancestor: Message | None,
+            label: str, same_as_base: bool, changes: int) -> Column:
     below = path[depth:]
-    models = tuple(dict.fromkeys(m.model for m in below if m.model))
     counted = [m.usage.output_tokens for m in below
                if m.usage is not None and m.usage.output_tokens is not None]
     return Column(
         chosen_id=mid, leaf_id=_id(path[-1]), message_ids=tuple(_id(m) for m in below),
-        models=models, started_at=below[0].created_at if below else None,
+        models=_models(below), started_at=below[0].created_at if below else None,
         output_tokens=sum(counted) if counted else None, turns=turns,
-        description=_describe(below[0], ancestor, turns),
+        description=_describe(below[0], ancestor, turns), label=label,
+        same_as_base=same_as_base, changes=changes,
     )
+
+
+def _models(below: list[Message]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(m.model for m in below if m.model))
+
+
+def _subjects(store: Store, below: list[list[Message]], ids: list[int]) -> list[Message]:
+    """What a column is named after: where it starts, or the chosen message when two
+    columns start at the same message (two answers below one shared prompt)."""
+    starts = [_id(p[0]) for p in below]
+    return [p[0] if starts.count(_id(p[0])) == 1 else store.message(mid)
+            for p, mid in zip(below, ids, strict=True)]
+
+
+def _ranks(store: Store, starts: list[Message]) -> list[tuple[int, int]]:
+    out = []
+    for m in starts:
+        sibs = store.siblings(_id(m))
+        out.append((sibs.index(_id(m)) + 1, len(sibs)))
+    return out
+
+
+def _active_index(store: Store, conv: int, below: list[list[Message]]) -> int | None:
+    tip = store.conversation(conv).tip_id
+    return next((j for j, p in enumerate(below) if tip in {_id(m) for m in p}), None)
+
+
+def _base_index(below: list[list[Message]], ids: list[int], base: int | None,
+                active: int | None) -> int:
+    if base is None:
+        return active if active is not None else 0
+    for j, (mid, p) in enumerate(zip(ids, below, strict=True)):
+        if base == mid or base in {_id(m) for m in p}:
+            return j
+    raise CompareError(f"message {base} is not on any of the compared branches: "
+                       "the base must be one of them")
 
 
 def _describe(start: Message, ancestor: Message | None, turns: int) -> str:
@@ -231,77 +352,53 @@ def heading(m: Message) -> str:
 
 
 def body_text(m: Message) -> str:
-    """Everything a message says, as text: the part a cell diffs and shows."""
-    return "\n".join(t for t in (_part_text(p) for p in m.parts) if t)
+    """Everything a message says, as text (previews and labels)."""
+    return "\n".join(p.text for p in m.parts if p.text)
 
 
-def _part_text(p: Part) -> str:
-    if p.kind == "text":
-        return p.text
-    if p.kind == "thinking":
-        return f"[thinking] {p.text}" if p.text else ""
-    if p.kind == "image":
-        return f"[image {p.media_type or ''} {p.size / 1024:.1f} KB]".replace("  ", " ")
-    label = f"[{p.tool_name or 'tool'}]" if p.kind == "tool_use" else (
-        "[error]" if p.is_error else "[result]")
-    text = p.text
-    if len(text) > TOOL_TEXT_LIMIT:
-        text = f"{text[:TOOL_TEXT_LIMIT]} [… {len(text) - TOOL_TEXT_LIMIT:,} more characters]"
-    return f"{label} {text}"
+# -- differences ---------------------------------------------------------------------------
+
+RowResult = tuple[tuple[Cell, ...], bool, list[int], list[bool]]
 
 
-# -- word differences ----------------------------------------------------------------------
+def _diff_row(cells: list[list[Message]], b: int, mode: Mode, changes_only: bool) -> RowResult:
+    """Each cell against the base's cell: the cells, whether all agree, changes, sameness."""
+    toks = [tokens(ms, mode) for ms in cells]
+    base = toks[b]
+    roles = [[m.role for m in ms] for ms in cells]
+    diffs = [PairDiff(["equal"] * len(t)) if j == b
+             else diff_pair(base, t, mode, roles[j] == roles[b])
+             for j, t in enumerate(toks)]
+    keeps = _keeps(toks, diffs, b, mode) if changes_only else [None] * len(toks)
+    built = tuple(_build_cell(ms, t, d, k, mode)
+                  for ms, t, d, k in zip(cells, toks, diffs, keeps, strict=True))
+    same_each = [bool(cells[j]) == bool(cells[b]) and same(base, t) for j, t in enumerate(toks)]
+    changes = [0 if j == b else (d.changed or (len(t) if not base else 0))
+               for j, (d, t) in enumerate(zip(diffs, toks, strict=True))]
+    return built, all(same_each), changes, same_each
 
 
-def words(text: str) -> list[str]:
-    """The text as words with their trailing white space: joined, they give it back exactly."""
-    return _WORD.findall(text)
-
-
-def _diff_row(cells: list[list[Message]]) -> tuple[Cell, ...]:
-    """Each cell's words against the first column's; the first column's lost words as deleted."""
-    tokens = [_cell_tokens(ms) for ms in cells]
-    base_keys = [w.strip() for _, w in tokens[0]]
-    base_kinds: list[SpanKind] = ["equal"] * len(base_keys)
-    kinds_per_col: list[list[SpanKind]] = [base_kinds]
-    for col in tokens[1:]:
-        kinds: list[SpanKind] = ["equal"] * len(col)
-        if not col or not base_keys:  # a missing turn says enough; nothing to mark word by word
-            kinds_per_col.append(kinds)
-            continue
-        for op, a0, a1, b0, b1 in _opcodes(base_keys, [w.strip() for _, w in col]):
-            if op == "equal":
-                continue
-            for i in range(a0, a1):
-                base_kinds[i] = "delete"
-            for j in range(b0, b1):
-                kinds[j] = "insert" if op == "insert" else "replace"
-        kinds_per_col.append(kinds)
-    return tuple(_build_cell(ms, tok, kinds)
-                 for ms, tok, kinds in zip(cells, tokens, kinds_per_col, strict=True))
-
-
-def _opcodes(a: list[str], b: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
-    exact = len(a) * len(b) <= EXACT_DIFF_LIMIT
-    return SequenceMatcher(None, a, b, autojunk=not exact).get_opcodes()
-
-
-def _cell_tokens(messages: list[Message]) -> list[tuple[int, str]]:
-    """Each word with the index of the message it belongs to; messages end with a new line."""
-    out: list[tuple[int, str]] = []
-    for i, m in enumerate(messages):
-        out.extend((i, w) for w in words(body_text(m)))
+def _keeps(toks: list[list[Token]], diffs: list[PairDiff], b: int,
+           mode: Mode) -> list[list[bool] | None]:
+    context = CONTEXT_LINES if mode == "lines" else CONTEXT_WORDS
+    out: list[list[bool] | None] = []
+    touched: set[int] = set().union(*(d.touched for d in diffs))
+    for j, (t, d) in enumerate(zip(toks, diffs, strict=True)):
+        if j == b:
+            out.append(near([i in touched for i in range(len(t))], context))
+        elif not toks[b]:  # nothing to compare with: all of it is new
+            out.append(None)
+        else:
+            out.append(near([d.changed_at(i) for i in range(len(t))], context))
     return out
 
 
-def _build_cell(messages: list[Message], tokens: list[tuple[int, str]],
-                kinds: list[SpanKind]) -> Cell:
-    spans: list[list[Span]] = [[] for _ in messages]
-    for (i, word), kind in zip(tokens, kinds, strict=True):
-        run = spans[i]
-        if run and run[-1].kind == kind:
-            run[-1] = Span(kind, run[-1].text + word)
-        else:
-            run.append(Span(kind, word))
-    return Cell(tuple(CellMessage(_id(m), m.role, heading(m), tuple(s))
-                      for m, s in zip(messages, spans, strict=True)))
+def _build_cell(messages: list[Message], toks: list[Token], diff: PairDiff,
+                keep: list[bool] | None, mode: Mode) -> Cell:
+    spans = build_spans(toks, diff, len(messages), [len(m.parts) for m in messages], keep, mode)
+    return Cell(tuple(
+        CellMessage(_id(m), m.role, heading(m), tuple(
+            CellPart(p.kind, p.tool_name, p.is_error, tuple(s))
+            for p, s in zip(m.parts, per_part, strict=True)))
+        for m, per_part in zip(messages, spans, strict=True)))
+

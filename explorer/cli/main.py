@@ -19,6 +19,7 @@ from explorer.cli import (
     agent_commands,
     commands,
     compact_commands,
+    compare_command,
     model_commands,
     tend_commands,
 )
@@ -40,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check this installation headless (demo, graph, a snapshot page, keyring)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
-                 *tend_commands.COMMANDS, *agent_commands.COMMANDS]:
+                 *tend_commands.COMMANDS, *agent_commands.COMMANDS,
+                 *compare_command.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from explorer.app import exporting
 from explorer.app.compare import MAX_COLUMNS, MIN_COLUMNS, Comparison, compare, default_choice
 from explorer.app.compare import heading as message_heading
+from explorer.app.compare_text import summary
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import NotFound, Store, StoreError
 from explorer.ui.compare_cells import CellLabel, ColumnHeader, DiffColors, cell_html
@@ -162,7 +163,6 @@ class CompareWindow(QWidget):
             return
         self.comparison = result
         self._clear()
-        n = len(result.columns)
         for j, column in enumerate(result.columns):
             header = ColumnHeader(j, column, self.colors)
             header.makeActive.connect(lambda j=j: self.make_active(j))
@@ -178,10 +178,8 @@ class CompareWindow(QWidget):
                 label.setObjectName(f"cell-{k}-{j}")
                 self.grid.addWidget(label, k, j)
             self.cells.append(labels)
-        self.status.setText(
-            f"{n} branches from {self._where(result)}, {len(result.rows)} turn(s); "
-            "highlighted words differ from column A, struck-through words are missing in another "
-            "column.")
+        self.status.setText(" ".join(summary(result)) + " Highlighted words are a column's "
+                            "own, struck words are the base's that the column lacks.")
         self._mark_active()
 
     def _where(self, result: Comparison) -> str:

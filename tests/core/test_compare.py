@@ -72,19 +72,20 @@ def test_T2_regenerated_answers_compare_in_two_columns_after_the_shared_prompt(
 def test_word_diff_marks_exactly_the_words_that_differ(demo: tuple[Store, int]) -> None:
     store, conv = demo
     first, second = regenerated_answers(store, conv)
-    c = compare(store, [first, second])
+    c = compare(store, [first, second], base=first)
+    assert c.base == 0
     a = [w.strip() for w in words(store.message(first).text)]
     b = [w.strip() for w in words(store.message(second).text)]
     ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     changed = [w for op, _, _, j0, j1 in ops if op != "equal" for w in b[j0:j1] if w]
-    deleted = [w for op, i0, i1, _, _ in ops if op != "equal" for w in a[i0:i1] if w]
-    assert changed and marked_words(c, 0, 1) == changed
-    assert marked_words(c, 0, 0) == deleted
-    kept = [s.text for s in c.rows[0][1].messages[0].spans if s.kind == "equal"]
-    assert kept, "the answers share some words"
-    assert all(w.strip() in b for s in kept for w in words(s) if w.strip())
-    new_words = set(b) - set(a) - {""}
-    assert new_words <= set(marked_words(c, 0, 1))
+    lost = [w for op, i0, i1, _, _ in ops if op != "equal" for w in a[i0:i1] if w]
+    own = [w.strip() for s in c.rows[0][1].marked() if s.kind != "delete"
+           for w in words(s.text) if w.strip()]
+    struck = [w.strip() for s in c.rows[0][1].marked() if s.kind == "delete"
+              for w in words(s.text) if w.strip()]
+    assert changed and own == changed
+    assert struck == lost
+    assert c.rows[0][0].marked() == [], "the base column carries no marks"
     assert c.rows[0][1].text == store.message(second).text
     assert c.rows[0][0].text == store.message(first).text
 
@@ -92,14 +93,14 @@ def test_word_diff_marks_exactly_the_words_that_differ(demo: tuple[Store, int]) 
 def test_edited_prompt_and_original_differ_in_the_first_row(demo: tuple[Store, int]) -> None:
     store, conv = demo
     original, edited = edited_prompts(store, conv)
-    c = compare(store, [original, edited])
+    c = compare(store, [original, edited], base=original)
     assert len(c.columns) == 2
     first_row = c.rows[0]
     assert [cell.messages[0].message_id for cell in first_row] == [original, edited]
     prompt_spans = first_row[1].messages[0].spans
     assert any(s.kind in ("insert", "replace") for s in prompt_spans)
-    assert any(s.kind == "delete" for s in first_row[0].messages[0].spans)
-    assert "".join(s.text for s in prompt_spans).startswith(store.message(edited).text)
+    assert not first_row[0].marked()
+    assert first_row[1].messages[0].text.startswith(store.message(edited).text)
 
 
 def test_columns_are_aligned_turn_by_turn_with_empty_cells(demo: tuple[Store, int]) -> None:
@@ -173,7 +174,8 @@ def test_tool_turns_and_a_cut_turn_stay_in_their_rows(tmp_path: Path) -> None:
         assert [[cell.empty for cell in row] for row in c.rows] == [[False, False],
                                                                    [True, False]]
         assert c.rows[1][1].marked() == [], "a turn with nothing beside it is not marked"
-        assert c.rows[0][1].marked() and c.rows[0][0].marked()
+        assert c.base == 1, "the column holding the tip is the base"
+        assert c.rows[0][0].marked() and not c.rows[0][1].marked()
         assert c.columns[1].turns == 2 and c.columns[0].output_tokens == 20
         assert c.columns[1].output_tokens == 40
         assert c.rows[1][1].messages[0].heading.startswith("user")
@@ -186,12 +188,20 @@ def test_separate_roots_compare_from_the_start(tmp_path: Path) -> None:
         root = s.edit_prompt(conv, a[0], "alpha gamma")
         s.append_turn(conv, [assistant("two")])
         assert s.message(root).parent_id is None
-        c = compare(s, [a[0], root])
+        c = compare(s, [a[0], root], base=a[0])
         assert c.ancestor_id is None
         assert "separate root" in c.columns[0].description
-        assert marked_words(c, 0, 1) == ["gamma", "two"]
+        assert marked_words(c, 0, 1) == ["beta", "gamma", "one", "two"]
+        assert [s.kind for s in c.rows[0][1].marked()] == ["delete", "replace"] * 2
 
 
 def test_default_choice_keeps_the_newest() -> None:
-    assert default_choice([5, 9, 2, 7, 11, 3]) == [5, 7, 9, 11]
+    assert default_choice([5, 9, 2, 7, 11, 3]) == [5, 9, 7, 11]
     assert default_choice([4, 8]) == [4, 8]
+
+
+def test_default_choice_keeps_the_clicked_and_the_active_sibling() -> None:
+    seven = [1, 2, 3, 4, 5, 6, 7]
+    assert default_choice(seven, clicked=2, active=1) == [1, 2, 6, 7]
+    assert default_choice(seven, clicked=2, active=1, limit=3) == [1, 2, 7]
+    assert default_choice(seven, clicked=7, active=None) == [4, 5, 6, 7]

@@ -87,15 +87,16 @@ def test_highlighted_words_are_exactly_the_differing_ones(
     store, conv = demo
     first, second = regenerated_answers(store, conv)
     w = open_window(qtbot, store, conv, [first, second])
-    a = [x.strip() for x in words(store.message(first).text)]
-    b = [x.strip() for x in words(store.message(second).text)]
-    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    changed = [x for op, _, _, j0, j1 in ops if op != "equal" for x in b[j0:j1] if x]
-    lost = [x for op, i0, i1, _, _ in ops if op != "equal" for x in a[i0:i1] if x]
+    assert w.comparison is not None and w.comparison.base == 1, "the active answer is the base"
+    base = [x.strip() for x in words(store.message(second).text)]
+    own = [x.strip() for x in words(store.message(first).text)]
+    ops = SequenceMatcher(None, base, own, autojunk=False).get_opcodes()
+    changed = [x for op, _, _, j0, j1 in ops if op != "equal" for x in own[j0:j1] if x]
+    lost = [x for op, i0, i1, _, _ in ops if op != "equal" for x in base[i0:i1] if x]
     assert changed and lost
-    assert html_words(MARKED, w.cell(0, 1).text()) == changed
+    assert html_words(MARKED, w.cell(0, 0).text()) == changed
     assert html_words(STRUCK, w.cell(0, 0).text()) == lost
-    assert html_words(MARKED, w.cell(0, 0).text()) == []
+    assert html_words(MARKED, w.cell(0, 1).text()) == []
     assert html_words(STRUCK, w.cell(0, 1).text()) == []
 
 
@@ -246,7 +247,7 @@ def test_screenshot_of_the_demo(
     image = QImage(str(shot))
     assert (image.width(), image.height()) == (1200, 700)
     marked = QColor(w.colors.changed).rgb()
-    cell = w.cell(0, 1)
+    cell = w.cell(0, 1 - w.comparison.base) if w.comparison else w.cell(0, 0)
     origin = cell.mapTo(w, QPoint(0, 0))
     hits = sum(image.pixel(x, y) == marked for x in range(origin.x(), origin.x() + cell.width())
                for y in range(origin.y(), origin.y() + cell.height()))
