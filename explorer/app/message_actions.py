@@ -49,7 +49,7 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
         message_id=mid,
         branch=Availability(not is_tip, "already the tip" if is_tip else ""),
         edit=Availability(message.is_prompt,
-                          "" if message.is_prompt else f"a {_kind(message)}, not a prompt"),
+                          "" if message.is_prompt else f"{_kind(message)}, not a prompt"),
         fork=Availability(True),
         checkpoint=_checkpoint(path),
         compare=Availability(len(siblings) > 1,
@@ -61,7 +61,9 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
 
 
 def _kind(message: Message) -> str:
-    return "tool result" if message.is_tool_result_only else f"{message.role} message"
+    """``a tool result``, ``an assistant message``: the kind with its article."""
+    kind = "tool result" if message.is_tool_result_only else f"{message.role} message"
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def _regenerate(path: Sequence[Message]) -> Availability:

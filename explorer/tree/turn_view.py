@@ -29,7 +29,7 @@ def opens_turn(role: str, tool_result_only: bool, preview: str) -> bool:
         NOT_PROMPTS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnInput:
     """What the projection needs of one message (no full text)."""
 

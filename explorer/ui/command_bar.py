@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QModelIndex, QStringListModel, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QHideEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QCompleter,
@@ -89,7 +89,7 @@ class CommandBar(QWidget):
         self._quiet = False
         self.edit = CommandLine(self)
         self.edit.setObjectName("commandLine")
-        self.edit.setPlaceholderText("/compact [rung] · /shake · /context · /tree · /fork · "
+        self.edit.setPlaceholderText("Type / for a command: /compact · /context · /tree · /fork · "
                                      "/checkpoint NAME · /rewind NAME · /export FORMAT · …")
         self.model = QStringListModel(self)
         self.completer = QCompleter(self.model, self)
@@ -146,10 +146,15 @@ class CommandBar(QWidget):
         self._labels = list(labels)
         self._refresh(popup=self.popup.isVisible())
 
-    def open(self, prefix: str = "/") -> None:
-        """Show the bar with ``prefix`` typed and the focus in the line (Ctrl+K, or "/")."""
+    def open(self, prefix: str = "") -> None:
+        """Show the bar with ``prefix`` typed and the focus in the line.
+
+        Ctrl+K opens it empty, its placeholder saying to type "/"; a "/" typed in
+        the transcript opens it with that "/" already in the line.
+        """
         self.show()
         self.raise_()
+        self._place()
         self._clear_output()
         self._history_pos = None
         self.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -162,6 +167,32 @@ class CommandBar(QWidget):
         self.result_view.hide()
         self.error_label.setText(text)
         self.error_label.show()
+        self._place()
+
+    # -- overlay -----------------------------------------------------------------------------
+    def overlay(self, host: QWidget) -> None:
+        """Float over ``host``'s top edge instead of taking room in its layout."""
+        self.setParent(host)
+        self.setAutoFillBackground(True)
+        self.setObjectName("commandBar")
+        self.setStyleSheet("#commandBar { border: 1px solid palette(mid); border-radius: 4px; }")
+        host.installEventFilter(self)
+        self._place()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self._place()
+        return super().eventFilter(watched, event)
+
+    def _place(self) -> None:
+        host = self.parentWidget()
+        if host is None or not self.autoFillBackground():
+            return
+        width = min(host.width() - 16, max(560, host.width() * 2 // 3))
+        self.setFixedWidth(max(200, width))
+        self.adjustSize()
+        self.move((host.width() - self.width()) // 2, 6)
+        self.raise_()
 
     def show_result(self, text: str) -> None:
         """Show what a command produced (``/tree``, ``/context``, a plan) in monospace."""
@@ -174,6 +205,7 @@ class CommandBar(QWidget):
             + margins.bottom() + self.result_view.horizontalScrollBar().sizeHint().height()
         self.result_view.setFixedHeight(lines * metrics.lineSpacing() + extra)
         self.result_view.show()
+        self._place()
 
     def completions(self) -> list[str]:
         """What the popup offers for the current text."""
@@ -183,8 +215,11 @@ class CommandBar(QWidget):
         return list(self._history)
 
     # -- typing ----------------------------------------------------------------------------
-    def _text_changed(self, _: str) -> None:
+    def _text_changed(self, text: str) -> None:
         self.error_label.hide()
+        if text[:1].isalpha():  # "co" means "/co": commands are the only thing typed here
+            self.edit.setText("/" + text)
+            return
         self._refresh(popup=not self._quiet)
 
     def _refresh(self, popup: bool = True) -> None:

@@ -26,6 +26,7 @@ from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListView,
     QStyle,
@@ -183,6 +184,7 @@ class ConversationDelegate(QStyledItemDelegate):
         size = super().sizeHint(option, index)
         line = option.fontMetrics.height()
         size.setHeight(max(ICON_SIZE, 2 * line + 2) + 2 * self.PAD)
+        size.setWidth(ICON_SIZE + 4 * self.PAD)  # rows take the list's width; titles elide
         return size
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
@@ -247,6 +249,14 @@ class ConversationList(QWidget):
         self.view.setItemDelegate(ConversationDelegate(self.view))
         self.view.setUniformItemSizes(True)
         self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setResizeMode(QListView.ResizeMode.Adjust)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.empty_label = QLabel("No matches", self.view.viewport())
+        self.empty_label.setObjectName("noMatches")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setEnabled(False)  # the muted text colour of the theme
+        self.empty_label.hide()
         self._chosen: int | None = None
         self._quiet = False
         self._layout()
@@ -330,6 +340,16 @@ class ConversationList(QWidget):
     def _filter(self, text: str) -> None:
         self._quietly(lambda: self.proxy.set_text(text))
         self._show_chosen()
+        self._show_empty()
+
+    def _show_empty(self) -> None:
+        """"No matches" in the list when a filter hides every conversation."""
+        empty = self.proxy.rowCount() == 0 and bool(self.search.text())
+        if empty:
+            self.empty_label.setText(f"No matches for “{self.search.text()}”")
+            self.empty_label.setGeometry(self.view.viewport().rect().adjusted(8, 8, -8, -8))
+            self.empty_label.setWordWrap(True)
+        self.empty_label.setVisible(empty)
 
     def _sort_changed(self, combo_index: int) -> None:
         key = str(self.sort_combo.itemData(combo_index))

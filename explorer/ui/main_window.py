@@ -56,9 +56,9 @@ class MainWindow(QMainWindow):
         outer = QVBoxLayout(central)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        outer.addWidget(self.command_bar)
         outer.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
+        self.command_bar.overlay(central)  # floats over the top; never pushes the window down
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.drop_filter = install_drop_import(self, self.actions_.start_import)
         self._restore()
+        self.graph.view.setFocus(Qt.FocusReason.OtherFocusReason)  # F fits, arrows walk
 
     # -- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
@@ -105,7 +106,7 @@ class MainWindow(QMainWindow):
         self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
         self._action(edit, "Command bar", self.open_command_bar, "Ctrl+K")
         edit.addSeparator()
-        self._action(edit, "Settings…", a.settings_dialog, QKeySequence.StandardKey.Preferences)
+        self._action(edit, "Settings…", a.settings_dialog, "Ctrl+,")  # Cmd+, on macOS
         conv = self.menuBar().addMenu("&Conversation")
         self._action(conv, "Branch here", a.branch_selected, "Ctrl+B")
         self._action(conv, "Edit prompt…", a.edit_selected, "Ctrl+Shift+E")
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
         if names & {"transcript", "context", "conversations"}:
             self.update_status()
 
-    def open_command_bar(self, prefix: str = "/") -> None:
+    def open_command_bar(self, prefix: str = "") -> None:
         if self._conv is not None:
             self.command_bar.set_context(sorted(self.store.checkpoints(self._conv)))
         self.command_bar.open(prefix)

@@ -25,7 +25,7 @@ from explorer.ui.graph.palette import light_palette
 from explorer.ui.graph.widget import TreeGraphWidget
 from explorer.ui.graph.worker import read_marks
 from tests.benchmarks.harness import Result, timed
-from tests.ui.graph_trees import generated_conversation
+from tests.ui.graph_trees import agent_session, generated_conversation
 
 N = 100_000
 AREA = "graph"
@@ -125,6 +125,61 @@ def _paint_results(w: TreeGraphWidget, app: QApplication) -> list[Result]:
     return out
 
 
+def _open(w: TreeGraphWidget, app: QApplication, cid: int) -> float:
+    t0 = time.perf_counter()
+    w.load_conversation(cid)
+    while w.is_loading:
+        app.processEvents()
+        time.sleep(0.001)
+    return (time.perf_counter() - t0) * 1000
+
+
+def _frames(w: TreeGraphWidget, scale: float) -> tuple[float, float, float]:
+    """First frame at ``scale`` (tiles painted), then median and max of warm frames."""
+    w.view.set_scale(scale)
+    t0 = time.perf_counter()
+    _render(w)
+    first = (time.perf_counter() - t0) * 1000
+    samples = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        _render(w)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return first, statistics.median(samples), max(samples)
+
+
+def _session_results(app: QApplication, store: Store) -> list[Result]:
+    """A deep 100k agent session: the turn view's map and the message view's zoom band."""
+    out: list[Result] = []
+    cid = agent_session(store, N, seed=7)
+    for mode in ("turns", "messages"):
+        w = TreeGraphWidget(store, mode=mode)
+        w.resize(1200, 800)
+        w.show()
+        load = _open(w, app, cid)
+        m = w.view.model
+        assert m is not None and w.view.item is not None
+        out.append(Result(AREA, f"deep 100k session, {mode} view: open (worker)", load, "ms"))
+        out.append(Result(AREA, f"deep 100k session, {mode} view: nodes drawn", len(m), "nodes"))
+        w.fit()
+        fit = w.view.scale_factor()
+        overview = w.view.item.geometry.overview_scale
+        bands = [("fit", fit), ("just past fit", overview * 1.05), ("band middle",
+                 (overview * DOTS_MAX_SCALE) ** 0.5), ("near boxes", DOTS_MAX_SCALE * 0.9),
+                 ("100 %", 1.0)]
+        for label, scale in bands:
+            w.view.center_on_node(m.tip)
+            first, median, worst = _frames(w, scale)
+            lod = Lod(w.view.item.last_lod or 0).name.lower()
+            name = f"deep 100k {mode}: frame at {label} ({lod}, scale {scale:.4f})"
+            out.append(Result(AREA, name + ", first", first, "ms"))
+            out.append(Result(AREA, name + ", median / max " + f"{worst:.1f}", median, "ms",
+                              "≤ 16 ms", worst <= 16))
+        w.shutdown()
+        w.close()
+    return out
+
+
 def run() -> list[Result]:
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
@@ -134,7 +189,7 @@ def run() -> list[Result]:
             cid = generated_conversation(store, N, seed=11, branch=0.05)
             results = _layout_results(store, cid)
             results += _build_results(store, cid)
-            w = TreeGraphWidget(store)
+            w = TreeGraphWidget(store, mode="messages")
             w.resize(1200, 800)
             w.show()
             t0 = time.perf_counter()
@@ -156,6 +211,7 @@ def run() -> list[Result]:
             results.append(Result(AREA, "stored layout read, 100k", read_ms, "ms"))
             w.shutdown()
             w.close()
+            results += _session_results(app, store)
         finally:
             store.close()
     return results

@@ -38,3 +38,62 @@ def generated_conversation(store: Store, n: int, *, seed: int = 1, branch: float
 
     store._writer.call(write)
     return cid
+
+
+def agent_session(store: Store, n: int, *, seed: int = 1, rewind: float = 0.02) -> int:
+    """A coding-agent session of about ``n`` messages: deep, mostly linear, with rewinds.
+
+    Each turn is a prompt, a tool call, its result and an answer (tool loops of one to
+    four calls); with probability ``rewind`` the next prompt continues from a turn a
+    little way back, leaving the abandoned turns as a side branch, as a rewind does.
+    Every twentieth rewind target gets a checkpoint. The tip is the last message.
+    """
+    cid = store.create_conversation(f"agent session {n}")
+
+    def write(conn: sqlite3.Connection) -> None:
+        ids = iter(range(next_ids(conn, "messages", n + 8).start, 10**15))
+        part_ids = iter(range(next_ids(conn, "parts", 2 * n + 16).start, 10**15))
+        rnd = random.Random(seed)
+        messages: list[tuple[object, ...]] = []
+        parts: list[tuple[object, ...]] = []
+        ends: list[int] = []  # last message of each turn on the current line
+        labels: list[tuple[int, str]] = []
+        parent: int | None = None
+        turn = 0
+        while len(messages) < n:
+            if ends and rnd.random() < rewind:
+                back = rnd.randrange(1, min(40, len(ends)) + 1)
+                parent = ends[-back - 1] if back < len(ends) else None
+                del ends[len(ends) - back:]
+                if parent is not None and len(labels) * 20 < turn // 40:
+                    labels.append((parent, f"cp-{len(labels) + 1}"))
+            turn += 1
+
+            def add(role: str, preview: str, kind: str, tool: str | None = None) -> int:
+                nonlocal parent
+                mid = next(ids)
+                messages.append((mid, cid, parent, role, float(mid), preview))
+                use = f"toolu_{mid}" if kind in ("tool_use", "tool_result") else None
+                parts.append((next(part_ids), mid, 0, kind, preview, tool, use, 0))
+                parent = mid
+                return mid
+
+            add("user", f"turn {turn}: please change the parser and run the tests", "text")
+            for _ in range(rnd.randint(1, 4)):
+                add("assistant", "[Bash] pytest -q", "tool_use", "Bash")
+                add("user", "[result] 12 passed", "tool_result")
+            ends.append(add("assistant", f"Done with turn {turn}: the parser reads it now",
+                            "text"))
+        conn.executemany(
+            "INSERT INTO messages (id, conversation_id, parent_id, role, created_at, preview) "
+            "VALUES (?, ?, ?, ?, ?, ?)", messages)
+        conn.executemany(
+            "INSERT INTO parts (id, message_id, idx, kind, text, tool_name, tool_use_id, "
+            "is_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", parts)
+        conn.executemany(
+            "INSERT INTO checkpoints (conversation_id, label, message_id, created_at) "
+            "VALUES (?, ?, ?, 0)", [(cid, label, mid) for mid, label in labels])
+        conn.execute("UPDATE conversations SET tip_id = ? WHERE id = ?", (parent, cid))
+
+    store._writer.call(write)
+    return cid

@@ -50,8 +50,17 @@ def test_typing_comp_offers_compact_in_the_popup(qtbot: QtBot, bar: CommandBar) 
 
 def test_slash_alone_offers_every_command(qtbot: QtBot, bar: CommandBar) -> None:
     bar.open()
-    assert bar.edit.text() == "/"
+    assert bar.edit.text() == "" and "Type /" in bar.edit.placeholderText()
+    typed(qtbot, bar, "/")
+    assert bar.edit.text() == "/"  # not "//"
     assert len(bar.completions()) == 10 and "/rewind" in bar.completions()
+
+
+def test_a_command_typed_without_its_slash_gets_one(qtbot: QtBot, bar: CommandBar) -> None:
+    bar.open()
+    typed(qtbot, bar, "co")
+    assert bar.edit.text() == "/co"
+    assert "/compact" in bar.completions() and "/context" in bar.completions()
 
 
 def test_tab_takes_the_command_then_the_rung(qtbot: QtBot, bar: CommandBar) -> None:
@@ -161,7 +170,7 @@ def test_escape_closes_the_popup_then_the_bar(qtbot: QtBot, bar: CommandBar) -> 
         qtbot.keyClick(bar.edit, Qt.Key.Key_Escape)
     assert not bar.isVisible()
     bar.open()
-    assert bar.isVisible() and bar.edit.text() == "/"
+    assert bar.isVisible() and bar.edit.text() == ""
 
 
 def test_results_show_multiline_monospace_text(qtbot: QtBot, bar: CommandBar) -> None:

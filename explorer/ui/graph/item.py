@@ -31,6 +31,7 @@ from explorer.ui.graph.model import (
     GraphModel,
 )
 from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
+from explorer.ui.graph.tiles import TileCache
 
 TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
 RING_PX = 9.0  # selection ring radius when nodes are dots
@@ -91,6 +92,7 @@ class GraphItem(QGraphicsItem):
         self._bold_metrics = QFontMetricsF(self._bold)
         self._small_metrics = QFontMetricsF(self._small)
         self.labels = LabelPainter()
+        self.tiles = TileCache(geometry, palette, model.bounds)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         left, top, right, bottom = model.bounds
         self._rect = QRectF(left, top, right - left, bottom - top).adjusted(
@@ -116,11 +118,11 @@ class GraphItem(QGraphicsItem):
         view = (r.left(), r.top(), r.right(), r.bottom())
         if lod == Lod.OVERVIEW:
             self._paint_overview(painter)
+        elif lod == Lod.DOTS:
+            self.tiles.paint(painter, scale, view, self.update)
         else:
-            dots = min(6.0, max(2.0, scale * BOX_H)) if lod == Lod.DOTS else None
-            paint_batches(painter, self.geometry.batches_in(*view), self.palette, dots)
-            if lod != Lod.DOTS:
-                self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
+            paint_batches(painter, self.geometry.batches_in(*view), self.palette, None)
+            self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
         self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
         g = self.geometry

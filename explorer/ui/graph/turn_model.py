@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Hashable, Mapping, Sequence
+from typing import cast
 
 from explorer.app.turn_text import TurnView, node_subagent
 from explorer.tree.layout import tidy_layout
@@ -57,8 +58,8 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         styles=bytes(_style(view, i) for i in range(n)), flags=flags,
         child_start=child_start, child_list=child_list,
         roots=array("i", (i for i in range(n) if parents[i] < 0)),
-        previews=info.answers, labels=_by_node(marks.labels, members),
-        notes=_by_node(marks.notes, members), grid=_grid(xs, ys), bounds=_bounds(xs, ys),
+        previews=info.answers, labels=_by_node(marks.labels, index),
+        notes=_by_node(marks.notes, index), grid=_grid(xs, ys), bounds=_bounds(xs, ys),
         tip=index.get(marks.tip, -1) if marks.tip is not None else -1, turns=info,
     )
 
@@ -74,17 +75,17 @@ def _style(view: TurnView, i: int) -> int:
 
 
 def _int(mid: Hashable) -> int:
-    return mid if isinstance(mid, int) else int(str(mid))
+    return cast(int, mid)  # the store's message ids are integers
 
 
 def _by_node(
-    by_message: Mapping[int, Sequence[str]], members: list[list[Hashable]]
+    by_message: Mapping[int, Sequence[str]], index: dict[int, int]
 ) -> dict[int, tuple[str, ...]]:
     out: dict[int, tuple[str, ...]] = {}
-    for i, ms in enumerate(members):
-        got = tuple(v for mid in ms for v in by_message.get(_int(mid), ()))
-        if got:
-            out[i] = got
+    for mid in sorted(by_message):
+        i = index.get(mid)
+        if i is not None:
+            out[i] = (*out.get(i, ()), *by_message[mid])
     return out
 
 

@@ -16,6 +16,7 @@ from typing import Literal
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
+from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
@@ -46,9 +47,10 @@ class GraphData:
     turn_view: TurnView | None = None  # the projection the turn view drew
 
 
-def read_marks(store: Store, conv_id: int) -> GraphMarks:
+def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> GraphMarks:
+    """The graph's marks; ``marks`` are the tree marks when the caller has read them already."""
     conv = store.conversation(conv_id)
-    marks = tree_marks(store, conv_id)
+    marks = marks if marks is not None else tree_marks(store, conv_id)
     forks = frozenset(
         c.forked_from_message_id for c in store.conversations()
         if c.forked_from_conversation_id == conv_id and c.forked_from_message_id is not None
@@ -107,8 +109,8 @@ def build_turn_graph(
     reuse = previous is not None and previous.conversation_id == conv_id
     source = previous.source if previous is not None and reuse else read_turn_source(
         store.reader, conv_id)
-    marks = read_marks(store, conv_id)
     view_marks = tree_marks(store, conv_id)
+    marks = read_marks(store, conv_id, view_marks)
     _check(cancelled)
     tree = previous.projection.tree if previous is not None and reuse else group_turns(
         source.messages)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app import compacting
@@ -20,6 +20,7 @@ from explorer.app.compacting import Shape, preferred_shape
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.store import Store
+from explorer.ui.graph.palette import is_dark
 from explorer.ui.preview.worker import LatestRunner, Ticket
 
 BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
@@ -35,6 +36,12 @@ LEGEND: tuple[str, ...] = (*BAR_PARTS, "measured")
 LABEL_WIDTH = 76
 WARNING_COLOUR = "#c62828"
 ROW_HEIGHT = 18
+DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
+
+
+def free_colour(widget: QWidget) -> QColor:
+    """The bar's empty part: light grey on a light palette, dark grey on a dark one."""
+    return QColor(DARK_FREE) if is_dark(widget.palette()) else QColor(COLOURS["free"])
 
 
 def threshold_tokens(usage: dict[str, Any], threshold: float) -> int | None:
@@ -78,19 +85,23 @@ class _Bars(QWidget):
         p = QPainter(self)
         left, w = LABEL_WIDTH, self.width() - LABEL_WIDTH - 1
         rows = (QRectF(left, 0, w, ROW_HEIGHT), QRectF(left, ROW_HEIGHT + 4, w, ROW_HEIGHT))
+        free = free_colour(self)
+        colours = {**COLOURS, "free": free.name()}
         for row, name in zip(rows, ("estimated", "measured"), strict=True):
-            p.fillRect(row, QColor(COLOURS["free"]))
+            p.fillRect(row, free)
             p.drawText(QRectF(0, row.top(), left - 6, ROW_HEIGHT),
                        int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), name)
-        paint_segments(p, rows[0], self.estimated, self.scale_total, COLOURS)
+        paint_segments(p, rows[0], self.estimated, self.scale_total, colours)
         if self.measured is not None:
-            paint_segments(p, rows[1], [("measured", self.measured)], self.scale_total, COLOURS)
+            paint_segments(p, rows[1], [("measured", self.measured)], self.scale_total, colours)
+        text = self.palette().color(QPalette.ColorRole.WindowText)
         if self.threshold is not None:
-            colour = QColor(WARNING_COLOUR if self.warning else "#212121")
+            colour = QColor(WARNING_COLOUR) if self.warning else text
             p.setPen(QPen(colour, 2, Qt.PenStyle.DashLine))
             tx = round(left + self.threshold * w / max(self.scale_total, 1))
             p.drawLine(tx, 0, tx, self.height())
-        border = QColor(WARNING_COLOUR) if self.warning else QColor("#9e9e9e")
+        border = QColor(WARNING_COLOUR) if self.warning else self.palette().color(
+            QPalette.ColorRole.Mid)
         p.setPen(QPen(border, 2 if self.warning else 1))
         p.drawRect(QRectF(left, 0, w, 2 * ROW_HEIGHT + 4))
         p.end()
@@ -113,7 +124,8 @@ class ContextBar(QWidget):
         for i, name in enumerate(LEGEND):
             swatch = QLabel()
             swatch.setFixedSize(12, 12)
-            swatch.setStyleSheet(f"background: {COLOURS[name]}; border: 1px solid #757575;")
+            fill = free_colour(self).name() if name == "free" else COLOURS[name]
+            swatch.setStyleSheet(f"background: {fill}; border: 1px solid #757575;")
             row, col = divmod(i, 3)
             grid.addWidget(swatch, row, 4 * col)
             grid.addWidget(QLabel(LABELS[name]), row, 4 * col + 1)
