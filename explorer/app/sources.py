@@ -24,10 +24,16 @@ from explorer.formats.opencode.storage import find_layouts
 
 @dataclass(frozen=True)
 class Unit:
-    """One thing a sync reads whole: a path and the importer that reads it."""
+    """One thing a sync reads whole: a path and the importer that reads it.
+
+    ``size`` and ``mtime_ns`` are what the search saw of a file (None for a folder),
+    so a sync with nothing new needs no second look at each file.
+    """
 
     path: Path
     fmt: str
+    size: int | None = None
+    mtime_ns: int | None = None
 
 
 @dataclass
@@ -89,7 +95,7 @@ def _count(found: Found, entry: os.DirEntry[str], fmt: str) -> None:
     found.sessions += 1
     found.size += st.st_size
     found.newest = max(found.newest or 0.0, st.st_mtime)
-    found.units.append(Unit(Path(entry.path), fmt))
+    found.units.append(Unit(Path(entry.path), fmt, st.st_size, st.st_mtime_ns))
 
 
 def _session_files(fmt: str) -> Scanner:
@@ -145,7 +151,7 @@ def _llm(found: Found) -> None:
         found.problems.append(f"{path}: cannot be read ({exc}); skipped")
         return
     found.sessions, found.size, found.newest = int(count), st.st_size, st.st_mtime
-    found.units.append(Unit(path, "llm_logs"))
+    found.units.append(Unit(path, "llm", st.st_size, st.st_mtime_ns))
 
 
 TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (

@@ -64,8 +64,11 @@ class Signature:
     count: int = 1  # files in a folder unit
 
 
-def signature(path: Path) -> Signature:
+def signature(unit: Unit) -> Signature:
     """Size and newest mtime of a file, or of every file in a folder unit."""
+    if unit.size is not None and unit.mtime_ns is not None:
+        return Signature(unit.size, unit.mtime_ns)
+    path = unit.path
     if not path.is_dir():
         st = path.stat()
         return Signature(st.st_size, st.st_mtime_ns)
@@ -120,9 +123,9 @@ def sync_sources(store: Store, env: Environment | None = None,
 
 
 def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncReport) -> None:
-    sig = signature(unit.path)
-    if rec is not None and (rec.size, rec.mtime_ns, rec.offset if unit.path.is_dir() else 1) == (
-            sig.size, sig.mtime_ns, sig.count if unit.path.is_dir() else 1):
+    sig = signature(unit)
+    if rec is not None and rec.size == sig.size and rec.mtime_ns == sig.mtime_ns and (
+            unit.size is not None or rec.offset == sig.count):
         report.unchanged += 1
         return
     module = importlib.import_module(f"explorer.formats.{unit.fmt}")
@@ -179,7 +182,7 @@ def _finished(conv: ImportedConversation, path: Path) -> ImportedConversation:
 
 
 def _record(unit: Unit, sig: Signature, cursor: Cursor | None) -> SyncRecord:
-    if unit.path.is_dir():
+    if unit.size is None and unit.path.is_dir():
         return SyncRecord(str(unit.path), unit.fmt, sig.size, sig.mtime_ns, sig.count)
     offset = cursor.offset if cursor is not None else sig.size
     return SyncRecord(

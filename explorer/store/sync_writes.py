@@ -21,7 +21,6 @@ from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_writes import (
     ImportOutcome,
-    _existing,
     _write_labels,
     _write_messages,
     identity,
@@ -78,11 +77,17 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     """Store a tail's messages below the ones already stored, and the new record, together."""
     if not ic.source_id:
         raise NeedsWholeRead("the tail does not name its session")
-    conv_id, known = _existing(conn, ic.source_format, identity(ic))
-    if conv_id is None:
+    row = conn.execute("SELECT id FROM conversations WHERE source_format = ? AND source_id = ?",
+                       (ic.source_format, identity(ic))).fetchone()
+    if row is None:
         raise NeedsWholeRead(f"session {ic.source_id} is not stored yet")
+    conv_id = int(row[0])
     by_key = {m.id: m for m in ic.messages}
     key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in ic.messages}
+    wanted = set(key_of.values()) | {str(m.parent_id) for m in ic.messages
+                                     if m.parent_id is not None}
+    wanted |= {str(c.message_key) for c in ic.compactions}
+    known = _stored_keys(conn, conv_id, wanted)
     fresh = [m for m in ic.messages if key_of[m.id] not in known]
     for m in fresh:
         parent = m.parent_id
@@ -101,6 +106,14 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     save_record(conn, rec)
     return ImportOutcome(conv_id, "", ic.source_format, len(fresh), len(ic.messages) - len(fresh),
                          ic.notes, dict(ic.ignored_records), ic.incomplete)
+
+
+def _stored_keys(conn: sqlite3.Connection, conv_id: int, keys: set[str]) -> dict[str, int]:
+    """Database ids of the given source ids only: a tail never loads the whole session."""
+    rows = conn.execute(
+        "SELECT source_id, id FROM messages WHERE conversation_id = ? "
+        "AND source_id IN (SELECT value FROM json_each(?))", (conv_id, json.dumps(sorted(keys))))
+    return {str(k): int(v) for k, v in rows}
 
 
 def _move_tip(conn: sqlite3.Connection, conv_id: int, tip: int, fresh: list[Message],

@@ -11,6 +11,7 @@ from agent_home import fake_home
 from explorer.app import agent_homes as homes
 from explorer.app.agent_homes import Environment
 from explorer.app.sources import find_sources
+from explorer.formats.registry import IMPORTERS
 
 
 def by_tool(env: Environment) -> dict[str, object]:
@@ -27,8 +28,9 @@ def test_every_tool_is_found_with_its_sessions(tmp_path: Path, samples_dir: Path
     codex = found["codex"]
     assert codex.size == codex.units[0].path.stat().st_size
     assert codex.newest == pytest.approx(codex.units[0].path.stat().st_mtime)
-    assert {u.fmt for f in found.values() for u in f.units} == {
-        "claude_code", "pi", "codex", "gemini_cli", "opencode", "llm_logs"}
+    fmts = {u.fmt for f in found.values() for u in f.units}
+    assert fmts == {"claude_code", "pi", "codex", "gemini_cli", "opencode", "llm"}
+    assert fmts <= set(IMPORTERS)  # each names an importer package a sync can load
     as_json = found["gemini-cli"].to_dict()
     assert as_json["sessions"] == 2 and as_json["newest"].endswith("Z")
 
