@@ -8,89 +8,41 @@ same bytes (SPEC §5).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from explorer.app import safe_write
-from explorer.compaction.context import CompactionPlan, ContextUsage, context_usage
-from explorer.compaction.estimate import Estimator, Family
-from explorer.compaction.image_cost import page_cost
-from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE, Rung, run_ladder, shake
-from explorer.compaction.page_geometry import page_geometry
-from explorer.compaction.snapshot_render import render_snapshot
-from explorer.compaction.split import PageLike
+from explorer.compaction import planner
+from explorer.compaction.context import CompactionPlan, ContextUsage
+from explorer.compaction.ladder import RUNGS
 from explorer.compaction.summary import Summarizer
-from explorer.formats.exporters.requests import anthropic_body, openai_body
+from explorer.compaction.target import PROVIDER_KINDS, Target
+from explorer.providers.encoding import encode_request
 from explorer.store import Store
 from explorer.tree.model import Message
 
-Provider = Literal["anthropic", "openai", "gemini"]
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "gemini")
-DEFAULT_WINDOWS = {"anthropic": 200_000, "openai": 128_000, "gemini": 1_000_000}
-RUNGS: tuple[str, ...] = ("elide", "images", "snapshot", "summary")
-
-
-@dataclass(frozen=True)
-class Shape:
-    """Who the context is for: provider family, model, window and snapshot tier."""
-
-    provider: str = "anthropic"
-    model: str | None = None
-    window: int | None = None
-    tier: str = "dense"
-
-    @property
-    def budget(self) -> int:
-        return self.window or DEFAULT_WINDOWS.get(self.provider, 128_000)
-
-
-def preferred_shape() -> Shape:
-    """The provider, model, window and tier the person chose in the settings."""
-    from explorer.app.preferences import load_app_prefs
-    from explorer.providers.settings import load_settings
-
-    settings = load_settings()
-    kind = settings.provider
-    chosen = settings.for_provider(kind)
-    provider = "openai" if kind == "openai-compatible" else kind
-    return Shape(provider, chosen.model, chosen.window, load_app_prefs().tier(kind))
+__all__ = ["PROVIDER_KINDS", "RUNGS", "Target"]
 
 
 def active_context(store: Store, conv_id: int) -> list[Message]:
-    """The active path from where the context starts (after a trim) to the tip."""
-    path = store.path(conv_id)
-    start = store.conversation(conv_id).context_start_id
+    """The context the next prompt continues: from the context start (after a trim) to the
+    tip, or to the last clean boundary when the tip is mid-turn (P3), as ``send`` sees it."""
+    conv = store.conversation(conv_id)
+    if conv.tip_id is None:
+        return []
+    boundary = store.clean_boundary(conv_id)
+    path = store.path(conv_id, boundary if boundary is not None else conv.tip_id)
+    return from_context_start(path, conv.context_start_id)
+
+
+def from_context_start(path: list[Message], start: object) -> list[Message]:
+    """The path from the conversation's context start, when the start is on it (P4)."""
     ids = [m.id for m in path]
     return path[ids.index(start):] if start in ids else path
 
 
-def estimator_for(shape: Shape, path: Sequence[Message]) -> Estimator:
-    """An estimator for the provider, corrected by the usage the path carries."""
-    family: Family = shape.provider if shape.provider in PROVIDERS else "generic"  # type: ignore[assignment]
-    geometry = page_geometry(_page_provider(shape), shape.model, shape.tier)
-    est = Estimator(family, image_tokens=lambda w, h: page_cost(
-        geometry.provider, geometry.model, w, h))
-    est.learn_from_path(path)
-    return est
-
-
-def _page_provider(shape: Shape) -> str:
-    return shape.provider if shape.provider in PROVIDERS else "openai"
-
-
-def renderer_for(shape: Shape) -> Any:
-    geometry = page_geometry(_page_provider(shape), shape.model, shape.tier)
-
-    def render(middle: Sequence[Message]) -> Sequence[PageLike]:
-        return render_snapshot(middle, geometry).pages
-
-    return render
-
-
 def plan(
-    store: Store, conv_id: int, shape: Shape, rung: str | None = None,
+    store: Store, conv_id: int, target: Target, rung: str | None = None,
     summarizer: Summarizer | None = None,
 ) -> CompactionPlan:
     """Run the ladder (or up to ``rung``) on the active context; nothing is written.
@@ -101,32 +53,23 @@ def plan(
     path = active_context(store, conv_id)
     if not path:
         raise ValueError(f"conversation {conv_id} is empty")
-    if rung is not None and rung not in RUNGS:
-        raise ValueError(f"unknown rung {rung!r} (known: {', '.join(RUNGS)})")
-    forced: Rung | None = rung  # type: ignore[assignment]
-    return run_ladder(path, shape.budget, estimator_for(shape, path), renderer_for(shape),
-                      summarizer, force=forced)
+    return planner.build_plan(path, target, rung=rung, summarizer=summarizer)
 
 
-def plan_shake(store: Store, conv_id: int, shape: Shape) -> CompactionPlan:
-    path = active_context(store, conv_id)
-    return shake(path, estimator_for(shape, path))
+def plan_shake(store: Store, conv_id: int, target: Target) -> CompactionPlan:
+    return planner.shake_plan(active_context(store, conv_id), target)
 
 
-def usage(store: Store, conv_id: int, shape: Shape) -> ContextUsage:
-    path = active_context(store, conv_id)
-    return context_usage(path, estimator_for(shape, path), window=shape.budget,
-                         output_reserve=DEFAULT_OUTPUT_RESERVE)
+def usage(store: Store, conv_id: int, target: Target) -> ContextUsage:
+    return planner.usage(active_context(store, conv_id), target)
 
 
-def request_body(plan: CompactionPlan, shape: Shape, notes: list[str]) -> dict[str, Any]:
-    """The request the plan would send, in the provider's own shape."""
-    if shape.provider == "anthropic":
-        return anthropic_body(plan.messages(), notes, shape.model)
-    return openai_body(plan.messages(), notes, shape.model)
+def request_body(plan: CompactionPlan, target: Target, notes: list[str]) -> dict[str, Any]:
+    """The literal body ``send`` would POST for this plan (before the new prompt)."""
+    return encode_request(plan.messages(), target, notes=notes)
 
 
-def write_preview(plan: CompactionPlan, shape: Shape, folder: Path,
+def write_preview(plan: CompactionPlan, target: Target, folder: Path,
                   db_path: Path | None = None) -> list[Path]:
     """Write the exact PNG pages, the request JSON and the plan record; return the files.
 
@@ -142,27 +85,44 @@ def write_preview(plan: CompactionPlan, shape: Shape, folder: Path,
         safe_write.write_bytes(out, page.png, db_path)
         written.append(out)
     notes: list[str] = []
-    body = request_body(plan, shape, notes)
-    for name, data in (("request.json", body), ("plan.json", plan.to_record()),
-                       ("notes.json", notes)):
+    body = request_body(plan, target, notes)
+    record = {**plan.to_record(), "target": target.record()}
+    for name, data in (("request.json", body), ("plan.json", record), ("notes.json", notes)):
         out = folder / name
         safe_write.write_text(out, json.dumps(data, ensure_ascii=False, indent=2), db_path)
         written.append(out)
     return written
 
 
-def record(store: Store, conv_id: int, plan: CompactionPlan, shape: Shape) -> int:
-    """Store the plan's record on the tip (parameters, page hashes, token counts)."""
-    tip = store.conversation(conv_id).tip_id
-    if tip is None:
+APPLIED = "applied"  # a record made by Apply / ``convo compact``: the next send carries it
+
+
+def record(store: Store, conv_id: int, plan: CompactionPlan, target: Target) -> int:
+    """Store the plan's record on the point the next prompt continues (Apply).
+
+    The record names the target and the rung asked for, so the next ``send`` with the same
+    target builds this very context (X1).
+    """
+    if not plan.path:
         raise ValueError(f"conversation {conv_id} is empty")
+    at = plan.path[-1].id
+    if not isinstance(at, int):
+        raise ValueError("the plan does not end at a stored message")
     kind = plan.rungs[-1] if plan.rungs else "none"
-    g = page_geometry(_page_provider(shape), shape.model, shape.tier)
-    params = {"provider": shape.provider, "model": shape.model, "window": shape.budget,
-              "tier": shape.tier,  # and how that tier drew, since the cell table may change
-              "page": [g.page_width, g.page_height], "font": g.font,
-              "cell": [g.cell_width, g.cell_height], "spaced_marks": g.spaced_marks}
-    return store.add_compaction(conv_id, tip, kind, params, plan.to_record(), plan.summary or "")
+    params = {**target.record(), APPLIED: True, "rung": plan.parameters.get("force")}
+    return store.add_compaction(conv_id, at, kind, params, plan.to_record(), plan.summary or "")
+
+
+def applied_rung(store: Store, conv_id: int, at: int | None, target: Target) -> str | None:
+    """The rung an applied compaction on ``at`` asked for, when it was made for ``target``."""
+    if at is None:
+        return None
+    for rec in reversed(store.compactions(conv_id)):
+        params = rec["params"]
+        if rec["message_id"] == at and params.get(APPLIED) and target.same_context(params):
+            rung = params.get("rung")
+            return rung if isinstance(rung, str) else None
+    return None
 
 
 def usage_lines(use: ContextUsage) -> list[str]:

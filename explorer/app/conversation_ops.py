@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from explorer.compaction import image_cost
+from explorer.app.compacting import applied_rung, from_context_start
+from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan
-from explorer.compaction.elision import DEFAULT_KEEP_TURNS
 from explorer.compaction.estimate import Estimator
-from explorer.compaction.ladder import Mode, Rung, run_ladder
-from explorer.compaction.page_geometry import page_geometry
-from explorer.compaction.snapshot_render import render_snapshot
-from explorer.compaction.split import PageLike, Renderer
+from explorer.compaction.ladder import Mode, Rung
 from explorer.compaction.summary import Summarizer, SummaryTooLarge
+from explorer.compaction.target import Target
 from explorer.providers.base import (
     Completion,
     ContextOverflow,
@@ -42,17 +39,11 @@ from explorer.tree.model import Message, Part
 
 @dataclass
 class RunOptions:
-    """How to build the context and stream the answer."""
+    """Whom the context is for (the target), and how to stream the answer."""
 
-    window: int
-    max_output_tokens: int = 4096
-    threshold: float = 0.8
-    safety: float = 0.9
-    keep_turns: int = DEFAULT_KEEP_TURNS
-    vision: bool = True  # False: the model cannot read images, so no snapshot pages
-    renderer: Renderer | None = None  # default: snapshot pages for the provider
+    target: Target
     summarizer: Summarizer | None = None  # None: snapshots are the last rung
-    estimator: Estimator | None = None
+    estimator: Estimator | None = None  # default: the target's, learned from the path
     on_text: TextCallback | None = None
     cancel: threading.Event | None = None
 
@@ -66,35 +57,11 @@ class RunResult:
     plan: CompactionPlan
     retried_after_overflow: bool = False
     notes: list[str] = field(default_factory=list)
+    sent: list[Message] = field(default_factory=list)
 
     @property
     def answer_id(self) -> int:
         return self.message_ids[-1]
-
-
-def snapshot_renderer(provider: Provider) -> Renderer:
-    """Pages sized for the provider's image pricing (OpenAI's for compatible servers)."""
-    geometry = (
-        page_geometry("anthropic", provider.model) if provider.kind == "anthropic"
-        else page_geometry("openai", provider.model if provider.kind == "openai" else None)
-    )
-
-    def render(middle: Sequence[Message]) -> Sequence[PageLike]:
-        return render_snapshot(middle, geometry).pages
-
-    return render
-
-
-def estimator_for(provider: Provider) -> Estimator:
-    """A fresh estimator of the provider's family, costing images by its published rule."""
-    if provider.kind == "anthropic":
-        return Estimator(family="anthropic")
-    model = provider.model if provider.kind == "openai" else ""
-
-    def image_tokens(width: int, height: int) -> int:
-        return image_cost.openai_tokens(width, height, model)
-
-    return Estimator(family=provider.family, image_tokens=image_tokens)
 
 
 # --- use cases ----------------------------------------------------------------------------------
@@ -109,9 +76,10 @@ def send(
     parent = _continue_from(store, conv)
     prompt = Message(id="new:prompt", parent_id=parent, role="user", parts=[Part("text", text)],
                      created_at=time.time())
-    result = _run([*_history(store, conv, parent), prompt], provider, options)
+    context = _history(store, conv, parent)
+    result = _run(store, conv_id, parent, context, [prompt], provider, options)
     result.message_ids = store.append_turn(conv_id, [prompt, result.answer], parent_id=parent)
-    _record(store, conv_id, result, provider, options)
+    _record(store, conv_id, result, options.target)
     if parent != conv.tip_id:
         result.notes.append(f"the tip was mid-turn; the prompt continues the last clean "
                             f"boundary (message {parent})")
@@ -131,11 +99,11 @@ def edit_and_run(
     edited = Message(id="new:prompt", parent_id=parent, role="user", parts=parts,
                      created_at=time.time(), source_meta={"edited_from": msg_id})
     history = _history(store, store.conversation(conv_id), parent) if parent is not None else []
-    result = _run([*history, edited], provider, options)
+    result = _run(store, conv_id, parent, history, [edited], provider, options)
     result.message_ids = store.append_turn(
         conv_id, [edited, result.answer], parent_id=parent, as_root=parent is None
     )
-    _record(store, conv_id, result, provider, options)
+    _record(store, conv_id, result, options.target)
     return result
 
 
@@ -150,53 +118,77 @@ def regenerate(
         raise StoreError(f"no prompt on the path to message {msg_id} to answer again")
     prompt = path[starts[-1]]
     prompt_id = db_id(prompt.id)
-    history = _from_context_start(path[: starts[-1] + 1], store.conversation(conv_id))
-    result = _run(history, provider, options)
+    conv = store.conversation(conv_id)
+    history = from_context_start(path[: starts[-1] + 1], conv.context_start_id)[:-1]
+    parent = db_id(prompt.parent_id) if prompt.parent_id is not None else None
+    result = _run(store, conv_id, parent, history, [prompt], provider, options)
     result.message_ids = store.append_turn(conv_id, [result.answer], parent_id=prompt_id)
-    _record(store, conv_id, result, provider, options)
+    _record(store, conv_id, result, options.target)
     return result
 
 
 # --- the request ------------------------------------------------------------------------------
 
 
-def _run(path: list[Message], provider: Provider, options: RunOptions) -> RunResult:
-    """Build the context, stream the answer; after an overflow, climb the ladder and retry once."""
-    estimator = options.estimator or estimator_for(provider)
-    estimator.learn_from_path(path)
-    renderer = (options.renderer or snapshot_renderer(provider)) if options.vision else None
+def _run(
+    store: Store, conv_id: int, parent: int | None, context: list[Message],
+    prompt: list[Message], provider: Provider, options: RunOptions,
+) -> RunResult:
+    """Plan the context before the prompt (as the preview does), append the prompt, stream the
+    answer; after an overflow, climb the ladder with what the provider measured and retry once.
+    """
+    target = options.target
+    estimator = options.estimator or target.estimator()
+    estimator.learn_from_path(context)
     notes: list[str] = []
-    plan = _ladder(path, estimator, renderer, options, "proactive", None, notes)
+    rung = applied_rung(store, conv_id, parent, target)
+    plan, sent = _context(context, prompt, target, estimator, options, "proactive", rung, notes)
     try:
-        completion = _complete(plan.messages(), provider, options)
-        return RunResult([], _answer(completion, provider, plan, False), plan, notes=notes)
+        completion = _complete(sent, provider, target, options)
+        answer = _answer(completion, provider, plan, False)
+        return RunResult([], answer, plan, notes=notes, sent=sent)
     except ContextOverflow as rejection:
-        sent = plan.messages()
         if rejection.measured is not None:
             estimator.learn_from_rejection(sent, rejection.measured)
         # Without a measured count (a body over the byte limit) the free rungs may change
         # nothing the estimate sees, so the middle is imaged regardless.
         force: Rung | None = None if rejection.measured is not None else "snapshot"
         notes.append(f"the provider rejected {_measured_text(rejection)}; compacting once more")
-        plan = _ladder(path, estimator, renderer, options, "reactive", force, notes)
-        completion = _complete(plan.messages(), provider, options)
+        plan, sent = _context(context, prompt, target, estimator, options, "reactive", force,
+                              notes)
+        completion = _complete(sent, provider, target, options)
         answer = _answer(completion, provider, plan, True)
-        return RunResult([], answer, plan, retried_after_overflow=True, notes=notes)
+        return RunResult([], answer, plan, retried_after_overflow=True, notes=notes, sent=sent)
+
+
+def _context(
+    context: list[Message], prompt: list[Message], target: Target, estimator: Estimator,
+    options: RunOptions, mode: Mode, rung: str | None, notes: list[str],
+) -> tuple[CompactionPlan, list[Message]]:
+    """The plan of the context and the messages to send (the prompt appended).
+
+    The context is planned without the prompt, exactly as the preview plans it; only a
+    prompt too large for the room left makes the ladder run again with it inside.
+    """
+    if not context:
+        plan = _ladder(prompt, target, estimator, options, mode, rung, notes)
+        return plan, plan.messages()
+    plan = _ladder(context, target, estimator, options, mode, rung, notes)
+    if planner.prompt_fits(plan, prompt, target):
+        return plan, planner.request_messages(plan, prompt)
+    notes.append("the prompt does not fit beside the planned context; planned again with it")
+    plan = _ladder([*context, *prompt], target, estimator, options, mode, rung, notes)
+    return plan, plan.messages()
 
 
 def _ladder(
-    path: list[Message], estimator: Estimator, renderer: Renderer | None, options: RunOptions,
-    mode: Mode, force: Rung | None, notes: list[str],
+    path: list[Message], target: Target, estimator: Estimator, options: RunOptions,
+    mode: Mode, rung: str | None, notes: list[str],
 ) -> CompactionPlan:
     """The ladder; a failed summary call falls back to snapshots, always available (L6)."""
     def climb(summarizer: Summarizer | None) -> CompactionPlan:
-        # The ladder skips the snapshot rung without a renderer (its type does not say so yet).
-        return run_ladder(
-            path, options.window, estimator, cast(Renderer, renderer), summarizer, mode=mode,
-            force=force if renderer is not None or force != "snapshot" else "images",
-            threshold=options.threshold, safety=options.safety,
-            output_reserve=options.max_output_tokens, keep_turns=options.keep_turns,
-        )
+        return planner.build_plan(path, target, rung=rung, summarizer=summarizer, mode=mode,
+                                  estimator=estimator)
 
     try:
         return climb(options.summarizer)
@@ -207,9 +199,11 @@ def _ladder(
         return plan
 
 
-def _complete(messages: list[Message], provider: Provider, options: RunOptions) -> Completion:
+def _complete(
+    messages: list[Message], provider: Provider, target: Target, options: RunOptions
+) -> Completion:
     return provider.complete(messages, on_text=options.on_text, cancel=options.cancel,
-                             max_tokens=options.max_output_tokens)
+                             max_tokens=target.output_reserve)
 
 
 def _answer(
@@ -219,7 +213,7 @@ def _answer(
     # Requests declare no tools, so a tool call in the answer cannot run; it stays readable
     # as text instead of leaving the turn open forever.
     parts = [unexecuted_call_text(p) if p.kind == "tool_use" else p for p in completion.parts]
-    meta: dict[str, Any] = {"provider": provider.kind}
+    meta: dict[str, Any] = {"provider": provider.kind.value}
     if completion.stop_reason:
         meta["stop_reason"] = completion.stop_reason
     if plan.rungs or retried:  # the whole record goes to the compactions table
@@ -231,9 +225,7 @@ def _answer(
                    model=completion.model, usage=completion.usage, source_meta=meta)
 
 
-def _record(
-    store: Store, conv_id: int, result: RunResult, provider: Provider, options: RunOptions
-) -> None:
+def _record(store: Store, conv_id: int, result: RunResult, target: Target) -> None:
     """The compaction record on the new answer, so the preview can show what was sent.
 
     Written after the turn: a crash in between loses only this record, never half a turn.
@@ -241,8 +233,8 @@ def _record(
     plan = result.plan
     if not plan.rungs:
         return
-    params = {"provider": provider.kind, "model": provider.model, "window": options.window,
-              "trigger": plan.trigger, "retried_after_overflow": result.retried_after_overflow}
+    params = {**target.record(), "trigger": plan.trigger,
+              "retried_after_overflow": result.retried_after_overflow}
     store.add_compaction(conv_id, result.answer_id, plan.rungs[-1], params, plan.to_record(),
                          plan.summary or "")
 
@@ -280,12 +272,6 @@ def _continue_from(store: Store, conv: Conversation) -> int | None:
 
 
 def _history(store: Store, conv: Conversation, parent: int | None) -> list[Message]:
-    return _from_context_start(store.path(conv.id, parent), conv) if parent is not None else []
-
-
-def _from_context_start(path: list[Message], conv: Conversation) -> list[Message]:
-    """The path from the conversation's context start, when the start is on it (P4)."""
-    for i, m in enumerate(path):
-        if m.id == conv.context_start_id:
-            return path[i:]
-    return path
+    if parent is None:
+        return []
+    return from_context_start(store.path(conv.id, parent), conv.context_start_id)

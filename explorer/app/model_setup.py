@@ -10,7 +10,8 @@ import threading
 from dataclasses import dataclass, field
 
 from explorer.app import conversation_ops as ops
-from explorer.app.preferences import load_app_prefs
+from explorer.app.targets import build_target
+from explorer.compaction.target import ProviderKind, Target
 from explorer.providers import Provider, make_provider
 from explorer.providers.base import TextCallback
 from explorer.providers.keys import resolve_key
@@ -31,8 +32,14 @@ class ModelChoice:
     base_url: str | None = None
     window: int | None = None
     max_tokens: int | None = None
+    tier: str | None = None
     vision: bool = True
     summary: bool = True
+
+    def target(self) -> Target:
+        """The target these choices make over the settings (what the preview aims at too)."""
+        return build_target(self.kind, model=self.model, window=self.window, tier=self.tier,
+                            max_tokens=self.max_tokens, vision=self.vision)
 
 
 @dataclass
@@ -44,25 +51,30 @@ class Prepared:
 
 def prepare(choice: ModelChoice, on_text: TextCallback | None = None,
             cancel: threading.Event | None = None) -> Prepared:
+    """The provider and the run options for ``choice``, built from one target."""
     settings = load_settings()
-    prefs = load_app_prefs()
-    kind = choice.kind or settings.provider
-    chosen = settings.for_provider(kind)
-    key, status = resolve_key(kind)
-    if key is None and kind != "openai-compatible":
+    try:
+        target = choice.target()
+    except ValueError as e:
+        raise SetupError(str(e)) from None
+    kind = target.kind
+    try:
+        key, status = resolve_key(kind.value)
+    except ValueError as e:
+        raise SetupError(str(e)) from None
+    if key is None and kind is not ProviderKind.OPENAI_COMPATIBLE:
         raise SetupError(f"no {kind} API key ({status.line()}); run 'convo keys set {kind}' "
                          f"or set ${status.env_var}")
-    max_tokens = choice.max_tokens or chosen.max_output_tokens
-    provider = make_provider(kind, model=choice.model or chosen.model,
-                             base_url=choice.base_url or chosen.base_url, api_key=key,
-                             max_tokens=max_tokens)
+    base_url = choice.base_url or settings.for_provider(kind.value).base_url
+    try:
+        provider = make_provider(kind, model=target.model, base_url=base_url, api_key=key,
+                                 max_tokens=target.output_reserve)
+    except ValueError as e:
+        raise SetupError(str(e)) from None
     options = ops.RunOptions(
-        window=choice.window or chosen.window,
-        max_output_tokens=max_tokens,
-        threshold=prefs.threshold,
-        vision=choice.vision,
+        target=target,
         summarizer=ProviderSummarizer(provider) if choice.summary else None,
         on_text=on_text,
         cancel=cancel,
     )
-    return Prepared(provider, options, [*settings.notes, *prefs.notes])
+    return Prepared(provider, options, list(target.notes))

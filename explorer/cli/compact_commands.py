@@ -8,30 +8,37 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
+from explorer.app.targets import build_target
 from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.output import emit
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import TIERS
+from explorer.compaction.target import PROVIDER_KINDS, Target
 from explorer.store import StoreError
 
 
-def _shape_args(p: argparse.ArgumentParser) -> None:
+def _target_args(p: argparse.ArgumentParser) -> None:
     add_conv_arg(p)
-    p.add_argument("--provider", choices=compacting.PROVIDERS, default="anthropic")
+    p.add_argument("--provider", choices=PROVIDER_KINDS, help="default: the settings file")
     p.add_argument("--model", help="model name (selects the image pricing rule)")
     p.add_argument("--window", type=int, help="context window in tokens")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="room kept for the answer (default: the settings')")
     p.add_argument("--tier", choices=TIERS, help="snapshot page tier (default: the settings')")
 
 
-def _shape(args: argparse.Namespace) -> Shape:
-    return Shape(args.provider, args.model, args.window,
-                 args.tier or compacting.preferred_shape().tier)
+def _target(args: argparse.Namespace) -> Target:
+    """The same target ``convo send`` builds from these flags over the settings."""
+    try:
+        return build_target(args.provider, model=args.model, window=args.window,
+                            tier=args.tier, max_tokens=args.max_tokens)
+    except ValueError as e:
+        raise StoreError(str(e)) from e
 
 
 def run_context(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        use = compacting.usage(s, args.conversation, _shape(args))
+        use = compacting.usage(s, args.conversation, _target(args))
         data = use.to_dict()
         lines = compacting.usage_lines(use)
         emit(args, data, lines)
@@ -39,27 +46,28 @@ def run_context(args: argparse.Namespace) -> int:
 
 
 def run_compact(args: argparse.Namespace) -> int:
-    shape = _shape(args)
+    target = _target(args)
     with open_store(args) as s:
         try:
-            plan = compacting.plan(s, args.conversation, shape, args.rung)
+            plan = compacting.plan(s, args.conversation, target, args.rung)
         except (LadderError, ValueError) as e:
             raise StoreError(str(e)) from e
         payload: dict[str, Any] = {"plan": plan.to_record()}
         lines = compacting.plan_lines(plan)
         if args.preview:
-            files = compacting.write_preview(plan, shape, Path(args.preview), s.db_path)
+            files = compacting.write_preview(plan, target, Path(args.preview), s.db_path)
             payload["files"] = [str(f) for f in files]
             lines.append(f"wrote {len(files)} file(s) to {args.preview} (pages, request.json)")
         else:
-            payload["record"] = compacting.record(s, args.conversation, plan, shape)
-            lines.append(f"recorded compaction {payload['record']} on the tip")
+            payload["record"] = compacting.record(s, args.conversation, plan, target)
+            lines.append(f"recorded compaction {payload['record']} on the tip; the next send "
+                         "with this target carries it")
         emit(args, payload, lines)
     return 0
 
 
 def _compact_args(p: argparse.ArgumentParser) -> None:
-    _shape_args(p)
+    _target_args(p)
     p.add_argument("--rung", choices=compacting.RUNGS, help="run the ladder up to this rung")
     p.add_argument("--preview", metavar="DIR",
                    help="write the exact pages and request JSON here instead of recording")
@@ -67,16 +75,16 @@ def _compact_args(p: argparse.ArgumentParser) -> None:
 
 def run_shake(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        plan = compacting.plan_shake(s, args.conversation, _shape(args))
+        plan = compacting.plan_shake(s, args.conversation, _target(args))
         emit(args, plan.to_record(), compacting.plan_lines(plan))
     return 0
 
 
 COMMANDS: list[Command] = [
-    Command("context", "what fills the context window, by part (as /context)", _shape_args,
+    Command("context", "what fills the context window, by part (as /context)", _target_args,
             run_context, json=True),
     Command("compact", "run the compaction ladder or one rung (as /compact)", _compact_args,
             run_compact, json=True),
     Command("shake", "the free rungs only: elision and image dropping (as /shake)",
-            _shape_args, run_shake, json=True),
+            _target_args, run_shake, json=True),
 ]

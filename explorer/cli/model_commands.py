@@ -26,6 +26,7 @@ from explorer.cli.commands import (
 )
 from explorer.cli.output import emit, visible
 from explorer.compaction.ladder import LadderError
+from explorer.compaction.page_geometry import TIERS
 from explorer.compaction.summary import SummaryTooLarge
 from explorer.providers import PROVIDER_KINDS, Provider, ProviderError
 from explorer.providers.keys import (
@@ -48,6 +49,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="M", help="model name")
     p.add_argument("--window", type=int, metavar="TOKENS", help="the model's context window")
     p.add_argument("--max-tokens", type=int, metavar="N", help="cap on the answer's tokens")
+    p.add_argument("--tier", choices=TIERS,
+                   help="snapshot page tier (default: the settings'), as in 'convo compact'")
     p.add_argument("--no-summary", action="store_true",
                    help="never spend a model call on the summary rung")
     p.add_argument("--no-vision", action="store_true",
@@ -74,7 +77,7 @@ def _regenerate_args(p: argparse.ArgumentParser) -> None:
 def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     """The provider and options from the flags over the settings file, with its key."""
     choice = ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
-                         window=args.window, max_tokens=args.max_tokens,
+                         window=args.window, max_tokens=args.max_tokens, tier=args.tier,
                          vision=not args.no_vision, summary=not args.no_summary)
     streaming = not getattr(args, "json", False)
     prepared = prepare(choice, on_text=_print_chunk if streaming else None)

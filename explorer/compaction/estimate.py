@@ -22,6 +22,7 @@ from typing import Literal
 
 from PIL import Image, UnidentifiedImageError
 
+from explorer.compaction import image_cost
 from explorer.tree.model import Message, Part, Usage
 
 Family = Literal["anthropic", "openai", "gemini", "generic"]
@@ -34,12 +35,8 @@ _UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
 
 
 def anthropic_image_tokens(width: int, height: int) -> int:
-    """Anthropic's rule: about w*h/750, after the long edge is scaled to 1568 px."""
-    if width <= 0 or height <= 0:
-        return 0
-    scale = min(1.0, 1568 / max(width, height), math.sqrt(1_150_000 / (width * height)))
-    w, h = max(1, round(width * scale)), max(1, round(height * scale))
-    return max(1, math.ceil(w * h / 750))
+    """Anthropic's published rule, the one ``image_cost`` keeps with its source; 0 if empty."""
+    return image_cost.anthropic_tokens(width, height) if width > 0 and height > 0 else 0
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def run_ladder(
     path: Sequence[Message],
     budget: int,
     estimator: Estimator,
-    renderer: Renderer,
+    renderer: Renderer | None,
     summarizer: Summarizer | None = None,
     *,
     mode: Mode = "proactive",
@@ -55,7 +55,8 @@ def run_ladder(
     """Build the context for ``path`` within a window of ``budget`` tokens.
 
     ``measured`` (reactive) is the provider's count for ``path`` or its error
-    text; ``force`` runs every rung up to and including the named one.
+    text; ``force`` runs every rung up to and including the named one. Without a
+    ``renderer`` (a model that cannot see) the snapshot rung is skipped.
     """
     path = expand_compacted(path)  # L4: pages are drawn from source text, never from pixels
     available = budget - output_reserve

@@ -41,9 +41,11 @@ def make_provider(
 ) -> Provider:
     """A provider of ``kind`` (``anthropic``, ``openai`` or ``openai-compatible``)."""
     policy = policy or HttpPolicy()
-    if kind == "anthropic":
+    parsed = ProviderKind.parse(kind)
+    if parsed is ProviderKind.ANTHROPIC:
         return AnthropicProvider(model, api_key, base_url, max_tokens, policy)
-    if kind in ("openai", "openai-compatible"):
-        return OpenAIProvider(model, api_key, base_url, kind == "openai-compatible", max_tokens,
-                              policy)
-    raise ValueError(f"unknown provider {kind!r}; expected one of {', '.join(PROVIDER_KINDS)}")
+    if parsed in (ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE):
+        return OpenAIProvider(model, api_key, base_url, parsed is ProviderKind.OPENAI_COMPATIBLE,
+                              max_tokens, policy)
+    raise ValueError(f"no client for provider {kind!r} yet; expected one of "
+                     f"{', '.join(PROVIDER_KINDS)}")

@@ -19,15 +19,16 @@ from typing import Any
 import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
+from explorer.compaction.target import ImageRule, ProviderKind, rule_for
 from explorer.providers.base import (
     ChatTurn,
     Completion,
     ConnectionLost,
     ContextOverflow,
     ProviderError,
-    ProviderKind,
     Secret,
     TextCallback,
+    cap_images,
     image_media_type,
     image_or_marker,
     normalize,
@@ -46,6 +47,7 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_IMAGE_SIDE = 8000
+MAX_IMAGES = 100  # per request (see explorer.compaction.target.MAX_IMAGES for the source)
 
 
 def content_block(part: Part) -> dict[str, Any]:
@@ -78,15 +80,17 @@ def tool_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
-def request_body(messages: Sequence[Message], model: str, max_tokens: int) -> dict[str, Any]:
-    """The streaming Messages API request for ``messages``."""
-    system, turns = normalize(messages)
-    body: dict[str, Any] = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "stream": True,
-        "messages": [_message(t) for t in turns],
-    }
+def request_body(
+    messages: Sequence[Message], model: str, max_tokens: int, *, stream: bool = True,
+    images: ImageRule | None = None, notes: list[str] | None = None,
+) -> dict[str, Any]:
+    """The Messages API request for ``messages`` (the one encoder: send, preview, export)."""
+    limit = images.max_images if images is not None else MAX_IMAGES
+    system, turns = normalize(cap_images(messages, limit, notes))
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if stream:
+        body["stream"] = True
+    body["messages"] = [_message(t) for t in turns]
     if system:
         body["system"] = system
     return body
@@ -206,10 +210,15 @@ class AnthropicProvider:
     base_url: str = DEFAULT_BASE_URL
     max_tokens: int = 4096
     policy: HttpPolicy = field(default_factory=HttpPolicy)
+    images: ImageRule | None = None  # default: the rule of the kind and model
+
+    @property
+    def image_rule(self) -> ImageRule:
+        return self.images or rule_for(self.kind, self.model_name)
 
     @property
     def kind(self) -> ProviderKind:
-        return "anthropic"
+        return ProviderKind.ANTHROPIC
 
     @property
     def family(self) -> Family:
@@ -234,7 +243,8 @@ class AnthropicProvider:
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
-        body = request_body(messages, self.model_name, max_tokens or self.max_tokens)
+        body = request_body(messages, self.model_name, max_tokens or self.max_tokens,
+                            images=self.image_rule)
         url = self.base_url.rstrip("/") + "/v1/messages"
         key = self.api_key
         return stream_events(

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from explorer.compaction.estimate import Family, image_size
+from explorer.compaction.target import ProviderKind as ProviderKind
 from explorer.tree.model import Message, Part, Usage
 
-ProviderKind = Literal["anthropic", "openai", "openai-compatible"]
-PROVIDER_KINDS: tuple[ProviderKind, ...] = ("anthropic", "openai", "openai-compatible")
+# The kinds a request can be sent to (the preview also prices Gemini, which has no client yet).
+PROVIDER_KINDS: tuple[ProviderKind, ...] = (
+    ProviderKind.ANTHROPIC, ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE)
 TextCallback = Callable[[str], None]
 NO_RESULT_TEXT = "[no result was recorded for this tool call]"
 CONTINUES_TEXT = "[the conversation continues from an earlier point]"
@@ -291,3 +293,33 @@ def image_or_marker(part: Part, max_bytes: int, max_side: int) -> Part:
     if problem is None:
         return part
     return Part("text", f"[image not sent: {problem}]", meta={"image_left_out": problem})
+
+
+def cap_images(
+    messages: Sequence[Message], limit: int | None, notes: list[str] | None = None
+) -> list[Message]:
+    """``messages`` with no more images than the provider takes in one request.
+
+    The oldest images become text markers (the newest, snapshot pages included, are the
+    ones the model needs); each one left out is noted.
+    """
+    count = sum(1 for m in messages for p in m.parts if p.kind == "image" and p.data)
+    excess = count - limit if limit is not None else 0
+    if excess <= 0:
+        return list(messages)
+    out: list[Message] = []
+    for m in messages:
+        parts: list[Part] = []
+        for p in m.parts:
+            if excess > 0 and p.kind == "image" and p.data:
+                excess -= 1
+                why = f"over the provider's limit of {limit} images per request"
+                parts.append(Part("text", f"[image not sent: {why}]",
+                                  meta={"image_left_out": why}))
+            else:
+                parts.append(p)
+        out.append(replace(m, parts=parts))
+    if notes is not None:
+        notes.append(f"{count - (limit or 0)} oldest image(s) left out: the provider takes at "
+                     f"most {limit} per request")
+    return out

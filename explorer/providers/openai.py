@@ -20,15 +20,16 @@ from typing import Any
 import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
+from explorer.compaction.target import ImageRule, ProviderKind, rule_for
 from explorer.providers.base import (
     ChatTurn,
     Completion,
     ConnectionLost,
     ContextOverflow,
     ProviderError,
-    ProviderKind,
     Secret,
     TextCallback,
+    cap_images,
     image_media_type,
     image_or_marker,
     normalize,
@@ -47,6 +48,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_COMPATIBLE_URL = "http://localhost:11434/v1"
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_IMAGE_SIDE = 16_000
+MAX_IMAGES = 500  # per request (see explorer.compaction.target.MAX_IMAGES for the source)
 OVERFLOW_CODES = ("context_length_exceeded", "exceed_context_size_error")
 _MEASURED = (
     re.compile(r"\(([\d,]+) in the messages"),
@@ -74,7 +76,7 @@ def _assistant(turn: ChatTurn) -> dict[str, Any]:
     return message
 
 
-def _user_content(parts: Sequence[Part]) -> str | list[dict[str, Any]]:
+def _user_content(parts: Sequence[Part], detail: str | None) -> str | list[dict[str, Any]]:
     sendable = [image_or_marker(p, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE) if p.kind == "image" else p
                 for p in parts]
     if all(p.kind == "text" for p in sendable):
@@ -83,14 +85,17 @@ def _user_content(parts: Sequence[Part]) -> str | list[dict[str, Any]]:
     for p in sendable:
         if p.kind == "image":
             data = base64.b64encode(p.data or b"").decode("ascii")
-            url = f"data:{image_media_type(p)};base64,{data}"
-            content.append({"type": "image_url", "image_url": {"url": url}})
+            image: dict[str, Any] = {"url": f"data:{image_media_type(p)};base64,{data}"}
+            if detail is not None:  # the detail the cost assumed, so it is what is billed
+                image["detail"] = detail
+            content.append({"type": "image_url", "image_url": image})
         elif p.text:
             content.append({"type": "text", "text": p.text})
     return content
 
 
-def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def chat_messages(messages: Sequence[Message], detail: str | None = None
+                  ) -> list[dict[str, Any]]:
     """Chat Completions messages: system first, tool answers right after their calls."""
     system, turns = normalize(messages)
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
@@ -105,20 +110,25 @@ def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                             "content": text or "[no output]"})
         rest = [p for p in turn.parts if p.kind != "tool_result"]
         if rest:
-            out.append({"role": "user", "content": _user_content(rest)})
+            out.append({"role": "user", "content": _user_content(rest, detail)})
     return out
 
 
 def request_body(
-    messages: Sequence[Message], model: str, max_tokens: int, *, compatible: bool = False
+    messages: Sequence[Message], model: str, max_tokens: int, *, compatible: bool = False,
+    stream: bool = True, images: ImageRule | None = None, notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The streaming request; OpenAI names the output cap ``max_completion_tokens``."""
+    """The request (the one encoder: send, preview, export); OpenAI names the output cap
+    ``max_completion_tokens``, compatible servers ``max_tokens``."""
+    limit = images.max_images if images is not None else MAX_IMAGES
+    detail = images.detail if images is not None else None
     body: dict[str, Any] = {
         "model": model,
-        "messages": chat_messages(messages),
-        "stream": True,
-        "stream_options": {"include_usage": True},
+        "messages": chat_messages(cap_images(messages, limit, notes), detail),
     }
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
     body["max_tokens" if compatible else "max_completion_tokens"] = max_tokens
     return body
 
@@ -222,10 +232,15 @@ class OpenAIProvider:
     compatible: bool = False
     max_tokens: int = 4096
     policy: HttpPolicy = field(default_factory=HttpPolicy)
+    images: ImageRule | None = None  # default: the rule of the kind and model
+
+    @property
+    def image_rule(self) -> ImageRule:
+        return self.images or rule_for(self.kind, self.model_name)
 
     @property
     def kind(self) -> ProviderKind:
-        return "openai-compatible" if self.compatible else "openai"
+        return ProviderKind.OPENAI_COMPATIBLE if self.compatible else ProviderKind.OPENAI
 
     @property
     def family(self) -> Family:
@@ -250,7 +265,7 @@ class OpenAIProvider:
         max_tokens: int | None = None,
     ) -> Completion:
         body = request_body(messages, self.model_name, max_tokens or self.max_tokens,
-                            compatible=self.compatible)
+                            compatible=self.compatible, images=self.image_rule)
         url = self.base_url.rstrip("/") + "/chat/completions"
         key = self.api_key
         return stream_events(

@@ -39,7 +39,7 @@ DEFAULTS: dict[str, ProviderSettings] = {
 
 @dataclass
 class Settings:
-    provider: ProviderKind = "anthropic"
+    provider: ProviderKind = ProviderKind.ANTHROPIC
     providers: dict[str, ProviderSettings] = field(default_factory=lambda: dict(DEFAULTS))
     notes: list[str] = field(default_factory=list)
 
@@ -74,7 +74,7 @@ def load_settings(path: Path | None = None) -> Settings:
         settings.notes.append(f"{path}: not a JSON object; using the defaults")
         return settings
     if data.get("provider") in PROVIDER_KINDS:
-        settings.provider = data["provider"]
+        settings.provider = ProviderKind(data["provider"])
     elif "provider" in data:
         settings.notes.append(f"{path}: unknown provider {data['provider']!r} ignored")
     for kind, raw in (data.get("providers") or {}).items():

@@ -42,7 +42,7 @@ from explorer.app.preferences import (
     save_app_prefs,
 )
 from explorer.compaction.page_geometry import TIERS
-from explorer.providers.base import PROVIDER_KINDS
+from explorer.providers.base import PROVIDER_KINDS, ProviderKind
 from explorer.providers.keys import (
     ENV_VARS,
     KeyStatus,
@@ -337,7 +337,7 @@ class SettingsDialog(QDialog):
                             providers={k: page.settings() for k, page in self.pages.items()})
         kind = self.provider.currentText()
         if kind in PROVIDER_KINDS:
-            settings.provider = kind
+            settings.provider = ProviderKind(kind)
         prefs = AppPrefs(theme=self.chosen_theme(), threshold=round(self.threshold.value(), 2),
                          tiers={k: page.tier_box.currentText() for k, page in self.pages.items()})
         try:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from explorer.app import compacting
 from explorer.app.slash import SlashCommand
+from explorer.app.targets import build_target
 from explorer.app.views import tree_lines
 from explorer.compaction.ladder import LadderError
 from explorer.store import NotFound, StoreError
@@ -48,13 +49,13 @@ class SlashDispatcher:
                                                             self.w.conversation_id or 0)))
 
     def _context(self, _: SlashCommand) -> None:
-        shape = compacting.preferred_shape()
-        use = compacting.usage(self.w.store, self.w.conversation_id or 0, shape)
+        target = build_target()
+        use = compacting.usage(self.w.store, self.w.conversation_id or 0, target)
         self.w.command_bar.show_result("\n".join(compacting.usage_lines(use)))
 
     def _shake(self, _: SlashCommand) -> None:
-        shape = compacting.preferred_shape()
-        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, shape)
+        target = build_target()
+        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, target)
         self.w.command_bar.show_result("\n".join(compacting.plan_lines(plan)))
 
     def _compact(self, command: SlashCommand) -> None:

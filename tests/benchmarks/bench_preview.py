@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
+from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.preview.window import CompactionPreview
@@ -89,7 +89,7 @@ def generated_conversation(store: Store, tokens: int = TARGET_TOKENS, seed: int 
     system = Message(None, None, "system", [Part("text", "You work in shop-backend. " * 20)])
     store.append_turn(cid, [system])
     t = 0
-    while compacting.usage(store, cid, Shape()).estimated_total < tokens:
+    while compacting.usage(store, cid, Target.default()).estimated_total < tokens:
         for _ in range(10):
             t += 1
             store.append_turn(cid, _turn(rnd, t))
@@ -114,9 +114,10 @@ def run() -> list[Result]:
         store = Store(Path(tmp) / "bench.db")
         try:
             cid = generated_conversation(store)
-            est = compacting.usage(store, cid, Shape()).estimated_total
+            est = compacting.usage(store, cid, Target.default()).estimated_total
             results = [Result(AREA, "generated conversation (estimate)", est, "tokens")]
-            plan_ms = timed(lambda: compacting.plan(store, cid, Shape(), "snapshot"), repeat=3)
+            plan_ms = timed(lambda: compacting.plan(store, cid, Target.default(), "snapshot"),
+                            repeat=3)
             results.append(Result(AREA, "plan, forced snapshot (no UI)", plan_ms, "ms"))
             window = CompactionPreview(store, cid)
             window.show()

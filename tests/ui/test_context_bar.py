@@ -12,10 +12,10 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
 from explorer.app.demo import load_demo
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
+from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import text_message
 from explorer.ui.preview.context_bar import (
@@ -64,9 +64,9 @@ def test_every_part_shows_the_numbers_of_context_usage(
     qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
 ) -> None:
     store, cid = demo
-    panel.show_conversation(cid, Shape())
+    panel.show_conversation(cid, Target.default())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
-    expected = compacting.usage(store, cid, Shape()).to_dict()
+    expected = compacting.usage(store, cid, Target.default()).to_dict()
     assert panel.bar.usage == expected
     for name in PART_NAMES:
         assert panel.bar.legend[name].text() == f"{expected['parts'][name]:,}"
@@ -80,14 +80,14 @@ def test_every_part_shows_the_numbers_of_context_usage(
 def test_the_bar_follows_the_tip(qtbot: QtBot, panel: ContextPanel,
                                  demo: tuple[Store, int]) -> None:
     store, cid = demo
-    panel.show_conversation(cid, Shape())
+    panel.show_conversation(cid, Target.default())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     before = panel.bar.legend["user"].text()
     tip = store.conversation(cid).tip_id
     store.append_turn(cid, [text_message(None, tip, "user", "more words " * 3000)])
-    panel.show_conversation(cid, Shape())
+    panel.show_conversation(cid, Target.default())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
-    expected = compacting.usage(store, cid, Shape()).to_dict()
+    expected = compacting.usage(store, cid, Target.default()).to_dict()
     assert panel.bar.legend["user"].text() == f"{expected['parts']['user']:,}" != before
 
 
@@ -144,17 +144,17 @@ def test_only_the_newest_request_is_shown(
     store, cid = demo
     shown: list[object] = []
     panel.runner.finished.connect(shown.append)
-    panel.show_conversation(cid, Shape("openai"))
-    panel.show_conversation(cid, Shape("gemini"))
+    panel.show_conversation(cid, Target.default("openai"))
+    panel.show_conversation(cid, Target.default("gemini"))
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     qtbot.wait(50)
     assert len(shown) == 1
-    assert panel.bar.usage == compacting.usage(store, cid, Shape("gemini")).to_dict()
+    assert panel.bar.usage == compacting.usage(store, cid, Target.default("gemini")).to_dict()
     assert "gemini" in panel.title.text()
 
 
 def test_a_failure_is_shown_in_the_bar(qtbot: QtBot, panel: ContextPanel) -> None:
-    panel.show_conversation(987_654, Shape())
+    panel.show_conversation(987_654, Target.default())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     assert panel.bar.status.text() != ""
     assert WARNING_COLOUR in panel.bar.status.styleSheet()
@@ -164,7 +164,7 @@ def test_screenshot_of_the_context_bar(
     qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int], screenshot_dir: Path,
 ) -> None:
     _, cid = demo
-    panel.show_conversation(cid, Shape())
+    panel.show_conversation(cid, Target.default())
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     qtbot.wait(50)
     out = screenshot_dir / "context.png"

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import io
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +19,16 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QTableWidget
 from pytestqt.qtbot import QtBot
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+from provider_server import ProviderServer, ServerState
+
 from explorer.app import compacting
-from explorer.app.compacting import DEFAULT_WINDOWS, Shape
+from explorer.app import conversation_ops as ops
 from explorer.app.demo import load_demo
 from explorer.compaction.page_geometry import page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
+from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind
+from explorer.providers import make_provider
 from explorer.store import Store
 from explorer.tree.model import text_message
 from explorer.ui.preview.page_viewer import FIT, PageViewer, fit_scale
@@ -110,23 +116,35 @@ def cell_text(table: QTableWidget, row: int, column: int) -> str:
     return item.text()
 
 
-def test_L3_pages_shown_are_byte_for_byte_the_pages_the_request_carries(
-    qtbot: QtBot, preview: CompactionPreview, demo: tuple[Store, int],
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_X1_pages_shown_and_applied_are_byte_for_byte_what_send_posts(
+    qtbot: QtBot, preview: CompactionPreview, demo: tuple[Store, int], kind: str,
 ) -> None:
+    """The preview's pages, once applied, are the images the next send POSTs (loopback)."""
     store, cid = demo
-    settle(qtbot, preview, rung="snapshot", tier="dense")
+    settle(qtbot, preview, provider=kind, rung="snapshot", tier="dense")
     shown = preview.pages.page_bytes()
     assert preview.pages.count == len(shown) >= 1
-    shape = Shape("anthropic", "claude-sonnet-4-5", DEFAULT_WINDOWS["anthropic"], "dense")
-    assert preview.shape() == shape
-    plan = compacting.plan(store, cid, shape, "snapshot")
-    carried = snapshot_images(compacting.request_body(plan, shape, []))
-    assert [sha(b) for b in shown] == [sha(b) for b in carried]
     assert preview.result is not None
-    own = snapshot_images(compacting.request_body(preview.result.plan, shape, []))
-    assert [sha(b) for b in shown] == [sha(b) for b in own]
+    target = preview.target()
+    assert preview.result.target == target
     on_screen = preview.pages.canvas.pixmap().toImage()
     assert rgb_bytes(on_screen) == rgb_bytes(QImage.fromData(shown[0]))
+    body = compacting.request_body(preview.result.plan, target, [])
+    assert preview.apply() is not None
+    server = ProviderServer(ServerState()).start()
+    try:
+        provider = make_provider(kind, model=target.model, api_key=None,
+                                 base_url=server.url + ("" if kind == "anthropic" else "/v1"),
+                                 max_tokens=target.output_reserve)
+        ops.send(store, cid, "and now?", provider, ops.RunOptions(target))
+        (hit,) = server.state.hits
+    finally:
+        server.close()
+    assert hit.status == 200 and hit.body is not None
+    posted = snapshot_images(hit.body)
+    assert [sha(b) for b in posted] == [sha(b) for b in shown]
+    assert hit.body["messages"][:-1] == body["messages"]
 
 
 def test_save_pages_writes_the_shown_pngs_and_the_request(
@@ -217,9 +235,9 @@ def test_changing_the_tier_renders_again_with_the_tiers_cells(
     settle(qtbot, preview, rung="snapshot", tier="dense")
     dense_bytes = preview.pages.page_bytes()
     settle(qtbot, preview, tier="legible")
-    assert preview.result is not None and preview.result.shape.tier == "legible"
-    shape = preview.shape()
-    cells = page_geometry(shape.provider, shape.model, "legible")
+    assert preview.result is not None and preview.result.target.tier == "legible"
+    shape = preview.target()
+    cells = page_geometry(shape.kind.pricing, shape.model, "legible")
     expected = compacting.plan(store, cid, shape, "snapshot").pages
     for page in expected:  # each page hugs its rows at the legible tier's row pitch
         assert page.rows * cells.cell_height <= page.height < (
@@ -234,11 +252,11 @@ def test_changing_the_provider_brings_its_window_and_page_size(
     qtbot: QtBot, preview: CompactionPreview,
 ) -> None:
     settle(qtbot, preview, rung="snapshot", provider="gemini")
-    assert preview.window_box.value() == DEFAULT_WINDOWS["gemini"]
-    assert preview.shape().model == "gemini-2.5-flash"
+    assert preview.window_box.value() == DEFAULT_WINDOWS[ProviderKind.GEMINI]
+    assert preview.target().model == "gemini-2.5-flash"
     geometry = page_geometry("gemini", None, "dense")
     assert preview.pages.canvas.pixmap().width() == geometry.page_width
-    assert preview.result is not None and preview.result.shape.provider == "gemini"
+    assert preview.result is not None and preview.result.target.kind == "gemini"
 
 
 def test_L6_forcing_summary_without_a_key_shows_the_error_inline(
@@ -280,7 +298,7 @@ def test_plan_and_costs_show_the_numbers_the_command_line_prints(
 ) -> None:
     store, cid = demo
     settle(qtbot, preview, rung="snapshot")
-    plan = compacting.plan(store, cid, preview.shape(), "snapshot")
+    plan = compacting.plan(store, cid, preview.target(), "snapshot")
     tokens = plan.to_record()["tokens"]
     shown = preview.cost_table.tokens_shown()
     assert shown["verbatim start"] == tokens["head"]
@@ -320,7 +338,7 @@ def test_a_burst_of_changes_shows_only_the_last_plan(
     qtbot.wait(50)
     assert len(finished) == 1
     assert preview.result is not None
-    assert (preview.result.shape.tier, preview.result.rung) == ("legible", "snapshot")
+    assert (preview.result.target.tier, preview.result.rung) == ("legible", "snapshot")
 
 
 def test_page_viewer_pages_through_i_of_n(qtbot: QtBot) -> None:

@@ -16,9 +16,10 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape, preferred_shape
+from explorer.app.targets import build_target
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
+from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.ui.graph.palette import is_dark
 from explorer.ui.preview.worker import LatestRunner, Ticket
@@ -213,16 +214,15 @@ class ContextPanel(QWidget):
         layout.addWidget(self.bar)
         self.conversation_id: int | None = None
 
-    def show_conversation(self, conv_id: int, shape: Shape | None = None) -> None:
+    def show_conversation(self, conv_id: int, target: Target | None = None) -> None:
         """Recompute for ``conv_id`` (call again when the tip moves); newer calls win."""
-        use_shape = shape or preferred_shape()
+        use = target or build_target()
         self.conversation_id = conv_id
-        self.title.setText(f"Context · {use_shape.provider}"
-                           + (f" · {use_shape.model}" if use_shape.model else ""))
+        self.title.setText(f"Context · {use.kind} · {use.model}")
 
         def job(ticket: Ticket) -> dict[str, Any]:
             ticket.step("measuring")
-            return compacting.usage(self.store, conv_id, use_shape).to_dict()
+            return compacting.usage(self.store, conv_id, use).to_dict()
 
         self.runner.submit(job)
 

@@ -27,10 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.app import compacting
-from explorer.app.compacting import DEFAULT_WINDOWS, PROVIDERS, RUNGS, Shape, preferred_shape
+from explorer.app.compacting import RUNGS
+from explorer.app.targets import build_target, default_window
 from explorer.compaction import image_cost
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS
+from explorer.compaction.target import PROVIDER_KINDS, ProviderKind, Target
 from explorer.store import Store
 from explorer.ui.preview.page_viewer import PageViewer
 from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
@@ -47,13 +49,13 @@ SUMMARY_NEEDS_KEY = (
 
 
 def model_choices(provider: str) -> list[str]:
-    """The provider's default model first, then the models its image pricing knows."""
+    """The settings' model first, then the models the provider's image pricing knows."""
     known: dict[str, list[str]] = {
         "anthropic": list(image_cost.ANTHROPIC_HIGH_RES_MODELS),
         "openai": [*image_cost.OPENAI_TILE_MODELS, *image_cost.OPENAI_PATCH_MODELS],
         "gemini": ["gemini-2.5-pro", "gemini-3-pro-preview"],
     }
-    first = DEFAULT_MODELS.get(provider, "")
+    first = build_target(provider).model or DEFAULT_MODELS.get(provider, "")
     return [first, *(m for m in known.get(provider, []) if m != first)]
 
 
@@ -88,7 +90,7 @@ class CompactionPreview(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=REPLAN_DELAY_MS)
         self._timer.timeout.connect(self.replan)
         self._build_options()
-        self.tier_box.setCurrentText(preferred_shape().tier)  # the settings' tier first
+        self.tier_box.setCurrentText(build_target().tier)  # the settings' tier first
         self._build_body()
         self.setWindowTitle(f"Compaction preview · {store.conversation(conv_id).title}")
         self.resize(1280, 860)
@@ -97,16 +99,18 @@ class CompactionPreview(QWidget):
 
     # -- layout -----------------------------------------------------------------
     def _build_options(self) -> None:
+        first = build_target().kind  # the settings' provider first, as send uses it
         self.provider_box = QComboBox()
-        self.provider_box.addItems(list(PROVIDERS))
+        self.provider_box.addItems([k.value for k in PROVIDER_KINDS])
+        self.provider_box.setCurrentText(first.value)
         self.model_box = QComboBox()
         self.model_box.setEditable(True)
-        self.model_box.addItems(model_choices(PROVIDERS[0]))
+        self.model_box.addItems(model_choices(first))
         self.window_box = QSpinBox()
         self.window_box.setRange(1024, 100_000_000)
         self.window_box.setSingleStep(1000)
         self.window_box.setGroupSeparatorShown(True)
-        self.window_box.setValue(DEFAULT_WINDOWS[PROVIDERS[0]])
+        self.window_box.setValue(default_window(first))
         self.tier_box = QComboBox()
         self.tier_box.addItems(list(TIERS))
         self.rung_box = QComboBox()
@@ -189,14 +193,16 @@ class CompactionPreview(QWidget):
         self.model_box.addItems(model_choices(provider))
         self.model_box.blockSignals(False)
         self.window_box.blockSignals(True)
-        self.window_box.setValue(DEFAULT_WINDOWS.get(provider, 128_000))
+        self.window_box.setValue(default_window(provider))
         self.window_box.blockSignals(False)
         self.schedule_replan()
 
-    def shape(self) -> Shape:
+    def target(self) -> Target:
+        """The target the options make over the settings: what ``send`` with the same
+        provider, model, window and tier aims at."""
         model = self.model_box.currentText().strip() or None
-        return Shape(self.provider_box.currentText(), model, self.window_box.value(),
-                     self.tier_box.currentText())
+        return build_target(ProviderKind.parse(self.provider_box.currentText()), model=model,
+                            window=self.window_box.value(), tier=self.tier_box.currentText())
 
     def rung(self) -> str | None:
         chosen = self.rung_box.currentText()
@@ -230,10 +236,15 @@ class CompactionPreview(QWidget):
     def replan(self) -> None:
         """Plan again for the current options; a plan still running is superseded."""
         self._timer.stop()
-        store, conv_id, shape, rung = self.store, self.conversation_id, self.shape(), self.rung()
+        store, conv_id, rung = self.store, self.conversation_id, self.rung()
+        try:
+            target = self.target()
+        except ValueError as e:
+            self._on_failed(e)
+            return
 
         def job(ticket: Ticket) -> PreviewResult:
-            return build_preview(store, conv_id, shape, rung, ticket)
+            return build_preview(store, conv_id, target, rung, ticket)
 
         self.apply_button.setEnabled(False)
         self.save_button.setEnabled(False)
@@ -246,7 +257,7 @@ class CompactionPreview(QWidget):
         self._show(result)
         plan = result.plan
         self._set_status(f"{len(plan.pages)} page(s) · {result.record['tokens']['after']:,} "
-                         f"tokens for {result.shape.provider}")
+                         f"tokens for {result.target.kind}")
         self.apply_button.setEnabled(True)
         self.save_button.setEnabled(True)
 
@@ -300,18 +311,19 @@ class CompactionPreview(QWidget):
             return None
         plan = self.result.plan
         try:
-            tip = self.store.conversation(self.conversation_id).tip_id
-            if not plan.path or plan.path[-1].id != tip:
+            now = compacting.active_context(self.store, self.conversation_id)
+            if not plan.path or not now or plan.path[-1].id != now[-1].id:
                 self.replan()
                 self._set_status("The tip moved since this plan was made; planning again.",
                                  error=True)
                 return None
             record_id = compacting.record(self.store, self.conversation_id, plan,
-                                          self.result.shape)
+                                          self.result.target)
         except ValueError as e:  # StoreError is a ValueError
             self._set_status(f"Could not record the compaction: {e}", error=True)
             return None
-        self._set_status(f"Recorded compaction {record_id} on the tip.")
+        self._set_status(f"Recorded compaction {record_id} on the tip: the next send to "
+                         f"{self.result.target.kind} {self.result.target.model} carries it.")
         self.applied.emit(record_id)
         return record_id
 
@@ -328,7 +340,7 @@ class CompactionPreview(QWidget):
         if folder is None:
             return []
         try:
-            files = compacting.write_preview(self.result.plan, self.result.shape, folder)
+            files = compacting.write_preview(self.result.plan, self.result.target, folder)
         except OSError as e:
             self._set_status(f"Could not save: {e}", error=True)
             return []

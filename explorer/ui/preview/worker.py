@@ -16,9 +16,9 @@ from typing import Any
 from PySide6.QtGui import QImage
 
 from explorer.app import compacting
-from explorer.app.compacting import Shape
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.summary import render_message
+from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message
 from explorer.ui.tasks import Cancelled, LatestRunner, Ticket
@@ -30,7 +30,7 @@ __all__ = ["Cancelled", "LatestRunner", "PreviewResult", "Ticket", "build_previe
 class PreviewResult:
     """A plan and everything the window shows of it, prepared off the main thread."""
 
-    shape: Shape
+    target: Target
     rung: str | None
     plan: CompactionPlan
     record: dict[str, Any]
@@ -52,12 +52,12 @@ def messages_text(messages: Sequence[Message]) -> str:
 
 
 def build_preview(
-    store: Store, conv_id: int, shape: Shape, rung: str | None, ticket: Ticket | None = None,
+    store: Store, conv_id: int, target: Target, rung: str | None, ticket: Ticket | None = None,
 ) -> PreviewResult:
     """Plan the compaction and decode its pages from their own PNG bytes."""
     step = ticket.step if ticket is not None else (lambda _stage: None)
     step("planning")
-    plan = compacting.plan(store, conv_id, shape, rung)
+    plan = compacting.plan(store, conv_id, target, rung)
     step("measuring")
     record = plan.to_record()
     images: list[QImage] = []
@@ -69,7 +69,7 @@ def build_preview(
         images.append(image)
     split = plan.split
     return PreviewResult(
-        shape=shape, rung=rung, plan=plan, record=record, images=tuple(images),
+        target=target, rung=rung, plan=plan, record=record, images=tuple(images),
         head_text=messages_text(split.head) if split else "",
         tail_text=messages_text(split.tail) if split else "",
     )

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from coding_session import coding_session, jpeg_bytes, png_bytes
 
+from explorer.compaction import image_cost
 from explorer.compaction.estimate import (
     Estimator,
     anthropic_image_tokens,
@@ -74,10 +75,17 @@ def test_image_cost_reads_png_and_jpeg_headers() -> None:
 def test_anthropic_rule_scales_large_images_down_first() -> None:
     assert anthropic_image_tokens(750, 100) == 100
     big = anthropic_image_tokens(4000, 3000)
-    assert big <= 1_150_000 // 750 + 2
+    assert big <= image_cost.ANTHROPIC_MAX_PIXELS // 750 + 2  # the one published rule
     assert big == anthropic_image_tokens(8000, 6000)
     assert anthropic_image_tokens(3136, 100) == anthropic_image_tokens(1568, 50)
     assert anthropic_image_tokens(0, 10) == 0
+
+
+def test_X1_the_estimator_and_the_page_prices_use_one_anthropic_rule() -> None:
+    """A 1568x784 page once cost 1,534 tokens here and 1,640 in ``image_cost``."""
+    for w, h in ((1568, 784), (1568, 728), (4000, 3000), (200, 100)):
+        assert Estimator().image_tokens(w, h) == image_cost.anthropic_tokens(w, h)
+    assert anthropic_image_tokens(1568, 784) == 1640
 
 
 def test_image_cost_is_pluggable() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import keyring.backend
@@ -13,6 +14,8 @@ import pytest
 from helpers import MemoryKeyring
 from provider_server import ProviderServer, ServerState
 
+from explorer.app.conversation_ops import RunOptions
+from explorer.compaction.target import ProviderKind, Target
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store
 from explorer.tree.model import Message, Part
@@ -103,3 +106,12 @@ def db_state(store: Store, conv: int) -> tuple[int, int | None]:
     """(message count, tip): what a failed call must leave unchanged."""
     c = store.conversation(conv)
     return c.message_count, c.tip_id
+
+
+def run_options(kind: str, window: int = 100_000, output_reserve: int = 256, *,
+                vision: bool = True, **kw: Any) -> RunOptions:
+    """Run options aimed at the test server's provider of ``kind`` (the models ``make`` uses)."""
+    model = "claude-sonnet-4-5" if kind == "anthropic" else "gpt-4.1"
+    target = Target(ProviderKind.parse(kind), model, window, output_reserve=output_reserve,
+                    vision=vision)
+    return RunOptions(target, **kw)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import db_state, seed_conversation
+from conftest import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
@@ -12,8 +12,6 @@ from explorer.providers.base import ServerError
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store, StoreError
 from explorer.tree.model import Message, Part
-
-OPTS = ops.RunOptions(window=100_000, max_output_tokens=256)
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
@@ -24,7 +22,7 @@ def test_T2_rerun_of_an_edited_prompt_leaves_both_answers_in_the_tree(
     path = store.path(conv)
     old_prompt, old_answer = path[-2], path[-1]
     result = ops.edit_and_run(store, conv, int(old_prompt.id), "a better question",
-                              make(kind, server, policy), OPTS)
+                              make(kind, server, policy), run_options(kind))
     new_prompt_id, new_answer_id = result.message_ids
     new_prompt = store.message(new_prompt_id)
     assert new_prompt.parent_id == old_prompt.parent_id  # a sibling of the old prompt
@@ -43,7 +41,7 @@ def test_T2_rerun_of_the_first_prompt_makes_a_second_root(
     conv = seed_conversation(store, 2)
     first = store.path(conv)[0]
     result = ops.edit_and_run(store, conv, int(first.id), "start over",
-                              make("anthropic", server, policy), OPTS)
+                              make("anthropic", server, policy), run_options("anthropic"))
     root, answer = result.message_ids
     assert store.message(root).parent_id is None
     assert store.message(answer).parent_id == root
@@ -55,7 +53,8 @@ def test_T2_regenerate_adds_a_sibling_answer_under_the_same_prompt(
 ) -> None:
     conv = seed_conversation(store, 2)
     prompt, answer = store.path(conv)[-2:]
-    result = ops.regenerate(store, conv, int(answer.id), make("openai", server, policy), OPTS)
+    result = ops.regenerate(store, conv, int(answer.id),
+        make("openai", server, policy), run_options("openai"))
     new = store.message(result.answer_id)
     assert result.message_ids == [result.answer_id]
     assert new.parent_id == prompt.id
@@ -73,7 +72,7 @@ def test_failed_rerun_stores_no_sibling(
     state.faults.extend(["500"] * 5)
     with pytest.raises(ServerError):
         ops.edit_and_run(store, conv, int(prompt.id), "edited",
-                         make("anthropic", server, policy), OPTS)
+                         make("anthropic", server, policy), run_options("anthropic"))
     assert db_state(store, conv) == before
     assert store.siblings(int(prompt.id)) in ([], [prompt.id])
 
@@ -85,9 +84,10 @@ def test_only_prompts_can_be_edited_and_empty_prompts_are_refused(
     answer = store.path(conv)[-1]
     with pytest.raises(StoreError, match="not a prompt"):
         ops.edit_and_run(store, conv, int(answer.id), "x",
-                         make("anthropic", server, policy), OPTS)
+                         make("anthropic", server, policy), run_options("anthropic"))
     with pytest.raises(StoreError, match="empty"):
-        ops.send(store, conv, "   ", make("anthropic", server, policy), OPTS)
+        ops.send(store, conv, "   ",
+        make("anthropic", server, policy), run_options("anthropic"))
     assert state.hits == []
 
 
@@ -96,7 +96,8 @@ def test_send_continues_from_the_context_start(
 ) -> None:
     conv = seed_conversation(store, 4)
     store.trim(conv, keep_turns=1)
-    ops.send(store, conv, "after the trim", make("anthropic", server, policy), OPTS)
+    ops.send(store, conv, "after the trim",
+        make("anthropic", server, policy), run_options("anthropic"))
     body = state.hits[-1].body
     assert body is not None
     assert "question 3" in str(body) and "question 0" not in str(body)
@@ -112,7 +113,8 @@ def test_P3_a_tip_left_mid_turn_is_continued_from_the_last_clean_boundary(
                 parts=[Part("tool_use", "{}", tool_name="ls", tool_use_id="crashed")]),
     ], incomplete=True)
     assert store.clean_boundary(conv) == prompt_id  # after the prompt, before the open call
-    result = ops.send(store, conv, "start again", make("anthropic", server, policy), OPTS)
+    result = ops.send(store, conv, "start again",
+        make("anthropic", server, policy), run_options("anthropic"))
     assert store.message(result.message_ids[0]).parent_id == prompt_id
     assert any("mid-turn" in n for n in result.notes)
     assert state.hits[-1].status == 200 and "crashed" not in str(state.hits[-1].body)

@@ -11,9 +11,10 @@ import hashlib
 import io
 import json
 import random
+from typing import Any
 
 import pytest
-from conftest import db_state, seed_conversation
+from conftest import db_state, run_options, seed_conversation
 from PIL import Image
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import endpoint, make
@@ -30,8 +31,8 @@ from explorer.tree.model import Message, Part
 WINDOW = 20_000
 
 
-def _options(**kw: object) -> ops.RunOptions:
-    return ops.RunOptions(window=WINDOW, max_output_tokens=1000, **kw)
+def _options(kind: str = "anthropic", **kw: Any) -> ops.RunOptions:
+    return run_options(kind, WINDOW, 1000, **kw)
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
@@ -42,7 +43,7 @@ def test_L7_overflow_recovers_through_snapshots_without_a_summarizer(
     conv = seed_conversation(store, 20, chars=1250)
     count, _ = db_state(store, conv)
     estimator = Estimator(family="anthropic") if kind == "anthropic" else None
-    opts = _options(estimator=estimator) if estimator else _options()
+    opts = _options(kind, estimator=estimator) if estimator else _options(kind)
     result = ops.send(store, conv, "what next?", make(kind, server, policy), opts)
 
     first, second = state.hits_to(endpoint(kind))
@@ -154,7 +155,8 @@ def test_L7_openai_compatible_overflow_recovers_too(
 ) -> None:
     state.limit = WINDOW
     conv = seed_conversation(store, 20, chars=1250)
-    result = ops.send(store, conv, "go on", make("openai-compatible", server, policy), _options())
+    result = ops.send(store, conv, "go on", make("openai-compatible", server, policy),
+                      _options("openai-compatible"))
     assert [h.status for h in state.hits] == [400, 200]
     assert result.retried_after_overflow and "snapshot" in result.plan.rungs
 

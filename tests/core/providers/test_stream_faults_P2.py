@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import Waits, db_state, seed_conversation
+from conftest import Waits, db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.app import conversation_ops as ops
@@ -43,7 +43,7 @@ def test_P2_send_writes_prompt_and_answer_as_one_turn(
     conv = seed_conversation(store, 2)
     count, _ = db_state(store, conv)
     chunks: list[str] = []
-    opts = ops.RunOptions(window=100_000, max_output_tokens=256, on_text=chunks.append)
+    opts = run_options(kind, on_text=chunks.append)
     result = ops.send(store, conv, "hello there", make(kind, server, policy), opts)
 
     assert store.conversation(conv).tip_id == result.answer_id
@@ -70,7 +70,7 @@ def test_P2_stream_dropped_midway_stores_nothing(
     before = db_state(store, conv)
     state.faults.extend(["drop"])
     chunks: list[str] = []
-    opts = ops.RunOptions(window=100_000, max_output_tokens=256, on_text=chunks.append)
+    opts = run_options(kind, on_text=chunks.append)
     with pytest.raises(ConnectionLost):
         ops.send(store, conv, "hello there", make(kind, server, policy), opts)
     assert chunks  # text had reached the caller before the drop
@@ -86,7 +86,7 @@ def test_429_waits_for_retry_after_then_answers(
     conv = seed_conversation(store, 1)
     state.faults.extend(["429", "429"])
     result = ops.send(store, conv, "again", make(kind, server, policy),
-                      ops.RunOptions(window=100_000, max_output_tokens=256))
+                      run_options(kind))
     assert [h.status for h in state.hits] == [429, 429, 200]
     assert waits.delays == [7.0, 7.0]  # retry-after (7 s) beats the 0.5 s / 1 s backoff
     assert store.conversation(conv).tip_id == result.answer_id
@@ -105,7 +105,7 @@ def test_retries_stop_after_max_attempts_and_store_nothing(
     state.faults.extend([fault] * 10)
     with pytest.raises(error):
         ops.send(store, conv, "again", make(kind, server, policy),
-                 ops.RunOptions(window=100_000, max_output_tokens=256))
+                 run_options(kind))
     assert len(state.hits) == policy.max_attempts == 3
     assert len(waits.delays) == 2
     assert db_state(store, conv) == before
@@ -122,7 +122,7 @@ def test_slow_response_times_out_and_stores_nothing(
                       waiter=waits)
     with pytest.raises(ProviderTimeout):
         ops.send(store, conv, "again", make(kind, server, fast),
-                 ops.RunOptions(window=100_000, max_output_tokens=256))
+                 run_options(kind))
     assert len(state.hits) == 2
     assert db_state(store, conv) == before
 
@@ -134,7 +134,7 @@ def test_auth_failure_is_not_retried(
     state.faults.append("401")
     with pytest.raises(AuthError):
         ops.send(store, conv, "again", make("anthropic", server, policy),
-                 ops.RunOptions(window=100_000, max_output_tokens=256))
+                 run_options("anthropic"))
     assert len(state.hits) == 1
 
 
@@ -151,7 +151,7 @@ def test_cancel_while_streaming_stores_nothing(
         seen.append(text)
         cancel.set()
 
-    opts = ops.RunOptions(window=100_000, max_output_tokens=256, on_text=on_text, cancel=cancel)
+    opts = run_options(kind, on_text=on_text, cancel=cancel)
     with pytest.raises(Cancelled):
         ops.send(store, conv, "stop me", make(kind, server, policy), opts)
     assert len(seen) == 1
@@ -167,5 +167,5 @@ def test_cancel_during_backoff_stops_retrying(
     cancel.set()
     with pytest.raises(Cancelled):
         ops.send(store, conv, "x", make("anthropic", server, policy),
-                 ops.RunOptions(window=100_000, max_output_tokens=256, cancel=cancel))
+                 run_options("anthropic", cancel=cancel))
     assert len(state.hits) == 1

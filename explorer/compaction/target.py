@@ -1,0 +1,213 @@
+"""Who a context is for: one value the preview, the ladder, the encoders and ``send`` share (X1).
+
+A :class:`Target` is built once (from the settings, the preferences and the flags, in
+``explorer.app.targets``) and carries everything that decides the bytes of a request: the
+provider kind, the token-estimate family, the model, the window, the output reserve, the
+ladder's threshold, the snapshot tier with its page geometry, the image-cost rule and the
+provider's image limits. Whatever builds a context reads it from here, so the preview and
+the request cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from typing import Any
+
+from explorer.compaction import image_cost
+from explorer.compaction.elision import DEFAULT_KEEP_TURNS
+from explorer.compaction.estimate import Estimator, Family
+from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS, PageGeometry, page_geometry
+from explorer.compaction.snapshot_render import render_snapshot
+from explorer.compaction.split import PageLike, Renderer
+from explorer.tree.model import Message
+
+
+class ProviderKind(StrEnum):
+    """The one vocabulary for "which API": settings, flags, records and encoders use it."""
+
+    ANTHROPIC = "anthropic"
+    OPENAI = "openai"
+    OPENAI_COMPATIBLE = "openai-compatible"
+    GEMINI = "gemini"
+
+    @classmethod
+    def parse(cls, value: str | ProviderKind) -> ProviderKind:
+        """The kind named ``value``; an unknown name is a clear error listing the known ones."""
+        try:
+            return cls(value)
+        except ValueError:
+            known = ", ".join(k.value for k in cls)
+            raise ValueError(f"unknown provider {value!r}; expected one of {known}") from None
+
+    @property
+    def pricing(self) -> str:
+        """Whose published image pricing applies (compatible servers are assumed OpenAI's)."""
+        return "openai" if self is ProviderKind.OPENAI_COMPATIBLE else self.value
+
+    @property
+    def family(self) -> Family:
+        """The token-estimate family (local servers run other tokenizers: a generic one)."""
+        return "generic" if self is ProviderKind.OPENAI_COMPATIBLE else self.value  # type: ignore[return-value]
+
+
+PROVIDER_KINDS: tuple[ProviderKind, ...] = tuple(ProviderKind)
+
+# Windows when nothing else says (the settings file names one per provider).
+DEFAULT_WINDOWS: dict[ProviderKind, int] = {
+    ProviderKind.ANTHROPIC: 200_000,
+    ProviderKind.OPENAI: 1_047_576,
+    ProviderKind.OPENAI_COMPATIBLE: 8192,
+    ProviderKind.GEMINI: 1_048_576,
+}
+DEFAULT_OUTPUT_RESERVE = 4096
+
+# Images one request may carry, per provider.
+#   Anthropic: "up to 100 images" per API request
+#     (https://docs.claude.com/en/docs/build-with-claude/vision, "Evaluate image size").
+#   OpenAI: "up to 500 individual image inputs per request"
+#     (https://platform.openai.com/docs/guides/images-vision, "Image input requirements").
+#   Gemini: at most 3,600 image files per request
+#     (https://ai.google.dev/gemini-api/docs/image-understanding, "Technical details").
+#   OpenAI-compatible servers publish no limit; OpenAI's is assumed.
+MAX_IMAGES: dict[str, int] = {"anthropic": 100, "openai": 500, "gemini": 3600}
+
+
+@dataclass(frozen=True)
+class ImageRule:
+    """What one image costs at a provider and model, and where that rule is published.
+
+    ``detail`` is the OpenAI detail level the cost assumes; the encoder sends it with every
+    image so the provider bills what was estimated.
+    """
+
+    pricing: str
+    model: str
+    name: str
+    source: str
+    detail: str | None
+    max_images: int
+
+    def tokens(self, width: int, height: int) -> int:
+        if width <= 0 or height <= 0:
+            return 0
+        return image_cost.page_cost(self.pricing, self.model, width, height)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "detail": self.detail,
+                "max_images": self.max_images}
+
+
+def image_rule(pricing: str, model: str) -> ImageRule:
+    """The one image-cost rule for ``pricing``/``model`` (see ``image_cost`` for each source)."""
+    limit = MAX_IMAGES[pricing]
+    if pricing == "anthropic":
+        name = ("28 px patches (high-resolution model)" if image_cost.anthropic_is_high_res(model)
+                else "w·h/750 after fitting 1568 px and 1.23 MP")
+        return ImageRule(pricing, model, name, image_cost.ANTHROPIC_DOCS, None, limit)
+    if pricing == "openai":
+        patch = image_cost.openai_family(model) == "patch"
+        name = "32 px patches × multiplier" if patch else "85 + 170 per 512 px tile (high detail)"
+        return ImageRule(pricing, model, name, image_cost.OPENAI_DOCS, "high", limit)
+    flat = image_cost.gemini_is_flat_budget(model)
+    name = "flat budget by media resolution (high)" if flat else "258 per 768 px tile"
+    source = image_cost.GEMINI_MEDIA_RESOLUTION_DOCS if flat else image_cost.GEMINI_DOCS
+    return ImageRule(pricing, model, name, source, None, limit)
+
+
+def rule_for(kind: ProviderKind | str, model: str) -> ImageRule:
+    """The image rule a request to ``kind``/``model`` is priced and encoded by."""
+    k = ProviderKind.parse(kind)
+    if k is ProviderKind.OPENAI_COMPATIBLE:  # a local model: OpenAI's default pricing assumed
+        return image_rule(k.pricing, DEFAULT_MODELS[k.pricing])
+    return image_rule(k.pricing, model or DEFAULT_MODELS[k.pricing])
+
+
+@dataclass(frozen=True)
+class Target:
+    """One request's recipient and the ladder's aim; every context builder reads this."""
+
+    kind: ProviderKind
+    model: str
+    window: int
+    output_reserve: int = DEFAULT_OUTPUT_RESERVE
+    threshold: float = 0.8
+    safety: float = 0.9
+    tier: str = "dense"
+    vision: bool = True
+    keep_turns: int = DEFAULT_KEEP_TURNS
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ProviderKind.parse(self.kind))
+        if self.tier not in TIERS:
+            raise ValueError(f"unknown tier {self.tier!r}; expected one of {', '.join(TIERS)}")
+        if self.window <= self.output_reserve:
+            raise ValueError(f"output reserve {self.output_reserve:,} leaves no room in a "
+                             f"window of {self.window:,} tokens")
+
+    @classmethod
+    def default(cls, kind: ProviderKind | str = ProviderKind.ANTHROPIC, **kw: Any) -> Target:
+        """A target with the provider's default model and window (tests, a fresh install)."""
+        k = ProviderKind.parse(kind)
+        kw.setdefault("model", DEFAULT_MODELS[k.pricing] if k is not
+                      ProviderKind.OPENAI_COMPATIBLE else "llama3.2")
+        kw.setdefault("window", DEFAULT_WINDOWS[k])
+        return cls(k, **kw)
+
+    @property
+    def family(self) -> Family:
+        return self.kind.family
+
+    @cached_property
+    def geometry(self) -> PageGeometry:
+        """Pages sized for the provider's pricing of this model, in this tier."""
+        pricing = self.kind.pricing
+        model = self.model if self.kind is not ProviderKind.OPENAI_COMPATIBLE else None
+        return page_geometry(pricing, model, self.tier)
+
+    @cached_property
+    def images(self) -> ImageRule:
+        return rule_for(self.kind, self.model)
+
+    @property
+    def available(self) -> int:
+        """The window less the room kept for the answer."""
+        return self.window - self.output_reserve
+
+    def estimator(self, path: Sequence[Message] = ()) -> Estimator:
+        """A fresh estimator of the target's family, costing images by its rule, corrected by
+        the usage ``path`` carries (L7)."""
+        est = Estimator(self.family, image_tokens=self.images.tokens)
+        if path:
+            est.learn_from_path(path)
+        return est
+
+    def renderer(self) -> Renderer | None:
+        """Snapshot pages of the target's geometry; ``None`` for a model that cannot see."""
+        if not self.vision:
+            return None
+        geometry = self.geometry
+
+        def render(middle: Sequence[Message]) -> Sequence[PageLike]:
+            return render_snapshot(middle, geometry).pages
+
+        return render
+
+    def record(self) -> dict[str, Any]:
+        """The target as a compaction record holds it, with how its pages were drawn."""
+        g = self.geometry
+        return {"provider": self.kind.value, "model": self.model, "window": self.window,
+                "output_reserve": self.output_reserve, "threshold": self.threshold,
+                "tier": self.tier, "vision": self.vision,
+                "page": [g.page_width, g.page_height], "font": g.font,
+                "cell": [g.cell_width, g.cell_height], "spaced_marks": g.spaced_marks,
+                "image_rule": self.images.to_dict()}
+
+    def same_context(self, params: dict[str, Any]) -> bool:
+        """True when a record's parameters were made for a target building the same context."""
+        mine = self.record()
+        keys = ("provider", "model", "window", "output_reserve", "threshold", "tier", "vision")
+        return all(params.get(k) == mine[k] for k in keys)

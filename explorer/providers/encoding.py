@@ -1,0 +1,31 @@
+"""The one request encoder per provider, chosen by the target's kind (X1).
+
+``send`` posts what these functions return, the preview writes it as ``request.json`` and the
+``anthropic``/``openai`` exporters print it, so the three can never disagree on a byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.compaction.target import ProviderKind, Target
+from explorer.providers import anthropic, gemini, openai
+from explorer.tree.model import Message
+
+
+def encode_request(
+    messages: Sequence[Message], target: Target, *, notes: list[str] | None = None,
+    stream: bool = True, max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """The body of the request carrying ``messages`` to ``target`` (its model, cap, images)."""
+    cap = max_tokens or target.output_reserve
+    kind = target.kind
+    if kind is ProviderKind.ANTHROPIC:
+        return anthropic.request_body(messages, target.model, cap, stream=stream,
+                                      images=target.images, notes=notes)
+    if kind in (ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE):
+        return openai.request_body(messages, target.model, cap, stream=stream,
+                                   compatible=kind is ProviderKind.OPENAI_COMPATIBLE,
+                                   images=target.images, notes=notes)
+    return gemini.request_body(messages, cap, images=target.images, notes=notes)
