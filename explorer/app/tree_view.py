@@ -19,6 +19,7 @@ from explorer.tree.tending import (
     hidden_by_archive,
     preferred_leaf,
     sibling_place,
+    stale_answers,
     subtree,
 )
 
@@ -52,6 +53,7 @@ class TendedView:
     hidden: set[int] = field(default_factory=set)
     markers: list[Marker] = field(default_factory=list)
     merges: list[tuple[int, int]] = field(default_factory=list)  # (side tip, merge message)
+    stale: set[int] = field(default_factory=set)  # answers to a prompt chain edited upstream
 
     def markers_at(self, mid: int | None) -> list[Marker]:
         return [m for m in self.markers if m.at == mid]
@@ -78,14 +80,19 @@ class TendedView:
         out += [m.text() for m in self.markers_at(mid)]
         out += [f"merges the branch ending at {tip}" for tip, msg in self.merges if msg == mid]
         out += [f"merged back as {msg}" for tip, msg in self.merges if tip == mid]
+        if mid in self.stale:
+            out.append("stale: a prompt above was edited (replay to redo)")
         return out
 
 
 def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedView:
-    parents = {n.id: n.parent_id for n in store.skeleton(conv_id)}
+    skeleton = store.skeleton(conv_id)
+    parents = {n.id: n.parent_id for n in skeleton}
     view = build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
                       show_all)
     view.merges = store.merge_links(conv_id)
+    roles = {n.id: n.role for n in skeleton}
+    view.stale = stale_answers(parents, roles, store.edits(conv_id), store.replays(conv_id))
     return view
 
 

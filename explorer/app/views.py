@@ -33,7 +33,7 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
         labels.setdefault(mid, []).append(f"⎇ {name}")
     for mid in {*view.marks.archived, *view.marks.preferred, *view.marks.notes,
                 *(m.at for m in view.markers if m.at is not None),
-                *(end for link in view.merges for end in link)}:
+                *(end for link in view.merges for end in link), *view.stale}:
         notes.setdefault(mid, []).extend(view.notes_for(mid))
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes)
 

@@ -21,6 +21,7 @@ from explorer.cli import (
     compact_commands,
     compare_command,
     model_commands,
+    replay_commands,
     tend_commands,
 )
 from explorer.cli.output import visible
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
-                 *compare_command.COMMANDS]:
+                 *compare_command.COMMANDS, *replay_commands.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

@@ -86,3 +86,21 @@ def merge_links(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]
         "AND json_extract(source_meta, '$.merged_from.tip') IS NOT NULL ORDER BY id",
         (conv_id,),
     )]
+
+
+def edits(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
+    """Edited prompt → the prompt it was edited from (siblings, T2)."""
+    return {int(r[0]): int(r[1]) for r in conn.execute(
+        "SELECT id, json_extract(source_meta, '$.edited_from') FROM messages "
+        "WHERE conversation_id = ? AND source_meta LIKE '%\"edited_from\"%' "
+        "AND json_extract(source_meta, '$.edited_from') IS NOT NULL", (conv_id,),
+    )}
+
+
+def replays(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
+    """(old branch tip, edited prompt) of every replay not undone."""
+    return [(int(r[0]), int(r[1])) for r in conn.execute(
+        "SELECT json_extract(undo, '$.replay.from_tip'), json_extract(undo, '$.replay.onto') "
+        "FROM operations WHERE conversation_id = ? AND kind = 'replay' AND state = 'done'",
+        (conv_id,),
+    )]

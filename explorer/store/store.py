@@ -27,7 +27,7 @@ from explorer.store import (
 from explorer.store.connection import open_connection
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
-from explorer.store.marks import Marks, conversation_marks, merge_links
+from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import db_id, dumps, load_messages
@@ -223,6 +223,12 @@ class Store:
 
     def merge_links(self, conv_id: int) -> list[tuple[int, int]]:
         return merge_links(self.reader, conv_id)
+
+    def edits(self, conv_id: int) -> dict[int, int]:
+        return edits(self.reader, conv_id)
+
+    def replays(self, conv_id: int) -> list[tuple[int, int]]:
+        return replays(self.reader, conv_id)
 
     def tombstones(self, conv_id: int) -> list[Tombstone]:
         return tombstones(self.reader, conv_id)

@@ -120,3 +120,28 @@ def preferred_leaf(
         starred = [k for k in kids if k in preferred] or [k for k in kids if k in active]
         node = starred[0] if starred else kids[-1]
     return node
+
+
+def stale_answers(
+    parents: Mapping[int, int | None], roles: Mapping[int, str], edits: Mapping[int, int],
+    replays: Iterable[tuple[int, int]],
+) -> set[int]:
+    """Answers below a prompt that was edited into a sibling (``edits``: edit → original),
+    except those on a branch already replayed onto that edit (``replays``: (tip, onto))."""
+    children = children_of(parents)
+    done: dict[int, list[int]] = {}
+    for tip, onto in replays:
+        done.setdefault(onto, []).append(tip)
+    out: set[int] = set()
+    for edit, original in edits.items():
+        if edit not in parents or original not in parents:
+            continue
+        covered: set[int] = set()
+        for tip in done.get(edit, ()):
+            node: int | None = tip
+            while node is not None and node in parents and node != original:
+                covered.add(node)
+                node = parents[node]
+        out.update(m for m in subtree(children, original)
+                   if roles.get(m) == "assistant" and m not in covered)
+    return out
