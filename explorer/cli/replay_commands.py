@@ -9,14 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.app import conversation_ops as ops
 from explorer.app import fanout, replay
 from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.cli.commands import Command, add_conv_arg, open_store, read_text
 from explorer.cli.output import emit
-from explorer.compaction.estimate import Estimator
 from explorer.providers import PROVIDER_KINDS
-from explorer.providers.settings import load_settings
 from explorer.store import StoreError
 
 
@@ -45,9 +42,12 @@ def run_replay(args: argparse.Namespace) -> int:
         if not args.dry_run:
             raise StoreError(f"{e} (nothing was sent)") from e
         prepared = None
-    model = prepared.provider.model if prepared else (
-        args.model or load_settings().for_provider(args.provider).model)
-    estimator = ops.estimator_for(prepared.provider) if prepared else Estimator()
+    try:
+        target = prepared.options.target if prepared else _choice(args).target()
+    except ValueError as e:
+        raise StoreError(str(e)) from e
+    model = target.model
+    estimator = target.estimator()
     with open_store(args) as s:
         plan = replay.plan_replay(s, args.tip, args.onto, estimator, model)
         if args.dry_run or prepared is None:

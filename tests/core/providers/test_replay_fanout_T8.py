@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import db_state, seed_conversation
+from conftest import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
-from explorer.app import conversation_ops as ops
 from explorer.app import fanout, replay, undo
 from explorer.app.tree_actions import edit
 from explorer.app.tree_view import tended_view
@@ -19,7 +18,7 @@ from explorer.compaction.estimate import Estimator
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store, StoreError
 
-OPTS = ops.RunOptions(window=100_000, max_output_tokens=256)
+OPTS = run_options("openai")
 
 
 def _edited(store: Store) -> tuple[int, list[int], int]:
@@ -79,7 +78,8 @@ def test_T8_fanout_stores_one_sibling_answer_per_model_and_sample(
 ) -> None:
     conv = seed_conversation(store, 1)
     before = db_state(store, conv)
-    targets = [fanout.Target("anthropic:a", make("anthropic", server, policy), OPTS),
+    targets = [fanout.Target("anthropic:a", make("anthropic", server, policy),
+                             run_options("anthropic")),
                fanout.Target("openai:b", make("openai", server, policy), OPTS)]
     done: list[str] = []
     result = fanout.fanout(store, conv, "which is faster?", targets, samples=2,
