@@ -77,7 +77,7 @@ def convert_message(key: str, msg: dict[str, Any], images: Images) -> Converted:
         model=text_of(metadata.get("model_slug")) or None,
     )
     _describe(out, msg, author, metadata, ctype, recipient)
-    body = _body_parts(content, ctype, images, out.notes)
+    body = _body_parts(content, ctype, images, out.notes, key)
     if ctype in _SYSTEM_TYPES:
         out.role = "system"
         out.parts = body
@@ -125,12 +125,70 @@ def _describe(
 
 
 def _body_parts(
-    content: dict[str, Any], ctype: str, images: Images, notes: list[str]
+    content: dict[str, Any], ctype: str, images: Images, notes: list[str], key: str
 ) -> list[Part]:
+    """The typed field first, then ``parts`` (where newer exports keep every type's
+    body); content that is there but cannot be read is kept as raw JSON, with a note."""
     if ctype in ("text", "multimodal_text"):
-        parts = content.get("parts")
-        items = parts if isinstance(parts, list) else []
-        return [p for item in items for p in _item_parts(item, images, notes)]
+        return _from_parts(content, images, notes)
+    known = ctype in _TYPED
+    body = _typed_parts(content, ctype) if known else []
+    if _has_content(body):
+        return body
+    fallback = _from_parts(content, images, notes)
+    if _has_content(fallback):
+        return [_as_kind(p, ctype, known) for p in fallback]
+    if _meaningful({k: v for k, v in content.items() if k != "content_type"}):
+        if known:
+            notes.append(f"message {key}: {ctype} content has no text this program can read; "
+                         "kept its raw JSON")
+        label = "unreadable_content_type" if known else "unknown_content_type"
+        return [_unknown(content, label, ctype)]
+    return body
+
+
+def _from_parts(content: dict[str, Any], images: Images, notes: list[str]) -> list[Part]:
+    parts = content.get("parts")
+    items = parts if isinstance(parts, list) else []
+    return [p for item in items for p in _item_parts(item, images, notes)]
+
+
+_THINKING = ("thoughts", "reasoning_recap")
+_TYPED = (
+    "code", "execution_output", "thoughts", "reasoning_recap", "user_editable_context",
+    "model_editable_context", "tether_browsing_display", "tether_quote", "system_error",
+)
+
+
+def _as_kind(p: Part, ctype: str, known: bool) -> Part:
+    """A part read from ``parts`` as the content type would have given it."""
+    if not known:
+        p.meta.setdefault("unknown_content_type", ctype)
+    elif p.kind == "text" and ctype == "thoughts":
+        return Part("thinking", p.text, meta={"summary": "", **p.meta})
+    elif p.kind == "text" and ctype == "reasoning_recap":
+        return Part("thinking", p.text, meta={**p.meta, "recap": True})
+    elif p.kind == "text" and ctype in ("tether_quote", "system_error"):
+        p.meta[ctype] = True
+    return p
+
+
+def _has_content(parts: list[Part]) -> bool:
+    return any(p.text.strip() or p.data for p in parts)
+
+
+def _meaningful(value: object) -> bool:
+    """Whether a JSON value holds anything a person could read (not just empty shells)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(_meaningful(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_meaningful(v) for v in value)
+    return False
+
+
+def _typed_parts(content: dict[str, Any], ctype: str) -> list[Part]:
     if ctype == "code":
         lang = text_of(content.get("language"))
         return [Part("text", text_of(content.get("text")), meta={"language": lang})]
@@ -149,7 +207,7 @@ def _body_parts(
         return [Part("text", text_of(content.get("result")) or text_of(content.get("summary")))]
     if ctype in ("tether_quote", "system_error"):
         return [Part("text", text_of(content.get("text")), meta={ctype: True})]
-    return [_unknown(content, "unknown_content_type", ctype)]
+    return []
 
 
 def _item_parts(item: object, images: Images, notes: list[str]) -> list[Part]:
@@ -161,6 +219,10 @@ def _item_parts(item: object, images: Images, notes: list[str]) -> list[Part]:
         return [_image(part, images, notes)]
     if kind == "audio_transcription":
         return [Part("text", text_of(part.get("text")), meta={"audio_transcription": True})]
+    if not kind and part and (text_of(part.get("content")) or text_of(part.get("text"))):
+        # a thought or quote kept as {summary, content} / {text} inside ``parts``
+        meta = {"summary": text_of(part.get("summary"))} if "summary" in part else {}
+        return [Part("text", text_of(part.get("content")) or text_of(part.get("text")), meta=meta)]
     return [_unknown(item, "unknown_part_type", kind or type(item).__name__)]
 
 
