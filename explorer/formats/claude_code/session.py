@@ -83,6 +83,7 @@ class Session:
     snapshots: int = 0
     duplicates: int = 0
     without_uuid: int = 0
+    incomplete: set[str] = field(default_factory=set)  # uuids only broken lines claimed so far
     link_cycles: list[str] = field(default_factory=list)
 
     def resolve(self, uuid: str | None) -> str | None:
@@ -123,24 +124,32 @@ class SessionReader:
     def add(self, number: int, entry: dict[str, Any]) -> None:
         s = self.session
         uuid = as_str(entry.get("uuid"))
+        kind = entry.get("type")
+        message = entry.get("message")
+        complete = _complete(kind, message)
         if uuid is not None and uuid in s.raw_parent:
-            s.duplicates += 1
-            return
+            if not (complete and uuid in s.incomplete):
+                s.duplicates += 1
+                return
+            # Only a complete record may claim a uuid: this one replaces the broken line.
+            s.incomplete.discard(uuid)
+            s.notes.append(f"line {number}: replaces an earlier incomplete line with uuid {uuid}")
         stamp = parse_timestamp(entry.get("timestamp"))
         if s.first_timestamp is None and stamp is not None:
             s.first_timestamp = stamp
         sid = as_str(entry.get("sessionId"))
         if sid and sid not in s.session_ids:
             s.session_ids.append(sid)
-        kind = entry.get("type")
-        message = entry.get("message")
-        if kind in ("user", "assistant") and isinstance(message, dict):
+        if complete and isinstance(message, dict):
             self._add_message(number, entry, message, uuid, stamp)
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
             self._add_boundary(number, entry, uuid, stamp)
         else:
             if kind in ("user", "assistant"):
-                s.notes.append(f"line {number}: {kind} entry without a message object; skipped")
+                what = "a message object" if not isinstance(message, dict) else "content"
+                s.notes.append(f"line {number}: {kind} entry without {what}; skipped")
+                if uuid is not None:
+                    s.incomplete.add(uuid)
             self._add_record(entry, uuid)
 
     def _add_message(
@@ -256,6 +265,12 @@ class SessionReader:
             self.session.agent_links.setdefault(agent_id, use_ids[0])
 
 
+def _complete(kind: object, message: object) -> bool:
+    """A user or assistant line with a message object that has content."""
+    return (kind in ("user", "assistant") and isinstance(message, dict)
+            and message.get("content") is not None)
+
+
 def _line_meta(number: int, entry: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {"line": number}
     for name in _LINE_FIELDS:
@@ -274,6 +289,7 @@ def _record_name(entry: dict[str, Any]) -> str:
     kind = entry.get("type")
     name = kind if isinstance(kind, str) else "(no type)"
     if kind in ("user", "assistant"):
-        return f"{name} (no message object)"
+        found = "content" if isinstance(entry.get("message"), dict) else "message object"
+        return f"{name} (no {found})"
     subtype = entry.get("subtype")
     return f"{name}:{subtype}" if kind == "system" and isinstance(subtype, str) else name

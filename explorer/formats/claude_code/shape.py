@@ -45,14 +45,14 @@ class Subagent:
 def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = ()) -> ImportedConversation:
     """The conversation of one session file; ``main.notes`` should already hold line notes."""
     notes: list[str] = []
-    messages = _messages(main, None, notes)
+    messages = _messages(main, None, notes, None)
     links = dict(main.agent_links)
     for sub in subagents:
         for agent_id, use_id in sub.session.agent_links.items():
             links.setdefault(agent_id, use_id)
     sub_meta = []
     for sub in subagents:
-        sub_messages = _messages(sub.session, sub.agent_id, notes)
+        sub_messages = _messages(sub.session, sub.agent_id, notes, main)
         messages.extend(sub_messages)
         sub_meta.append(_subagent_meta(sub, sub_messages, links))
     repair = repair_tree(messages)
@@ -76,9 +76,11 @@ def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = ()) -> I
     return conv
 
 
-def _messages(session: Session, agent_id: str | None, notes: list[str]) -> list[Message]:
+def _messages(
+    session: Session, agent_id: str | None, notes: list[str], main: Session | None
+) -> list[Message]:
     """Messages of one file with resolved parents; its notes go to ``notes``, prefixed."""
-    parents = resolve_parents(session)
+    parents = resolve_parents(session, main)
     moved = chain_parallel_results(session.nodes, parents)
     prefix = f"subagent {agent_id}: " if agent_id else ""
     own = [*session.notes, *_session_notes(session, moved)]

@@ -18,16 +18,55 @@ from explorer.formats.claude_code.session import Node, Session
 from explorer.tree.model import Message
 
 
-def resolve_parents(session: Session) -> dict[str, str | None]:
-    """Each node's parent key; compact boundaries hang from their logical parent."""
+def resolve_parents(session: Session, main: Session | None = None) -> dict[str, str | None]:
+    """Each node's parent key; compact boundaries hang from their logical parent.
+
+    A parent the file does not hold (a damaged line was skipped) is replaced by the
+    previous message in file order, so one bad line never splits a session; a file
+    whose lines all have no parent is chained in file order. In a subagent file
+    (``main`` given), a parent in the main session is where the subagent started:
+    its first message stays a root and records that message as ``started_from``.
+    """
     parents: dict[str, str | None] = {}
+    keys = {node.key for node in session.nodes}
+    previous: dict[bool, Node] = {}
+    unlinked = len(session.nodes) > 1 and all(n.parent_uuid is None for n in session.nodes)
     for node in session.nodes:
-        parents[node.key] = session.resolve(node.parent_uuid)
+        parent = session.resolve(node.parent_uuid)
         if node.compact_boundary:
-            parents[node.key] = _boundary_parent(session, node, parents[node.key])
-        if parents[node.key] == node.key:
-            parents[node.key] = node.parent_uuid  # a self-loop; left for the repair to cut
+            parent = _boundary_parent(session, node, parent)
+        before = previous.get(node.sidechain)
+        if parent == node.key:
+            parent = node.parent_uuid  # a self-loop; left for the repair to cut
+        elif parent is not None and parent not in keys:
+            parent = _outside_parent(session, node, parent, before, main)
+        elif parent is None and unlinked and before is not None:
+            parent = before.key
+        parents[node.key] = parent
+        previous[node.sidechain] = node
+    if unlinked:
+        session.notes.append("no line names a parent; chained the messages in file order")
     return parents
+
+
+def _outside_parent(
+    session: Session, node: Node, parent: str, before: Node | None, main: Session | None
+) -> str | None:
+    started = main.resolve(parent) if main is not None else None
+    if main is not None and started in {n.key for n in main.nodes}:
+        if before is None:
+            node.meta["started_from"] = started
+            return None
+        node.meta["written_parent"] = parent
+        session.notes.append(f"line {node.line}: parent {parent} is in the main session; "
+                             f"linked to the previous message (line {before.line})")
+        return before.key
+    if before is None:
+        return parent  # a dangling first parent: the repair makes it a root, with a note
+    node.meta["written_parent"] = parent
+    session.notes.append(f"line {node.line}: parent {parent} is not in the file (a damaged or "
+                         f"missing line); linked to the previous message (line {before.line})")
+    return before.key
 
 
 def _boundary_parent(session: Session, node: Node, written: str | None) -> str | None:

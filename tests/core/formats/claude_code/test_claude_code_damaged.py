@@ -43,11 +43,23 @@ def test_non_object_and_invalid_json_lines_are_noted() -> None:
     assert bad.notes == ["skipped line 2: invalid JSON (Expecting value)"]
 
 
-def test_T5_dangling_parent_becomes_a_root_with_a_note() -> None:
+def test_T5_dangling_parent_mid_file_links_to_the_previous_message_with_a_note() -> None:
     conv = _one("dangling_parent.jsonl")
-    assert _edges(conv) == [("u1", None), ("a1", "u1"), ("u2", None), ("a2", "u2")]
+    assert _edges(conv) == [("u1", None), ("a1", "u1"), ("u2", "a1"), ("a2", "u2")]
     assert conv.tip == "a2"
-    assert any("'missing-uuid' is missing" in n for n in conv.notes)
+    assert {m.id: m for m in conv.messages}["u2"].source_meta["written_parent"] == "missing-uuid"
+    assert any("parent missing-uuid is not in the file" in n for n in conv.notes)
+
+
+def test_T5_dangling_parent_on_the_first_line_becomes_a_root_with_a_note(tmp_path: Path) -> None:
+    lines = (FIXTURES / "dangling_parent.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["parentUuid"] = "in-an-earlier-file"
+    path = tmp_path / "continued.jsonl"
+    path.write_text("\n".join([json.dumps(first), lines[1]]) + "\n", encoding="utf-8")
+    (conv,) = list(claude_code.read(path))
+    assert _edges(conv) == [("u1", None), ("a1", "u1")]
+    assert any("'in-an-earlier-file' is missing" in n for n in conv.notes)
 
 
 def test_T5_replayed_uuids_keep_the_first_and_are_counted_once() -> None:
