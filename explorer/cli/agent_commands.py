@@ -98,5 +98,5 @@ COMMANDS = [
     Command("sources", "list where your agents keep sessions (tool, sessions, size, newest)",
             _tool_arg, run_sources, json=True),
     Command("sync", "import what changed in the agents' session folders since the last sync",
-            _sync_args, run_sync, json=True),
+            _sync_args, run_sync, json=True, creates_db=True),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -23,14 +24,33 @@ class Command:
     arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     json: bool = False
+    creates_db: bool = False  # only commands that bring data in make a new database
 
 
 def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if getattr(args, "db", None) else default_db_path()
 
 
+def check_db_location(args: argparse.Namespace) -> Path:
+    """The database path, refused when a command would create something unasked for.
+
+    A database named by ``--db`` or ``$CONVO_DB`` must be in a folder that exists (a
+    typo must not make folders); a command that only reads or changes what is there
+    needs the database to exist already. Only the default data folder is created.
+    """
+    path = db_path(args)
+    named = bool(getattr(args, "db", None) or os.environ.get("CONVO_DB"))
+    if named and not path.parent.is_dir():
+        raise StoreError(f"the folder {path.parent} does not exist "
+                         "(create it first, or choose another --db)")
+    if not getattr(args, "creates_db", False) and not path.is_file():
+        raise StoreError(f"no database at {path} "
+                         "(convo demo or convo import creates one)")
+    return path
+
+
 def open_store(args: argparse.Namespace) -> Store:
-    return Store(db_path(args))
+    return Store(check_db_location(args))
 
 
 def _none(_: argparse.ArgumentParser) -> None:
@@ -225,23 +245,37 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    """What was imported goes to stdout; every repair, skip and unreadable file is named
+    on stderr. Exit 0 when anything was imported, 1 when nothing was."""
     with open_store(args) as s:
         report = importing.import_paths(s, [Path(p) for p in args.paths])
-        lines = []
-        for c in report.conversations:
-            lines.append(f"conversation {c.conversation_id} ({c.source_format}) {c.title!r}: "
-                         f"{c.added} added, {c.already_present} already present")
-            lines += [f"  repaired/skipped: {n}" for n in c.notes]
-            lines += [f"  not messages: {k} ×{v}" for k, v in sorted(c.ignored_records.items())]
-            if c.incomplete:
-                lines.append("  ends mid-turn: the last clean boundary is marked")
-        lines += [f"error: {e}" for e in report.errors]
-        if report.skipped_files:
-            lines.append(f"{len(report.skipped_files)} file(s) skipped (not transcripts)")
-        emit(args, report.to_dict(), lines)
-        if report.errors and not report.conversations:
-            raise StoreError(report.errors[0])
-    return 0
+    lines = [f"conversation {c.conversation_id} ({c.source_format}) {c.title!r}: "
+             f"{c.added} added, {c.already_present} already present"
+             for c in report.conversations]
+    emit(args, report.to_dict(), lines)
+    for note in import_notes(report):
+        print(f"convo: note: {visible(note)}", file=sys.stderr)
+    if report.conversations:
+        return 0
+    problems = report.errors or [f"{len(report.skipped_files)} file(s), none a transcript"]
+    for problem in problems:
+        print(f"convo: error: nothing imported: {visible(problem)}", file=sys.stderr)
+    return 1
+
+
+def import_notes(report: importing.ImportReport) -> list[str]:
+    """The damage an import met, one line each: repairs, skipped records and files."""
+    notes = []
+    for c in report.conversations:
+        where = f"conversation {c.conversation_id}"
+        notes += [f"{where}: repaired/skipped: {n}" for n in c.notes]
+        notes += [f"{where}: not messages: {k} ×{v}" for k, v in sorted(c.ignored_records.items())]
+        if c.incomplete:
+            notes.append(f"{where}: ends mid-turn: the last clean boundary is marked")
+    if report.conversations:
+        notes += [f"skipped: {e}" for e in report.errors]
+    notes += report.skipped_files
+    return notes
 
 
 def _import_args(p: argparse.ArgumentParser) -> None:
@@ -262,7 +296,7 @@ def _search_args(p: argparse.ArgumentParser) -> None:
 
 
 COMMANDS: list[Command] = [
-    Command("demo", "load the bundled demo conversation", _none, run_demo),
+    Command("demo", "load the bundled demo conversation", _none, run_demo, creates_db=True),
     Command("list", "list conversations", _none, run_list, json=True),
     Command("show", "print the active path of a conversation", _show_args, run_show, json=True),
     Command("tree", "print the session tree of a conversation (as /tree)", _tree_args, run_tree,
@@ -278,7 +312,7 @@ COMMANDS: list[Command] = [
             json=True),
     Command("export", "export a conversation or a branch", _export_args, run_export),
     Command("import", "import transcripts (files, folders, zips)", _import_args, run_import,
-            json=True),
+            json=True, creates_db=True),
     Command("search", "full-text search over every conversation", _search_args, run_search,
             json=True),
 ]

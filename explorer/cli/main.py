@@ -1,7 +1,8 @@
 """``convo``: with no arguments it opens the desktop app; with a subcommand it works headless.
 
-A person's mistake (unknown id, bad label, unreadable file) prints one line on
-stderr and exits non-zero; tracebacks are for bugs only.
+A person's mistake prints one line on stderr: a usage mistake (unknown option,
+malformed argument) exits with 2, a refusal (unknown id, bad label, unreadable
+file) with 1; tracebacks are for bugs only.
 """
 
 from __future__ import annotations
@@ -14,17 +15,18 @@ from pathlib import Path
 
 from explorer import __version__
 from explorer.app import safe_write
-from explorer.app.safe_write import WriteRefused
 from explorer.cli import (
     agent_commands,
     commands,
     compact_commands,
     compare_command,
+    display,
     model_commands,
     replay_commands,
     tend_commands,
 )
 from explorer.cli.output import visible
+from explorer.cli.parsing import OneLineParser, bounded_ints
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
 
@@ -32,7 +34,7 @@ EXIT_USER_ERROR = 1
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="convo", description="Conversation Explorer")
+    p = OneLineParser(prog="convo", description="Conversation Explorer")
     p.add_argument("--version", action="version", version=f"convo {__version__}")
     p.add_argument("--db", help="database file (default: explorer.db in your data folder)")
     p.add_argument("--screenshot", metavar="FILE",
@@ -49,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         if spec.json:
             cmd.add_argument("--json", action="store_true", help="print JSON")
         spec.arguments(cmd)
-        cmd.set_defaults(handler=spec.run)
+        cmd.set_defaults(handler=spec.run, creates_db=spec.creates_db)
+    bounded_ints(p)
     return p
 
 
@@ -75,6 +78,8 @@ def _message(e: BaseException) -> str:
 
 
 def _smoke_test() -> int:
+    if not display.available():
+        display.use_offscreen()
     try:
         from explorer.ui.smoke import run_smoke_test
     except ImportError as e:
@@ -84,18 +89,25 @@ def _smoke_test() -> int:
 
 
 def _launch_app(args: argparse.Namespace) -> int:
-    if args.screenshot:
-        try:
-            safe_write.guard(Path(args.screenshot), commands.db_path(args))
-        except WriteRefused as e:
-            print(f"convo: error: {e}", file=sys.stderr)
+    args.creates_db = True  # the window loads the demo into a new database
+    try:
+        path = commands.check_db_location(args)
+        if args.screenshot:
+            safe_write.guard(Path(args.screenshot), path)
+    except StoreError as e:
+        print(f"convo: error: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    if not display.available():
+        if not args.screenshot:
+            print(f"convo: error: {display.NEEDED}", file=sys.stderr)
             return EXIT_USER_ERROR
+        display.use_offscreen()
     try:
         from explorer.ui.app import run_app
     except ImportError as e:  # the core can be installed without Qt
         print(f"convo: error: the desktop app needs PySide6 ({e})", file=sys.stderr)
         return EXIT_USER_ERROR
-    return run_app(commands.db_path(args), screenshot=args.screenshot,
+    return run_app(path, screenshot=args.screenshot,
                    conversation=args.conversation)
 
 

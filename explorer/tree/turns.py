@@ -64,7 +64,13 @@ def turn_starts(path: Sequence[Message]) -> list[int]:
 
 
 def split_turns(path: Sequence[Message]) -> list[Turn]:
-    """The path's turns in order, each from one turn start to the next."""
+    """The path's turns in order, each from one turn start to the next.
+
+    A path with no prompt (a character's greeting alone, an answer whose prompt was
+    lost) has no turns.
+    """
     starts = turn_starts(path)
+    if not starts:
+        return []
     ends = [*starts[1:], len(path)]
     return [Turn(s, e) for s, e in zip(starts, ends, strict=True)]

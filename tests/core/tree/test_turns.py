@@ -37,3 +37,10 @@ def test_turns_start_at_prompts_not_at_tool_results() -> None:
     turns = split_turns(path)
     assert [(t.start, t.end) for t in turns] == [(1, 5), (5, 9)]
     assert all(path[t.start].is_prompt for t in turns)
+
+
+def test_a_path_without_a_prompt_has_no_turns() -> None:
+    """A character's greeting alone (SillyTavern), or an answer whose prompt is gone."""
+    greeting = [assistant("Are you new here?")]
+    assert split_turns(greeting) == []
+    assert split_turns([]) == []
