@@ -14,6 +14,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from explorer.formats.exporters.inline_results import split_inline_results
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
 
@@ -44,6 +45,7 @@ class Step:
 
 def answered_steps(path: Sequence[Message], notes: list[str]) -> list[Step]:
     """The path as steps in which every tool call is answered in the next step."""
+    path = split_inline_results(path, notes)
     calls_at, answers_at = _index_calls(path)
     steps: list[Step] = []
     for j, m in enumerate(path):
