@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import tempfile
 from pathlib import Path
@@ -20,9 +21,19 @@ from explorer.ui.settings_dialog import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
 SCREENSHOT_SETTLE_MS = 400
+SCREENSHOT_DEADLINE_MS = 30_000
+
+
+GIL_SWITCH_S = 0.0005
+"""How long a worker running Python may keep the GIL from the UI thread (default 5 ms).
+
+Qt releases the GIL around every call into C++; with a busy Python worker
+(a layout, an import) the UI thread then waits up to this long to get it back,
+once per call — building one card makes dozens of such calls."""
 
 
 def make_application() -> QApplication:
+    sys.setswitchinterval(GIL_SWITCH_S)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
@@ -74,26 +85,45 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     scratch.cleanup()
     window.resize(1400, 860)
     window.show()
+    settle_memory()
     code = app.exec()
     store.close()
     return int(code)
 
 
+def settle_memory() -> None:
+    """Move everything built at start-up out of the collector's sight (``gc.freeze``).
+
+    Later collections then only walk objects made since, so a collection
+    triggered by a worker (an import allocates millions of objects) is short
+    and does not hold the GIL for the UI's frame time.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
-    """Show the window offscreen, wait for the graph to load, write a PNG, exit."""
+    """Show the window offscreen, wait for the graph and transcript to load, write a PNG, exit."""
     window.resize(1400, 860)
     window.show()
     loop = QEventLoop()
     settle = QTimer(singleShot=True, interval=SCREENSHOT_SETTLE_MS)
     settle.timeout.connect(loop.quit)
-    deadline = QTimer(singleShot=True, interval=10_000)  # a graph that never loads still
-    deadline.timeout.connect(loop.quit)                   # gets its picture
-    window.graph.loaded.connect(lambda _c: settle.start())
+    deadline = QTimer(singleShot=True, interval=SCREENSHOT_DEADLINE_MS)
+    deadline.timeout.connect(loop.quit)  # a view that never loads still gets its picture
+    poll = QTimer(interval=25)
+
+    def check() -> None:
+        if not window.graph.is_loading and not window.transcript.is_loading:
+            poll.stop()
+            settle.start()
+
+    poll.timeout.connect(check)
+    poll.start()
     deadline.start()
-    if window.graph.is_loading:
-        loop.exec()
-    settle.stop()
-    deadline.stop()
+    loop.exec()
+    for timer in (poll, settle, deadline):
+        timer.stop()
     app.processEvents()
     try:  # written beside ``dest`` and renamed into place; never onto the database
         with safe_write.replacing(dest, store.db_path) as tmp:

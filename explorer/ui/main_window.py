@@ -227,7 +227,7 @@ class MainWindow(QMainWindow):
     def _graph_selected(self, mid: int) -> None:
         if self._conv is None:
             return
-        if mid in self.transcript.message_ids():
+        if self.transcript.has_message(mid):
             self.transcript.select(mid)
         else:  # a node off the active path: show its path without moving the tip
             self.transcript.load_path(self._conv, tip=mid)
@@ -267,6 +267,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.sync()
         self.graph.shutdown()
+        self.transcript.shutdown()
         self.context_panel.shutdown()
         if self.preview_window is not None:
             self.preview_window.shutdown()

@@ -341,7 +341,7 @@ class WindowActions:
         self.w.open_conversation(conv_id)
         self.w.graph.center_on(mid)
         self.w.graph.select_node(mid)
-        if mid not in self.w.transcript.message_ids():
+        if not self.w.transcript.has_message(mid):
             self.w.transcript.load_path(conv_id, tip=mid)
         self.w.transcript.select(mid)
 

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
+from transcript_helpers import settle
 
 from explorer.app.importing import import_paths
 from explorer.store import Store
@@ -27,6 +28,7 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
         w.show()
         w.open_conversation(1)
+    settle(qtbot, w.transcript)
     yield w
     w.close()
     store.close()
@@ -59,16 +61,19 @@ def test_selection_follows_between_graph_and_transcript(window: MainWindow, qtbo
     assert window.graph.selected_node() == first
     off_path = _node(window, "Try detecting the encoding with chardet")
     window.graph.nodeSelected.emit(off_path)
+    settle(qtbot, window.transcript)
     assert off_path in window.transcript.message_ids()
+    assert window.transcript.selected() == off_path
     assert window.store.conversation(1).tip_id != off_path, "looking is not branching"
 
 
-def test_branch_here_moves_the_tip_and_nothing_else(window: MainWindow) -> None:
+def test_branch_here_moves_the_tip_and_nothing_else(window: MainWindow, qtbot: QtBot) -> None:
     target = _node(window, "chardet reads every file")
     count = window.store.conversation(1).message_count
     _menu(window, target).action("branch").trigger()
     assert window.store.conversation(1).tip_id == target
     assert window.store.conversation(1).message_count == count
+    settle(qtbot, window.transcript)
     assert window.transcript.message_ids()[-1] == target
 
 

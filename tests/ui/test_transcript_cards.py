@@ -11,6 +11,7 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
+from transcript_helpers import load, settle
 
 from explorer.app.demo import load_demo
 from explorer.store import Store
@@ -39,7 +40,7 @@ def tall_view(qtbot: QtBot, store: Store, conv_id: int) -> TranscriptView:
     qtbot.addWidget(view)
     view.resize(900, 9000)
     view.show()
-    view.load_path(conv_id)
+    load(qtbot, view, conv_id)
     return view
 
 
@@ -185,7 +186,7 @@ def test_C3_the_explored_path_carries_the_digest_at_its_end(
     view = TranscriptView(store)
     qtbot.addWidget(view)
     view.resize(900, 4000)
-    view.load_path(demo, tip=rewind["from_tip_id"])
+    load(qtbot, view, demo, tip=rewind["from_tip_id"])
     last = view.rows[-1]
     assert last.marker is not None and last.marker.kind == "explored"
     assert last.mid == rewind["from_tip_id"]
@@ -256,7 +257,7 @@ def test_T2_choosing_a_sibling_can_reload_the_path_from_inside_the_click(
 
     view.siblingChosen.connect(branch_and_reload)
     QTest.mouseClick(card_of(view, tip).switcher.previous_button, Qt.MouseButton.LeftButton)
-    QApplication.processEvents()
+    settle(qtbot, view)
     assert view.message_ids()[-1] == other
     switcher = card_of(view, other).switcher
     assert switcher.text() == "1/2"

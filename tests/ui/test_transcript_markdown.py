@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QImage, QTextDocument
 from PySide6.QtNetwork import QNetworkAccessManager
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
+from transcript_helpers import load
 
 from explorer.store import Store
 from explorer.tree.model import Message, Part
@@ -95,7 +96,7 @@ def test_a_hostile_message_in_the_transcript_makes_no_request(
         qtbot.addWidget(view)
         view.resize(800, 600)
         view.show()
-        view.load_path(conv)
+        load(qtbot, view, conv)
         view.grab()
         QApplication.processEvents()
         card = view.card_for(view.message_ids()[1])

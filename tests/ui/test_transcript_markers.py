@@ -10,6 +10,7 @@ from helpers import assistant, chat_turn, tool_call, tool_result, user
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
+from transcript_helpers import load
 
 from explorer.formats.base import ImportedCompaction, ImportedConversation
 from explorer.store import Store
@@ -45,7 +46,7 @@ def show(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
     qtbot.addWidget(view)
     view.resize(800, 3000)
     view.show()
-    view.load_path(conv)
+    load(qtbot, view, conv)
     return view
 
 

@@ -23,17 +23,19 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
     ERROR_ACCENT,
+    FoldedNote,
     ImageThumbnail,
     MarkerLabel,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
-from explorer.ui.transcript.rows import Marker, PathInfo, is_elided
+from explorer.ui.transcript.rows import Marker, PathInfo, entry_role, is_elided
 from explorer.ui.transcript.switcher import SiblingSwitcher
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
@@ -134,6 +136,7 @@ class MessageCard(Card):
 
     siblingChosen = Signal(int)
     compareRequested = Signal(int)
+    unfoldRequested = Signal(int, int)  # message id, part index
 
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
@@ -144,13 +147,19 @@ class MessageCard(Card):
         self.results: list[ToolResultBlock] = []
         self.thumbnails: list[ImageThumbnail] = []
         self.texts: list[DocumentView] = []
+        self.folded: list[FoldedNote] = []
         self.switcher = SiblingSwitcher(self)
         self.switcher.siblingChosen.connect(self.siblingChosen)
         self.switcher.compareRequested.connect(self.compareRequested)
         self.body.addLayout(self._header(ctx))
         self.switcher.set_siblings(ctx.siblings(mid), mid)
-        for part in message.parts:
+        for index, part in enumerate(message.parts):
             self.body.addWidget(self._part_widget(part, ctx))
+            if FOLDED_KEY in part.meta:
+                note = FoldedNote(int(part.meta[FOLDED_KEY]), len(part.text), self)
+                note.unfold.connect(lambda i=index: self.unfoldRequested.emit(self.mid, i))
+                self.folded.append(note)
+                self.body.addWidget(note)
 
     def _header(self, ctx: CardContext) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -228,3 +237,30 @@ class MarkerCard(Card):
         self.detail = MarkerLabel(marker.detail, self)
         self.detail.setVisible(bool(marker.detail))
         self.body.addWidget(self.detail)
+
+
+class PendingCard(Card):
+    """A message whose content is still being read: who spoke and the first words.
+
+    It has the card's shape, stripe and click behaviour, so the transcript can be
+    painted, scrolled and selected before any text has arrived (V2).
+    """
+
+    def __init__(self, entry: PathEntry, parent: QWidget | None = None) -> None:
+        role = entry_role(entry)
+        super().__init__(entry.id, ROLE_ACCENTS.get(role, "#888888"), False, parent)
+        self.entry = entry
+        self.role_label = QLabel(role.capitalize(), self)
+        font = self.role_label.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 0.9)
+        self.role_label.setFont(font)
+        pal = self.role_label.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, self.accent)
+        self.role_label.setPalette(pal)
+        self.preview = QLabel(entry.preview or "…", self)
+        self.preview.setTextFormat(Qt.TextFormat.PlainText)
+        self.preview.setWordWrap(True)
+        self.preview.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.body.addWidget(self.role_label)
+        self.body.addWidget(self.preview)

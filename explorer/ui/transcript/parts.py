@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
+    QHBoxLayout,
     QLabel,
+    QPlainTextEdit,
     QScrollArea,
     QToolButton,
     QVBoxLayout,
@@ -148,6 +150,57 @@ class ToolResultBlock(QWidget):
         if chars is not None and len(shown) > chars:
             shown = shown[:chars] + " …"
         self.output.set_code(shown + (f"\n… {more} more lines" if more else ""))
+
+
+def format_size(chars: int) -> str:
+    """A character count the way people read file sizes."""
+    if chars >= 1_000_000:
+        return f"{chars / 1_000_000:.1f} M characters"
+    if chars >= 10_000:
+        return f"{chars // 1000:,} k characters"
+    return f"{chars:,} characters"
+
+
+class FoldedNote(QWidget):
+    """Says a part was too long to read into the transcript, with its size and a way to see it.
+
+    ``unfold`` asks the view to read the whole text (off the main thread) and show it
+    in a viewer of its own, so a 10 MB paste never becomes a 10 MB row.
+    """
+
+    unfold = Signal()
+
+    def __init__(self, total: int, shown: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.total = total
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.label = _caption(f"⋯ folded: showing {format_size(shown)} of "
+                              f"{format_size(total)}", self)
+        self.button = QToolButton(self)
+        self.button.setAutoRaise(True)
+        self.button.setText("Show all")
+        self.button.clicked.connect(self.unfold)
+        layout.addWidget(self.label)
+        layout.addWidget(self.button)
+        layout.addStretch(1)
+
+
+class LongTextDialog(QDialog):
+    """A whole long part in a plain-text viewer (laid out lazily, so megabytes stay usable)."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setWindowTitle(title)
+        self.view = QPlainTextEdit(self)
+        self.view.setReadOnly(True)
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.view.setPlainText(text)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.resize(1000, 760)
 
 
 class MarkerLabel(QLabel):

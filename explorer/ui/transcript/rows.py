@@ -2,9 +2,11 @@
 
 The view is virtual: it needs to know every row and a plausible height for
 each one up front (to size the scroll bar), but builds widgets only for the
-rows near the viewport. So this module turns a path plus the conversation's
-labels into plain rows (messages and slim markers) and estimates their
-heights from text length alone, cheaply enough for thousands of rows.
+rows near the viewport, and reads message content only for those (V2). So
+this module turns a path — skeleton entries, or full messages where they are
+already at hand — plus the conversation's labels into plain rows (messages
+and slim markers) and estimates their heights from sizes alone, cheaply
+enough for 100,000 rows.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from explorer.store.reads_path import PathEntry
 from explorer.tree.digest import digest_text
 from explorer.tree.model import Message, Part
 
@@ -32,11 +35,35 @@ class Marker:
 
 @dataclass(frozen=True)
 class Row:
-    """A message card, or a marker that follows (or, for context start, precedes) ``mid``."""
+    """A message card, or a marker that follows (or, for context start, precedes) ``mid``.
+
+    A message row always has its skeleton ``entry`` or its ``message`` (or both, once
+    the content has been read); a marker row has a ``marker`` and neither.
+    """
 
     mid: int
     message: Message | None = None
     marker: Marker | None = None
+    entry: PathEntry | None = None
+
+    @property
+    def is_message(self) -> bool:
+        return self.message is not None or self.entry is not None
+
+    @property
+    def is_pending(self) -> bool:
+        """A message row whose content has not been read yet."""
+        return self.message is None and self.entry is not None
+
+
+def with_content(row: Row, message: Message) -> Row:
+    """The row once its message has been read (an all-elided message becomes a marker)."""
+    return _message_row(row.mid, message, row.entry)
+
+
+def without_content(row: Row) -> Row:
+    """The row with its content let go again (far from the viewport); skeleton rows only."""
+    return Row(row.mid, entry=row.entry) if row.entry is not None else row
 
 
 @dataclass
@@ -63,22 +90,29 @@ def tool_names(path: Sequence[Message]) -> dict[str, str]:
             for m in path for p in m.parts if p.kind == "tool_use" and p.tool_use_id}
 
 
+def entry_id(item: Message | PathEntry) -> int:
+    return item.id if isinstance(item, PathEntry) else message_id(item)
+
+
 def build_rows(
-    path: Sequence[Message],
+    path: Sequence[Message | PathEntry],
     *,
     rewinds: Sequence[dict[str, Any]] = (),
     compactions: Sequence[dict[str, Any]] = (),
     context_start: int | None = None,
     clean_tip: int | None = None,
 ) -> list[Row]:
-    """Rows for ``path``: one per message, markers where the conversation's records point."""
+    """Rows for ``path``: one per message, markers where the conversation's records point.
+
+    ``path`` holds skeleton entries (content is read later, by window) or full messages.
+    """
     after: dict[int, list[Marker]] = {}
     for rec in compactions:
         after.setdefault(int(rec["message_id"]), []).append(compaction_marker(rec))
     for rec in rewinds:
         after.setdefault(int(rec["to_message_id"]), []).append(rewind_marker(rec))
         after.setdefault(int(rec["from_tip_id"]), []).append(explored_marker(rec))
-    last = message_id(path[-1]) if path else None
+    last = entry_id(path[-1]) if path else None
     if clean_tip is not None and clean_tip != last:
         after.setdefault(clean_tip, []).append(Marker(
             "incomplete", "Last clean turn boundary",
@@ -86,21 +120,22 @@ def build_rows(
         ))
     rows: list[Row] = []
     for m in path:
-        mid = message_id(m)
+        mid = entry_id(m)
         if mid == context_start and rows:
             rows.append(Row(mid, marker=Marker(
                 "context_start", "Active context starts here",
                 "Earlier messages stay in the tree but are no longer sent.")))
-        rows.append(_message_row(mid, m))
+        rows.append(Row(mid, entry=m) if isinstance(m, PathEntry) else _message_row(mid, m))
         rows.extend(Row(mid, marker=mk) for mk in after.get(mid, ()))
     return rows
 
 
-def _message_row(mid: int, m: Message) -> Row:
+def _message_row(mid: int, m: Message, entry: PathEntry | None = None) -> Row:
     if m.parts and all(p.kind == "tool_result" and is_elided(p) for p in m.parts):
         lines = "\n".join(p.text for p in m.parts)
-        return Row(mid, message=m, marker=Marker("elided", "Elided tool output", lines))
-    return Row(mid, message=m)
+        return Row(mid, message=m, marker=Marker("elided", "Elided tool output", lines),
+                   entry=entry)
+    return Row(mid, message=m, entry=entry)
 
 
 def compaction_marker(rec: dict[str, Any]) -> Marker:
@@ -142,7 +177,9 @@ def estimate_height(row: Row, width: int, fm: Metrics) -> int:
     """A height guess good enough to size the scroll bar; real cards replace it when built."""
     if row.marker is not None:
         return 40 + 14 * min(row.marker.detail.count("\n") + 1, 4)
-    assert row.message is not None
+    if row.message is None:
+        assert row.entry is not None
+        return estimate_entry_height(row.entry, width, fm)
     per_line = int(max(width - 40, 100) / fm.char)
     per_mono = int(max(width - 40, 100) / fm.mono_char)
     height = 48
@@ -158,3 +195,32 @@ def estimate_height(row: Row, width: int, fm: Metrics) -> int:
         else:
             height += 56 + min(_lines(p.text, per_mono), COLLAPSED_LINES) * fm.mono_line
     return height
+
+
+def estimate_entry_height(entry: PathEntry, width: int, fm: Metrics) -> int:
+    """The same guess from the skeleton alone: part kinds and the characters they hold."""
+    per_line = int(max(width - 40, 100) / fm.char)
+    per_mono = int(max(width - 40, 100) / fm.mono_char)
+    kinds = entry.kinds or ("text",)
+    share = entry.chars // max(len(kinds), 1)
+    height = 48
+    for kind in kinds:
+        if kind == "text":
+            height += (share // max(per_line, 10) + 1) * fm.line + 12
+        elif kind == "thinking":
+            height += 28
+        elif kind == "image":
+            height += 140
+        elif kind == "tool_use":
+            height += 28 + min(share // max(per_mono, 10) + 3, 40) * fm.mono_line
+        else:
+            height += 56 + min(share // max(per_mono, 10) + 1, COLLAPSED_LINES) * fm.mono_line
+    return height
+
+
+def entry_role(entry: PathEntry) -> str:
+    """Tool output travels as a user message; it is shown as what it is."""
+    if entry.kinds and all(k == "tool_result" for k in entry.kinds):
+        return "tool"
+    return entry.role
+

@@ -1,4 +1,4 @@
-"""The transcript of a conversation's active path, built lazily.
+"""The transcript of a conversation's active path, read and built lazily.
 
 Why a virtual stack of real widgets rather than a QListView with a delegate:
 cards are interactive (thinking toggles, "show all lines", thumbnails that
@@ -11,15 +11,26 @@ viewport; cards far away are destroyed. A 5,000-message path therefore costs
 5,000 small records and a few dozen widgets. When real heights replace
 estimates, the row at the top of the viewport keeps its place (scroll
 anchoring), so the text the reader is looking at never jumps.
+
+Nothing is read on the main thread (V2): ``load_path`` asks a worker for the
+path's skeleton (ids, roles, previews, part sizes) and returns at once; rows
+then appear as placeholder cards, and the content of the rows near the
+viewport (plus a margin) is read by a second worker and swapped in when it
+arrives. Content far from the viewport is let go again, and part text over
+a limit is read only up to it (its card offers the rest on demand), so
+memory follows the screen, not the conversation.
 """
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
+from collections import OrderedDict
 from itertools import accumulate
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QCloseEvent,
     QFontDatabase,
     QFontMetricsF,
     QPainter,
@@ -30,14 +41,24 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
 from explorer.store import Store
-from explorer.ui.transcript.cards import Card, CardContext, MarkerCard, MessageCard
+from explorer.ui.tasks import LatestRunner, Ticket
+from explorer.ui.transcript.cards import Card, CardContext, MessageCard, PendingCard
+from explorer.ui.transcript.loading import (
+    PreparedPath,
+    WindowContent,
+    prepare_path,
+    read_part,
+    read_window,
+)
+from explorer.ui.transcript.parts import LongTextDialog, format_size
+from explorer.ui.transcript.render import card_for_row, connect_card
 from explorer.ui.transcript.rows import (
     Metrics,
     PathInfo,
     Row,
-    build_rows,
     estimate_height,
-    tool_names,
+    with_content,
+    without_content,
 )
 
 SPACING = 8
@@ -48,6 +69,12 @@ KEEP = 3.0
 """Viewport heights beyond each edge after which cards are destroyed."""
 REESTIMATE = 0.15
 """Relative width change after which unbuilt rows' heights are guessed again."""
+BUILD_BUDGET_S = 0.012
+"""Time per event-loop turn spent building cards beyond the visible ones."""
+FETCH = 2.0
+"""Viewport heights beyond each edge whose content is read ahead of the scroll."""
+CACHED_ROWS = 600
+"""Rows whose content is kept once read; the least recently shown beyond this are let go."""
 
 
 class TranscriptView(QAbstractScrollArea):
@@ -55,12 +82,37 @@ class TranscriptView(QAbstractScrollArea):
     siblingChosen = Signal(int)
     compareRequested = Signal(int)
     contextMenuRequested = Signal(int, QPoint)
+    loaded = Signal(int)  # conversation id, once its path's rows are in
+    contentArrived = Signal()  # the rows near the viewport have their content
+    loadFailed = Signal(str)
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.conversation_id: int | None = None
+        self.tip: int | None = None
         self.rows: list[Row] = []
+        self.skeletons = LatestRunner(self, threads=1, name="transcript-skeleton")
+        self.skeletons.finished.connect(self._apply_skeleton)
+        self.skeletons.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
+        self.contents = LatestRunner(self, threads=1, name="transcript-content")
+        self.contents.finished.connect(self._apply_content)
+        self.contents.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
+        self.unfolds = LatestRunner(self, threads=1, name="transcript-unfold")
+        self.unfolds.finished.connect(self._show_unfolded)
+        self.estimates = LatestRunner(self, threads=1, name="transcript-estimates")
+        self.estimates.finished.connect(self._apply_estimates)
+        self.long_text: LongTextDialog | None = None
+        self._more = QTimer(self, singleShot=True, interval=0)
+        self._more.timeout.connect(lambda: self._relayout())
+        self._requested: tuple[int, int | None] | None = None
+        self._pending_scroll: int | None = None
+        self._pending_select: int | None = None
+        self._siblings_of: dict[int, list[int]] = {}
+        self._tool_names: dict[str, str] = {}
+        self._labels: dict[int, list[str]] = {}
+        self._cached: OrderedDict[int, None] = OrderedDict()  # rows holding content
+        self._fetching: set[int] = set()
         self._heights: list[int] = []
         self._offsets: list[int] = [0]
         self._cards: dict[int, Card] = {}
@@ -77,40 +129,76 @@ class TranscriptView(QAbstractScrollArea):
 
     # -- public API ---------------------------------------------------------------
     def load_path(self, conv_id: int, tip: int | None = None) -> None:
-        """Show the active path of ``conv_id`` (or the path to ``tip``).
+        """Show the active path of ``conv_id`` (or the path to ``tip``); returns at once.
 
-        Reloading the same conversation keeps the message at the top of the view
-        in place, so switching siblings below it does not throw the reader off.
+        The skeleton is read on a worker and ``loaded`` fires when the rows are in.
+        Reloading the same conversation keeps the message at the top of the view in
+        place, so switching siblings below it does not throw the reader off.
         """
+        self._requested = (conv_id, tip)
+        width, metrics = self._card_width(), self._metrics()
+        self.skeletons.submit(lambda t: prepare_path(self.store, conv_id, tip, width, metrics, t))
+
+    @property
+    def is_loading(self) -> bool:
+        """True while the skeleton or the content of the rows on screen is being read."""
+        return (self.skeletons.busy or self.contents.busy or bool(self._fetching)
+                or self.estimates.busy or self._more.isActive())
+
+    def shutdown(self) -> None:
+        """Cancel every read and wait for the workers (the view stays usable)."""
+        self._more.stop()
+        for runner in (self.skeletons, self.contents, self.unfolds, self.estimates):
+            runner.cancel()
+            runner.wait()
+        self._fetching.clear()
+
+    def _apply_skeleton(self, prepared: object) -> None:
+        assert isinstance(prepared, PreparedPath)
+        result = prepared.skeleton
+        conv_id = result.conversation_id
         anchor = self._anchor_mid() if conv_id == self.conversation_id else None
-        conv = self.store.conversation(conv_id)
-        path = self.store.path(conv_id, tip)
         self.conversation_id = conv_id
+        self.tip = result.tip
+        self._requested = None
         self._clear_cards()
-        self.rows = build_rows(
-            path, rewinds=self.store.rewinds(conv_id),
-            compactions=self.store.compactions(conv_id),
-            context_start=conv.context_start_id, clean_tip=conv.clean_tip_id)
-        labels: dict[int, list[str]] = {}
-        for label, mid in self.store.checkpoints(conv_id).items():
-            labels.setdefault(mid, []).append(label)
-        self._ctx = CardContext(PathInfo(tool_names(path), labels), self._siblings)
-        self._message_row = {}
-        for i, row in enumerate(self.rows):
-            if row.message is not None:
-                self._message_row.setdefault(row.mid, i)
+        self.contents.cancel()
+        self._fetching.clear()
+        self._cached.clear()
+        self.rows = prepared.rows
+        self._labels = result.labels
+        self._siblings_of = {}
+        self._ctx = CardContext(PathInfo(self._tool_names, self._labels), self._siblings)
+        self._message_row = prepared.message_row
         self._width = self._card_width()
-        self._estimate_heights()
+        self._heights = prepared.heights
+        self._estimated_at = prepared.width
+        if abs(self._width - prepared.width) > REESTIMATE * max(prepared.width, 1):
+            self._estimate_heights_later()
         self._recompute_offsets()
         self.verticalScrollBar().setValue(0)
-        if anchor is not None and anchor[0] in self._message_row:
+        if self._pending_scroll in self._message_row:
+            self._scroll_to_row(self._message_row[self._pending_scroll], 0)
+        elif anchor is not None and anchor[0] in self._message_row:
             self._scroll_to_row(self._message_row[anchor[0]], anchor[1])
         else:
             self._relayout()
+        self._pending_scroll = None
+        pending = self._pending_select
+        self._pending_select = None
         self.viewport().update()
+        self.loaded.emit(conv_id)
+        if pending is not None and pending in self._message_row:
+            self.select(pending)
 
     def scroll_to(self, mid: int) -> None:
-        """Bring message ``mid``'s card to the top of the view (building it if needed)."""
+        """Bring message ``mid``'s card to the top of the view (building it if needed).
+
+        While a path is being read, the jump happens as soon as its rows are in.
+        """
+        if self._requested is not None:
+            self._pending_scroll = mid
+            return
         self._scroll_to_row(self._row(mid), 0)
 
     def scroll_to_end(self) -> None:
@@ -119,6 +207,9 @@ class TranscriptView(QAbstractScrollArea):
 
     def select(self, mid: int) -> None:
         """Mark ``mid`` selected, make it visible and emit ``messageSelected`` if it changed."""
+        if self._requested is not None:
+            self._pending_select = mid
+            return
         row = self._row(mid)
         if not self._row_visible(row):
             self._scroll_to_row(row, 0)
@@ -142,6 +233,10 @@ class TranscriptView(QAbstractScrollArea):
     def message_ids(self) -> list[int]:
         return list(self._message_row)
 
+    def has_message(self, mid: int) -> bool:
+        """True when ``mid`` is on the shown path (or on the path being read)."""
+        return self._requested is None and mid in self._message_row
+
     # -- geometry -------------------------------------------------------------------
     def _metrics(self) -> Metrics:
         fm = QFontMetricsF(self.font())
@@ -149,19 +244,29 @@ class TranscriptView(QAbstractScrollArea):
         return Metrics(round(fm.lineSpacing()), fm.averageCharWidth(),
                        round(mono.lineSpacing()), mono.averageCharWidth())
 
-    def _estimate_heights(self) -> None:
-        """Guess the heights of rows without a card (live cards are measured instead)."""
-        metrics = self._metrics()
-        old = self._heights
-        self._heights = [old[i] if i in self._cards else estimate_height(r, self._width, metrics)
-                         for i, r in enumerate(self.rows)]
-        self._estimated_at = self._width
+    def _estimate_heights_later(self) -> None:
+        """Guess the heights again for the current width on a worker (80k rows take a while)."""
+        rows, width, metrics = list(self.rows), self._width, self._metrics()
+        self._estimated_at = width
+        self.estimates.submit(lambda t: (rows, [estimate_height(r, width, metrics) for r in rows]))
+
+    def _apply_estimates(self, result: object) -> None:
+        assert isinstance(result, tuple)
+        rows, heights = result
+        if len(rows) != len(self.rows) or (rows and rows[0].mid != self.rows[0].mid):
+            return  # another path was loaded meanwhile
+        anchor = self._anchor()
+        for i, h in enumerate(heights):
+            if i not in self._cards:
+                self._heights[i] = h
+        self._recompute_offsets()
+        self._scroll_to_row(*anchor)
 
     def _card_width(self) -> int:
         return max(self.viewport().width() - 2 * MARGIN, 120)
 
     def _recompute_offsets(self) -> None:
-        self._offsets = [0, *accumulate(h + SPACING for h in self._heights)]
+        self._offsets = list(accumulate(map(SPACING.__add__, self._heights), initial=0))
         total = self._offsets[-1] + 2 * MARGIN
         page = self.viewport().height()
         bar = self.verticalScrollBar()
@@ -182,8 +287,9 @@ class TranscriptView(QAbstractScrollArea):
         return value <= top and top + self._heights[row] <= value + self.viewport().height()
 
     def _anchor(self) -> tuple[int, int]:
+        """The row at the top of the viewport and how far into it the view is scrolled."""
         value = self.verticalScrollBar().value()
-        row = self._row_at(value)
+        row = self._row_at(value + MARGIN)
         return row, value - self._offsets[row]
 
     def _anchor_mid(self) -> tuple[int, int] | None:
@@ -219,6 +325,7 @@ class TranscriptView(QAbstractScrollArea):
             self._evict_far_cards()
         finally:
             self._in_layout = False
+        self._fetch_window()
 
     def _window(self, extra: float) -> range:
         value = self.verticalScrollBar().value()
@@ -228,12 +335,31 @@ class TranscriptView(QAbstractScrollArea):
         return range(first, last + 1)
 
     def _build_window(self) -> bool:
-        """Create missing cards in the window; True if any height changed."""
+        """Create missing cards in the window; True if any height changed.
+
+        Work is bounded per event-loop turn: rows on screen always get a card, but
+        once the time budget is spent a placeholder stands in, and real cards for
+        the rest (on screen first, then the margin) are built on the next turns.
+        So a screenful of heavy cards (markdown, highlighted code) is swapped in
+        piece by piece instead of stalling the window in one go.
+        """
         changed = False
-        for i in self._window(OVERSCAN):
-            if i in self._cards:
+        started = time.perf_counter()
+        visible = self._window(0)
+        for i in sorted(self._window(OVERSCAN), key=lambda i: i not in visible):
+            card = self._cards.get(i)
+            stale = isinstance(card, PendingCard) and self.rows[i].message is not None
+            if card is not None and not stale:
                 continue
-            card = self._make_card(i)
+            if time.perf_counter() - started > BUILD_BUDGET_S:
+                self._more.start()
+                if card is not None or i not in visible:
+                    continue
+                card = self._make_card(i, placeholder=True)
+            else:
+                if card is not None:
+                    self._drop_card(i)
+                card = self._make_card(i)
             self._cards[i] = card
             height = self._measure(card)
             if height != self._heights[i]:
@@ -241,22 +367,78 @@ class TranscriptView(QAbstractScrollArea):
                 changed = True
         return changed
 
-    def _make_card(self, i: int) -> Card:
+    def _make_card(self, i: int, placeholder: bool = False) -> Card:
         row = self.rows[i]
-        card: Card
-        if row.marker is not None:
-            card = MarkerCard(row.marker, row.mid, self.viewport())
+        if placeholder and row.entry is not None and row.marker is None:
+            card: Card = PendingCard(row.entry, self.viewport())
         else:
-            assert row.message is not None
-            message_card = MessageCard(row.message, row.mid, self._ctx, self.viewport())
-            message_card.siblingChosen.connect(self.siblingChosen)
-            message_card.compareRequested.connect(self.compareRequested)
-            card = message_card
+            card = card_for_row(row, self._ctx, self.viewport())
+        connect_card(card, self)
+        if isinstance(card, MessageCard):
+            card.unfoldRequested.connect(self.unfold)
         card.pressed.connect(self.select)
-        card.menuRequested.connect(self.contextMenuRequested)
         card.resized.connect(lambda c=card: self._card_resized(c))
-        card.set_selected(row.message is not None and row.mid == self._selected)
+        card.set_selected(row.is_message and row.mid == self._selected)
+        if row.message is not None:
+            self._cached.pop(i, None)
+            self._cached[i] = None  # most recently shown last
         return card
+
+    # -- reading content near the viewport ---------------------------------------------
+    def _fetch_window(self) -> None:
+        """Ask for the content of pending rows near the viewport (newest request wins)."""
+        if not self.rows or self.conversation_id is None:
+            return
+        wanted = [self.rows[i].mid for i in self._window(FETCH) if self.rows[i].is_pending]
+        if not wanted or set(wanted) <= self._fetching:
+            return
+        self._fetching = set(wanted)
+        self.contents.submit(lambda t: self._read_window(wanted, t))
+
+    def _read_window(self, ids: list[int], ticket: Ticket) -> WindowContent:
+        ticket.check()
+        return read_window(self.store, ids)
+
+    def _apply_content(self, result: object) -> None:
+        assert isinstance(result, WindowContent)
+        self._fetching.clear()
+        self._siblings_of.update(result.siblings)
+        self._tool_names.update(result.tool_names)
+        for mid, message in result.messages.items():
+            for i in self._rows_of(mid):
+                if self.rows[i].is_pending:
+                    self.rows[i] = with_content(self.rows[i], message)
+                    self._cached[i] = None
+        self._let_go_of_far_content()
+        if result.messages:
+            self._relayout()  # placeholders are swapped for cards within the time budget
+        if not self.is_loading:
+            self.contentArrived.emit()
+
+    def _rows_of(self, mid: int) -> list[int]:
+        i = self._message_row.get(mid)
+        return [] if i is None else [i]
+
+    def _let_go_of_far_content(self) -> None:
+        """Drop the content of the least recently shown rows beyond the cache size."""
+        excess = len(self._cached) - CACHED_ROWS
+        if excess <= 0:
+            return
+        keep = self._window(KEEP)
+        for i in [i for i in self._cached if i not in keep][:excess]:
+            del self._cached[i]
+            self.rows[i] = without_content(self.rows[i])
+
+    def unfold(self, mid: int, index: int) -> None:
+        """Read the whole of a folded part off the main thread and show it in a viewer."""
+        self.unfolds.submit(lambda t: (mid, index, read_part(self.store, mid, index)))
+
+    def _show_unfolded(self, result: object) -> None:
+        assert isinstance(result, tuple)
+        mid, index, text = int(result[0]), int(result[1]), str(result[2])
+        self.long_text = LongTextDialog(
+            f"Message {mid}, part {index + 1} — {format_size(len(text))}", text, self.window())
+        self.long_text.show()
 
     def _measure(self, card: Card) -> int:
         height = card.heightForWidth(self._width)
@@ -296,7 +478,8 @@ class TranscriptView(QAbstractScrollArea):
         self._scroll_to_row(*anchor)
 
     def _siblings(self, mid: int) -> list[int]:
-        return self.store.siblings(mid)
+        """Read with the content (off the main thread); a row without them has none shown."""
+        return self._siblings_of.get(mid, [mid])
 
     # -- Qt events ------------------------------------------------------------------
     def scrollContentsBy(self, dx: int, dy: int) -> None:
@@ -311,16 +494,25 @@ class TranscriptView(QAbstractScrollArea):
         if width != self._width:
             self._width = width
             if abs(width - self._estimated_at) > REESTIMATE * self._estimated_at:
-                self._estimate_heights()
+                self._estimate_heights_later()
             for i, card in self._cards.items():
                 self._heights[i] = self._measure(card)
         self._recompute_offsets()
         self._scroll_to_row(*anchor)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         if self.rows:
             return
         painter = QPainter(self.viewport())
         painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        text = "No conversation chosen." if self.conversation_id is None else "No messages yet."
+        if self._requested is not None:
+            text = "Reading the conversation…"
+        elif self.conversation_id is None:
+            text = "No conversation chosen."
+        else:
+            text = "No messages yet."
         painter.drawText(self.viewport().rect(), Qt.AlignmentFlag.AlignCenter, text)

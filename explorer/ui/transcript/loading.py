@@ -1,0 +1,106 @@
+"""What the transcript reads off the main thread: a path's skeleton, then content by window.
+
+Both are plain functions of a store (run by the view's task runners, and by the
+benchmarks directly); they read through the calling thread's own connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.store import Store
+from explorer.store import reads_path as rp
+from explorer.store.reads_path import PathEntry
+from explorer.tree.model import Message
+from explorer.ui.tasks import Ticket
+from explorer.ui.transcript.rows import Metrics, Row, build_rows, estimate_height
+
+
+@dataclass(frozen=True, eq=False)
+class PathSkeleton:
+    """Everything the transcript needs to lay out a path, and no message content."""
+
+    conversation_id: int
+    tip: int | None
+    entries: list[PathEntry]
+    rewinds: list[dict[str, Any]] = field(default_factory=list)
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    labels: dict[int, list[str]] = field(default_factory=dict)
+    context_start: int | None = None
+    clean_tip: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class WindowContent:
+    """Messages near the viewport, with what their cards look up (siblings, tool names)."""
+
+    messages: dict[int, Message]
+    siblings: dict[int, list[int]]
+    tool_names: dict[str, str]
+
+
+def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
+                  ticket: Ticket | None = None) -> PathSkeleton:
+    """The path to ``tip`` (default: the conversation's tip) as skeleton entries."""
+    conv = store.conversation(conv_id)
+    target = tip if tip is not None else conv.tip_id
+    if ticket is not None:
+        ticket.check()
+    entries = rp.path_entries(store.reader, target) if target is not None else []
+    if ticket is not None:
+        ticket.check()
+    labels: dict[int, list[str]] = {}
+    for label, mid in store.checkpoints(conv_id).items():
+        labels.setdefault(mid, []).append(label)
+    return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),
+                        store.compactions(conv_id), labels, conv.context_start_id,
+                        conv.clean_tip_id)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedPath:
+    """A skeleton turned into rows with estimated heights, ready for the view to take over."""
+
+    skeleton: PathSkeleton
+    rows: list[Row]
+    heights: list[int]
+    message_row: dict[int, int]
+    width: int
+
+
+def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
+                 ticket: Ticket | None = None) -> PreparedPath:
+    """Everything up to the view's first paint, done off the main thread (V2).
+
+    With 80,000 messages building the rows and guessing their heights is itself
+    a few hundred milliseconds of Python, so it runs here too, with the font
+    measures and width the view had when it asked.
+    """
+    skeleton = read_skeleton(store, conv_id, tip, ticket)
+    rows = build_rows(skeleton.entries, rewinds=skeleton.rewinds,
+                      compactions=skeleton.compactions, context_start=skeleton.context_start,
+                      clean_tip=skeleton.clean_tip)
+    if ticket is not None:
+        ticket.check()
+    heights = [estimate_height(r, width, metrics) for r in rows]
+    message_row: dict[int, int] = {}
+    for i, row in enumerate(rows):
+        if row.is_message:
+            message_row.setdefault(row.mid, i)
+    return PreparedPath(skeleton, rows, heights, message_row, width)
+
+
+def read_window(store: Store, ids: Sequence[int]) -> WindowContent:
+    """Content for ``ids``: long part text cut at :data:`~rp.FOLD_CHARS`, sizes kept."""
+    conn = store.reader
+    messages = rp.window_messages(conn, ids)
+    around = {m.parent_id for m in messages.values() if isinstance(m.parent_id, int)}
+    names = rp.tool_names_in(conn, sorted(around | set(messages)))
+    return WindowContent(messages, rp.sibling_lists(conn, ids), names)
+
+
+def read_part(store: Store, mid: int, index: int) -> str:
+    """The whole text of a folded part."""
+    return rp.part_text(store.reader, mid, index)

@@ -1,0 +1,68 @@
+"""Skeleton and window reads for long paths (V2): no full text in the skeleton, long parts
+read only up to the fold with their real size, the rest on demand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import tool_turn
+
+from explorer.store import Store
+from explorer.store import reads_path as rp
+from explorer.tree.model import Part, text_message
+
+
+def _store(tmp_path: Path) -> tuple[Store, int, list[int], str]:
+    store = Store(tmp_path / "p.db")
+    conv = store.create_conversation("paths")
+    long = "x" * (rp.FOLD_CHARS * 3 + 7)
+    first = store.append_turn(conv, [text_message(1, None, "user", "hello there"),
+                                     text_message(2, 1, "assistant", "hi")])
+    big = text_message(3, 2, "user", "a paste:")
+    big.parts.append(Part("text", long))
+    second = store.append_turn(conv, [big, text_message(4, 3, "assistant", "got it")])
+    return store, conv, first + second, long
+
+
+def test_V2_path_entries_carry_previews_and_sizes_but_no_text(tmp_path: Path) -> None:
+    store, _conv, ids, _long = _store(tmp_path)
+    with store:
+        entries = rp.path_entries(store.reader, ids[-1])
+        assert [e.id for e in entries] == ids
+        assert [e.role for e in entries] == ["user", "assistant", "user", "assistant"]
+        assert entries[0].preview == "hello there" and entries[0].kinds == ("text",)
+        assert entries[2].kinds == ("text", "text")
+        assert entries[2].chars == len("a paste:") + rp.FOLD_CHARS, "each part counted up to fold"
+        assert not any(hasattr(e, "text") or hasattr(e, "parts") for e in entries)
+
+
+def test_V2_window_messages_fold_long_parts_and_part_text_reads_the_rest(tmp_path: Path) -> None:
+    store, _conv, ids, long = _store(tmp_path)
+    with store:
+        got = rp.window_messages(store.reader, [ids[2], ids[3]])
+        head, paste = got[ids[2]].parts
+        assert head.text == "a paste:" and rp.FOLDED_KEY not in head.meta
+        assert paste.text == long[: rp.FOLD_CHARS]
+        assert paste.meta[rp.FOLDED_KEY] == len(long)
+        assert got[ids[3]].text == "got it"
+        assert rp.part_text(store.reader, ids[2], 1) == long
+
+
+def test_sibling_lists_cover_answers_and_roots(tmp_path: Path) -> None:
+    store, conv, ids, _long = _store(tmp_path)
+    with store:
+        other = store.append_turn(conv, [text_message(9, None, "assistant", "another")],
+                                  parent_id=ids[0])
+        root2 = store.edit_prompt(conv, ids[0], "hello again")
+        sib = rp.sibling_lists(store.reader, [ids[1], ids[0]])
+        assert sib[ids[1]] == sorted([ids[1], *other])
+        assert sib[ids[0]] == sorted([ids[0], root2])
+
+
+def test_tool_names_are_read_from_the_calling_messages(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    with store:
+        conv = store.create_conversation("tools")
+        ids = store.append_turn(conv, tool_turn(0, tool="Grep"))
+        assert rp.tool_names_in(store.reader, ids) == {"call-0": "Grep"}
+        assert rp.tool_names_in(store.reader, [ids[0], ids[-1]]) == {}
