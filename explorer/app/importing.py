@@ -9,6 +9,7 @@ a large import has gone before the first conversation is stored.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 from explorer.app.unzip import unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
+from explorer.formats.text_repair import repair_surrogates
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 
@@ -135,10 +137,17 @@ def _plan(paths: Iterable[Path], report: ImportReport) -> Iterator[tuple[Path, M
 def _read(
     source: Path, module: ModuleType, report: ImportReport
 ) -> Generator[ImportedConversation, None, None]:
+    """The conversations of one source, repaired for storing; a failure is reported and
+    ends this source only, never the import."""
     try:
-        yield from module.read(source)
+        for ic in module.read(source):
+            repair_surrogates(ic)
+            yield ic
     except FormatError as e:
         report.errors.append(str(e))
+    except Exception as e:  # an importer bug or odd bytes: one bad file never stops the rest
+        report.errors.append(f"{source}: could not be read ({type(e).__name__}: {e}); "
+                             "the other files are imported")
 
 
 def read_all(paths: Iterable[Path], report: ImportReport) -> Iterator[ImportedConversation]:
@@ -194,6 +203,8 @@ class _Meter:
 
 
 BATCH_CONVERSATIONS = 64
+CONTENT_ERRORS = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError,
+                  sqlite3.ProgrammingError)
 BATCH_MESSAGES = 20_000
 BATCH_CHARS = 8_000_000  # parsed text held before a write: bounds an import's memory
 
@@ -219,7 +230,7 @@ class _Batch:
     def flush(self) -> None:
         if not self.pending:
             return
-        results = self.store.import_conversations(self.pending, self.cancel)
+        results = self._store_all()
         if len(results) < len(self.pending):
             self.report.cancelled = True
         for ic, result in zip(self.pending, results, strict=False):
@@ -230,6 +241,25 @@ class _Batch:
                 self.report.conversations.append(result)
                 self.meter.stored(ic, result)
         self.pending, self.messages, self.chars = [], 0, 0
+
+    def _store_all(self) -> list[ImportOutcome | StoreError]:
+        """The batch in one write; if content makes the write fail (text SQLite cannot
+        encode, a number too large), each conversation alone, so the one that cannot be
+        stored is reported and the others are kept. Other failures (the disk) end the
+        import as before."""
+        try:
+            return self.store.import_conversations(self.pending, self.cancel)
+        except CONTENT_ERRORS:  # the batch was rolled back: retried one by one below
+            pass
+        results: list[ImportOutcome | StoreError] = []
+        for ic in self.pending:
+            if self.cancel():
+                break
+            try:
+                results.extend(self.store.import_conversations([ic]))
+            except CONTENT_ERRORS as e:  # named in the report; the import goes on
+                results.append(StoreError(f"not stored ({type(e).__name__}: {e})"))
+        return results
 
 
 def import_paths(

@@ -1,0 +1,63 @@
+"""Lone surrogates (``\\ud83d``: what JavaScript writes when text is cut inside an
+emoji) replaced with U+FFFD before a conversation is stored.
+
+JSON decoders accept such escapes, but the text cannot be encoded as UTF-8, so
+storing it fails. Every string of an imported conversation is checked; each
+replacement is counted and the count named in the conversation's notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from explorer.formats.base import ImportedConversation
+
+_LONE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def repair_surrogates(ic: ImportedConversation) -> int:
+    """Replace lone surrogates everywhere in ``ic``; answers how many were replaced."""
+    counter = [0]
+    _walk_object(ic, counter)
+    if counter[0]:
+        ic.notes.append(f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
+                        f"in {counter[0]} place(s)")
+    return counter[0]
+
+
+def _clean(value: Any, counter: list[int]) -> Any:
+    if isinstance(value, str):
+        if _LONE.search(value) is None:
+            return value
+        fixed, n = _LONE.subn(REPLACEMENT, value)
+        counter[0] += n
+        return fixed
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = _clean(item, counter)
+        return value
+    if isinstance(value, dict):
+        bad_keys = False
+        for key, item in list(value.items()):
+            value[key] = _clean(item, counter)
+            bad_keys = bad_keys or (isinstance(key, str) and _LONE.search(key) is not None)
+        if bad_keys:
+            items = [(_clean(k, counter), v) for k, v in value.items()]
+            value.clear()
+            value.update(items)
+        return value
+    if is_dataclass(value) and not isinstance(value, type):
+        _walk_object(value, counter)
+    return value
+
+
+def _walk_object(obj: Any, counter: list[int]) -> None:
+    for f in fields(obj):
+        current = getattr(obj, f.name)
+        if isinstance(current, str | list | dict) or is_dataclass(current):
+            cleaned = _clean(current, counter)
+            if cleaned is not current:
+                setattr(obj, f.name, cleaned)
