@@ -24,6 +24,7 @@ def summary(c: Comparison) -> list[str]:
            + (" (the active branch)" if c.active == c.base else "")]
     if c.mode == "off":
         out[0] += "; differences are not marked"
+    out[0] += "."
     if c.identical:
         out.append("The answers are identical: every column says word for word what "
                    f"{base} says.")

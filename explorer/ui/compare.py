@@ -1,9 +1,10 @@
 """The compare window: branches in columns, aligned turn by turn, scrolling in step.
 
-The window only reads the store, except "Fork…" (one store copy). "Make
-active" asks for the switch through ``branchChosen``: moving the tip is the
-main window's job, as everywhere else. Questions go through ``ask_*`` methods
-so tests answer them without dialogs.
+A window belongs to the conversation it was opened on: "Make active" names
+that conversation in ``branchChosen`` (moving the tip is the main window's
+job), and Fork and Export read from it, whatever the main window shows by
+then. Questions go through ``ask_*`` methods so tests answer them without
+dialogs.
 """
 
 from __future__ import annotations
@@ -16,121 +17,89 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from explorer.app import exporting
-from explorer.app.compare import MAX_COLUMNS, MIN_COLUMNS, Comparison, compare, default_choice
-from explorer.app.compare import heading as message_heading
+from explorer.app.compare import (
+    MAX_COLUMNS,
+    CompareError,
+    Comparison,
+    Mode,
+    active_among,
+    compare,
+    default_choice,
+)
 from explorer.app.compare_text import summary
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import NotFound, Store, StoreError
-from explorer.ui.compare_cells import CellLabel, ColumnHeader, DiffColors, cell_html
+from explorer.ui.compare_cells import CellWidget, DiffColors
+from explorer.ui.compare_header import ColumnHeader
+from explorer.ui.compare_toolbar import BranchPicker, DiffBar
 
 SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
-
-
-class BranchPicker(QWidget):
-    """Check 2–4 of many siblings; shown only when there are more than fit side by side."""
-
-    chosen = Signal(list)
-
-    def __init__(self, store: Store, candidates: Sequence[int], checked: Sequence[int]) -> None:
-        super().__init__()
-        self.list = QListWidget()
-        self.list.setMaximumHeight(110)
-        for mid in candidates:
-            m = store.message(mid)
-            preview = " ".join(m.text.split())[:90]
-            item = QListWidgetItem(f"{message_heading(m)} — {preview}")
-            item.setData(Qt.ItemDataRole.UserRole, mid)
-            item.setCheckState(Qt.CheckState.Checked if mid in checked
-                               else Qt.CheckState.Unchecked)
-            self.list.addItem(item)
-        self.button = QPushButton("Compare checked")
-        self.hint = QLabel()
-        self.list.itemChanged.connect(self._update)
-        self.button.clicked.connect(lambda: self.chosen.emit(self.checked()))
-        side = QVBoxLayout()
-        side.addWidget(self.button)
-        side.addWidget(self.hint)
-        side.addStretch(1)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(side)
-        self._update()
-
-    def checked(self) -> list[int]:
-        items = (self.list.item(i) for i in range(self.list.count()))
-        return [int(it.data(Qt.ItemDataRole.UserRole)) for it in items
-                if it.checkState() == Qt.CheckState.Checked]
-
-    def set_checked(self, ids: Sequence[int]) -> None:
-        for i in range(self.list.count()):
-            it = self.list.item(i)
-            on = int(it.data(Qt.ItemDataRole.UserRole)) in ids
-            it.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-
-    def _update(self) -> None:
-        n = len(self.checked())
-        ok = MIN_COLUMNS <= n <= MAX_COLUMNS
-        self.button.setEnabled(ok)
-        self.hint.setText(f"{n} checked" if ok else f"check {MIN_COLUMNS}–{MAX_COLUMNS}")
+LEGEND = ("Highlighted words are a column's own that the base lacks; struck words are the "
+          "base's that the column lacks. The base itself carries no marks.")
 
 
 class CompareWindow(QWidget):
-    branchChosen = Signal(int)
+    branchChosen = Signal(int, int)  # conversation, message to make the tip
     forked = Signal(int)
 
     def __init__(self, store: Store, conv_id: int, message_ids: Sequence[int],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, clicked: int | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.store = store
         self.conv_id = conv_id
         self.comparison: Comparison | None = None
         self.headers: list[ColumnHeader] = []
-        self.cells: list[list[CellLabel]] = []
+        self.cells: list[list[CellWidget]] = []
+        self.row_labels: list[QLabel] = []
+        self.ids: list[int] = []
+        self.base_id: int | None = None
+        self.mode: Mode = "words"
+        self.changes_only = False
         self.colors = DiffColors.from_palette(self.palette())
-        title = store.conversation(conv_id).title
-        self.setWindowTitle(f"Compare branches — {title}")
-        self.resize(1200, 700)
+        self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).title}")
+        self.resize(1200, 760)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setStyleSheet("font-weight:bold")
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet(f"color:{self.colors.muted}")
         ids = list(message_ids)
-        first = default_choice(ids) if len(ids) > MAX_COLUMNS else ids
+        first = ids
         self.picker: BranchPicker | None = None
         if len(ids) > MAX_COLUMNS:
-            self.picker = BranchPicker(store, ids, first)
+            active = active_among(store, conv_id, ids)
+            first = default_choice(ids, clicked, active)
+            notes = {m: t for m, t in ((clicked, "clicked"), (active, "active")) if m is not None}
+            self.picker = BranchPicker(store, ids, first, notes)
             self.picker.chosen.connect(self.show_branches)
+        self.bar = DiffBar(self.mode)
+        self.bar.modeChosen.connect(self.set_mode)
+        self.bar.changesOnlyToggled.connect(self.set_changes_only)
+        self.bar.baseChosen.connect(self.set_base)
         self.header_row = QWidget()
-        self.header_layout = QGridLayout(self.header_row)
-        self.body = QWidget()
-        self.grid = QGridLayout(self.body)
-        self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setWidget(self.body)
         self.scroll_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        bar = self.scroll_area.verticalScrollBar().sizeHint().width()
-        margins = self.grid.contentsMargins()
-        self.header_layout.setContentsMargins(margins.left(), 0, margins.right() + bar, 0)
-        layout = QVBoxLayout(self)
+        self.body = QWidget()
+        self.layout_ = QVBoxLayout(self)
         if self.picker is not None:
-            layout.addWidget(self.picker)
-        layout.addWidget(self.status)
-        layout.addWidget(self.header_row)
-        layout.addWidget(self.scroll_area, 1)
+            self.layout_.addWidget(self.picker)
+        self.layout_.addWidget(self.bar)
+        self.layout_.addWidget(self.status)
+        self.layout_.addWidget(self.legend)
+        self.layout_.addWidget(self.header_row)
+        self.layout_.addWidget(self.scroll_area, 1)
         self.show_branches(first)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -153,65 +122,108 @@ class CompareWindow(QWidget):
                                         text=suggested)
         return text if ok else None
 
-    # -- building ------------------------------------------------------------------------
+    # -- choosing what to show -----------------------------------------------------------
     def show_branches(self, ids: list[int]) -> None:
-        """Compare ``ids``; a choice that cannot be compared is explained in the window."""
+        """Compare ``ids`` in as many columns as there are ids."""
+        self.ids = list(ids)
+        self.base_id = None
+        self._rebuild()
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode  # type: ignore[assignment]  # one of MODES, from the bar's buttons
+        self._rebuild()
+
+    def set_changes_only(self, on: bool) -> None:
+        self.changes_only = on
+        self._rebuild()
+
+    def set_base(self, j: int) -> None:
+        if self.comparison is not None and 0 <= j < len(self.comparison.columns):
+            self.base_id = self.comparison.columns[j].chosen_id
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         try:
-            result = compare(self.store, ids, self.conv_id)
-        except (ValueError, NotFound, StoreError) as e:
+            result = compare(self.store, self.ids, self.conv_id, base=self.base_id,
+                             mode=self.mode, changes_only=self.changes_only)
+        except (CompareError, NotFound, StoreError) as e:
             self.status.setText(f"Cannot compare: {e}")
             return
         self.comparison = result
-        self._clear()
+        self.bar.show_comparison(result)
+        self._build_headers(result)
+        self._build_rows(result)
+        self.status.setText(" ".join(summary(result)))
+        self.legend.setText("" if result.mode == "off" else LEGEND)
+        self.legend.setVisible(result.mode != "off")
+        self._mark_active()
+
+    def _build_headers(self, result: Comparison) -> None:
+        row = QWidget()
+        grid = QGridLayout(row)
+        bar = self.scroll_area.verticalScrollBar().sizeHint().width()
+        grid.setContentsMargins(9, 0, 9 + bar, 0)
+        self.headers = []
         for j, column in enumerate(result.columns):
-            header = ColumnHeader(j, column, self.colors)
+            header = ColumnHeader(j, column, self.colors, base=j == result.base)
             header.makeActive.connect(lambda j=j: self.make_active(j))
             header.fork.connect(lambda j=j: self.fork_column(j))
             header.export.connect(lambda j=j: self.export_column(j))
-            self.header_layout.addWidget(header, 0, j)
-            self.header_layout.setColumnStretch(j, 1)
-            self.grid.setColumnStretch(j, 1)
+            grid.addWidget(header, 0, j)
+            grid.setColumnStretch(j, 1)
             self.headers.append(header)
+        self.layout_.replaceWidget(self.header_row, row)
+        self.header_row.deleteLater()
+        self.header_row = row
+        row.show()
+
+    def _build_rows(self, result: Comparison) -> None:
+        body = QWidget()
+        grid = QGridLayout(body)
+        grid.setAlignment(Qt.AlignmentFlag.AlignTop)
+        grid.setVerticalSpacing(4)
+        n = len(result.columns)
+        self.cells, self.row_labels = [], []
+        for j in range(n):
+            grid.setColumnStretch(j, 1)
         for k, row in enumerate(result.rows):
-            labels = [CellLabel(cell_html(cell, self.colors)) for cell in row]
-            for j, label in enumerate(labels):
-                label.setObjectName(f"cell-{k}-{j}")
-                self.grid.addWidget(label, k, j)
-            self.cells.append(labels)
-        self.status.setText(" ".join(summary(result)) + " Highlighted words are a column's "
-                            "own, struck words are the base's that the column lacks.")
-        self._mark_active()
-
-    def _where(self, result: Comparison) -> str:
-        return ("separate roots" if result.ancestor_id is None
-                else f"message #{result.ancestor_id}")
-
-    def _clear(self) -> None:
-        for w in [*self.headers, *(c for row in self.cells for c in row)]:
-            w.setParent(None)
-            w.deleteLater()
-        self.headers.clear()
-        self.cells.clear()
+            same = result.same_rows[k]
+            label = QLabel(f"Turn {k + 1}" + (" · the same in every column" if same else ""))
+            label.setStyleSheet(f"color:{self.colors.muted}; margin-top:6px")
+            grid.addWidget(label, 2 * k, 0, 1, n)
+            self.row_labels.append(label)
+            if same and result.changes_only:
+                self.cells.append([])
+                continue
+            cells = [CellWidget(cell, self.colors) for cell in row]
+            for j, w in enumerate(cells):
+                w.setObjectName(f"cell-{k}-{j}")
+                grid.addWidget(w, 2 * k + 1, j)
+            self.cells.append(cells)
+        grid.addWidget(QWidget(), 2 * len(result.rows), 0)
+        grid.setRowStretch(2 * len(result.rows), 1)  # rows keep their height, the rest is space
+        self.scroll_area.setWidget(body)  # the old body is deleted with it
+        self.body = body
 
     def _mark_active(self) -> None:
         tip = self.store.conversation(self.conv_id).tip_id
         for header in self.headers:
             header.set_active(tip in header.column.message_ids)
 
-    def cell(self, row: int, col: int) -> CellLabel:
+    def cell(self, row: int, col: int) -> CellWidget:
         return self.cells[row][col]
 
-    # -- column actions ----------------------------------------------------------------
+    # -- column actions (always on this window's conversation) ---------------------------
     def make_active(self, j: int) -> None:
         assert self.comparison is not None
-        self.branchChosen.emit(self.comparison.columns[j].leaf_id)
+        self.branchChosen.emit(self.conv_id, self.comparison.columns[j].leaf_id)
         self._mark_active()
 
     def fork_column(self, j: int) -> None:
         assert self.comparison is not None
         column = self.comparison.columns[j]
         conv = self.store.conversation(self.conv_id)
-        title = self.ask_fork_title(f"Fork of {conv.title} ({', '.join(column.models)})")
+        title = self.ask_fork_title(f"Fork of {conv.title} ({column.label})")
         if title is None:
             return
         try:
@@ -219,7 +231,8 @@ class CompareWindow(QWidget):
         except (StoreError, NotFound) as e:
             self.status.setText(f"Fork failed: {e}")
             return
-        self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}")
+        self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}; "
+                            "this window still compares the original.")
         self.forked.emit(new)
 
     def export_column(self, j: int) -> None:

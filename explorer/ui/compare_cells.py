@@ -1,24 +1,37 @@
-"""The pieces of the compare window: escaped HTML for a cell, a column's header.
+"""One cell of the compare window: a turn of one branch, drawn as the transcript draws it.
 
-Cells are untrusted text, so the HTML is built here from escaped words and a
-few fixed tags (no links, no images, nothing that could name a resource).
-Changed words get a background from the palette and words the first column
-loses are struck through, so a difference reads without a legend.
+Text is Markdown, read by the transcript's safe document (no network, no raw
+HTML). Differences travel through the Markdown as private-use marker
+characters around each marked run; once Qt has laid the document out, the
+markers are found, their runs get the highlight (a column's own changed words)
+or the strike (base words the column lacks), and the markers are removed. So
+bold, lists and code render as in the transcript and the marks sit on the
+right words. Thinking gets its own muted box; tool calls and results are one
+compact row each.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from html import escape
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QResizeEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from explorer.app.compare import Cell, Column, Span
+from explorer.app.compare import Cell, CellMessage, CellPart, Span
+from explorer.app.compare_text import part_line
+from explorer.ui.transcript.markdown import DocumentView
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
+OPEN = {"insert": "\ue000", "replace": "\ue000", "delete": "\ue002", "skip": "\ue004"}
+CLOSE = {"\ue000": "\ue001", "\ue002": "\ue003", "\ue004": "\ue005"}
+MARKERS = re.compile("[\ue000-\ue005]")
+# Block syntax that must stay at the start of its line for Markdown to see it.
+_BLOCK_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)]|#{1,6}|>)\s+|\s*(?:```|~~~).*$)")
+TOOL_ROW_CHARS = 240
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,7 @@ class DiffColors:
     changed: str
     deleted: str
     muted: str
+    thinking: str
 
     @classmethod
     def from_palette(cls, pal: QPalette) -> DiffColors:
@@ -33,127 +47,198 @@ class DiffColors:
         base = pal.color(QPalette.ColorRole.Base)
         mark = pal.color(QPalette.ColorRole.Highlight)
         text = pal.color(QPalette.ColorRole.Text)
-        return cls(changed=_mix(mark, base, 0.35).name(), deleted=_mix(text, base, 0.55).name(),
-                   muted=_mix(text, base, 0.6).name())
+        return cls(changed=mix(mark, base, 0.35).name(), deleted=mix(text, base, 0.55).name(),
+                   muted=mix(text, base, 0.6).name(), thinking=mix(text, base, 0.06).name())
 
 
-def _mix(a: QColor, b: QColor, share: float) -> QColor:
+def mix(a: QColor, b: QColor, share: float) -> QColor:
     """``share`` of ``a`` over ``b``."""
     def chan(x: int, y: int) -> int:
         return round(x * share + y * (1 - share))
     return QColor(chan(a.red(), b.red()), chan(a.green(), b.green()), chan(a.blue(), b.blue()))
 
 
-def span_html(span: Span, colors: DiffColors) -> str:
-    """One span; the white space after a marked run stays unmarked so only words are lit."""
-    core = span.text.rstrip()
-    tail = escape(span.text[len(core):])
-    if span.kind == "equal" or not core:
-        return escape(span.text)
-    if span.kind == "delete":
-        return f'<s style="color:{colors.deleted}">{escape(core)}</s>{tail}'
-    return f'<span style="background-color:{colors.changed}">{escape(core)}</span>{tail}'
-
-
-def cell_html(cell: Cell, colors: DiffColors) -> str:
-    if cell.empty:
-        return f'<p style="color:{colors.muted}"><i>no turn here on this branch</i></p>'
+def marked_markdown(spans: Sequence[Span]) -> str:
+    """The part's Markdown with each marked run wrapped in marker characters, line by line,
+    leaving list bullets, headings and fences outside so they keep their meaning."""
     out: list[str] = []
-    for m in cell.messages:
-        accent = ROLE_ACCENTS["tool" if m.heading.startswith("tool") else m.role]
-        out.append(f'<p style="margin-top:4px; margin-bottom:2px; color:{accent}">'
-                   f"<b>{escape(m.heading)}</b></p>")
-        body = "".join(span_html(s, colors) for s in m.spans)
-        out.append(f'<div style="white-space:pre-wrap">{body or "&nbsp;"}</div>')
+    at_line_start = True
+    for span in spans:
+        if span.kind == "equal":
+            out.append(span.text)
+            at_line_start = span.text.endswith("\n") if span.text else at_line_start
+            continue
+        opening = OPEN[span.kind]
+        for line in span.text.splitlines(keepends=True):
+            body = line.rstrip()
+            tail = line[len(body):]
+            prefix = ""
+            if at_line_start:
+                found = _BLOCK_START.match(body)
+                if found:
+                    prefix, body = body[: found.end()], body[found.end():]
+            out.append(prefix + (f"{opening}{body}{CLOSE[opening]}" if body else "") + tail)
+            at_line_start = tail.endswith("\n")
     return "".join(out)
 
 
-def column_time(column: Column) -> str:
-    if column.started_at is None:
-        return "time not recorded"
-    return datetime.fromtimestamp(column.started_at).strftime("%Y-%m-%d %H:%M")
+def apply_marks(doc: QTextDocument, colors: DiffColors) -> int:
+    """Format the runs between markers and remove the markers; returns how many runs."""
+    formats = {"\ue000": _fmt(background=colors.changed),
+               "\ue002": _fmt(color=colors.deleted, strike=True),
+               "\ue004": _fmt(color=colors.muted, italic=True)}
+    text = doc.toPlainText()
+    runs: list[tuple[int, int, str]] = []
+    stack: list[tuple[int, str]] = []
+    for found in MARKERS.finditer(text):
+        ch = found.group()
+        if ch in formats:
+            stack.append((found.start(), ch))
+        elif stack:
+            start, opening = stack.pop()
+            runs.append((start, found.start(), opening))
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
+    for start, end, opening in sorted(runs, reverse=True):
+        cursor.setPosition(start + 1)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.mergeCharFormat(formats[opening])
+    for found in reversed(list(MARKERS.finditer(text))):
+        cursor.setPosition(found.start())
+        cursor.setPosition(found.end(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+    cursor.endEditBlock()
+    return len(runs)
 
 
-def column_tokens(column: Column) -> str:
-    if column.output_tokens is None:
-        return "tokens not recorded"
-    return f"{column.output_tokens:,} output tokens"
+def _fmt(background: str | None = None, color: str | None = None, strike: bool = False,
+         italic: bool = False) -> QTextCharFormat:
+    f = QTextCharFormat()
+    if background:
+        f.setBackground(QColor(background))
+    if color:
+        f.setForeground(QColor(color))
+    f.setFontStrikeOut(strike)
+    f.setFontItalic(italic)
+    return f
 
 
-class CellLabel(QLabel):
-    """A cell: selectable rich text that wraps to its column and never scrolls by itself."""
+class MarkedText(DocumentView):
+    """A Markdown part with its difference marks."""
 
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.setTextFormat(Qt.TextFormat.RichText)
-        self.setText(html)
-        self.setWordWrap(True)
-        self.setOpenExternalLinks(False)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.setMargin(8)
+    def __init__(self, spans: Sequence[Span], colors: DiffColors,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.set_markdown(marked_markdown(spans))
+        self.runs = apply_marks(self.document(), colors)
+        self.updateGeometry()
+
+    def heightForWidth(self, width: int) -> int:
+        """Measure at ``width``, then lay the text out again at the width it really has
+        (a layout asks about many widths; the last one asked is not always the one given)."""
+        height = super().heightForWidth(width)
+        if self.width() > 0 and width != self.width():
+            self.document().setTextWidth(max(1, self.viewport().width()))
+        return height
+
+
+class CellWidget(QFrame):
+    """One turn of one branch: each message's heading, then its parts."""
+
+    def __init__(self, cell: Cell, colors: DiffColors, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cell = cell
+        self.colors = colors
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
-
-    def sizeHint(self) -> QSize:
-        """As tall as the text wrapped to the width the column gave it, so rows fit snugly."""
-        hint = super().sizeHint()
-        if self.width() > 0:
-            return QSize(hint.width(), self.heightForWidth(self.width()))
-        return hint
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if event.oldSize().width() != event.size().width():
-            self.updateGeometry()
-
-
-class ColumnHeader(QFrame):
-    """Model, time, tokens and where the branch starts, with the column's three actions."""
-
-    makeActive = Signal()
-    fork = Signal()
-    export = Signal()
-
-    def __init__(self, index: int, column: Column, colors: DiffColors) -> None:
-        super().__init__()
-        self.column = column
-        self.active = False
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        models = ", ".join(column.models) or "no model recorded"
-        self.model_label = QLabel(f"<b>{chr(ord('A') + index)} · {escape(models)}</b>")
-        self.facts_label = QLabel(f"{column_time(column)} · {column_tokens(column)}")
-        self.facts_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.where_label = QLabel(column.description)
-        self.where_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.where_label.setWordWrap(True)
-        self.where_label.setStyleSheet(f"color:{colors.muted}")
-        self.make_active_button = QPushButton("Make active")
-        self.make_active_button.setToolTip(f"Move the tip to message {column.leaf_id}")
-        self.fork_button = QPushButton("Fork…")
-        self.fork_button.setToolTip("Copy this branch into a new conversation")
-        self.export_button = QPushButton("Export…")
-        self.export_button.setToolTip("Write this branch to a file")
-        self.make_active_button.clicked.connect(self.makeActive)
-        self.fork_button.clicked.connect(self.fork)
-        self.export_button.clicked.connect(self.export)
-        buttons = QHBoxLayout()
-        for b in (self.make_active_button, self.fork_button, self.export_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addWidget(self.model_label)
-        layout.addWidget(self.facts_label)
-        layout.addWidget(self.where_label)
+        layout.setContentsMargins(8, 6, 8, 8)
+        layout.setSpacing(2)
+        self.texts: list[MarkedText] = []
+        self.thinking: list[QFrame] = []
+        self.tool_rows: list[QLabel] = []
+        if cell.empty:
+            layout.addWidget(_muted("no turn here on this branch", colors, italic=True))
+        for m in cell.messages:
+            layout.addWidget(self._heading(m))
+            for p in m.parts:
+                layout.addWidget(self._part(p, colors))
         layout.addStretch(1)
-        layout.addLayout(buttons)
 
-    def set_active(self, active: bool) -> None:
-        """The active branch's button says so instead of offering a move that does nothing."""
-        self.active = active
-        self.make_active_button.setText("✓ Active" if active else "Make active")
-        self.make_active_button.setEnabled(not active)
+    def plain_text(self) -> str:
+        """What the cell shows, as text (markers removed)."""
+        return "\n".join(t.toPlainText() for t in self.texts)
+
+    def _heading(self, m: CellMessage) -> QLabel:
+        accent = ROLE_ACCENTS["tool" if m.heading.startswith("tool") else m.role]
+        label = QLabel(m.heading)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setStyleSheet(f"color:{accent}; font-weight:bold; margin-top:4px")
+        return label
+
+    def _part(self, p: CellPart, colors: DiffColors) -> QWidget:
+        if p.kind == "text":
+            view = MarkedText(p.spans, colors, self)
+            self.texts.append(view)
+            return view
+        if p.kind == "thinking":
+            box = QFrame(self)
+            box.setObjectName("thinking")
+            box.setStyleSheet(f"QFrame#thinking {{ background:{colors.thinking}; "
+                              f"border-left:3px solid {colors.muted}; }}")
+            inner = QVBoxLayout(box)
+            inner.setContentsMargins(6, 2, 4, 2)
+            inner.addWidget(_muted("Thinking", colors, italic=True))
+            view = MarkedText(p.spans, colors, box)
+            view.setStyleSheet(f"color:{colors.muted}")
+            self.texts.append(view)
+            inner.addWidget(view)
+            self.thinking.append(box)
+            return box
+        row = QLabel(self)
+        row.setTextFormat(Qt.TextFormat.RichText)
+        row.setWordWrap(True)
+        row.setText(_tool_row_html(p, colors))
+        row.setToolTip(part_line(p, marked=False)[:2000])
+        row.setObjectName(p.kind)
+        self.tool_rows.append(row)
+        return row
+
+
+def _tool_row_html(p: CellPart, colors: DiffColors) -> str:
+    """A compact row: ⚙ name, then the arguments or result cut to a few lines, marks kept."""
+    budget = TOOL_ROW_CHARS
+    body: list[str] = []
+    for s in p.spans:
+        text = " ".join(s.text.split())
+        if budget <= 0:
+            body.append("…")
+            break
+        text, budget = text[:budget], budget - len(text)
+        if s.kind in ("insert", "replace"):
+            body.append(f'<span style="background-color:{colors.changed}">{escape(text)}</span> ')
+        elif s.kind == "delete":
+            body.append(f'<s style="color:{colors.deleted}">{escape(text)}</s> ')
+        elif s.kind == "skip":
+            body.append(f'<i style="color:{colors.muted}">{escape(text)}</i> ')
+        else:
+            body.append(escape(text) + " ")
+    if p.kind == "tool_use":
+        head = f"⚙ <b>{escape(p.tool_name or 'tool')}</b>"
+    elif p.kind == "tool_result":
+        head = "✗ <b>error</b>" if p.is_error else "← result"
+    else:
+        head = f"▣ {escape(p.kind)}"
+    return (f'<span style="font-family:monospace; color:{colors.muted}">{head}</span> '
+            f'<span style="font-family:monospace">{"".join(body).strip()}</span>')
+
+
+def _muted(text: str, colors: DiffColors, italic: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setStyleSheet(f"color:{colors.muted}" + ("; font-style:italic" if italic else ""))
+    return label

@@ -92,6 +92,8 @@ class MainWindow(QMainWindow):
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
         self.tasks.changed.connect(self.refresh_views)
+        self.actions_.marks.changed.connect(self.graph.set_compare_marks)
+        self.actions_.marks.changed.connect(self.transcript.set_compare_marks)
         self.transcript.installEventFilter(self)
 
     def _build_menus(self) -> None:
@@ -114,6 +116,9 @@ class MainWindow(QMainWindow):
         self._action(conv, "Set checkpoint…", a.checkpoint_selected, "Ctrl+Shift+P")
         self._action(conv, "Rewind to checkpoint…", a.rewind_dialog, "Ctrl+Shift+R")
         self._action(conv, "Compare with siblings", a.compare_selected, "Ctrl+Shift+D")
+        self._action(conv, "Mark for comparison", a.mark_selected, "M")
+        self._action(conv, "Compare marked", a.compare_marked, "Ctrl+D")
+        self._action(conv, "Clear compare marks", a.clear_marks)
         self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")

@@ -1,12 +1,11 @@
 """The compare window on the demo: columns, marked words, scrolling in step, column actions
-checked against the store, the branch picker, and a screenshot."""
+checked against the store, the branch picker, and a screenshot. (The real samples are in
+test_compare_flow.py.)"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from difflib import SequenceMatcher
-from html import unescape
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QImage, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
+from ui_compare import marked_runs
 
 from explorer.app.compare import words
 from explorer.app.demo import load_demo
@@ -23,9 +23,7 @@ from explorer.store import Store
 from explorer.store.rows import db_id
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare import CompareWindow
-
-MARKED = re.compile(r'<span style="background-color:[^"]+">(.*?)</span>', re.S)
-STRUCK = re.compile(r"<s [^>]*>(.*?)</s>", re.S)
+from explorer.ui.compare_cells import CellWidget
 
 
 @pytest.fixture
@@ -60,8 +58,12 @@ def open_window(qtbot: QtBot, store: Store, conv: int, ids: list[int],
     return w
 
 
-def html_words(pattern: re.Pattern[str], html: str) -> list[str]:
-    return [w for run in pattern.findall(html) for w in unescape(run).split()]
+def lit(cell: CellWidget) -> list[str]:
+    return marked_runs(cell, "changed")
+
+
+def struck(cell: CellWidget) -> list[str]:
+    return marked_runs(cell, "struck")
 
 
 def test_regenerated_answers_open_in_two_columns_with_their_models(
@@ -78,7 +80,7 @@ def test_regenerated_answers_open_in_two_columns_with_their_models(
         assert usage is not None and f"{usage.output_tokens} output tokens" in (
             header.facts_label.text())
         assert f"#{store.message(mid).parent_id}" in header.where_label.text()
-    assert "no turn here" not in w.cell(0, 0).text()
+    assert not w.cell(0, 0).cell.empty
 
 
 def test_highlighted_words_are_exactly_the_differing_ones(
@@ -94,21 +96,22 @@ def test_highlighted_words_are_exactly_the_differing_ones(
     changed = [x for op, _, _, j0, j1 in ops if op != "equal" for x in own[j0:j1] if x]
     lost = [x for op, i0, i1, _, _ in ops if op != "equal" for x in base[i0:i1] if x]
     assert changed and lost
-    assert html_words(MARKED, w.cell(0, 0).text()) == changed
-    assert html_words(STRUCK, w.cell(0, 0).text()) == lost
-    assert html_words(MARKED, w.cell(0, 1).text()) == []
-    assert html_words(STRUCK, w.cell(0, 1).text()) == []
+    assert lit(w.cell(0, 0)) == changed
+    assert struck(w.cell(0, 0)) == lost
+    assert lit(w.cell(0, 1)) == [] and struck(w.cell(0, 1)) == [], "the base is never marked"
 
 
-def test_cell_text_is_escaped(qtbot: QtBot, tmp_path: Path) -> None:
+def test_cell_text_is_shown_as_text_never_as_html(qtbot: QtBot, tmp_path: Path) -> None:
     with Store(tmp_path / "x.db") as store:
         conv = store.create_conversation("html")
         [prompt, a] = store.append_turn(conv, [_user("q"), _answer("<b>bold</b> & <img src=x>")])
         [b] = store.append_turn(conv, [_answer("<script>no</script>")], parent_id=prompt)
         w = open_window(qtbot, store, conv, [a, b])
-        html = w.cell(0, 0).text() + w.cell(0, 1).text()
-        assert "<img" not in html and "<script" not in html and "<b>bold" not in html
-        assert "&lt;img src=x&gt;" in html and "&amp;" in html
+        text = w.cell(0, 0).plain_text() + w.cell(0, 1).plain_text()
+        assert "<img src=x>" in text and "<script>no</script>" in text, "tags show as text"
+        docs = [v.document() for j in (0, 1) for v in w.cell(0, j).texts]
+        assert all(d.toHtml().count("<img") == 0 and "<script" not in d.toHtml() for d in docs)
+        assert all(v.safe_document.refused == [] for j in (0, 1) for v in w.cell(0, j).texts)
 
 
 def test_columns_scroll_in_step(qtbot: QtBot, demo: tuple[Store, int]) -> None:
@@ -146,12 +149,12 @@ def test_make_active_moves_the_tip_through_the_handler(
     first, second = regenerated_answers(store, conv)
     assert store.conversation(conv).tip_id != first
     w = open_window(qtbot, store, conv, [first, second])
-    w.branchChosen.connect(lambda mid: store.branch(conv, mid))
+    w.branchChosen.connect(lambda c, mid: store.branch(c, mid))
     assert w.headers[1].active and not w.headers[0].active
     assert not w.headers[0].make_active_button.isHidden()
     with qtbot.waitSignal(w.branchChosen) as blocker:
         qtbot.mouseClick(w.headers[0].make_active_button, Qt.MouseButton.LeftButton)
-    assert blocker.args == [branch_target(store, first)]
+    assert blocker.args == [conv, branch_target(store, first)]
     assert store.conversation(conv).tip_id == first
     assert w.headers[0].active and not w.headers[1].active
     assert not w.headers[0].make_active_button.isEnabled()
@@ -209,22 +212,35 @@ def test_esc_closes(qtbot: QtBot, demo: tuple[Store, int]) -> None:
     assert not w.isVisible()
 
 
-def test_picker_chooses_among_many_siblings(qtbot: QtBot, tmp_path: Path) -> None:
+def test_picker_prechecks_the_clicked_and_the_active_and_takes_the_count_picked(
+    qtbot: QtBot, tmp_path: Path,
+) -> None:
     with Store(tmp_path / "many.db") as store:
         conv = store.create_conversation("many answers")
         [prompt, *_] = store.append_turn(conv, [_user("name a colour"), _answer("red")])
-        for colour in ("green", "blue", "amber", "teal", "plum"):
+        for colour in ("green", "blue", "amber", "teal", "plum", "sand"):
             store.append_turn(conv, [_answer(f"dark {colour}")], parent_id=prompt)
         answers = store.children(prompt)
-        w = open_window(qtbot, store, conv, answers)
+        store.branch(conv, answers[0])
+        w = CompareWindow(store, conv, answers, clicked=answers[1])
+        qtbot.addWidget(w)
+        w.show()
         assert w.picker is not None and w.picker.isVisible()
-        assert [c.chosen_id for c in w.comparison.columns] == answers[-4:]  # type: ignore[union-attr]
+        shown = [c.chosen_id for c in w.comparison.columns]  # type: ignore[union-attr]
+        assert answers[0] in shown and answers[1] in shown, "the active and the clicked"
+        assert shown == [answers[0], answers[1], answers[5], answers[6]]
+        assert w.comparison is not None and w.comparison.base == 0
         w.picker.set_checked([answers[0]])
         assert not w.picker.button.isEnabled()
-        w.picker.set_checked([answers[0], answers[2]])
+        w.picker.set_checked([answers[0], answers[2], answers[3]])
         qtbot.mouseClick(w.picker.button, Qt.MouseButton.LeftButton)
-        assert [c.chosen_id for c in w.comparison.columns] == [answers[0], answers[2]]  # type: ignore[union-attr]
-        assert len(w.headers) == 2 and html_words(MARKED, w.cell(0, 1).text()) == ["dark", "blue"]
+        assert [c.chosen_id for c in w.comparison.columns] == [  # type: ignore[union-attr]
+            answers[0], answers[2], answers[3]]
+        assert len(w.headers) == 3 and len(w.cells[0]) == 3
+        grid = w.body.layout()
+        assert grid is not None and grid.columnCount() == 3, "no empty fourth column"
+        assert all(h.isVisible() for h in w.headers)
+        assert lit(w.cell(0, 1)) == ["dark", "blue"] and struck(w.cell(0, 1)) == ["red"]
 
 
 def test_messages_of_another_conversation_are_explained(
@@ -248,7 +264,8 @@ def test_screenshot_of_the_demo(
     image = QImage(str(shot))
     assert (image.width(), image.height()) == (1200, 700)
     marked = QColor(w.colors.changed).rgb()
-    cell = w.cell(0, 1 - w.comparison.base) if w.comparison else w.cell(0, 0)
+    assert w.comparison is not None
+    cell = w.cell(0, 1 - w.comparison.base)
     origin = cell.mapTo(w, QPoint(0, 0))
     hits = sum(image.pixel(x, y) == marked for x in range(origin.x(), origin.x() + cell.width())
                for y in range(origin.y(), origin.y() + cell.height()))

@@ -205,7 +205,7 @@ def test_compare_with_siblings_opens_columns_and_make_active_moves_the_tip(
     action.trigger()
     compare = window.compare_window
     assert compare is not None and len(compare.comparison.columns) == 2
-    compare.branchChosen.emit(answer)
+    compare.branchChosen.emit(1, answer)
     assert window.store.conversation(1).tip_id == answer
 
 
@@ -258,4 +258,4 @@ def test_any_nodes_can_be_marked_and_compared(window: MainWindow) -> None:
     compare = window.compare_window
     assert compare is not None
     assert {c.chosen_id for c in compare.comparison.columns} == {chardet, commit}
-    assert window.actions_.marked == []
+    assert window.actions_.marked == [], "marks are used up by the compare that opened"

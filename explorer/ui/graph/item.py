@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from explorer.ui.graph.compare_marks import paint_compare_marks
 from explorer.ui.graph.geometry import DOTS_MAX_SCALE, Geometry, cosmetic, paint_batches
 from explorer.ui.graph.labels import LabelPainter
 from explorer.ui.graph.model import (
@@ -77,6 +78,7 @@ class GraphItem(QGraphicsItem):
         super().__init__()
         self.model, self.geometry, self.palette = model, geometry, palette
         self.selected = -1
+        self.compare_marks: list[tuple[int, int]] = []  # (node, number) marked for compare
         self.paint_count = 0
         self.last_lod: Lod | None = None
         self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
@@ -125,6 +127,8 @@ class GraphItem(QGraphicsItem):
             self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
         self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
+        paint_compare_marks(painter, self.model, self.compare_marks, scale,
+                            lod not in (Lod.OVERVIEW, Lod.DOTS))
         g = self.geometry
         self.labels.paint(painter, self.model, self.palette, (g.marked, g.branches, g.sides),
                           view)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
@@ -55,6 +56,7 @@ class TreeGraphWidget(QWidget):
             lambda on: self.set_mode("messages" if on else "turns"))
         self._expanded: set[int] = set()
         self._selected_mid: int | None = None
+        self._compare_marks: list[int] = []
         self._auto_view = False  # re-fit on resize until the person moves the view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -180,6 +182,7 @@ class TreeGraphWidget(QWidget):
         previous = self.data
         self.data = data
         self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
+        self.set_compare_marks(self._compare_marks)
         if self._keep_view and previous is not None:
             self.view.set_scale(scale)
             self.view.centerOn(center)
@@ -220,6 +223,17 @@ class TreeGraphWidget(QWidget):
         self._pending_select = self._pending_center = None
 
     # -- selection and focus --------------------------------------------------
+    def set_compare_marks(self, mids: list[int]) -> None:
+        """Show which messages are marked for "compare marked" (numbered in marking order)."""
+        self._compare_marks = list(mids)
+        item = self.view.item
+        if item is not None:
+            item.compare_marks = mark_indices(item.model, self._compare_marks)
+            item.update()
+
+    def compare_marked_nodes(self) -> list[tuple[int, int]]:
+        return [] if self.view.item is None else list(self.view.item.compare_marks)
+
     def selected_node(self) -> int | None:
         """The selected message: in the turn view, the one chosen inside the selected turn."""
         model, i = self.view.model, self.view.selected

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
+from explorer.ui.compare_marks import paint_mark_badge
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
     ERROR_ACCENT,
@@ -92,6 +93,7 @@ class Card(QFrame):
         self.accent = QColor(accent)
         self.dashed = dashed
         self.selected = False
+        self.compare_mark: int | None = None  # place among the messages marked for compare
         self.body = QVBoxLayout(self)
         self.body.setContentsMargins(14, 8, 10, 8)
         self.body.setSpacing(4)
@@ -99,6 +101,12 @@ class Card(QFrame):
     def set_selected(self, selected: bool) -> None:
         if selected != self.selected:
             self.selected = selected
+            self.update()
+
+    def set_compare_mark(self, number: int | None) -> None:
+        if number != self.compare_mark:
+            self.compare_mark = number
+            self.setToolTip(f"marked for compare ({number})" if number else "")
             self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -117,6 +125,8 @@ class Card(QFrame):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.accent)
         painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 4, rect.height()), 2, 2)
+        if self.compare_mark is not None:
+            paint_mark_badge(painter, rect, self.compare_mark)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.pressed.emit(self.mid)

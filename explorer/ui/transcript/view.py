@@ -118,6 +118,7 @@ class TranscriptView(QAbstractScrollArea):
         self._cards: dict[int, Card] = {}
         self._message_row: dict[int, int] = {}
         self._selected: int | None = None
+        self.compare_marks: list[int] = []
         self._ctx = CardContext()
         self._in_layout = False
         self._width = 0
@@ -379,6 +380,7 @@ class TranscriptView(QAbstractScrollArea):
         card.pressed.connect(self.select)
         card.resized.connect(lambda c=card: self._card_resized(c))
         card.set_selected(row.is_message and row.mid == self._selected)
+        card.set_compare_mark(self._mark_number(row.mid) if row.is_message else None)
         if row.message is not None:
             self._cached.pop(i, None)
             self._cached[i] = None  # most recently shown last
@@ -439,6 +441,16 @@ class TranscriptView(QAbstractScrollArea):
         self.long_text = LongTextDialog(
             f"Message {mid}, part {index + 1} — {format_size(len(text))}", text, self.window())
         self.long_text.show()
+
+    def set_compare_marks(self, mids: list[int]) -> None:
+        """Badge the cards of messages marked for "compare marked"."""
+        self.compare_marks = list(mids)
+        for i, card in self._cards.items():
+            if self.rows[i].is_message:
+                card.set_compare_mark(self._mark_number(card.mid))
+
+    def _mark_number(self, mid: int) -> int | None:
+        return self.compare_marks.index(mid) + 1 if mid in self.compare_marks else None
 
     def _measure(self, card: Card) -> int:
         height = card.heightForWidth(self._width)
