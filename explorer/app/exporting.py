@@ -8,10 +8,14 @@ from pathlib import Path
 
 from explorer.app import safe_write
 from explorer.formats import native
-from explorer.formats.exporters import EXPORTERS
+from explorer.formats.exporters import EXPORTERS as FORMAT_EXPORTERS
+from explorer.formats.exporters import Exporter
+from explorer.providers.request_export import EXPORTERS as REQUEST_EXPORTERS
 from explorer.store import Store, StoreError
 from explorer.store.reads_all import conversation_messages
 
+# The file formats, then the provider request bodies (one encoder per provider, as send uses).
+EXPORTERS: dict[str, Exporter] = {**FORMAT_EXPORTERS, **REQUEST_EXPORTERS}
 FORMATS = ("native", *EXPORTERS)
 
 

@@ -9,7 +9,6 @@ N tokens > M maximum`` (N is what the provider measured) and a body over the byt
 
 from __future__ import annotations
 
-import base64
 import json
 import threading
 from collections.abc import Iterator, Sequence
@@ -20,18 +19,14 @@ import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
 from explorer.compaction.target import ImageRule, ProviderKind, rule_for
+from explorer.providers.anthropic_body import request_body
 from explorer.providers.base import (
-    ChatTurn,
     Completion,
     ConnectionLost,
     ContextOverflow,
     ProviderError,
     Secret,
     TextCallback,
-    cap_images,
-    image_media_type,
-    image_or_marker,
-    normalize,
     redact,
 )
 from explorer.providers.http import (
@@ -45,59 +40,6 @@ from explorer.tree.model import Message, Part, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-MAX_IMAGE_SIDE = 8000
-MAX_IMAGES = 100  # per request (see explorer.compaction.target.MAX_IMAGES for the source)
-
-
-def content_block(part: Part) -> dict[str, Any]:
-    """One part as an Anthropic content block."""
-    if part.kind == "image":
-        part = image_or_marker(part, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE)
-    if part.kind == "image":
-        data = base64.b64encode(part.data or b"").decode("ascii")
-        source = {"type": "base64", "media_type": image_media_type(part), "data": data}
-        return {"type": "image", "source": source}
-    if part.kind == "tool_use":
-        return {"type": "tool_use", "id": part.tool_use_id, "name": part.tool_name or "tool",
-                "input": tool_input(part.text)}
-    if part.kind == "tool_result":
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_use_id}
-        if part.text:
-            block["content"] = part.text
-        if part.is_error:
-            block["is_error"] = True
-        return block
-    return {"type": "text", "text": part.text}
-
-
-def tool_input(arguments: str) -> dict[str, Any]:
-    """Stored call arguments as the JSON object the API wants (non-objects are wrapped)."""
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return {"input": arguments}
-    return value if isinstance(value, dict) else {"input": value}
-
-
-def request_body(
-    messages: Sequence[Message], model: str, max_tokens: int, *, stream: bool = True,
-    images: ImageRule | None = None, notes: list[str] | None = None,
-) -> dict[str, Any]:
-    """The Messages API request for ``messages`` (the one encoder: send, preview, export)."""
-    limit = images.max_images if images is not None else MAX_IMAGES
-    system, turns = normalize(cap_images(messages, limit, notes))
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-    if stream:
-        body["stream"] = True
-    body["messages"] = [_message(t) for t in turns]
-    if system:
-        body["system"] = system
-    return body
-
-
-def _message(turn: ChatTurn) -> dict[str, Any]:
-    return {"role": turn.role, "content": [content_block(p) for p in turn.parts]}
 
 
 def parse_error(status: int | None, body: bytes, headers: httpx.Headers | None,

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from explorer.compaction.estimate import Family, image_size
 from explorer.compaction.target import ProviderKind as ProviderKind
+from explorer.formats.exporters.steps import image_marker
 from explorer.tree.model import Message, Part, Usage
 
 # The kinds a request can be sent to (the preview also prices Gemini, which has no client yet).
 PROVIDER_KINDS: tuple[ProviderKind, ...] = (
     ProviderKind.ANTHROPIC, ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE)
 TextCallback = Callable[[str], None]
-NO_RESULT_TEXT = "[no result was recorded for this tool call]"
-CONTINUES_TEXT = "[the conversation continues from an earlier point]"
 
 
 class Secret:
@@ -165,86 +164,7 @@ class Provider(Protocol):
     ) -> Completion: ...
 
 
-# --- the neutral request shape -----------------------------------------------------------------
-
-
-@dataclass
-class ChatTurn:
-    """One message as both APIs see it: strictly alternating roles, pairing already repaired."""
-
-    role: Literal["user", "assistant"]
-    parts: list[Part] = field(default_factory=list)
-
-
-def normalize(messages: Sequence[Message]) -> tuple[str, list[ChatTurn]]:
-    """System text and alternating turns that satisfy both APIs' pairing rules.
-
-    System messages become the system text; tool messages are user turns; thinking and empty
-    text are dropped; consecutive same-role messages merge; tool results come first in a user
-    turn; a call with no result gets a stand-in result and a result with no call becomes text.
-    """
-    system = "\n\n".join(m.text for m in messages if m.role == "system" and m.text)
-    turns: list[ChatTurn] = []
-    for m in messages:
-        if m.role == "system":
-            continue
-        role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
-        parts = [p for p in m.parts if _sendable(p)]
-        if not parts:
-            continue
-        if turns and turns[-1].role == role:
-            turns[-1].parts.extend(parts)
-        else:
-            turns.append(ChatTurn(role, parts))
-    turns = _pair_tools(turns)
-    if turns and turns[0].role == "assistant":
-        turns.insert(0, ChatTurn("user", [Part("text", CONTINUES_TEXT)]))
-    return system, turns
-
-
-def _sendable(part: Part) -> bool:
-    if part.kind == "thinking":
-        return False
-    if part.kind == "text":
-        return bool(part.text.strip())
-    if part.kind == "image":
-        return bool(part.data)
-    return True
-
-
-def _pair_tools(turns: list[ChatTurn]) -> list[ChatTurn]:
-    out: list[ChatTurn] = []
-    for i, turn in enumerate(turns):
-        if turn.role == "assistant":
-            out.append(turn)
-            calls = [p.tool_use_id for p in turn.parts if p.kind == "tool_use"]
-            nxt = turns[i + 1] if i + 1 < len(turns) else None
-            answered = _ids(nxt, "tool_result") if nxt else set()
-            missing = [c for c in calls if c not in answered]
-            if missing and nxt is not None:  # merged turns alternate: the next one is a user's
-                nxt.parts[:0] = [_stand_in(c) for c in missing]
-            elif missing:
-                out.append(ChatTurn("user", [_stand_in(c) for c in missing]))
-            continue
-        prev_calls = _ids(out[-1], "tool_use") if out else set()
-        results = [p for p in turn.parts if p.kind == "tool_result" and p.tool_use_id in prev_calls]
-        others = [_as_text(p) if p.kind == "tool_result" else p for p in turn.parts
-                  if not (p.kind == "tool_result" and p.tool_use_id in prev_calls)]
-        out.append(ChatTurn("user", results + others))
-    return out
-
-
-def _ids(turn: ChatTurn, kind: str) -> set[str | None]:
-    return {p.tool_use_id for p in turn.parts if p.kind == kind}
-
-
-def _stand_in(call_id: str | None) -> Part:
-    return Part("tool_result", NO_RESULT_TEXT, tool_use_id=call_id, is_error=True)
-
-
-def _as_text(part: Part) -> Part:
-    flag = " error" if part.is_error else ""
-    return Part("text", f"[tool result {part.tool_use_id or ''}{flag}] {part.text}")
+# --- what a request can carry ---------------------------------------------------------------
 
 
 def unexecuted_call_text(part: Part) -> Part:
@@ -274,6 +194,14 @@ def image_media_type(part: Part) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     return part.media_type
+
+
+def sendable_or_marker(part: Part, max_bytes: int, max_side: int, allowed: bool = True) -> Part:
+    """The image as the provider takes it, else a text marker: no stored bytes (a link), a
+    role that carries no images (``allowed`` false), or a type, size or side it refuses."""
+    if part.data is None or not allowed:
+        return Part("text", image_marker(part), meta={"image_left_out": "not sendable here"})
+    return image_or_marker(part, max_bytes, max_side)
 
 
 def image_or_marker(part: Part, max_bytes: int, max_side: int) -> Part:

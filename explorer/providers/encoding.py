@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.compaction.target import ProviderKind, Target
-from explorer.providers import anthropic, gemini, openai
+from explorer.providers import anthropic_body, gemini_body, openai_body
 from explorer.tree.model import Message
 
 
@@ -22,10 +22,10 @@ def encode_request(
     cap = max_tokens or target.output_reserve
     kind = target.kind
     if kind is ProviderKind.ANTHROPIC:
-        return anthropic.request_body(messages, target.model, cap, stream=stream,
+        return anthropic_body.request_body(messages, target.model, cap, stream=stream,
                                       images=target.images, notes=notes)
     if kind in (ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE):
-        return openai.request_body(messages, target.model, cap, stream=stream,
+        return openai_body.request_body(messages, target.model, cap, stream=stream,
                                    compatible=kind is ProviderKind.OPENAI_COMPATIBLE,
                                    images=target.images, notes=notes)
-    return gemini.request_body(messages, cap, images=target.images, notes=notes)
+    return gemini_body.request_body(messages, cap, images=target.images, notes=notes)

@@ -9,7 +9,6 @@ last chunk when ``stream_options.include_usage`` is set. Overflow is ``context_l
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import threading
@@ -22,17 +21,12 @@ import httpx
 from explorer.compaction.estimate import Family, parse_overflow
 from explorer.compaction.target import ImageRule, ProviderKind, rule_for
 from explorer.providers.base import (
-    ChatTurn,
     Completion,
     ConnectionLost,
     ContextOverflow,
     ProviderError,
     Secret,
     TextCallback,
-    cap_images,
-    image_media_type,
-    image_or_marker,
-    normalize,
     redact,
 )
 from explorer.providers.http import (
@@ -42,95 +36,17 @@ from explorer.providers.http import (
     error_fields,
     stream_events,
 )
+from explorer.providers.openai_body import request_body
 from explorer.tree.model import Message, Part, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_COMPATIBLE_URL = "http://localhost:11434/v1"
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-MAX_IMAGE_SIDE = 16_000
-MAX_IMAGES = 500  # per request (see explorer.compaction.target.MAX_IMAGES for the source)
 OVERFLOW_CODES = ("context_length_exceeded", "exceed_context_size_error")
 _MEASURED = (
     re.compile(r"\(([\d,]+) in the messages"),
     re.compile(r"request has ([\d,]+) input tokens"),
 )
 _CONTEXT_WORDS = re.compile(r"maximum context length|exceeds? the (?:available )?context", re.I)
-
-
-def _text(parts: Sequence[Part]) -> str:
-    return "\n\n".join(p.text for p in parts if p.kind == "text" and p.text)
-
-
-def _assistant(turn: ChatTurn) -> dict[str, Any]:
-    calls = [
-        {"id": p.tool_use_id, "type": "function",
-         "function": {"name": p.tool_name or "tool", "arguments": p.text or "{}"}}
-        for p in turn.parts if p.kind == "tool_use"
-    ]
-    text = _text(turn.parts)
-    message: dict[str, Any] = {"role": "assistant", "content": text or None}
-    if calls:
-        message["tool_calls"] = calls
-    elif not text:
-        message["content"] = "[no text]"
-    return message
-
-
-def _user_content(parts: Sequence[Part], detail: str | None) -> str | list[dict[str, Any]]:
-    sendable = [image_or_marker(p, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE) if p.kind == "image" else p
-                for p in parts]
-    if all(p.kind == "text" for p in sendable):
-        return _text(sendable)
-    content: list[dict[str, Any]] = []
-    for p in sendable:
-        if p.kind == "image":
-            data = base64.b64encode(p.data or b"").decode("ascii")
-            image: dict[str, Any] = {"url": f"data:{image_media_type(p)};base64,{data}"}
-            if detail is not None:  # the detail the cost assumed, so it is what is billed
-                image["detail"] = detail
-            content.append({"type": "image_url", "image_url": image})
-        elif p.text:
-            content.append({"type": "text", "text": p.text})
-    return content
-
-
-def chat_messages(messages: Sequence[Message], detail: str | None = None
-                  ) -> list[dict[str, Any]]:
-    """Chat Completions messages: system first, tool answers right after their calls."""
-    system, turns = normalize(messages)
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for turn in turns:
-        if turn.role == "assistant":
-            out.append(_assistant(turn))
-            continue
-        for p in turn.parts:
-            if p.kind == "tool_result":
-                text = f"[error] {p.text}" if p.is_error else p.text
-                out.append({"role": "tool", "tool_call_id": p.tool_use_id,
-                            "content": text or "[no output]"})
-        rest = [p for p in turn.parts if p.kind != "tool_result"]
-        if rest:
-            out.append({"role": "user", "content": _user_content(rest, detail)})
-    return out
-
-
-def request_body(
-    messages: Sequence[Message], model: str, max_tokens: int, *, compatible: bool = False,
-    stream: bool = True, images: ImageRule | None = None, notes: list[str] | None = None,
-) -> dict[str, Any]:
-    """The request (the one encoder: send, preview, export); OpenAI names the output cap
-    ``max_completion_tokens``, compatible servers ``max_tokens``."""
-    limit = images.max_images if images is not None else MAX_IMAGES
-    detail = images.detail if images is not None else None
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": chat_messages(cap_images(messages, limit, notes), detail),
-    }
-    if stream:
-        body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
-    body["max_tokens" if compatible else "max_completion_tokens"] = max_tokens
-    return body
 
 
 def parse_error(status: int | None, body: bytes, headers: httpx.Headers | None,

@@ -35,7 +35,7 @@ from explorer.app.compare import (
     default_choice,
 )
 from explorer.app.compare_text import summary
-from explorer.formats.exporters import EXPORTERS
+from explorer.app.exporting import EXPORTERS
 from explorer.store import NotFound, Store, StoreError
 from explorer.ui.compare_cells import CellWidget, DiffColors
 from explorer.ui.compare_header import ColumnHeader

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from explorer.app import exporting
 from explorer.app.compare import MAX_COLUMNS, CompareError, compare, siblings_to_compare
 from explorer.app.conversation_ops import RunResult
+from explorer.app.exporting import EXPORTERS
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.formats.base import FormatError
-from explorer.formats.exporters import EXPORTERS
 from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
 from explorer.ui.compare_marks import CompareMarks

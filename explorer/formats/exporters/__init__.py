@@ -1,4 +1,6 @@
-"""Every export format besides the lossless ``native`` one, by name.
+"""Every export format besides the lossless ``native`` one and the provider request bodies
+(``anthropic``, ``openai``: their one encoder lives in ``explorer.providers``; the app's
+registry, ``explorer.app.exporting.EXPORTERS``, holds all of them).
 
 An exporter turns a conversation into text lines (no line endings): pass the
 conversation's fields as ``header``, its messages in tree order (parents before
@@ -18,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from explorer.formats.exporters import claude_code, html, markdown, pi
-from explorer.formats.exporters.requests import anthropic_lines, openai_lines
 from explorer.tree.model import Message
 
 
@@ -44,6 +45,4 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
     Exporter("claude-code", ".jsonl", "Claude Code session file that claude --resume continues",
              claude_code.lines),
     Exporter("pi", ".jsonl", "pi coding-agent session file (version 3)", pi.lines),
-    Exporter("anthropic", ".json", "Anthropic Messages API request body", anthropic_lines),
-    Exporter("openai", ".json", "OpenAI Chat Completions request body", openai_lines),
 )}

@@ -26,7 +26,6 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from explorer.formats.exporters.requests import tool_arguments
 from explorer.formats.exporters.steps import (
     Step,
     ToolIds,
@@ -35,6 +34,7 @@ from explorer.formats.exporters.steps import (
     image_marker,
     sendable_image,
     session_uuid,
+    tool_arguments,
     tool_name,
 )
 from explorer.tree.model import Message, Part

@@ -22,13 +22,13 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 from explorer.formats.exporters.claude_code import iso
-from explorer.formats.exporters.requests import tool_arguments
 from explorer.formats.exporters.steps import (
     Step,
     active_path,
     answered_steps,
     image_marker,
     session_uuid,
+    tool_arguments,
 )
 from explorer.tree.model import Message, Part
 

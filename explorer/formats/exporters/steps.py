@@ -8,6 +8,7 @@ call becomes text. Every change is reported in ``notes``.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Hashable, Mapping, Sequence
@@ -121,6 +122,15 @@ def _as_text(p: Part, label: str) -> Part:
     if p.data is not None:
         return Part("image", data=p.data, media_type=p.media_type, meta=p.meta)
     return Part("text", f"{label}\n{p.text}" if p.text else label)
+
+
+def tool_arguments(text: str) -> dict[str, Any]:
+    """Tool input as an object; anything else is wrapped so no argument is lost."""
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except ValueError:
+        return {"input": text}
+    return value if isinstance(value, dict) else {"input": value}
 
 
 def tool_name(name: str | None) -> str:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from explorer.app.demo import load_demo
-from explorer.formats.exporters import EXPORTERS
+from explorer.app.exporting import EXPORTERS
 from explorer.formats.exporters.markdown import fence
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages

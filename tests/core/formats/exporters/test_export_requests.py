@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from request_rules import anthropic_violations, openai_violations
 
 from explorer.app.demo import load_demo
+from explorer.app.exporting import EXPORTERS
 from explorer.formats import claude_code
-from explorer.formats.exporters import EXPORTERS
-from explorer.formats.exporters.requests import anthropic_body, openai_body
 from explorer.formats.exporters.steps import INTERRUPTED, active_path, answered_steps
+from explorer.providers.request_export import anthropic_export as anthropic_body
+from explorer.providers.request_export import openai_export as openai_body
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages
 from explorer.tree.model import Message, Part, text_message

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from explorer.app.exporting import EXPORTERS
 from explorer.formats import llm
 from explorer.formats.base import FormatError, ImportedConversation
-from explorer.formats.exporters import EXPORTERS
 from explorer.formats.registry import detect
 from explorer.tree.model import Message
 from explorer.tree.paths import message_path
