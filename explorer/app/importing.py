@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from explorer.app.unzip import unpacked
+from explorer.app.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
 from explorer.formats.text_repair import repair_surrogates
@@ -90,15 +90,23 @@ def input_size(path: Path) -> int:
     return total
 
 
-def _sources(path: Path) -> Iterator[tuple[Path, ModuleType | None]]:
+def _sources(
+    path: Path, unpacker: Unpacker | None = None, inside: bool = False, zips: int = 0
+) -> Iterator[tuple[Path, ModuleType | None]]:
     """(path, importer or None).
 
     A folder goes to one importer whole (a Claude Code projects folder, an
     unpacked ChatGPT export) only when nothing inside belongs to another
-    format; a mixed folder is searched entry by entry.
+    format; a mixed folder is searched entry by entry, and a zip found in it
+    that no importer reads whole is unpacked and searched like a folder.
     """
     module = detect(path)
     if not path.is_dir():
+        if module is None and unpacker is not None and inside and unclaimed_zip(path):
+            folder = unpacker.unpack(path, zips)
+            if folder is not None:
+                yield from _sources(folder, unpacker, True, zips + 1)
+            return
         yield path, module
         return
     if module is not None and not _holds_other_formats(path, module):
@@ -106,7 +114,7 @@ def _sources(path: Path) -> Iterator[tuple[Path, ModuleType | None]]:
         return
     for child in sorted(path.iterdir()):
         if _visible(child.name):
-            yield from _sources(child)
+            yield from _sources(child, unpacker, True, zips)
 
 
 def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
@@ -115,18 +123,20 @@ def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
         if n >= FOLDER_SCAN_LIMIT:
             return False
         found = detect(f)
-        if found is not None and found is not module:
+        if (found is not None and found is not module) or (found is None and unclaimed_zip(f)):
             return True
     return False
 
 
-def _plan(paths: Iterable[Path], report: ImportReport) -> Iterator[tuple[Path, ModuleType | None]]:
+def _plan(
+    paths: Iterable[Path], report: ImportReport, unpacker: Unpacker | None = None
+) -> Iterator[tuple[Path, ModuleType | None]]:
     """Every source with its importer; sources nobody reads are reported and given None."""
     for path in paths:
         if not path.exists():
             report.errors.append(f"{path}: no such file or folder")
             continue
-        for source, module in _sources(path):
+        for source, module in _sources(path, unpacker):
             if module is None and source == path:
                 report.errors.append(f"{source}: not a transcript format this program reads")
             elif module is None:
@@ -271,18 +281,18 @@ def import_paths(
     ``report`` may be given so a caller keeps what was done if reading fails.
     """
     report = report if report is not None else ImportReport()
-    with unpacked(list(paths), report.errors) as sources:
-        return _import_all(store, sources, report, progress, cancel)
+    with unpacked(list(paths), report.errors) as (sources, unpacker):
+        return _import_all(store, sources, report, progress, cancel, unpacker)
 
 
 def _import_all(
     store: Store, paths: list[Path], report: ImportReport, progress: ProgressHook | None,
-    cancel: CancelCheck | None,
+    cancel: CancelCheck | None, unpacker: Unpacker,
 ) -> ImportReport:
     meter = _Meter(sum(input_size(p) for p in paths if p.exists()), progress)
     stop = cancel or (lambda: False)
     batch = _Batch(store, report, meter, stop)
-    for source, module in _plan(paths, report):
+    for source, module in _plan(paths, report, unpacker):
         if stop():
             report.cancelled = True
             break

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 from explorer.formats.base import FormatError
+from explorer.formats.safe_zip import is_zip
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
@@ -19,9 +20,17 @@ def importer_modules() -> list[ModuleType]:
     return [importlib.import_module(f"explorer.formats.{name}") for name in IMPORTERS]
 
 
+# Importers that read a zip as it was downloaded. Any other zip is never offered to a
+# content sniffer (an uncompressed zip shows its members' text between the headers).
+ZIP_IMPORTERS: tuple[str, ...] = ("chatgpt",)
+
+
 def detect(path: Path) -> ModuleType | None:
     """The importer module whose ``sniff`` accepts ``path``, or None."""
-    for module in importer_modules():
+    modules = importer_modules()
+    if path.is_file() and is_zip(path):
+        modules = [m for m in modules if m.__name__.rsplit(".", 1)[-1] in ZIP_IMPORTERS]
+    for module in modules:
         try:
             if module.sniff(path):
                 return module
