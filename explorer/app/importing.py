@@ -19,6 +19,7 @@ from typing import Any
 
 from explorer.app.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.jsonl import read_progress
 from explorer.formats.registry import detect
 from explorer.formats.text_repair import repair_surrogates
 from explorer.store import Store, StoreError
@@ -169,8 +170,9 @@ def read_all(paths: Iterable[Path], report: ImportReport) -> Iterator[ImportedCo
 class _Meter:
     """Counts bytes and messages and passes them to the progress hook.
 
-    Bytes advance per file: a whole source when it is done, and inside a
-    folder each file a conversation names as its source, as it is stored.
+    Bytes advance per file: a whole source when it is done, inside a folder
+    each file a conversation names as its source, as it is stored, and inside
+    a line-based file as its lines are read.
     """
 
     def __init__(self, total: int, hook: ProgressHook | None) -> None:
@@ -199,6 +201,12 @@ class _Meter:
             self.seen.add(path)
             self.in_source = min(self.source_size, self.in_source + input_size(Path(path)))
         self.emit()
+
+    def reading(self, done: int) -> None:
+        """Bytes read so far inside the current file (a single big session moves the bar)."""
+        if done > self.in_source:
+            self.in_source = min(self.source_size, done)
+            self.emit()
 
     def finish(self) -> None:
         self.done_before += self.source_size
@@ -285,6 +293,18 @@ def import_paths(
         return _import_all(store, sources, report, progress, cancel, unpacker)
 
 
+class _StopReading(Exception):
+    """Raised inside a reader when the import is cancelled mid-file."""
+
+
+def _reading_hook(meter: _Meter, stop: CancelCheck) -> Callable[[int], None]:
+    def hook(done: int) -> None:
+        if stop():
+            raise _StopReading
+        meter.reading(done)
+    return hook
+
+
 def _import_all(
     store: Store, paths: list[Path], report: ImportReport, progress: ProgressHook | None,
     cancel: CancelCheck | None, unpacker: Unpacker,
@@ -298,12 +318,18 @@ def _import_all(
             break
         meter.start(source)
         if module is not None:
-            with closing(_read(source, module, report)) as stream:
-                for ic in stream:
-                    if stop() or report.cancelled:
-                        report.cancelled = True
-                        break
-                    batch.add(ic)
+            token = read_progress.set(_reading_hook(meter, stop))
+            try:
+                with closing(_read(source, module, report)) as stream:
+                    for ic in stream:
+                        if stop() or report.cancelled:
+                            report.cancelled = True
+                            break
+                        batch.add(ic)
+            except _StopReading:
+                report.cancelled = True
+            finally:
+                read_progress.reset(token)
         batch.flush()  # what was read before a cancel is stored whole
         if report.cancelled:
             break

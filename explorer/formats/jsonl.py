@@ -11,12 +11,25 @@ say exactly what it left out.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 _NOTE_LINE_LIMIT = 20
+
+REPORT_EVERY_BYTES = 256 * 1024
+"""How often a reader says how far into its file it is (and may be told to stop)."""
+
+read_progress: ContextVar[Callable[[int], None] | None] = ContextVar(
+    "read_progress", default=None)
+"""Called with the bytes read so far, every :data:`REPORT_EVERY_BYTES`, by whoever imports.
+
+A single session file can hold 100,000 messages; without this an import's
+progress would stand still until the whole file was parsed. The callback may
+raise to stop the read (a cancel), which ends the import of that file.
+"""
 
 
 @dataclass(frozen=True)
@@ -41,9 +54,15 @@ class JsonlReader:
     lines_read: int = 0
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        report = read_progress.get()
+        done = reported = 0
         with self.path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 self.lines_read = number
+                done += len(raw)
+                if report is not None and done - reported >= REPORT_EVERY_BYTES:
+                    reported = done
+                    report(done)
                 obj = self._parse(number, raw)
                 if obj is not None:
                     yield number, obj

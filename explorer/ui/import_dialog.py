@@ -7,6 +7,8 @@ than one that failed loudly.
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +91,48 @@ def _megabytes(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.0f} kB"
 
 
+RATE_WINDOW_S = 5.0
+
+
+class Rate:
+    """Speed over the last few seconds and the time left at that speed.
+
+    Messages are counted when stored, so while one big file is being read the
+    speed is in bytes; once messages arrive it is given in messages per second.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.samples: deque[tuple[float, int, int]] = deque()
+        self.total = 0
+
+    def add(self, p: ImportProgress) -> None:
+        now = self.clock()
+        self.total = p.bytes_total
+        self.samples.append((now, p.bytes_done, p.messages_done))
+        while len(self.samples) > 2 and now - self.samples[0][0] > RATE_WINDOW_S:
+            self.samples.popleft()
+
+    def text(self) -> str:
+        if len(self.samples) < 2:
+            return ""
+        (t0, b0, m0), (t1, b1, m1) = self.samples[0], self.samples[-1]
+        span = t1 - t0
+        if span <= 0 or b1 <= b0:
+            return ""
+        speed = (f"{(m1 - m0) / span:,.0f} messages/s" if m1 > m0
+                 else f"{(b1 - b0) / span / 1e6:.1f} MB/s")
+        left = (self.total - b1) / ((b1 - b0) / span)
+        return f" · {speed} · about {_duration(left)} left"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs:02d} s"
+
+
 class ImportDialog(QDialog):
     """Runs one import and shows its progress, then its report.
 
@@ -105,6 +149,7 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import")
         self.setMinimumWidth(560)
         self.job = ImportJob(store, paths, self)
+        self.rate = Rate()
         self.heading = QLabel(f"Importing {_count(len(self.job.paths), 'item')}…")
         self.file_label = QLabel("")
         self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -142,11 +187,13 @@ class ImportDialog(QDialog):
         return self.job.is_running()
 
     def cancel(self) -> None:
+        """Answers at once; the import stops at its next check (reading stops within a
+        quarter megabyte, a conversation being written is finished whole)."""
         if self.job.report is None:
             self.job.cancel()
             self.cancel_button.setEnabled(False)
             self.cancel_button.setText("Cancelling…")
-            self.heading.setText("Cancelling after the conversation being stored…")
+            self.heading.setText("Cancelling: what was stored stays, each conversation whole…")
 
     def reject(self) -> None:
         """Escape or Cancel while importing cancels; once done, it closes."""
@@ -173,8 +220,10 @@ class ImportDialog(QDialog):
                                                    width))
         messages = _count(p.messages_done, "message")
         conversations = _count(p.conversations_done, "conversation")
+        self.rate.add(p)
         self.count_label.setText(f"{messages} in {conversations} · "
-                                 f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}")
+                                 f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}"
+                                 + self.rate.text())
 
     def _show_report(self, report: ImportReport) -> None:
         self.progress_bar.setRange(0, PROGRESS_STEPS)

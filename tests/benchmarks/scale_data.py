@@ -14,7 +14,8 @@ from pathlib import Path
 
 from explorer.store import Store
 from explorer.tree.model import text_message
-from tests.benchmarks.generate_transcripts import (
+
+from .generate_transcripts import (
     START_TIME,
     TextPool,
     _Budget,

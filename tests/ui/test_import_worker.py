@@ -3,6 +3,7 @@ the report dialog, and drag-and-drop of files."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,16 +16,18 @@ from pytestqt.qtbot import QtBot
 
 from explorer.app.importing import ImportProgress, ImportReport, input_size
 from explorer.formats.base import ImportedConversation
+from explorer.formats.jsonl import REPORT_EVERY_BYTES
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.ui.import_dialog import (
     PROGRESS_STEPS,
     ImportDialog,
+    Rate,
     install_drop_import,
     report_outline,
     report_summary,
 )
-from explorer.ui.import_worker import ImportJob
+from explorer.ui.import_worker import ImportJob, collector_paused
 
 GATE_TIMEOUT_S = 60  # a safety net so a broken build fails instead of hanging
 FINISH_TIMEOUT_MS = 120_000
@@ -282,3 +285,73 @@ def test_a_drag_without_local_files_is_refused(qtbot: QtBot) -> None:
     assert not enter.isAccepted()
     QApplication.sendEvent(widget, drop)
     assert calls == []
+
+
+@pytest.fixture(scope="module")
+def one_big_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A single Claude Code session file of a few megabytes (one conversation)."""
+    from benchmarks.scale_data import one_session
+
+    return one_session(tmp_path_factory.mktemp("session"), 1200, seed=3)
+
+
+def test_progress_moves_by_bytes_inside_a_single_file(
+    qtbot: QtBot, store: Store, one_big_session: Path
+) -> None:
+    size = one_big_session.stat().st_size
+    assert size > 8 * REPORT_EVERY_BYTES
+    job = ImportJob(store, [one_big_session])
+    seen: list[ImportProgress] = []
+    job.progressed.connect(seen.append)
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        job.start()
+    report: ImportReport = blocker.args[0]
+    assert report.errors == [] and len(report.conversations) == 1
+    reading = [p.bytes_done for p in seen if p.conversations_done == 0 and 0 < p.bytes_done < size]
+    assert len(reading) >= 5, "the bar moves while the one file is read, before it is stored"
+    assert reading == sorted(reading)
+    assert seen[-1].bytes_done == size
+
+
+def test_cancel_stops_reading_a_big_file_midway_and_stores_nothing_of_it(
+    qtbot: QtBot, store: Store, one_big_session: Path
+) -> None:
+    size = one_big_session.stat().st_size
+    job = ImportJob(store, [one_big_session])
+    seen: list[ImportProgress] = []
+
+    def on_progress(p: ImportProgress) -> None:
+        seen.append(p)
+        if p.bytes_done > 0:
+            job.cancel()
+
+    job.progressed.connect(on_progress)
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        job.start()
+    report: ImportReport = blocker.args[0]
+    assert report.cancelled and report.errors == []
+    assert store.conversations() == [], "a conversation is stored whole or not at all"
+    assert max(p.bytes_done for p in seen) < size, "the reader stopped before the end"
+
+
+def test_the_collector_is_paused_while_importing_and_back_after() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled(), "an import still running keeps it paused"
+    assert gc.isenabled()
+
+
+def test_rate_gives_speed_and_time_left() -> None:
+    now = [0.0]
+    rate = Rate(lambda: now[0])
+    assert rate.text() == ""
+    rate.add(ImportProgress(0, 10_000_000, 0, 0, "f"))
+    now[0] = 2.0
+    rate.add(ImportProgress(2_000_000, 10_000_000, 0, 0, "f"))
+    assert rate.text() == " · 1.0 MB/s · about 8 s left"
+    now[0] = 4.0
+    rate.add(ImportProgress(4_000_000, 10_000_000, 30_000, 1, "f"))
+    assert rate.text() == " · 7,500 messages/s · about 6 s left"
