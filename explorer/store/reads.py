@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer.store.boundary import clean_boundary
 from explorer.store.rows import load_messages, loads
 from explorer.tree.model import Message
 
@@ -27,7 +28,7 @@ class Conversation:
     source_path: str | None
     created_at: float | None
     updated_at: float | None
-    clean_tip_id: int | None
+    clean_tip_id: int | None  # derived by get_conversation (boundary.py); None in lists
     meta: dict[str, Any] = field(default_factory=dict)
     message_count: int = 0
 
@@ -64,7 +65,10 @@ def get_conversation(conn: sqlite3.Connection, conv_id: int) -> Conversation:
     ).fetchone()
     if r is None:
         raise NotFound(f"no conversation {conv_id}")
-    return _conversation(r, r[13])
+    conv = _conversation(r, r[13])
+    uid = conv.meta.get("uid")
+    clean = clean_boundary(conn, conv.tip_id, uid if isinstance(uid, str) else "")
+    return replace(conv, clean_tip_id=clean)
 
 
 def list_conversations(conn: sqlite3.Connection) -> list[Conversation]:
@@ -75,7 +79,7 @@ def list_conversations(conn: sqlite3.Connection) -> list[Conversation]:
         "GROUP BY conversation_id) n ON n.conversation_id = c.id "
         "ORDER BY coalesce(c.updated_at, c.created_at, 0) DESC, c.id DESC"
     ).fetchall()
-    return [_conversation(r, r[13]) for r in rows]
+    return [replace(_conversation(r, r[13]), clean_tip_id=None) for r in rows]
 
 
 def message_conversation(conn: sqlite3.Connection, mid: int) -> int:

@@ -1,0 +1,69 @@
+"""The last clean boundary of a conversation, derived from its tree whenever it is read.
+
+It marks where a path that ends in the middle of a turn (a crashed session, a tip
+moved onto a tool call) was last whole (P3). Derived, not stored, so it can never go
+stale: a send, branch, edit, rewind or sync that moves the tip moves it too.
+
+The path to a message never changes (messages are only added; an undone deletion
+puts them back under their own ids), so the answer for a tip is remembered, keyed by
+the conversation's random uid and the tip: reading a conversation again costs nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import OrderedDict
+
+REMEMBERED = 4096
+_known: OrderedDict[tuple[str, int], int | None] = OrderedDict()
+_lock = threading.Lock()
+
+_PATH_TOOL_PARTS = (
+    "WITH RECURSIVE up(id, parent_id, depth) AS ("
+    " SELECT id, parent_id, 0 FROM messages WHERE id = ?"
+    " UNION ALL SELECT m.id, m.parent_id, up.depth + 1 FROM messages m"
+    " JOIN up ON m.id = up.parent_id) "
+    "SELECT up.id, p.kind, p.tool_use_id FROM up LEFT JOIN parts p ON p.message_id = up.id"
+    " AND p.kind IN ('tool_use', 'tool_result') AND coalesce(p.tool_use_id, '') != ''"
+    " ORDER BY up.depth DESC, p.idx"
+)
+
+
+def clean_boundary(conn: sqlite3.Connection, tip: int | None, uid: str = "") -> int | None:
+    """The last message on the path to ``tip`` after which no tool call waits for its
+    result (``tip`` itself when the path ends whole), or None. ``uid`` (the
+    conversation's) lets the answer be remembered."""
+    if tip is None:
+        return None
+    if not uid:
+        return _derive(conn, tip)
+    key = (uid, tip)
+    with _lock:
+        if key in _known:
+            _known.move_to_end(key)
+            return _known[key]
+    found = _derive(conn, tip)
+    with _lock:
+        _known[key] = found
+        while len(_known) > REMEMBERED:
+            _known.popitem(last=False)
+    return found
+
+
+def _derive(conn: sqlite3.Connection, tip: int) -> int | None:
+    open_calls: set[str] = set()
+    last: int | None = None
+    current: int | None = None
+    for mid, kind, call in conn.execute(_PATH_TOOL_PARTS, (tip,)):
+        if mid != current:
+            if current is not None and not open_calls:
+                last = current
+            current = mid
+        if kind == "tool_use":
+            open_calls.add(call)
+        elif kind == "tool_result":
+            open_calls.discard(call)
+    if current is not None and not open_calls:
+        last = current
+    return last
