@@ -3,6 +3,10 @@
 The script (``resources/demo/demo.json``) is a list of steps — turns, a
 checkpoint, a rewind, an edited prompt, a regenerated answer, a fork — so the
 demo holds exactly what a person's own use would produce.
+
+Every demo message gets a stable source id (``demo:orders:7``), the same in every
+database, so an export of the demo imported into another database that has the
+demo merges with it message by message instead of adding a second copy.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from explorer.resources import resource_path
 from explorer.store import Store
+from explorer.store.rows import db_id
 from explorer.tree.model import Message, Part, Usage
 
 DEMO_FORMAT = "demo"
@@ -21,12 +26,19 @@ STEP_SECONDS = 41.0
 
 
 class _Clock:
-    def __init__(self, start: str) -> None:
+    def __init__(self, start: str, key: str) -> None:
         self.t = datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp()
+        self.key = key
+        self.n = 0
 
     def tick(self) -> float:
         self.t += STEP_SECONDS
         return self.t
+
+    def source_id(self) -> str:
+        """The next message's stable id: the script's key and the message's ordinal."""
+        self.n += 1
+        return f"demo:{self.key}:{self.n}"
 
 
 def demo_loaded(store: Store) -> int | None:
@@ -50,7 +62,8 @@ def load_demo(store: Store, script: Path | None = None) -> int:
             conv["title"], source_format=DEMO_FORMAT, source_id=f"demo:{conv['key']}",
         )
         first = first or cid
-        _run_steps(store, cid, conv["steps"], _Clock(conv["start"]), {}, path.parent)
+        _run_steps(store, cid, conv["steps"], _Clock(conv["start"], conv["key"]), {},
+                   path.parent)
     return first
 
 
@@ -67,8 +80,7 @@ def _run_steps(
         elif op == "rewind":
             store.rewind(cid, step["label"])
         elif op == "edit":
-            refs[step["ref"]] = store.edit_prompt(cid, refs[step["ref"]], step["text"],
-                                                  clock.tick())
+            refs[step["ref"]] = _edit(store, cid, refs[step["ref"]], step["text"], clock)
         elif op == "regenerate":
             _turn(store, cid, step["messages"], clock, refs, folder, refs[step["ref"]])
         elif op == "fork":
@@ -78,24 +90,36 @@ def _run_steps(
             raise ValueError(f"demo script: unknown step {op!r}")
 
 
+def _edit(store: Store, cid: int, mid: int, text: str, clock: _Clock) -> int:
+    """What ``edit_prompt`` writes (a sibling prompt, made the tip), with a stable id."""
+    original = store.message(mid)
+    parts = [Part("text", text)] + [p for p in original.parts if p.kind == "image"]
+    edited = Message(id=None, parent_id=None, role="user", parts=parts,
+                     created_at=clock.tick(), source_meta={"edited_from": mid},
+                     source_id=clock.source_id())
+    if original.parent_id is None:
+        return store.append_turn(cid, [edited], as_root=True)[0]
+    return store.append_turn(cid, [edited], parent_id=db_id(original.parent_id))[0]
+
+
 def _turn(
     store: Store, cid: int, specs: list[dict[str, Any]], clock: _Clock,
     refs: dict[str, int], folder: Path, parent: int | None,
 ) -> None:
-    messages = [_message(s, clock.tick(), folder) for s in specs]
+    messages = [_message(s, clock.tick(), folder, clock.source_id()) for s in specs]
     ids = store.append_turn(cid, messages, parent_id=parent)
     for spec, mid in zip(specs, ids, strict=True):
         if "ref" in spec:
             refs[spec["ref"]] = mid
 
 
-def _message(spec: dict[str, Any], when: float, folder: Path) -> Message:
+def _message(spec: dict[str, Any], when: float, folder: Path, source_id: str) -> Message:
     parts = [_part(p, folder) for p in spec.get("parts", [])]
     if "text" in spec:
         parts.insert(0, Part("text", spec["text"]))
     usage = Usage.from_dict(spec.get("usage"))
     return Message(id=None, parent_id=None, role=spec["role"], parts=parts, created_at=when,
-                   model=spec.get("model"), usage=usage)
+                   model=spec.get("model"), usage=usage, source_id=source_id)
 
 
 def _part(spec: dict[str, Any], folder: Path) -> Part:

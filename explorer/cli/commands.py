@@ -143,7 +143,10 @@ def run_branch(args: argparse.Namespace) -> int:
 def run_edit(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         change = tree_actions.edit(s, args.conversation, args.message, read_text(args))
-        print(change.changed["created"][0])
+        new = change.changed["created"][0]
+        emit(args, {"conversation": args.conversation, "edited_from": args.message,
+                    "message": new, "tip": s.conversation(args.conversation).tip_id},
+             [str(new)])
     return 0
 
 

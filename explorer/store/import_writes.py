@@ -8,6 +8,7 @@ so importing the same file twice adds nothing.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Hashable
@@ -47,11 +48,27 @@ def identity(ic: ImportedConversation) -> str:
     return "sha1:" + hashlib.sha1(f"{ic.title}\n{keys}".encode()).hexdigest()
 
 
+_OWN_EXPORT = re.compile(r"^ce:([0-9a-f]{32})$")
+
+
 def _existing(conn: sqlite3.Connection, fmt: str, sid: str) -> tuple[int | None, dict[str, int]]:
+    """The conversation this import continues, and its messages by source key.
+
+    The same format and source id match; so does an export (``ce:<uid>``) of a
+    conversation made here, whatever its format, which is found by its uid. A
+    message without a source id answers to ``ce:<uid>:<id>``, the key its export
+    gave it.
+    """
     r = conn.execute(
         "SELECT id, json_extract(meta, '$.uid') FROM conversations "
         "WHERE source_format = ? AND source_id = ?", (fmt, sid),
     ).fetchone()
+    own = _OWN_EXPORT.match(sid)
+    if r is None and own:
+        r = conn.execute(
+            "SELECT id, json_extract(meta, '$.uid') FROM conversations "
+            "WHERE json_extract(meta, '$.uid') = ? ORDER BY id LIMIT 1", (own.group(1),),
+        ).fetchone()
     if r is None:
         return None, {}
     rows = conn.execute(
@@ -76,7 +93,8 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
     db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
     _write_messages(conn, conv_id, fresh, ids, db_id)
     _write_labels(conn, conv_id, ic, db_id, {m.id: m for m in msgs})
-    _set_pointers(conn, conv_id, ic, msgs, db_id)
+    if not known or ic.tip in ids:  # a merge that brings nothing further keeps the tip
+        _set_pointers(conn, conv_id, ic, msgs, db_id)
     return ImportOutcome(
         conv_id, ic.title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import display
-from explorer.cli.main import main
+from explorer.cli.main import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -167,3 +168,21 @@ def test_screenshot_and_smoke_test_without_a_display_draw_offscreen(
                           check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "platform offscreen" in proc.stdout
+
+
+def test_edit_json_prints_an_object(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--db", str(db), "edit", "1", "8", "--text", "again", "--json")
+    data = json.loads(out)
+    assert code == 0 and isinstance(data, dict)
+    assert data["edited_from"] == 8 and data["message"] == data["tip"] > 8
+    code, out, _ = run(capsys, "--db", str(db), "edit", "1", "8", "--text", "plain")
+    assert int(out) > data["message"]
+
+
+def test_readme_lists_every_command() -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    names = next(a for a in parser._actions if a.dest == "command").choices
+    assert names is not None
+    missing = [n for n in names if f"`convo {n}" not in readme]
+    assert "rerun" not in missing, missing
