@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from explorer.app import safe_write
 from explorer.formats import native
@@ -21,9 +22,12 @@ FORMATS = ("native", *EXPORTERS)
 
 def export_lines(
     store: Store, conv_id: int, fmt: str = "native", at: int | None = None,
-    notes: list[str] | None = None,
+    notes: list[str] | None = None, place: Mapping[str, Any] | None = None,
 ) -> Iterator[str]:
     """The export as lines; with ``at`` only the branch from the root to that message.
+
+    ``place`` overrides header fields an agent files the session by (``cwd``,
+    ``agent_version``, ``meta``), for a hand-back to an agent.
 
     ``notes`` collects what a lossy format had to change (left-out system text,
     synthesized tool results) so the caller can tell the person.
@@ -47,6 +51,7 @@ def export_lines(
         "source_id": conv.source_id or f"ce:{uid}", "created_at": conv.created_at,
         "meta": conv.meta,
     }
+    header.update(place or {})
     if conv.forked_from_conversation_id is not None:
         header["forked_from"] = {"conversation": conv.forked_from_conversation_id,
                                  "message": conv.forked_from_message_id}

@@ -7,7 +7,7 @@ import signal
 import sys
 from types import FrameType
 
-from explorer.app import sync
+from explorer.app import handoff, sync
 from explorer.app.sources import TOOL_NAMES, find_sources, iso
 from explorer.cli.commands import Command, open_store
 from explorer.cli.output import emit
@@ -94,9 +94,29 @@ def run_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def _handoff_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
+    p.add_argument("--at", type=int, metavar="MSG", help="hand back the branch ending at MSG")
+    p.add_argument("--agent", required=True, choices=handoff.AGENTS)
+    p.add_argument("--cwd", help="the project folder the agent works in "
+                   "(default: the session's own, else this folder)")
+
+
+def run_handoff(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        done = handoff.handoff(store, args.conversation, args.agent, args.at, cwd=args.cwd)
+    lines = [f"wrote {done.path} ({done.lines} lines)", f"resume it with: {done.command}"]
+    lines += [f"note: {n}" for n in done.notes]
+    lines += [f"warning: read back differently: {d}" for d in done.differences]
+    emit(args, done.to_dict(), lines)
+    return 0
+
+
 COMMANDS = [
     Command("sources", "list where your agents keep sessions (tool, sessions, size, newest)",
             _tool_arg, run_sources, json=True),
     Command("sync", "import what changed in the agents' session folders since the last sync",
             _sync_args, run_sync, json=True, creates_db=True),
+    Command("handoff", "write a branch as a new session the agent resumes (never overwrites)",
+            _handoff_args, run_handoff, json=True),
 ]

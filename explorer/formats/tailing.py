@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ class Line:
     raw: bytes
     value: dict[str, Any]
 
-    @property
+    @cached_property
     def key(self) -> str:
         """A key for what this line says, stable when the file is rewritten around it."""
         return hashlib.sha1(self.raw.rstrip(b"\r\n")).hexdigest()[:16]

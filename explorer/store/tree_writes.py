@@ -134,15 +134,20 @@ def edit_prompt(
     return append_turn(conn, conv_id, [edited], parent_id=db_id(parent))[0]
 
 
+# Where a session belongs: a fork keeps them, so its export files it under the same project.
+PLACE_KEYS = ("cwd", "git_branch", "git", "version", "agent", "originator", "model_provider")
+
+
 def fork(conn: sqlite3.Connection, conv_id: int, mid: int, title: str | None = None) -> int:
     """Copy the root-to-``mid`` path into a new conversation with fresh ids (T4)."""
     if reads.message_conversation(conn, mid) != conv_id:
         raise StoreError(f"message {mid} is not in conversation {conv_id}")
     conv = reads.get_conversation(conn, conv_id)
     path = reads.path_messages(conn, mid)
+    place = {k: conv.meta[k] for k in PLACE_KEYS if k in conv.meta}
     new_conv = create_conversation(
         conn, title or f"Fork of {conv.title}", source_format=conv.source_format,
-        forked_from=(conv_id, mid), meta={"forked_from_title": conv.title},
+        forked_from=(conv_id, mid), meta={"forked_from_title": conv.title, **place},
     )
     ids = list(next_ids(conn, "messages", len(path)))
     remap = {db_id(m.id): new for m, new in zip(path, ids, strict=True)}

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from explorer.formats.exporters import claude_code, html, markdown, pi
+from explorer.formats.exporters import claude_code, codex, html, markdown, pi
 from explorer.tree.model import Message
 
 
@@ -45,4 +45,5 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
     Exporter("claude-code", ".jsonl", "Claude Code session file that claude --resume continues",
              claude_code.lines),
     Exporter("pi", ".jsonl", "pi coding-agent session file (version 3)", pi.lines),
+    Exporter("codex", ".jsonl", "Codex CLI rollout that codex resume continues", codex.lines),
 )}

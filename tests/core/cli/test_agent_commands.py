@@ -53,3 +53,18 @@ def test_S1_sync_twice_adds_once(home: Path, tmp_path: Path,
     assert code == 0 and first["added_messages"] > 0 and first["errors"] == []
     code, out, _ = run(capsys, "sync", "--db", db)
     assert code == 0 and out.startswith("0 new messages") and "7 unchanged" in out
+
+
+def test_handoff_prints_the_file_and_the_resume_command(
+    home: Path, tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "h.db")
+    assert run(capsys, "import", "--db", db, str(samples_dir / "codex" / "codex.jsonl"))[0] == 0
+    code, out, _ = run(capsys, "handoff", "1", "--agent", "codex", "--db", db, "--json")
+    done = json.loads(out)
+    assert code == 0 and Path(done["path"]).is_file()
+    assert Path(done["path"]).is_relative_to(home / ".codex" / "sessions")
+    assert done["command"].endswith(f"codex resume {done['session_id']}")
+    assert done["differences"] == []
+    code, _, err = run(capsys, "handoff", "1", "--agent", "codex", "--db", db)
+    assert code == 1 and "nothing was written" in err

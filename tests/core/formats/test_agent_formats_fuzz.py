@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+from core.formats.pi.test_pi_fuzz import mutate_lines, mutate_value
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pi_fuzz import mutate_lines, mutate_value
 
 from explorer.formats import codex, gemini_cli, opencode
 from explorer.formats.base import FormatError, ImportedConversation

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from request_rules import anthropic_violations, openai_violations
 
+from explorer.app.exporting import EXPORTERS
 from explorer.formats import claude_ai, openwebui
 from explorer.formats.base import ImportedConversation
-from explorer.formats.exporters import EXPORTERS
 from explorer.formats.exporters.steps import INTERRUPTED
 
 FORMATS = Path(__file__).resolve().parents[1]

@@ -1,0 +1,112 @@
+"""Handing a branch back to Claude Code, pi or Codex: where the file goes, never over another,
+read back the same; forks and exports keep the session's folder, branch and agent version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import new_store
+
+from explorer.app.agent_homes import Environment
+from explorer.app.exporting import export_lines
+from explorer.app.handoff import handoff
+from explorer.app.importing import import_paths
+from explorer.formats import claude_code, codex, pi
+from explorer.formats.registry import detect
+from explorer.store import Store, StoreError
+
+CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+CODEX = "codex/codex.jsonl"
+
+
+def imported(store: Store, samples_dir: Path, name: str) -> int:
+    report = import_paths(store, [samples_dir / name])
+    assert report.errors == []
+    return report.conversations[0].conversation_id
+
+
+@pytest.mark.parametrize(("agent", "module"), [("claude-code", claude_code), ("pi", pi),
+                                               ("codex", codex)])
+def test_a_branch_lands_where_the_agent_looks_and_reads_back_the_same(
+    agent: str, module: object, tmp_path: Path, samples_dir: Path
+) -> None:
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store:
+        cid = imported(store, samples_dir, CODEX)
+        done = handoff(store, cid, agent, env=env)
+    assert done.differences == []
+    assert done.cwd == "/proj/ds906659/gai/claude-code"  # the session's own folder
+    assert detect(done.path) is module
+    home = tmp_path / "home"
+    if agent == "claude-code":
+        assert done.path == (home / ".claude/projects/-proj-ds906659-gai-claude-code"
+                             / f"{done.session_id}.jsonl")
+        assert done.command.endswith(f"claude --resume {done.session_id}")
+    elif agent == "pi":
+        assert done.path.parent == home / ".pi/agent/sessions/--proj-ds906659-gai-claude-code--"
+        assert done.path.name.endswith(f"_{done.session_id}.jsonl")
+    else:
+        assert done.path.parent.parent.parent.parent == home / ".codex" / "sessions"
+        assert done.path.name.startswith("rollout-") and done.session_id in done.path.name
+        assert done.command.endswith(f"codex resume {done.session_id}")
+    assert done.command.startswith("cd /proj/ds906659/gai/claude-code && ")
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
+def test_an_existing_session_is_never_overwritten(
+    agent: str, tmp_path: Path, samples_dir: Path
+) -> None:
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store:
+        cid = imported(store, samples_dir, CLAUDE)
+        first = handoff(store, cid, agent, env=env)
+        with first.path.open("a") as f:
+            f.write('{"the agent": "kept working"}\n')
+        before = first.path.read_bytes()
+        with pytest.raises(StoreError, match="nothing was written"):
+            handoff(store, cid, agent, env=env)
+        assert first.path.read_bytes() == before
+        assert len(list((tmp_path / "home").rglob(f"*{first.session_id}*"))) == 1
+
+
+def test_a_branch_ending_earlier_is_its_own_session(tmp_path: Path, samples_dir: Path) -> None:
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store:
+        cid = imported(store, samples_dir, CLAUDE)
+        path = store.path(cid)
+        boundary = next(m.id for m in reversed(path[: len(path) // 2]) if m.role == "assistant"
+                        and not m.tool_uses())
+        whole = handoff(store, cid, "claude-code", env=env)
+        part = handoff(store, cid, "claude-code", at=boundary, env=env)
+    assert part.session_id != whole.session_id and part.differences == []
+    assert part.lines < whole.lines
+
+
+def test_an_unknown_agent_is_refused(tmp_path: Path) -> None:
+    with new_store(tmp_path) as store, pytest.raises(StoreError, match="unknown agent"):
+        handoff(store, 1, "cursor", env=Environment(tmp_path))
+
+
+def test_a_fork_keeps_cwd_branch_and_version_in_its_exports(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    with new_store(tmp_path) as store:
+        cid = imported(store, samples_dir, CLAUDE)
+        conv = store.conversation(cid)
+        assert conv.meta["cwd"] and conv.meta["git_branch"] and conv.meta["version"]
+        fork = store.fork(cid, store.path(cid)[-3].id)
+        meta = store.conversation(fork).meta
+        assert {k: meta[k] for k in ("cwd", "git_branch", "version")} == {
+            k: conv.meta[k] for k in ("cwd", "git_branch", "version")}
+        claude = [json.loads(x) for x in export_lines(store, fork, "claude-code")]
+        line = next(r for r in claude if "cwd" in r)
+        assert line["cwd"] == conv.meta["cwd"] != "/"
+        assert line["gitBranch"] == conv.meta["git_branch"]
+        assert line["version"] == conv.meta["version"]
+        header = json.loads(next(iter(export_lines(store, fork, "pi"))))
+        assert header["cwd"] == conv.meta["cwd"]
+        rollout = json.loads(next(iter(export_lines(store, fork, "codex"))))
+        assert rollout["payload"]["cwd"] == conv.meta["cwd"]
+        assert rollout["payload"]["git"]["branch"] == conv.meta["git_branch"]
