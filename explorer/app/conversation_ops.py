@@ -170,6 +170,7 @@ def _context(
     The context is planned without the prompt, exactly as the preview plans it; only a
     prompt too large for the room left makes the ladder run again with it inside.
     """
+    prompt = planner.redacted(prompt, target, notes)
     if not context:
         plan = _ladder(prompt, target, estimator, options, mode, rung, notes)
         return plan, plan.messages()

@@ -50,11 +50,23 @@ def build_plan(
     if renderer is None and force == "snapshot":
         force = "images"  # a model that cannot see gets no pages; the free rungs still run
     est = estimator if estimator is not None else target.estimator(context)
-    return run_ladder(
+    notes: list[str] = []
+    context = redacted(context, target, notes)
+    plan = run_ladder(
         context, target.window, est, renderer, summarizer, mode=mode, force=force,
         threshold=target.threshold, safety=target.safety,
         output_reserve=target.output_reserve, keep_turns=target.keep_turns,
     )
+    plan.notes[:0] = notes
+    return plan
+
+
+def redacted(messages: Sequence[Message], target: Target, notes: list[str]) -> list[Message]:
+    """The messages after the target's redactor (the one hook before pages, summaries and
+    bodies are made); unchanged without one."""
+    if target.redactor is None:
+        return list(messages)
+    return target.redactor(messages, notes)
 
 
 def shake_plan(context: Sequence[Message], target: Target) -> CompactionPlan:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from explorer.compaction import image_cost
 from explorer.compaction.elision import DEFAULT_KEEP_TURNS
@@ -73,6 +73,14 @@ DEFAULT_OUTPUT_RESERVE = 4096
 #     (https://ai.google.dev/gemini-api/docs/image-understanding, "Technical details").
 #   OpenAI-compatible servers publish no limit; OpenAI's is assumed.
 MAX_IMAGES: dict[str, int] = {"anthropic": 100, "openai": 500, "gemini": 3600}
+
+
+class Redactor(Protocol):
+    """Replaces what must not leave the machine (secrets) in the messages a context is built
+    from, listing what it replaced in ``notes``; pages, summaries and bodies are made after it
+    ran, so none of them can carry what it removed (SPEC R1)."""
+
+    def __call__(self, messages: Sequence[Message], notes: list[str]) -> list[Message]: ...
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ class Target:
     vision: bool = True
     keep_turns: int = DEFAULT_KEEP_TURNS
     notes: tuple[str, ...] = field(default=(), compare=False)
+    redactor: Redactor | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ProviderKind.parse(self.kind))
