@@ -1,4 +1,4 @@
-"""Model providers: Anthropic, OpenAI and OpenAI-compatible servers, their keys and settings."""
+"""Model providers: Anthropic, OpenAI, OpenAI-compatible servers and Gemini; keys, settings."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from explorer.providers.base import (
     ProviderKind,
     Secret,
 )
+from explorer.providers.gemini import GeminiProvider
 from explorer.providers.http import HttpPolicy
 from explorer.providers.openai import OpenAIProvider
 
@@ -20,6 +21,7 @@ __all__ = [
     "AnthropicProvider",
     "Completion",
     "ContextOverflow",
+    "GeminiProvider",
     "HttpPolicy",
     "OpenAIProvider",
     "Provider",
@@ -39,7 +41,7 @@ def make_provider(
     max_tokens: int = 4096,
     policy: HttpPolicy | None = None,
 ) -> Provider:
-    """A provider of ``kind`` (``anthropic``, ``openai`` or ``openai-compatible``)."""
+    """A provider of ``kind`` (``anthropic``, ``openai``, ``openai-compatible``, ``gemini``)."""
     policy = policy or HttpPolicy()
     parsed = ProviderKind.parse(kind)
     if parsed is ProviderKind.ANTHROPIC:
@@ -47,5 +49,4 @@ def make_provider(
     if parsed in (ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE):
         return OpenAIProvider(model, api_key, base_url, parsed is ProviderKind.OPENAI_COMPATIBLE,
                               max_tokens, policy)
-    raise ValueError(f"no client for provider {kind!r} yet; expected one of "
-                     f"{', '.join(PROVIDER_KINDS)}")
+    return GeminiProvider(model, api_key, base_url, max_tokens, policy)

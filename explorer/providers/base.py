@@ -18,9 +18,10 @@ from explorer.compaction.target import ProviderKind as ProviderKind
 from explorer.formats.exporters.steps import image_marker
 from explorer.tree.model import Message, Part, Usage
 
-# The kinds a request can be sent to (the preview also prices Gemini, which has no client yet).
+# The kinds a request can be sent to.
 PROVIDER_KINDS: tuple[ProviderKind, ...] = (
-    ProviderKind.ANTHROPIC, ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE)
+    ProviderKind.ANTHROPIC, ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE,
+    ProviderKind.GEMINI)
 TextCallback = Callable[[str], None]
 
 

@@ -25,6 +25,7 @@ ENV_VARS: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai": "OPENAI_API_KEY",
     "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
+    "gemini": "GEMINI_API_KEY",
 }
 
 

@@ -52,6 +52,7 @@ class Hit:
 class ServerState:
     anthropic_key: str | None = None
     openai_key: str | None = None
+    gemini_key: str | None = None
     limit: int = 200_000
     chars_per_token: float = 2.0
     hidden_overhead: int = 0
@@ -117,6 +118,26 @@ def measure_openai(state: ServerState, body: dict[str, Any]) -> int:
         for call in message.get("tool_calls") or []:
             fn = call["function"]
             total += text_tokens(state, fn["name"] + fn["arguments"]) + 10
+    return total
+
+
+def measure_gemini(state: ServerState, body: dict[str, Any], model: str) -> int:
+    system = body.get("systemInstruction") or {}
+    total = state.hidden_overhead + sum(text_tokens(state, p.get("text", ""))
+                                        for p in system.get("parts") or [])
+    for content in body["contents"]:
+        total += 3
+        for part in content["parts"]:
+            if "text" in part:
+                total += text_tokens(state, part["text"])
+            elif "inlineData" in part:
+                w, h = _image_size(base64.b64decode(part["inlineData"]["data"]))
+                total += image_cost.gemini_tokens(w, h, model)
+            elif "functionCall" in part:
+                call = part["functionCall"]
+                total += text_tokens(state, call["name"] + json.dumps(call["args"])) + 10
+            elif "functionResponse" in part:
+                total += text_tokens(state, json.dumps(part["functionResponse"])) + 5
     return total
 
 
@@ -280,6 +301,37 @@ def _validate_openai_images(i: int, message: dict[str, Any]) -> None:
                             "image_too_large")
 
 
+def validate_gemini(body: dict[str, Any]) -> None:
+    """The rules of ``generateContent`` this project relies on (roles, parts, call answers)."""
+    contents = body.get("contents")
+    if not contents:
+        raise Rejection(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents "
+                        "is not specified")
+    if "model" in body or "messages" in body:
+        key = "model" if "model" in body else "messages"
+        raise Rejection(400, "INVALID_ARGUMENT", f'Invalid JSON payload received. Unknown name '
+                        f'"{key}": Cannot find field.')
+    calls: list[str] = []
+    for i, content in enumerate(contents):
+        if content.get("role") not in ("user", "model"):
+            raise Rejection(400, "INVALID_ARGUMENT", f"Please use a valid role: user, model. "
+                            f"(contents[{i}])")
+        parts = content.get("parts") or []
+        if not parts:
+            raise Rejection(400, "INVALID_ARGUMENT", f"* GenerateContentRequest.contents[{i}]"
+                            ".parts: contents.parts must not be empty.")
+        answers = [p["functionResponse"]["name"] for p in parts if "functionResponse" in p]
+        if calls and sorted(answers) != sorted(calls):
+            raise Rejection(400, "INVALID_ARGUMENT", "Please ensure that the number of function "
+                            "response parts is equal to the number of function call parts of "
+                            "the function call turn.")
+        calls = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+        for part in parts:
+            if "inlineData" in part and part["inlineData"].get("mimeType") not in (
+                    ANTHROPIC_IMAGE_TYPES):
+                raise Rejection(400, "INVALID_ARGUMENT", "Unsupported MIME type")
+
+
 # --- the server --------------------------------------------------------------------------------
 
 
@@ -311,6 +363,9 @@ class Handler(BaseHTTPRequestHandler):
             state.hits.append(hit)
             hit.fault = state.faults.popleft() if state.faults else None
         anthropic = self.path.endswith("/v1/messages")
+        if ":streamGenerateContent" in self.path:
+            self._gemini(state, hit)
+            return
         try:
             if hit.fault == "slow":
                 state.stop.wait(state.slow_seconds)
@@ -320,6 +375,55 @@ class Handler(BaseHTTPRequestHandler):
         except Rejection as r:
             hit.status = r.status
             self._reject(r, anthropic, state)
+
+    def _gemini(self, state: ServerState, hit: Hit) -> None:
+        model = self.path.split("/models/", 1)[1].split(":", 1)[0]
+        try:
+            if hit.fault in ("429", "500"):
+                status = {"429": "RESOURCE_EXHAUSTED", "500": "INTERNAL"}[hit.fault]
+                raise Rejection(int(hit.fault), status, f"injected {status}")
+            if state.gemini_key is not None and hit.headers.get("x-goog-api-key") != (
+                    state.gemini_key):
+                raise Rejection(400, "INVALID_ARGUMENT",
+                                "API key not valid. Please pass a valid API key.")
+            if hit.body is None:
+                raise Rejection(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+            validate_gemini(hit.body)
+            hit.measured = measure_gemini(state, hit.body, model)
+            if hit.measured > state.limit:
+                raise Rejection(400, "INVALID_ARGUMENT", f"The input token count "
+                                f"({hit.measured}) exceeds the maximum number of tokens allowed "
+                                f"({state.limit}).")
+        except Rejection as r:
+            hit.status = r.status
+            data = json.dumps({"error": {"code": r.status, "message": r.message,
+                                         "status": r.etype}}).encode()
+            self.send_response(r.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        hit.status = 200
+        last = hit.body["contents"][-1]["parts"]
+        reply = "Answer to: " + " ".join(p.get("text", "") for p in last)[:40]
+        chunks = [reply[i : i + 7] for i in range(0, len(reply), 7)]
+        events = gemini_events(model, hit.measured, state.cache_read, chunks)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for n, event in enumerate(events):
+            if hit.fault == "drop" and n == len(events) // 2:
+                self.wfile.write(b"400\r\n" + event[:10])
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _check(self, state: ServerState, hit: Hit, raw: bytes, anthropic: bool) -> None:
         fault = hit.fault
@@ -466,6 +570,23 @@ def openai_events(body: dict[str, Any], measured: int, cache_read: int, chunks: 
                 "model": body["model"], "choices": [], "usage": usage}
         out.append(f"data: {json.dumps(data)}\n\n".encode())
     out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def gemini_events(model: str, measured: int, cache_read: int, chunks: list[str]) -> list[bytes]:
+    """``streamGenerateContent?alt=sse``: one whole response per event, usage on each."""
+    out = []
+    for i, c in enumerate(chunks):
+        last = i == len(chunks) - 1
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": c}]},
+                                     "index": 0}
+        if last:
+            candidate["finishReason"] = "STOP"
+        data = {"candidates": [candidate], "modelVersion": model,
+                "usageMetadata": {"promptTokenCount": measured,
+                                  "candidatesTokenCount": i + 1,
+                                  "cachedContentTokenCount": cache_read}}
+        out.append(f"data: {json.dumps(data)}\r\n\r\n".encode())
     return out
 
 

@@ -21,7 +21,7 @@ from provider_server import ProviderServer, ServerState
 from explorer.compaction.page_geometry import TIERS
 from explorer.store import Store
 
-KINDS = ("anthropic", "openai", "openai-compatible")
+KINDS = ("anthropic", "openai", "openai-compatible", "gemini")
 PROMPT = "what is the next step?"
 
 
@@ -29,18 +29,26 @@ PROMPT = "what is the next step?"
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("GEMINI_API_KEY", "gm-test")
 
 
 def base_url(kind: str, server: ProviderServer) -> str:
-    return server.url if kind == "anthropic" else server.url + "/v1"
+    return server.url if kind in ("anthropic", "gemini") else server.url + "/v1"
+
+
+def turns(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation of a body in any provider's shape."""
+    return list(body["contents"] if "contents" in body else body["messages"])
 
 
 def images(body: dict[str, Any]) -> list[bytes]:
     """Every image the body carries, in order, in either API's shape."""
     out: list[bytes] = []
-    for message in body["messages"]:
-        content = message.get("content")
+    for message in turns(body):
+        content = message.get("content", message.get("parts"))
         for block in content if isinstance(content, list) else []:
+            if "inlineData" in block:
+                out.append(base64.b64decode(block["inlineData"]["data"]))
             if block.get("type") == "image":
                 out.append(base64.b64decode(block["source"]["data"]))
             elif block.get("type") == "image_url":
@@ -66,12 +74,14 @@ def send(monkeypatch: pytest.MonkeyPatch, db: Path, conv: int, kind: str,
 
 def assert_sent_is_preview(sent: dict[str, Any], shown: dict[str, Any], kind: str) -> None:
     """The POSTed body is the preview's body with the new prompt appended, and nothing else."""
-    *context, prompt = sent["messages"]
-    assert context == shown["messages"]
-    text = prompt["content"] if kind != "anthropic" else prompt["content"][0]["text"]
+    *context, prompt = turns(sent)
+    assert context == turns(shown)
+    text = (prompt["parts"][0]["text"] if kind == "gemini" else prompt["content"]
+            if kind != "anthropic" else prompt["content"][0]["text"])
     assert (prompt["role"], text) == ("user", PROMPT)
-    assert {k: v for k, v in sent.items() if k != "messages"} == {
-        k: v for k, v in shown.items() if k != "messages"}
+    conversation = ("messages", "contents")
+    assert {k: v for k, v in sent.items() if k not in conversation} == {
+        k: v for k, v in shown.items() if k not in conversation}
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -114,7 +124,7 @@ def test_X1_a_compaction_applied_from_the_preview_is_what_the_next_send_carries(
     assert hit.status == 200 and hit.body is not None
     assert images(hit.body) == pngs
     assert_sent_is_preview(hit.body, shown, kind)
-    assert hit.body["messages"][:-1] != unforced["messages"]
+    assert turns(hit.body)[:-1] != turns(unforced)
 
 
 def test_X1_an_applied_compaction_for_another_target_is_not_carried(

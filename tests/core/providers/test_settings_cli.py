@@ -45,7 +45,7 @@ def test_settings_default_when_missing_and_round_trip(config: Path) -> None:
 @pytest.mark.parametrize(("content", "note"), [
     ("{not json", "unreadable"),
     ("[1, 2]", "not a JSON object"),
-    ('{"provider": "gemini"}', "unknown provider 'gemini'"),
+    ('{"provider": "mistral"}', "unknown provider 'mistral'"),
     ('{"providers": {"openai": {"window": "big", "model": "gpt-x"}}}', "openai.window"),
 ])
 def test_a_damaged_settings_file_gives_defaults_and_a_note(
@@ -109,3 +109,11 @@ def test_a_cloud_provider_without_a_key_fails_before_any_request(
                                  "--base-url", server.url]) == 1
     assert "no anthropic API key" in capsys.readouterr().err
     assert state.hits == []
+
+
+def test_gemini_is_a_provider_the_settings_can_choose(config: Path) -> None:
+    config.parent.mkdir(parents=True)
+    config.write_text('{"provider": "gemini"}')
+    settings = load_settings()
+    assert settings.provider == "gemini" and settings.notes == []
+    assert settings.for_provider().model.startswith("gemini-")
