@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import ImportedConversation
-from explorer.formats.common import as_text, finish, parse_time
+from explorer.formats.common import as_text, finish, parse_time, preview_title
 from explorer.formats.json_stream import carry_notes, iter_elements
 from explorer.formats.jsonl import peek_prefix
 from explorer.tree.model import Message, Part, Role
@@ -48,18 +48,25 @@ def _items(path: Path) -> Iterator[ImportedConversation | str]:
             where = f"conversation #{el.index + 1} (character {el.offset})"
             if el.error is not None:
                 yield f"{where}: {el.error}"
-            elif not isinstance(el.value, dict) or not isinstance(
-                el.value.get("chat_messages"), list
-            ):
+            elif not _is_conversation(el.value):
                 yield f"{where}: not a conversation object; skipped"
             else:
                 conv = _conversation(el.value, el.index, path)
                 yield finish(conv, conv.messages[-1].id if conv.messages else None)
 
 
+def _is_conversation(value: object) -> bool:
+    """A conversation object; one without messages (``chat_messages`` empty, null or
+    absent) is still a conversation the person had, so it is created empty."""
+    if not isinstance(value, dict):
+        return False
+    messages = value.get("chat_messages")
+    return isinstance(messages, list) or (messages is None and bool(as_text(value.get("uuid"))))
+
+
 def _conversation(item: dict[str, Any], index: int, path: Path) -> ImportedConversation:
     conv = ImportedConversation(
-        title=as_text(item.get("name")).strip() or "Untitled",
+        title=as_text(item.get("name")).strip(),
         source_format=FORMAT,
         messages=[],
         source_id=as_text(item.get("uuid")) or None,
@@ -69,7 +76,11 @@ def _conversation(item: dict[str, Any], index: int, path: Path) -> ImportedConve
     conv.meta.update({k: item[k] for k in ("updated_at", "summary", "model") if item.get(k)})
     open_calls: list[str] = []
     parent: str | None = None
-    for i, m in enumerate(item["chat_messages"]):
+    messages = item.get("chat_messages")
+    if not isinstance(messages, list):
+        conv.notes.append(f"conversation {index}: no chat_messages; created it empty")
+        messages = []
+    for i, m in enumerate(messages):
         sender = m.get("sender") if isinstance(m, dict) else None
         role = ROLES.get(sender) if isinstance(sender, str) else None
         if not isinstance(m, dict) or role is None:
@@ -89,6 +100,8 @@ def _conversation(item: dict[str, Any], index: int, path: Path) -> ImportedConve
             )
         )
         parent = key
+    if not conv.title:  # nameless (most of a real export): the first prompt, as elsewhere
+        conv.title = preview_title(conv.messages, "Untitled")
     return conv
 
 

@@ -65,7 +65,7 @@ def test_linear_chat_with_blocks_and_attachments(tmp_path: Path) -> None:
     assert h2.text == "thanks"  # empty content falls back to the text field
     assert conv.ignored_records == {"block:flag": 1}
     assert conv.incomplete is False and conv.created_at is not None
-    assert second.title == "Untitled"
+    assert second.title == "hi"  # nameless: the first prompt, as the other importers do
     assert second.incomplete is True  # ends on a tool call that never returned
 
 
@@ -129,3 +129,34 @@ def test_mutated_exports_read_or_raise_format_error(data: st.DataObject, tmp_pat
         return
     for conv in convs:
         assert conv.tip is None or conv.tip in {m.id for m in conv.messages}
+
+
+def test_claude_ai_nameless_conversations_are_titled_by_their_first_prompt(
+    tmp_path: Path,
+) -> None:
+    def chat(uuid: str, name: str, prompt: str) -> dict[str, object]:
+        return {"uuid": uuid, "name": name, "created_at": "2025-01-02T00:00:00Z",
+                "chat_messages": [
+                    {"uuid": f"{uuid}-h", "sender": "human", "text": prompt, "content": []},
+                    {"uuid": f"{uuid}-a", "sender": "assistant", "text": "answer", "content": []},
+                ]}
+
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([chat("n1", "", "How do tides work?\nAnd why twice a day?"),
+                                chat("n2", "  ", "Plan a trip to Bergen"),
+                                chat("n3", "Named one", "ignored for the title")]))
+    assert [c.title for c in claude_ai.read(path)] == [
+        "How do tides work?", "Plan a trip to Bergen", "Named one"]
+
+
+def test_claude_ai_conversations_without_messages_are_created(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([
+        {"uuid": "e1", "name": "Planned trip", "chat_messages": []},
+        {"uuid": "e2", "name": "", "chat_messages": None},
+        {"uuid": "e3", "name": "No message list at all"},
+    ]))
+    convs = list(claude_ai.read(path))
+    assert [(c.source_id, c.title, len(c.messages)) for c in convs] == [
+        ("e1", "Planned trip", 0), ("e2", "Untitled", 0), ("e3", "No message list at all", 0)]
+    assert any("no chat_messages; created it empty" in n for n in convs[1].notes)
