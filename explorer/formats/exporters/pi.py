@@ -30,6 +30,7 @@ from explorer.formats.exporters.steps import (
     session_uuid,
     tool_arguments,
 )
+from explorer.formats.pi.entries import AFTER, BEFORE, REFERENCES
 from explorer.tree.model import Message, Part
 
 NAMESPACE = uuid.UUID("0b7e1f3a-2d4c-4e8f-9a61-5c3d2b1a0f9e")
@@ -58,8 +59,16 @@ def lines(
         }
     )
     writer = _Writer(session, _tool_names(path), notes)
+    writer.last_time = start if isinstance(start, int | float) else None
+    title = header.get("title")
+    if isinstance(title, str) and title.strip():
+        yield writer.record({"type": "session_info", "name": title.strip()}, "session_info")
+    if not path:
+        notes.append("the conversation has no messages: the file holds the session header "
+                     "and its name only")
     for step in answered_steps(path, notes):
         yield from writer.step(step)
+    yield from writer.finish()
 
 
 def _dump(record: dict[str, Any]) -> str:
@@ -80,11 +89,29 @@ class _Writer:
         self.parent: str | None = None
         self.count: dict[Hashable, int] = {}
         self.last_time: float | None = None
+        self.new_ids: dict[str, str] = {}  # pi entry ids at import -> ids in this file
+        self.after: list[dict[str, Any]] = []
 
-    def _entry(self, origin: Message, message: dict[str, Any]) -> str:
-        n = self.count.get(origin.id, 0)
-        self.count[origin.id] = n + 1
-        entry_id = uuid.uuid5(NAMESPACE, f"{self.session}/{origin.id!r}/{n}").hex[:12]
+    def _new_id(self, key: str) -> str:
+        n = self.count.get(key, 0)
+        self.count[key] = n + 1
+        return uuid.uuid5(NAMESPACE, f"{self.session}/{key}/{n}").hex[:12]
+
+    def record(self, fields: dict[str, Any], key: str) -> str:
+        """A non-message entry chained after the last one written."""
+        entry_id = self._new_id(key)
+        record = {"type": fields.get("type"), "id": entry_id, "parentId": self.parent,
+                  "timestamp": fields.get("timestamp") or iso(self.last_time)}
+        record.update({k: v for k, v in fields.items() if k not in record})
+        self.parent = entry_id
+        return _dump(record)
+
+    def _entry(self, origin: Message, message: dict[str, Any]) -> Iterator[str]:
+        if origin.id not in self.count:
+            yield from self._kept(origin)
+        entry_id = self._new_id(repr(origin.id))
+        if origin.source_id is not None:
+            self.new_ids.setdefault(str(origin.source_id), entry_id)
         self.last_time = origin.created_at or self.last_time
         message["timestamp"] = int((self.last_time or 0.0) * 1000)
         record = {
@@ -95,7 +122,33 @@ class _Writer:
             "message": message,
         }
         self.parent = entry_id
-        return _dump(record)
+        self.count[origin.id] = self.count.get(origin.id, 0) + 1
+        yield _dump(record)
+
+    def _kept(self, origin: Message) -> Iterator[str]:
+        """The pi entries that stood around this message when it was imported."""
+        yield from self.finish()
+        for raw in _entries(origin.source_meta.get(BEFORE)):
+            yield self._kept_entry(raw)
+        self.after = _entries(origin.source_meta.get(AFTER))
+
+    def _kept_entry(self, raw: dict[str, Any]) -> str:
+        fields = {k: v for k, v in raw.items() if k != "pi_old_id"}
+        for name in REFERENCES:
+            old = fields.get(name)
+            if isinstance(old, str) and old in self.new_ids:
+                fields[name] = self.new_ids[old]
+        line = self.record(fields, f"entry/{raw.get('pi_old_id')}")
+        old_id = raw.get("pi_old_id")
+        if isinstance(old_id, str):
+            self.new_ids.setdefault(old_id, self.parent or "")
+        return line
+
+    def finish(self) -> Iterator[str]:
+        """Entries that followed the last message written."""
+        after, self.after = self.after, []
+        for raw in after:
+            yield self._kept_entry(raw)
 
     def step(self, step: Step) -> Iterator[str]:
         if step.role == "system":
@@ -104,12 +157,12 @@ class _Writer:
                 "(a pi session has no system messages)"
             )
         elif step.role == "assistant":
-            yield self._assistant(step.origin, step.parts)
+            yield from self._assistant(step.origin, step.parts)
         else:
             yield from self._user(step)
 
-    def _assistant(self, origin: Message, parts: list[Part]) -> str:
-        content = [_block(p) for p in parts]
+    def _assistant(self, origin: Message, parts: list[Part]) -> Iterator[str]:
+        content = [_block(p) for p in parts if "pi_stop" not in p.meta]
         has_calls = any(p.kind == "tool_use" for p in parts)
         model = origin.model or "unknown"
         message: dict[str, Any] = {
@@ -121,7 +174,12 @@ class _Writer:
             "usage": _usage(origin),
             "stopReason": "toolUse" if has_calls else "stop",
         }
-        return self._entry(origin, message)
+        stopped = next((p.meta["pi_stop"] for p in parts if "pi_stop" in p.meta), None)
+        if stopped in ("error", "aborted"):
+            message["stopReason"] = stopped
+            if isinstance(origin.source_meta.get("errorMessage"), str):
+                message["errorMessage"] = origin.source_meta["errorMessage"]
+        yield from self._entry(origin, message)
 
     def _user(self, step: Step) -> Iterator[str]:
         """Tool results one entry per call; any other content in one user entry after them."""
@@ -133,7 +191,7 @@ class _Writer:
             else:
                 other.append(p)
         for key, results in by_call.items():
-            yield self._entry(
+            yield from self._entry(
                 step.origin,
                 {
                     "role": "toolResult",
@@ -145,7 +203,11 @@ class _Writer:
             )
         content = [_block(p) for p in other if p.kind != "text" or p.text]
         if content:
-            yield self._entry(step.origin, {"role": "user", "content": content})
+            yield from self._entry(step.origin, {"role": "user", "content": content})
+
+
+def _entries(value: object) -> list[dict[str, Any]]:
+    return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
 
 def _block(p: Part) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from explorer.formats.base import (
 )
 from explorer.formats.common import as_text, finish, image_part, parse_time, preview_title
 from explorer.formats.jsonl import JsonlReader, peek_objects, skipped_notes
+from explorer.formats.pi.entries import keep_entries
 from explorer.tree.model import Message, Part, Role, Usage
 
 FORMAT = "pi"
@@ -176,6 +177,7 @@ class _SessionBuilder:
                 entry.message.parent_id = self.message_parent(entry)
                 conv.messages.append(entry.message)
         self._attach_records()
+        keep_entries(self.order, self.entries)
         conv.source_id = as_text(header.get("id")) or None
         conv.source_path = str(path)
         conv.created_at = parse_time(header.get("timestamp"))
@@ -228,11 +230,14 @@ class _SessionBuilder:
             if isinstance(cost, dict) and isinstance(cost.get("total"), int | float):
                 meta["cost"] = cost["total"]
         model = body.get("model")
+        parts = self._parts(role_name, body, f"line {lineno}")
+        if role_name == "assistant":
+            parts += _failure(body)
         return Message(
             id=entry.id,
             parent_id=None,
             role=role,
-            parts=self._parts(role_name, body, f"line {lineno}"),
+            parts=parts,
             created_at=parse_time(raw.get("timestamp")) or parse_time(body.get("timestamp")),
             model=model if isinstance(model, str) else None,
             usage=usage,
@@ -376,6 +381,18 @@ _META_KEYS = (
 )
 _SNAKE = {"tokensBefore": "tokens_before", "details": "details", "fromHook": "from_hook",
           "usage": "usage"}
+
+
+def _failure(body: dict[str, Any]) -> list[Part]:
+    """An errored or aborted turn shows why, not an empty answer (pi keeps the reason
+    beside the content, in ``errorMessage``)."""
+    reason = body.get("stopReason")
+    if reason not in ("error", "aborted"):
+        return []
+    message = as_text(body.get("errorMessage")).strip()
+    label = "Error" if reason == "error" else "Aborted"
+    return [Part("text", f"[{label}: {message}]" if message else f"[{label}]",
+                 meta={"pi_stop": reason})]
 
 
 def _block_type(block: object) -> str:

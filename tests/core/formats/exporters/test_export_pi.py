@@ -65,9 +65,12 @@ def test_header_and_entries_follow_version_3(tmp_path: Path) -> None:
     assert isinstance(head["id"], str) and head["timestamp"].endswith("Z") and head["cwd"]
     assert entries[0]["parentId"] is None
     assert [e["parentId"] for e in entries[1:]] == [e["id"] for e in entries[:-1]]
-    roles = {e["message"]["role"] for e in entries}
+    assert entries[0]["type"] == "session_info" and entries[0]["name"] == header["title"]
+    messages = entries[1:]
+    assert {e["type"] for e in messages} == {"message"}
+    roles = {e["message"]["role"] for e in messages}
     assert roles == {"user", "assistant", "toolResult"}
-    kinds = {b["type"] for e in entries if isinstance(e["message"]["content"], list)
+    kinds = {b["type"] for e in messages if isinstance(e["message"]["content"], list)
              for b in e["message"]["content"]}
     assert {"text", "thinking", "toolCall", "image"} <= kinds
 
