@@ -21,12 +21,13 @@ from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_writes import (
     ImportOutcome,
+    _existing,
     _write_labels,
     _write_messages,
     identity,
     insert_many,
 )
-from explorer.store.rows import load_messages
+from explorer.store.rows import dumps, insert_rows, load_messages, part_rows, preview
 from explorer.tree.model import Message
 from explorer.tree.turns import last_clean_boundary
 
@@ -68,8 +69,42 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
                       rec: SyncRecord) -> list[ImportOutcome | StoreError]:
     """A whole re-read merged by ids (nothing stored twice), then the file's record."""
     out = insert_many(conn, conversations)
+    for ic, outcome in zip(conversations, out, strict=False):
+        if isinstance(outcome, ImportOutcome):
+            _, known = _existing(conn, ic.source_format, identity(ic))
+            refresh_grown(conn, [(known[k], m) for k, m in _keyed(ic) if k in known])
     save_record(conn, rec)
     return out
+
+
+def _keyed(ic: ImportedConversation) -> list[tuple[str, Message]]:
+    return [(str(m.source_id if m.source_id is not None else m.id), m) for m in ic.messages]
+
+
+def refresh_grown(conn: sqlite3.Connection, present: list[tuple[int, Message]]) -> int:
+    """Give stored messages the parts the source now has for them; returns how many changed.
+
+    An agent writes one response over several lines (Claude Code: a line per content
+    block), and a record again when its tool calls finish (Gemini CLI): a message
+    stored mid-write must not keep only its first part. Compared by part count and
+    text length, so an unchanged message costs no text read.
+    """
+    if not present:
+        return 0
+    ids = json.dumps([mid for mid, _ in present])
+    stored = {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT message_id, count(*), coalesce(sum(length(text)), 0) FROM parts "
+        "WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id", (ids,))}
+    changed = [(mid, m) for mid, m in present
+               if stored.get(mid, (0, 0)) != (len(m.parts), sum(len(p.text) for p in m.parts))]
+    for mid, m in changed:
+        conn.execute("DELETE FROM parts WHERE message_id = ?", (mid,))
+        blobs: dict[str, tuple[bytes, str | None]] = {}
+        insert_rows(conn, [], part_rows(m.parts, mid, blobs), blobs)
+        conn.execute("UPDATE messages SET preview = ?, usage = ?, model = coalesce(?, model) "
+                     "WHERE id = ?", (preview(m), dumps(m.usage.to_dict() if m.usage else None),
+                                      m.model, mid))
+    return len(changed)
 
 
 def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
@@ -89,6 +124,7 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     wanted |= {str(c.message_key) for c in ic.compactions}
     known = _stored_keys(conn, conv_id, wanted)
     fresh = [m for m in ic.messages if key_of[m.id] not in known]
+    refresh_grown(conn, [(known[key_of[m.id]], m) for m in ic.messages if key_of[m.id] in known])
     for m in fresh:
         parent = m.parent_id
         if parent is not None and parent not in by_key and str(parent) not in known:

@@ -142,6 +142,36 @@ def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path, samples_di
         sync_sources(direct, env, {"claude-code"})
         assert sorted(stored_keys(store, "claude_code")) == sorted(
             stored_keys(direct, "claude_code"))
+        assert parts_by_key(store) == parts_by_key(direct)
+
+
+def parts_by_key(store: Store) -> list[tuple[str, int, int]]:
+    return store.reader.execute(
+        "SELECT m.source_id, count(p.id), coalesce(sum(length(p.text)), 0) FROM messages m "
+        "LEFT JOIN parts p ON p.message_id = m.id GROUP BY m.id ORDER BY m.source_id").fetchall()
+
+
+def test_a_response_stored_mid_write_gets_the_parts_written_after(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    source = samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE
+    lines = source.read_bytes().splitlines(keepends=True)
+    target = tmp_path / "home" / ".claude" / "projects" / "-experiments-ideas" / CLAUDE
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[:5]))  # cut inside a response written over several lines
+    env = Environment(tmp_path / "home")
+    with new_store(tmp_path) as store, new_store(tmp_path, "direct.db") as direct:
+        sync_sources(store, env, {"claude-code"})
+        early = dict((k, n) for k, n, _ in parts_by_key(store))
+        shutil.copyfile(source, target)
+        sync_sources(store, env, {"claude-code"})
+        sync_sources(direct, env, {"claude-code"})
+        after = parts_by_key(store)
+        assert after == parts_by_key(direct)
+        assert any(n > early[k] for k, n, _ in after if k in early)  # a message really grew
+        for word in ("Let me", "directory", "project"):  # replaced parts left the index
+            assert sorted(h.snippet for h in store.search(word)) == sorted(
+                h.snippet for h in direct.search(word))
 
 
 def test_a_file_that_cannot_be_read_is_named_once_and_skipped(
