@@ -18,11 +18,9 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLES = next(
-    (p for p in (Path(os.environ.get("CONVO_SAMPLES", "")), REPO.parent / "shared" / "samples",
-                 Path("/work/shared/samples")) if str(p) != "." and p.is_dir()),
-    REPO.parent / "shared" / "samples",
-)
+# Real transcripts other tools wrote live outside the repository: $CONVO_SAMPLES names the
+# folder, else ``shared/samples`` beside the checkout (as CI lays it out).
+SAMPLES = Path(os.environ.get("CONVO_SAMPLES") or REPO.parent / "shared" / "samples")
 
 
 class _BlockQt(importlib.abc.MetaPathFinder):
@@ -46,7 +44,9 @@ def _own_settings_file(tmp_path_factory: pytest.TempPathFactory,
 
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
-    """The real transcripts other tools wrote (kept outside the repository)."""
+    """The real transcripts other tools wrote (kept outside the repository); a test that
+    needs them is skipped, saying why, where they are not."""
     if not SAMPLES.is_dir():
-        raise RuntimeError(f"sample transcripts not found at {SAMPLES}")
+        pytest.skip(f"sample transcripts not found at {SAMPLES} "
+                    "(set CONVO_SAMPLES to the folder to run this test)")
     return SAMPLES

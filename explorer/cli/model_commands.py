@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +29,7 @@ from explorer.cli.output import emit, visible
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import TIERS
 from explorer.compaction.summary import SummaryTooLarge
-from explorer.providers import PROVIDER_KINDS, Provider, ProviderError
+from explorer.providers import PROVIDER_KINDS, Provider, ProviderError, keyfile
 from explorer.providers.keys import (
     KeyStoreError,
     backend_state,
@@ -160,12 +161,30 @@ def _keys_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("status", "set", "delete"))
     p.add_argument("provider", nargs="?", choices=PROVIDER_KINDS,
                    help="the provider whose key to set or delete")
+    p.add_argument("--encrypted-file", action="store_true",
+                   help="set: keep the key in an encrypted file beside the settings (for a "
+                        "machine without a keyring); asks for a passphrase, which "
+                        f"${keyfile.PASSPHRASE_VAR} must hold when the key is used")
 
 
 def _read_key(provider: str) -> str:
     if sys.stdin.isatty():
         return getpass.getpass(f"{provider} API key (input hidden): ")
     return sys.stdin.readline().strip()
+
+
+def _read_passphrase() -> str:
+    """From $CONVO_KEYS_PASSPHRASE, else asked twice on the terminal (never on argv)."""
+    env = os.environ.get(keyfile.PASSPHRASE_VAR)
+    if env:
+        return env
+    if not sys.stdin.isatty():
+        raise KeyStoreError(f"no passphrase: set ${keyfile.PASSPHRASE_VAR} or run this in a "
+                            "terminal")
+    first = getpass.getpass("passphrase for the encrypted key file (input hidden): ")
+    if getpass.getpass("the same passphrase again: ") != first:
+        raise KeyStoreError("the two passphrases differ; nothing was stored")
+    return first
 
 
 def run_keys(args: argparse.Namespace) -> int:
@@ -175,8 +194,13 @@ def run_keys(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         if args.action == "set":
-            status = set_key(args.provider, _read_key(args.provider))
+            key = _read_key(args.provider)
+            phrase = _read_passphrase() if args.encrypted_file else None
+            status = set_key(args.provider, key, phrase)
             print(status.line())
+            if args.encrypted_file:
+                print(f"stored encrypted in {keyfile.key_file_path()}; set "
+                      f"${keyfile.PASSPHRASE_VAR} where the key is to be used", file=sys.stderr)
         elif args.action == "delete":
             print(delete_key(args.provider).line())
         else:

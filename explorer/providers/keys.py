@@ -1,8 +1,11 @@
-"""API keys: the system keyring first (one entry per provider), environment variables second.
+"""API keys: the system keyring first (one entry per provider), then the encrypted key file
+if one was chosen, then environment variables.
 
 A headless box often has no keyring backend (keyring then picks its ``fail.Keyring``); that is
-reported in the returned status, and the environment fallback is used, never a crash. A key is
-handed out only wrapped in :class:`Secret`, and no status, log line or error quotes it.
+reported in the returned status, and the fallbacks are used, never a crash. Nothing is ever
+written to a plain file: without a keyring a key is stored only when the encrypted key file
+is asked for (``keyfile``). A key is handed out only wrapped in :class:`Secret`, and no
+status, log line or error quotes it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import keyring
 import keyring.errors
 from keyring.backends import fail
 
+from explorer.providers import keyfile
 from explorer.providers.base import PROVIDER_KINDS, Secret
 
 log = logging.getLogger(__name__)
@@ -38,7 +42,7 @@ class KeyStatus:
     """Where a provider's key comes from, and whether the keyring works at all."""
 
     provider: str
-    source: str | None  # "keyring", "environment" or None
+    source: str | None  # "keyring", "file", "environment" or None
     keyring_available: bool
     backend: str
     env_var: str
@@ -46,6 +50,7 @@ class KeyStatus:
 
     def line(self) -> str:
         where = {"keyring": "in the system keyring",
+                 "file": "in the encrypted key file",
                  "environment": f"from ${self.env_var}"}.get(self.source or "", "not set")
         text = f"{self.provider}: key {where}"
         return f"{text} ({self.note})" if self.note else text
@@ -69,7 +74,7 @@ def backend_state() -> tuple[bool, str, str]:
     name = f"{type(backend).__module__}.{type(backend).__name__}"
     if isinstance(backend, fail.Keyring):
         return False, name, ("no system keyring backend is available; keys are read from "
-                             "environment variables")
+                             "environment variables (or an encrypted key file, if chosen)")
     return True, name, ""
 
 
@@ -92,6 +97,13 @@ def resolve_key(provider: str) -> tuple[Secret | None, KeyStatus]:
     env_var = ENV_VARS[provider]
     source: str | None = "keyring" if value else None
     if not value:
+        try:
+            value = keyfile.read_key(provider)
+        except keyfile.KeyFileError as e:
+            note = str(e)
+        if value:
+            source, note, backend_note = "file", "", ""
+    if not value:
         value = os.environ.get(env_var) or None
         source = "environment" if value else None
     status = KeyStatus(provider, source, usable, backend, env_var, note or backend_note)
@@ -102,14 +114,23 @@ def key_status(provider: str) -> KeyStatus:
     return resolve_key(provider)[1]
 
 
-def set_key(provider: str, key: str) -> KeyStatus:
-    """Store ``key`` in the keyring; :class:`KeyStoreError` if there is no usable keyring."""
+def set_key(provider: str, key: str, passphrase: str | None = None) -> KeyStatus:
+    """Store ``key`` in the keyring, or with a ``passphrase`` in the encrypted key file;
+    :class:`KeyStoreError` if there is no usable keyring and no passphrase was given."""
     _check_provider(provider)
     if not key.strip():
         raise KeyStoreError("the key is empty")
-    usable, _, note = backend_state()
-    if not usable:
-        raise KeyStoreError(f"{note}; set ${ENV_VARS[provider]} instead")
+    if passphrase is not None:
+        try:
+            keyfile.write_key(provider, key.strip(), passphrase)
+        except keyfile.KeyFileError as e:
+            raise KeyStoreError(str(e)) from None
+        return key_status(provider)
+    if not backend_state()[0]:
+        raise KeyStoreError(
+            f"no system keyring backend on this machine, so the key was not stored: set "
+            f"${ENV_VARS[provider]} instead, or keep it in an encrypted file "
+            f"(convo keys set {provider} --encrypted-file)")
     try:
         keyring.set_password(SERVICE, provider, key.strip())
     except Exception as e:
@@ -118,14 +139,23 @@ def set_key(provider: str, key: str) -> KeyStatus:
 
 
 def delete_key(provider: str) -> KeyStatus:
-    """Remove the provider's keyring entry (the environment is left alone)."""
+    """Remove the provider's key from the encrypted key file and the keyring (the
+    environment is left alone)."""
     _check_provider(provider)
+    try:
+        in_file = keyfile.delete_key(provider)
+    except keyfile.KeyFileError as e:
+        raise KeyStoreError(str(e)) from None
     usable, _, note = backend_state()
     if not usable:
-        raise KeyStoreError(note)
+        if in_file:
+            return key_status(provider)
+        raise KeyStoreError(f"no {provider} key is stored ({note})")
     try:
         keyring.delete_password(SERVICE, provider)
     except keyring.errors.PasswordDeleteError:
+        if in_file:
+            return key_status(provider)
         raise KeyStoreError(f"no {provider} key is stored in the keyring") from None
     except Exception as e:
         raise KeyStoreError(f"the keyring could not delete the key ({type(e).__name__})") from None

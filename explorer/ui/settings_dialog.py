@@ -134,6 +134,8 @@ def key_status_text(status: KeyStatus) -> str:
         text = f"stored in {_backend_name()}"
     elif status.source == "environment":
         text = f"from ${status.env_var}"
+    elif status.source == "file":
+        text = "in the encrypted key file"
     else:
         text = "none"
     if status.note and status.keyring_available:
