@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         a = self.actions_
         file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "Import…", a.import_dialog, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Find my conversations…", a.find_conversations)
         self._action(file_menu, "Export conversation…", a.export_conversation, "Ctrl+E")
         file_menu.addSeparator()
         self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -33,6 +33,7 @@ from explorer.ui.model_worker import (
 from explorer.ui.preview import CompactionPreview
 from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.settings_dialog import SettingsDialog
+from explorer.ui.sources_dialog import SourcesDialog
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -404,6 +405,12 @@ class WindowActions:
         names, _ = QFileDialog.getOpenFileNames(self.w, "Import transcripts")
         if names:
             self.start_import([Path(n) for n in names])
+
+    def find_conversations(self) -> None:
+        """The agents' session folders, found off-thread; the ticked ones are synced."""
+        dialog = SourcesDialog(self.w.store, self.w.tasks, self.w)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
 
     def start_import(self, paths: list[Path]) -> None:
         dialog = start_import_dialog(self.w.store, paths, self.w)

@@ -1,0 +1,72 @@
+"""File → Find my conversations: the agents' folders in a fake home, ticked, synced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agent_home import fake_home
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from explorer.app.agent_homes import Environment
+from explorer.store import Store
+from explorer.ui.sources_dialog import SourcesDialog
+from explorer.ui.tasks import TaskRunner
+
+
+@pytest.fixture
+def parts(qtbot: QtBot, tmp_path: Path) -> Iterator[tuple[Store, TaskRunner]]:
+    store = Store(tmp_path / "ui.db")
+    tasks = TaskRunner(threads=1, name="sources-test")
+    yield store, tasks
+    tasks.shutdown()
+    store.close()
+
+
+def test_found_tools_are_listed_ticked_and_the_ticked_ones_import(
+    qtbot: QtBot, tmp_path: Path, samples_dir: Path, parts: tuple[Store, TaskRunner]
+) -> None:
+    store, tasks = parts
+    env = Environment(fake_home(tmp_path / "home", samples_dir))
+    dialog = SourcesDialog(store, tasks, env=env)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.import_button.isEnabled(), timeout=10_000)
+    rows = {dialog.table.topLevelItem(i).text(0): dialog.table.topLevelItem(i)
+            for i in range(dialog.table.topLevelItemCount())}
+    assert rows["codex"].text(1) == "1" and rows["oh-my-pi"].text(1) == "not found"
+    assert rows["oh-my-pi"].checkState(0) == Qt.CheckState.Unchecked
+    assert dialog.checked_tools() == {"claude-code", "pi", "codex", "gemini-cli", "opencode",
+                                      "llm"}
+    for tool in ("claude-code", "pi", "gemini-cli", "opencode", "llm"):
+        rows[tool].setCheckState(0, Qt.CheckState.Unchecked)
+    with qtbot.waitSignal(dialog.synced, timeout=30_000) as got:
+        dialog.import_button.click()
+    assert got.args[0].added_messages > 0
+    assert {c.source_format for c in store.conversations()} == {"codex"}
+    assert "new messages in 1 conversations" in dialog.status.text()
+    QApplication.processEvents()
+
+
+def test_the_file_menu_opens_it(qtbot: QtBot, tmp_path: Path, samples_dir: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QSettings
+
+    from explorer.ui.main_window import MainWindow
+
+    monkeypatch.setenv("HOME", str(fake_home(tmp_path / "home", samples_dir)))
+    store = Store(tmp_path / "w.db")
+    w = MainWindow(store, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    try:
+        w.menu_action("find_my_conversations").trigger()
+        dialog = w.findChild(SourcesDialog)
+        assert dialog is not None and dialog.isVisible()
+        qtbot.waitUntil(lambda: dialog.import_button.isEnabled(), timeout=10_000)
+        assert str(tmp_path / "home") in dialog.table.topLevelItem(0).text(4)
+        dialog.close()
+    finally:
+        w.close()
+        store.close()
