@@ -2,15 +2,19 @@
 
 Every file a command writes (an export, preview pages, a screenshot) goes to a
 temporary file beside the target and is renamed into place only when it is
-complete, so a failure leaves the old file as it was. A target that is the open
-database, or its ``-wal``/``-shm``/``-journal`` companion (by resolved path or
-by file identity, so links count too), is refused before anything is written.
+complete, so a failure leaves the old file as it was. A target that is not a
+regular file (``/dev/null``, a named pipe) is written into directly: it is a
+stream, and replacing it would put a plain file where a device or pipe belongs.
+A target that is the open database, or its ``-wal``/``-shm``/``-journal``
+companion (by resolved path or by file identity, so links count too), is refused
+before anything is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,7 +71,8 @@ def write_text(dest: Path, text: str, db_path: Path | None = None) -> None:
 
 def _sync(f: IO[str] | IO[bytes]) -> None:
     f.flush()
-    os.fsync(f.fileno())
+    if stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        os.fsync(f.fileno())
 
 
 @contextlib.contextmanager
@@ -76,6 +81,9 @@ def replacing(dest: Path, db_path: Path | None = None) -> Iterator[Path]:
     (for writers that want a file name, like Qt's image saving)."""
     guard(dest, db_path)
     final = _final(dest)
+    if final.exists() and not final.is_file():  # /dev/null, a FIFO: stream into it, never
+        yield final                              # put a file in its place
+        return
     if not final.parent.is_dir():
         raise WriteRefused(f"cannot write {dest}: the folder {final.parent} does not exist")
     try:

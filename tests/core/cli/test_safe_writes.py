@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,22 @@ def test_guard_compares_file_identity_not_only_names(tmp_path: Path) -> None:
     os.link(db, other)
     with pytest.raises(safe_write.WriteRefused):
         safe_write.guard(other, db)
+
+
+def test_a_named_pipe_is_written_into_not_replaced(
+    db: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A device or a pipe (``-o /dev/stdout``, ``-o /dev/null``) is a stream: a plain file
+    must never be put in its place."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    code, _, err = run(capsys, "--db", str(db), "export", "1", "--format", "markdown",
+                       "-o", str(pipe))
+    reader.join(timeout=60)
+    assert code == 0, err
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert b"Nightly orders import" in got[0]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
