@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.branch_state import BranchState
 from explorer.ui.command_bar import CommandBar
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
@@ -44,6 +45,8 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         column.addWidget(self.context_panel)
+        self.branch_state = BranchState(self)
+        column.addWidget(self.branch_state.banner)
         column.addWidget(self.transcript, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for w in (self.conversations, self.graph, right):
@@ -82,11 +85,11 @@ class MainWindow(QMainWindow):
     # -- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
         self.conversations.conversationChosen.connect(self.open_conversation)
-        self.graph.nodeSelected.connect(self._graph_selected)
-        self.graph.nodeActivated.connect(self.actions_.branch)
+        self.graph.nodeSelected.connect(self.branch_state.graph_selected)
+        self.graph.nodeActivated.connect(self.branch_state.activated)
         self.graph.contextMenuRequested.connect(self.show_message_menu)
-        self.transcript.messageSelected.connect(self._transcript_selected)
-        self.transcript.siblingChosen.connect(self.actions_.show_sibling)
+        self.transcript.messageSelected.connect(self.branch_state.transcript_selected)
+        self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
         self.transcript.compareRequested.connect(self.actions_.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.command_bar.commandEntered.connect(self.slash.run)
@@ -151,6 +154,7 @@ class MainWindow(QMainWindow):
 
     def open_conversation(self, conv_id: int) -> None:
         self._conv = conv_id
+        self.branch_state.reset()
         self.graph.load_conversation(conv_id)
         self.transcript.load_path(conv_id)
         tip = self.store.conversation(conv_id).tip_id
@@ -175,6 +179,7 @@ class MainWindow(QMainWindow):
             self.open_conversation(target)
             return
         self.graph.refresh()
+        self.branch_state.reset()
         self.transcript.load_path(target)
         self.update_status()
 
@@ -187,6 +192,7 @@ class MainWindow(QMainWindow):
         if "graph" in names:
             self.graph.refresh()
         if "transcript" in names:
+            self.branch_state.reset()
             self.transcript.load_path(self._conv)
         if names & {"transcript", "context", "conversations"}:
             self.update_status()
@@ -209,6 +215,7 @@ class MainWindow(QMainWindow):
             return
         tip = self.store.conversation(self._conv).tip_id
         if tip is not None:
+            self.branch_state.reset()
             self.transcript.load_path(self._conv)
             self.graph.center_on(tip)
             self.graph.select_node(tip)
@@ -229,19 +236,6 @@ class MainWindow(QMainWindow):
     # -- selection sync -----------------------------------------------------------
     def selected_message(self) -> int | None:
         return self.graph.selected_node() or self.transcript.selected()
-
-    def _graph_selected(self, mid: int) -> None:
-        if self._conv is None:
-            return
-        if self.transcript.has_message(mid):
-            self.transcript.select(mid)
-        else:  # a node off the active path: show its path without moving the tip
-            self.transcript.load_path(self._conv, tip=mid)
-            self.transcript.select(mid)
-        self.statusBar().showMessage(f"message {mid}", 3000)
-
-    def _transcript_selected(self, mid: int) -> None:
-        self.graph.select_node(mid)
 
     def show_message_menu(self, mid: int, pos: QPoint) -> None:
         if self._conv is None:

@@ -397,9 +397,7 @@ class WindowActions:
         self.w.open_conversation(conv_id)
         self.w.graph.center_on(mid)
         self.w.graph.select_node(mid)
-        if not self.w.transcript.has_message(mid):
-            self.w.transcript.load_path(conv_id, tip=mid)
-        self.w.transcript.select(mid)
+        self.w.branch_state.graph_selected(mid)  # an off-path hit shows as a branch preview
 
     def import_dialog(self) -> None:
         names, _ = QFileDialog.getOpenFileNames(self.w, "Import transcripts")

@@ -32,6 +32,7 @@ from explorer.ui.graph.model import (
     GraphModel,
 )
 from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
+from explorer.ui.graph.sibling_words import SiblingWords
 from explorer.ui.graph.tiles import TileCache
 
 TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
@@ -79,6 +80,7 @@ class GraphItem(QGraphicsItem):
         self.model, self.geometry, self.palette = model, geometry, palette
         self.selected = -1
         self.compare_marks: list[tuple[int, int]] = []  # (node, number) marked for compare
+        self.sibling_words: SiblingWords | None = None  # what differs at branch points
         self.paint_count = 0
         self.last_lod: Lod | None = None
         self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
@@ -230,7 +232,9 @@ class GraphItem(QGraphicsItem):
     def _msg_text(self, i: int) -> tuple[str, str, str]:
         m = self.model
         head = f"#{m.ids[i]} {STYLE_NAMES[m.styles[i]]}"
-        line = self._metrics.elidedText(m.previews[i], Qt.TextElideMode.ElideRight, BOX_W - 12)
+        differs = self.sibling_words.line(m, i) if self.sibling_words else None
+        line = self._metrics.elidedText(differs or m.previews[i], Qt.TextElideMode.ElideRight,
+                                        BOX_W - 12)
         return head, line, ""
 
     def _turn_text(self, i: int) -> tuple[str, str, str]:
@@ -238,8 +242,9 @@ class GraphItem(QGraphicsItem):
         assert info is not None
         chip = info.chips[i]
         room = BOX_W - 12 - (self._small_metrics.horizontalAdvance(chip) + 8 if chip else 0)
+        differs = self.sibling_words.line(self.model, i) if self.sibling_words else None
         head = self._bold_metrics.elidedText(info.titles[i], Qt.TextElideMode.ElideRight, room)
-        answer = info.answers[i]
+        answer = differs or info.answers[i]
         if answer and not self.model.flags[i] & F_RUN:
             answer = "→ " + answer
         line = self._metrics.elidedText(answer, Qt.TextElideMode.ElideRight, BOX_W - 12)

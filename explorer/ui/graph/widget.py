@@ -17,6 +17,7 @@ from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
 from explorer.ui.graph.palette import palette_for_application
+from explorer.ui.graph.sibling_words import SiblingWords
 from explorer.ui.graph.view import GraphView
 from explorer.ui.graph.worker import GraphData, GraphJob, Mode
 
@@ -183,6 +184,8 @@ class TreeGraphWidget(QWidget):
         self.data = data
         self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
         self.set_compare_marks(self._compare_marks)
+        if self.view.item is not None:
+            self.view.item.sibling_words = SiblingWords(self._full_text)
         if self._keep_view and previous is not None:
             self.view.set_scale(scale)
             self.view.centerOn(center)
@@ -230,6 +233,9 @@ class TreeGraphWidget(QWidget):
         if item is not None:
             item.compare_marks = mark_indices(item.model, self._compare_marks)
             item.update()
+
+    def _full_text(self, mid: int) -> str:
+        return " ".join(p.text for p in self.store.message(mid).parts if p.text)
 
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)

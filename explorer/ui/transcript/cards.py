@@ -52,6 +52,8 @@ class CardContext:
 
     info: PathInfo = field(default_factory=PathInfo)
     siblings: Callable[[int], list[int]] = lambda mid: [mid]
+    # one line per sibling saying what sets it apart (read only when a tooltip asks)
+    describe: Callable[[list[int], int], list[str]] = lambda ids, mid: []
 
 
 def shown_role(message: Message) -> str:
@@ -162,6 +164,7 @@ class MessageCard(Card):
         self.switcher.siblingChosen.connect(self.siblingChosen)
         self.switcher.compareRequested.connect(self.compareRequested)
         self.body.addLayout(self._header(ctx))
+        self.switcher.describe = ctx.describe
         self.switcher.set_siblings(ctx.siblings(mid), mid)
         for index, part in enumerate(message.parts):
             self.body.addWidget(self._part_widget(part, ctx))

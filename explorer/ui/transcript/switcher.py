@@ -8,9 +8,9 @@ transcript never changes the tree behind the caller's back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 
@@ -22,6 +22,8 @@ class SiblingSwitcher(QWidget):
         super().__init__(parent)
         self._ids: list[int] = []
         self._index = 0
+        self.describe: Callable[[list[int], int], list[str]] | None = None
+        self._listing: str | None = None
         self.previous_button = QToolButton(self)
         self.previous_button.setText("◀")
         self.previous_button.setAutoRaise(True)
@@ -46,11 +48,32 @@ class SiblingSwitcher(QWidget):
         self.compare_button.clicked.connect(self._compare)
         self.previous_button.clicked.connect(lambda: self._step(-1))
         self.next_button.clicked.connect(lambda: self._step(1))
+        for child in (self.previous_button, self.label, self.next_button):
+            child.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Tooltips list every sibling by what sets it apart, read the first time one shows."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(watched, QWidget):
+            listing = self.listing()
+            if listing:
+                head = ("◀ previous" if watched is self.previous_button else
+                        "▶ next" if watched is self.next_button else
+                        f"alternative {self._index + 1} of {len(self._ids)}")
+                watched.setToolTip(f"{head}\n{listing}")
+        return super().eventFilter(watched, event)
+
+    def listing(self) -> str:
+        if self._listing is None:
+            lines = self.describe(self._ids, self._ids[self._index]) if (
+                self.describe is not None and self._ids) else []
+            self._listing = "\n".join(lines)
+        return self._listing
 
     def set_siblings(self, ids: Sequence[int], current: int) -> None:
         """Show ``current``'s place among ``ids`` (in the store's order)."""
         self._ids = list(ids)
         self._index = self._ids.index(current) if current in self._ids else 0
+        self._listing = None
         self._refresh()
 
     def text(self) -> str:

@@ -40,6 +40,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from explorer.app.branch_labels import sibling_lines
 from explorer.store import Store
 from explorer.ui.tasks import LatestRunner, Ticket
 from explorer.ui.transcript.cards import Card, CardContext, MessageCard, PendingCard
@@ -169,7 +170,8 @@ class TranscriptView(QAbstractScrollArea):
         self.rows = prepared.rows
         self._labels = result.labels
         self._siblings_of = {}
-        self._ctx = CardContext(PathInfo(self._tool_names, self._labels), self._siblings)
+        self._ctx = CardContext(PathInfo(self._tool_names, self._labels), self._siblings,
+                                self._describe_siblings)
         self._message_row = prepared.message_row
         self._width = self._card_width()
         self._heights = prepared.heights
@@ -441,6 +443,9 @@ class TranscriptView(QAbstractScrollArea):
         self.long_text = LongTextDialog(
             f"Message {mid}, part {index + 1} — {format_size(len(text))}", text, self.window())
         self.long_text.show()
+
+    def _describe_siblings(self, ids: list[int], current: int) -> list[str]:
+        return sibling_lines(self.store, ids, current)
 
     def set_compare_marks(self, mids: list[int]) -> None:
         """Badge the cards of messages marked for "compare marked"."""

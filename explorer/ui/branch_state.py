@@ -1,0 +1,159 @@
+"""One selection for the graph, the transcript and ◀ ▶, and a visible branch preview.
+
+Clicking a node off the active path shows that branch down to its newest
+leaf without moving the tip; a banner over the transcript says so ("previewing
+a branch — Enter to switch, Esc to go back"), because a transcript that looks
+like the active path but is not is exactly the state a person must not have to
+guess. Whatever selects a message (a click in either view, ◀ ▶, Esc) selects it
+in both views, so Enter in the graph acts on what the person last chose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from explorer.app.message_actions import branch_target
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+BANNER_TEXT = "Previewing a branch — Enter to switch, Esc to go back"
+
+
+class PreviewBanner(QFrame):
+    """The strip over the transcript while it shows a branch that is not the active one."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("preview-banner")
+        self.setStyleSheet("QFrame#preview-banner { background:#fff3bf; border:1px solid #f08c00;"
+                           " border-radius:4px; } QLabel { color:#5c3c00; }")
+        self.title = QLabel(f"<b>{BANNER_TEXT}</b>")
+        self.detail = QLabel()
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.switch_button = QPushButton("Switch to this branch")
+        self.back_button = QPushButton("Back to the active branch")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        text = QWidget()
+        column = QHBoxLayout(text)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.title)
+        column.addWidget(self.detail, 1)
+        layout.addWidget(text, 1)
+        layout.addWidget(self.switch_button)
+        layout.addWidget(self.back_button)
+
+
+class BranchState(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.preview_leaf: int | None = None
+        self.banner = PreviewBanner()
+        self.banner.hide()
+        self.banner.switch_button.clicked.connect(self.switch)
+        self.banner.back_button.clicked.connect(self.back)
+        for widget in (window.graph, window.transcript):
+            esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), widget)
+            esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            esc.activated.connect(self.back)
+        for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            enter = QShortcut(QKeySequence(key), window.transcript)
+            enter.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            enter.activated.connect(self.switch)
+
+    @property
+    def previewing(self) -> bool:
+        return self.preview_leaf is not None
+
+    # -- selections ----------------------------------------------------------------------
+    def graph_selected(self, mid: int) -> None:
+        """A node chosen in the graph: show it in the transcript, previewing if off the path."""
+        conv = self.w.conversation_id
+        if conv is None:
+            return
+        if mid in self._active_ids():
+            if self.previewing:
+                self._end_preview()
+                self.w.transcript.load_path(conv)
+        else:
+            leaf = branch_target(self.w.store, mid)
+            if leaf != self.preview_leaf or not self.w.transcript.has_message(mid):
+                self.w.transcript.load_path(conv, tip=leaf)
+                self._start_preview(mid, leaf)
+        self.w.transcript.select(mid)
+        self.w.statusBar().showMessage(f"message {mid}", 3000)
+
+    def transcript_selected(self, mid: int) -> None:
+        self.w.graph.select_node(mid)
+
+    def select_everywhere(self, mid: int) -> None:
+        self.w.graph.select_node(mid)
+        self.w.graph.center_on(mid)
+        self.w.transcript.select(mid)  # waits for a path being read
+
+    def sibling_chosen(self, mid: int) -> None:
+        """◀ ▶: switch to that sibling's newest continuation and select the sibling itself."""
+        self.w.actions_.show_sibling(mid)
+        self.select_everywhere(mid)
+
+    def activated(self, mid: int) -> None:
+        """Enter or a double click in the graph: switch to the previewed branch, else branch."""
+        leaf = self.preview_leaf
+        if leaf is not None and mid in self.w.store.path_ids(leaf) and (
+                mid not in self._active_ids()):
+            self.switch()
+            return
+        self.w.actions_.branch(mid)
+        self.select_everywhere(mid)
+
+    # -- the preview ---------------------------------------------------------------------
+    def switch(self) -> None:
+        """Make the previewed branch the active one (its newest leaf becomes the tip)."""
+        leaf = self.preview_leaf
+        if leaf is None:
+            return
+        selected = self.w.graph.selected_node()
+        self.w.actions_.branch(leaf)
+        self.select_everywhere(selected if selected is not None else leaf)
+
+    def back(self) -> None:
+        """Leave the preview: the active path again, its tip selected."""
+        conv = self.w.conversation_id
+        if not self.previewing or conv is None:
+            return
+        self._end_preview()
+        self.w.transcript.load_path(conv)
+        tip = self.w.store.conversation(conv).tip_id
+        if tip is not None:
+            self.select_everywhere(tip)
+            self.w.transcript.scroll_to(tip)
+
+    def reset(self) -> None:
+        """The transcript shows the active path again (a refresh, another conversation)."""
+        self._end_preview()
+
+    def _start_preview(self, mid: int, leaf: int) -> None:
+        self.preview_leaf = leaf
+        active = self._active_ids()
+        start = next((m for m in self.w.store.path_ids(leaf) if m not in active), mid)
+        sibs = self.w.store.siblings(start)
+        place = (f"alternative {sibs.index(start) + 1} of {len(sibs)} at message {start}"
+                 if len(sibs) > 1 else f"from message {start}")
+        self.banner.detail.setText(f"  {place}, down to its newest message {leaf}; "
+                                   "the active branch is unchanged")
+        self.banner.show()
+
+    def _end_preview(self) -> None:
+        self.preview_leaf = None
+        self.banner.hide()
+
+    def _active_ids(self) -> set[int]:
+        conv = self.w.conversation_id
+        tip = None if conv is None else self.w.store.conversation(conv).tip_id
+        return set() if tip is None else set(self.w.store.path_ids(tip))
