@@ -54,6 +54,14 @@ class MessageMenu(QMenu):
         for fmt in FORMATS:
             act = export.addAction(fmt)
             act.triggered.connect(lambda _=False, f=fmt: handlers["export"](mid, f))
+        if "continue_in" in handlers:
+            agents = self.addMenu("Continue in")
+            agents.setObjectName("continue_in")
+            for agent, name in (("claude-code", "Claude Code"), ("pi", "pi"),
+                                ("codex", "Codex CLI")):
+                act = agents.addAction(name)
+                act.setObjectName(f"continue_in_{agent}")
+                act.triggered.connect(lambda _=False, a=agent: handlers["continue_in"](mid, a))
         self._add("Copy text", "copy", Availability(True))
 
     def _add(self, text: str, key: str, availability: Availability) -> QAction:

@@ -17,11 +17,13 @@ from explorer.app import exporting
 from explorer.app.compare import MAX_COLUMNS, CompareError, compare, siblings_to_compare
 from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
+from explorer.app.handoff import Handoff, handoff
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
 from explorer.ui.compare_marks import CompareMarks
+from explorer.ui.handoff_dialog import HandoffDialog
 from explorer.ui.import_dialog import start_import_dialog
 from explorer.ui.model_worker import (
     Call,
@@ -104,7 +106,8 @@ class WindowActions:
                 "checkpoint": self.checkpoint, "rewind": self.rewind,
                 "compare": self.compare, "export": self.export_branch, "copy": self.copy,
                 "rerun": self.rerun, "regenerate": self.regenerate,
-                "mark": self.toggle_mark, "compare_marked": self.compare_marked}
+                "mark": self.toggle_mark, "compare_marked": self.compare_marked,
+                "continue_in": self.continue_in}
 
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
@@ -403,6 +406,21 @@ class WindowActions:
         names, _ = QFileDialog.getOpenFileNames(self.w, "Import transcripts")
         if names:
             self.start_import([Path(n) for n in names])
+
+    def continue_in(self, mid: int, agent: str) -> None:
+        """Hand the branch ending at ``mid`` back to ``agent`` as a new session."""
+        conv = self._conv()
+        if conv is None:
+            return
+        store = self.w.store
+
+        def shown(done: Handoff) -> None:
+            dialog = HandoffDialog(done, self.w)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.show()
+
+        self.w.tasks.run(lambda _ticket: handoff(store, conv, agent, at=mid), on_done=shown,
+                         on_failed=lambda e: self.fail(str(e)))
 
     def find_conversations(self) -> None:
         """The agents' session folders, found off-thread; the ticked ones are synced."""

@@ -1,0 +1,50 @@
+"""Right-click → Continue in …: a new session in the agent's folder, the command to resume it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction, QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from explorer.app.demo import load_demo
+from explorer.store import Store
+from explorer.ui.context_menu import MessageMenu
+from explorer.ui.handoff_dialog import HandoffDialog
+from explorer.ui.main_window import MainWindow
+
+
+def test_continue_in_codex_writes_a_session_and_offers_the_command(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    store = Store(tmp_path / "w.db")
+    cid = load_demo(store)
+    w = MainWindow(store, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    try:
+        w.open_conversation(cid)
+        tip = store.conversation(cid).tip_id
+        assert tip is not None
+        menu = MessageMenu(w.actions_.availability(tip), w.actions_.menu_handlers(), w)
+        action = menu.findChild(QAction, "continue_in_codex")
+        assert action is not None
+        action.trigger()
+        qtbot.waitUntil(lambda: w.findChild(HandoffDialog) is not None, timeout=10_000)
+        dialog = w.findChild(HandoffDialog)
+        assert dialog is not None
+        written = dialog.written
+        assert written.path.is_file() and written.path.is_relative_to(home / ".codex/sessions")
+        assert written.differences == []
+        dialog.copy_button.click()
+        clipboard = QGuiApplication.clipboard()
+        assert clipboard is not None and clipboard.text() == written.command
+        assert written.command.endswith(f"codex resume {written.session_id}")
+        dialog.close()
+        menu.deleteLater()
+    finally:
+        w.close()
+        store.close()
