@@ -106,7 +106,8 @@ def test_a_failed_tool_result_is_marked_and_others_are_not(
     results = [r for c in message_cards(view) for r in c.results]
     failed = [r for r in results if r.is_error]
     assert len(failed) == 1
-    assert failed[0].caption.text() == "✖ Bash failed"
+    lines = len(failed[0].output.toPlainText().splitlines())
+    assert failed[0].caption.text() == f"✖ Bash failed · {lines} lines"
     assert "UnicodeDecodeError" in failed[0].output.toPlainText()
     assert all("failed" not in r.caption.text() for r in results if not r.is_error)
 

@@ -23,9 +23,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from explorer.app.agent_display import command_chips
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
+from explorer.ui.transcript.chips import ChipRow
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
     ERROR_ACCENT,
@@ -159,6 +161,8 @@ class MessageCard(Card):
         self.results: list[ToolResultBlock] = []
         self.thumbnails: list[ImageThumbnail] = []
         self.texts: list[DocumentView] = []
+        self.calls: list[ToolCallBlock] = []
+        self.chip_rows: list[ChipRow] = []
         self.folded: list[FoldedNote] = []
         self.switcher = SiblingSwitcher(self)
         self.switcher.siblingChosen.connect(self.siblingChosen)
@@ -215,7 +219,10 @@ class MessageCard(Card):
             self.thinking.append(block)
             return block
         if part.kind == "tool_use":
-            return ToolCallBlock(part, self)
+            call = ToolCallBlock(part, self)
+            call.resized.connect(self.resized)
+            self.calls.append(call)
+            return call
         if part.kind == "tool_result":
             name = ctx.info.tool_names.get(part.tool_use_id or "", "tool")
             result = ToolResultBlock(part, name, self)
@@ -226,6 +233,11 @@ class MessageCard(Card):
             thumb = ImageThumbnail(part, self)
             self.thumbnails.append(thumb)
             return thumb
+        chips = command_chips(part.text) if part.kind == "text" else None
+        if chips is not None:
+            row = ChipRow(chips, self)
+            self.chip_rows.append(row)
+            return row
         view = self._forward_presses(DocumentView(self))
         view.set_markdown(part.text)
         self.texts.append(view)

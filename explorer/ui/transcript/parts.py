@@ -22,6 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.app.agent_display import (
+    argument_fields,
+    call_summary,
+    has_multiline_string,
+    looks_like_markdown,
+    result_summary,
+    thinking_title,
+)
 from explorer.tree.model import Part
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.rows import COLLAPSED_LINES
@@ -70,13 +78,17 @@ class ThinkingBlock(QWidget):
     def __init__(self, part: Part, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._text = part.text
-        words = len(part.text.split())
+        self.redacted = bool(part.meta.get("redacted"))
         self.toggle = QToolButton(self)
         self.toggle.setAutoRaise(True)
         self.toggle.setCheckable(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setText(f"Thinking ({words} words)")
+        self.toggle.setText(thinking_title(part.text, self.redacted))
+        self.toggle.setEnabled(not self.redacted)
+        if self.redacted:
+            self.toggle.setToolTip(
+                "The provider sent this reasoning encrypted: it cannot be read.")
         self.body: DocumentView | None = None
         self._layout = _column(self)
         self._layout.addWidget(self.toggle)
@@ -88,7 +100,7 @@ class ThinkingBlock(QWidget):
     def set_expanded(self, expanded: bool) -> None:
         if expanded and self.body is None:
             self.body = DocumentView(self)
-            self.body.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+            mute(self.body)
             self.body.set_markdown(self._text)
             self._layout.addWidget(self.body)
         if self.body is not None:
@@ -99,16 +111,45 @@ class ThinkingBlock(QWidget):
 
 
 class ToolCallBlock(QWidget):
+    """One row, ``⚙ Bash(git merge …)``, that unfolds into the call's arguments.
+
+    String arguments are shown with their real newlines (an Agent prompt or a file's new
+    content reads as text, not as one escaped JSON line); anything else as indented JSON.
+    """
+
+    resized = Signal()
+
     def __init__(self, part: Part, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = _column(self)
-        name = part.tool_name or "tool"
-        layout.addWidget(_caption(f"⚙ {name}", self))
+        self.summary = call_summary(part.tool_name, part.text)
+        self.toggle = QToolButton(self)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setText(f"⚙ {self.summary}")
+        layout.addWidget(self.toggle)
         self.arguments = DocumentView(self)
-        self.arguments.set_code(pretty_arguments(part.text), "json")
+        fields = argument_fields(part.text)
+        if fields is not None and has_multiline_string(part.text):
+            self.arguments.set_code("\n".join(f"{key}:\n{value}" if "\n" in value
+                                               else f"{key}: {value}" for key, value in fields))
+        else:
+            self.arguments.set_code(pretty_arguments(part.text), "json")
         layout.addWidget(self.arguments)
+        self.toggle.toggled.connect(self.set_expanded)
+        self.set_expanded(True)
         if part.tool_use_id:
             self.setToolTip(f"call {part.tool_use_id}")
+
+    def is_expanded(self) -> bool:
+        return not self.arguments.isHidden()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.arguments.setVisible(expanded)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.toggle.setChecked(expanded)
+        self.resized.emit()
 
 
 class ToolResultBlock(QWidget):
@@ -121,8 +162,11 @@ class ToolResultBlock(QWidget):
         self.is_error = part.is_error
         self._lines = part.text.splitlines() or [""]
         layout = _column(self)
-        title = f"✖ {tool_name} failed" if part.is_error else f"↳ {tool_name} result"
+        outcome = result_summary(part.text, part.is_error)
+        title = (f"✖ {tool_name} failed · {outcome.split(' · ')[-1]}" if part.is_error
+                 else f"↳ {tool_name} result {outcome}")
         self.caption = _caption(title, self, ERROR_ACCENT if part.is_error else None)
+        self.markdown = looks_like_markdown(part.text)
         layout.addWidget(self.caption)
         self.output = DocumentView(self)
         layout.addWidget(self.output)
@@ -149,7 +193,23 @@ class ToolResultBlock(QWidget):
         more = len(self._lines) - min(count, len(self._lines))
         if chars is not None and len(shown) > chars:
             shown = shown[:chars] + " …"
-        self.output.set_code(shown + (f"\n… {more} more lines" if more else ""))
+        tail = f"\n\n… {more} more lines" if more else ""
+        if self.markdown:
+            self.output.set_markdown(shown + tail)
+        else:
+            self.output.set_code(shown + tail)
+
+
+def mute(widget: QWidget) -> None:
+    """Secondary text (thinking, caveats): the palette's placeholder colour, in italics."""
+    pal = widget.palette()
+    muted = pal.color(QPalette.ColorRole.PlaceholderText)
+    pal.setColor(QPalette.ColorRole.Text, muted)
+    pal.setColor(QPalette.ColorRole.WindowText, muted)
+    widget.setPalette(pal)
+    font = widget.font()
+    font.setItalic(True)
+    widget.setFont(font)
 
 
 def format_size(chars: int) -> str:

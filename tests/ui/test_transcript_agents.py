@@ -1,0 +1,135 @@
+"""A transcript that understands agents, on a real Claude Code session and own fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+from transcript_helpers import load, settle
+
+from explorer.app.importing import import_paths
+from explorer.store import Store
+from explorer.tree.model import Message, Part
+from explorer.ui.transcript import TranscriptView
+from explorer.ui.transcript.cards import MessageCard
+
+WORKTREES = "-experiments-worktrees"
+
+
+def _view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(900, 1200)
+    view.show()
+    load(qtbot, view, conv)
+    return view
+
+
+def _card_with(qtbot: QtBot, view: TranscriptView, store: Store, conv: int,
+               needle: str) -> MessageCard:
+    """The built card of the first message on the path whose text holds ``needle``."""
+    mid = next(m.id for m in store.path(conv) if any(needle in p.text for p in m.parts))
+    assert isinstance(mid, int)
+    view.scroll_to(mid)
+    qtbot.waitUntil(lambda: isinstance(view.card_for(mid), MessageCard), timeout=10_000)
+    settle(qtbot, view)
+    card = view.card_for(mid)
+    assert isinstance(card, MessageCard)
+    return card
+
+
+def _cards(view: TranscriptView) -> list[MessageCard]:
+    return [c for c in view.live_cards() if isinstance(c, MessageCard)]
+
+
+@pytest.fixture
+def session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Store, int]]:
+    store = Store(tmp_path / "s.db")
+    try:
+        import_paths(store, [samples_dir / "claude_code" / WORKTREES])
+        yield store, store.conversations()[0].id
+    finally:
+        store.close()
+
+
+def test_command_tags_of_a_real_session_show_as_chips_not_markup(
+    qtbot: QtBot, session: tuple[Store, int]
+) -> None:
+    store, conv = session
+    view = _view(qtbot, store, conv)
+    cards = [_card_with(qtbot, view, store, conv, tag)
+             for tag in ("<command-name>/exit", "<local-command-stdout>See ya!")]
+    chip_texts = [t for c in cards for row in c.chip_rows for t in row.texts()]
+    assert chip_texts == ["/exit", "stdout: See ya!"]
+    raw = [v.toPlainText() for c in cards for v in c.texts]
+    assert not [t for t in raw if "<command-name>" in t or "<local-command-stdout>" in t]
+
+
+def test_agent_prompt_reads_with_real_newlines(qtbot: QtBot, session: tuple[Store, int]) -> None:
+    store, conv = session
+    view = _view(qtbot, store, conv)
+    card = _card_with(qtbot, view, store, conv, '"subagent_type"')
+    calls = [b for b in card.calls if b.summary.startswith("Agent(")]
+    assert calls, "the sample spawns subagents with the Agent tool"
+    shown = calls[0].arguments.toPlainText()
+    assert "prompt:\n" in shown and "\\n" not in shown
+    assert calls[0].toggle.text().startswith("⚙ Agent(")
+
+
+def _one(store: Store, parts: list[Part], *after: Message) -> int:
+    """One turn: a prompt, an assistant message of ``parts``, then ``after``."""
+    conv = store.create_conversation("agent")
+    store.append_turn(conv, [Message(None, None, "user", [Part("text", "go")]),
+                             Message(None, None, "assistant", parts), *after])
+    return conv
+
+
+def test_a_tool_call_is_one_row_that_folds(qtbot: QtBot, tmp_path: Path) -> None:
+    with Store(tmp_path / "a.db") as store:
+        args = json.dumps({"command": "git merge feature", "description": "merge"})
+        conv = _one(store, [Part("tool_use", args, tool_name="Bash", tool_use_id="c1")],
+                    Message(None, None, "user", [Part(
+                        "tool_result", "\n".join(f"line {i}" for i in range(24)),
+                        tool_use_id="c1")]),
+                    Message(None, None, "assistant", [Part("text", "merged")]))
+        view = _view(qtbot, store, conv)
+        call = next(b for c in _cards(view) for b in c.calls)
+        assert call.toggle.text() == "⚙ Bash(git merge feature)"
+        assert call.is_expanded()
+        call.toggle.click()
+        assert not call.is_expanded() and call.arguments.isHidden()
+        result = next(r for c in _cards(view) for r in c.results)
+        assert result.caption.text() == "↳ Bash result ✓ 24 lines"
+
+
+def test_markdown_tool_output_is_rendered(qtbot: QtBot, tmp_path: Path) -> None:
+    with Store(tmp_path / "a.db") as store:
+        conv = _one(store, [Part("tool_use", "{}", tool_name="Read", tool_use_id="c1")],
+                    Message(None, None, "user", [Part(
+                        "tool_result", "# Plan\n\n- **first** step\n- second step",
+                        tool_use_id="c1")]),
+                    Message(None, None, "assistant", [Part("text", "ok")]))
+        view = _view(qtbot, store, conv)
+        result = next(r for c in _cards(view) for r in c.results)
+        assert result.markdown
+        shown = result.output.toPlainText()
+        assert "# Plan" not in shown and "**first**" not in shown and "Plan" in shown
+
+
+def test_redacted_thinking_is_labelled_and_thinking_is_muted(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "a.db") as store:
+        conv = _one(store, [Part("thinking", "", meta={"redacted": True}),
+                            Part("thinking", "weigh the options"), Part("text", "done")])
+        view = _view(qtbot, store, conv)
+        redacted, plain = next(c.thinking for c in _cards(view) if c.thinking)
+        assert redacted.toggle.text() == "Thinking (redacted by the provider)"
+        assert not redacted.toggle.isEnabled()
+        plain.set_expanded(True)
+        assert plain.body is not None and plain.body.font().italic()
+        assert plain.body.palette().color(plain.body.palette().ColorRole.Text) \
+            == plain.palette().color(plain.palette().ColorRole.PlaceholderText)
