@@ -12,9 +12,9 @@ from transcript_helpers import load, settle
 
 from explorer.app.importing import import_paths
 from explorer.store import Store
-from explorer.tree.model import Message, Part
+from explorer.tree.model import Message, Part, Usage
 from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript.cards import MessageCard
+from explorer.ui.transcript.cards import MessageCard, describe_tokens, format_tokens
 
 WORKTREES = "-experiments-worktrees"
 
@@ -133,3 +133,12 @@ def test_redacted_thinking_is_labelled_and_thinking_is_muted(
         assert plain.body is not None and plain.body.font().italic()
         assert plain.body.palette().color(plain.body.palette().ColorRole.Text) \
             == plain.palette().color(plain.palette().ColorRole.PlaceholderText)
+
+
+def test_card_header_token_line_is_short_and_the_tooltip_exact() -> None:
+    usage = Usage(input_tokens=1, output_tokens=506, cache_read_tokens=65_682,
+                  cache_write_tokens=1_204)
+    assert format_tokens(usage) == "in 1 · out 506 · cache 66.9k"
+    assert describe_tokens(usage).splitlines() == [
+        "input: 1 tokens", "output: 506 tokens", "cache read: 65,682 tokens",
+        "cache write: 1,204 tokens"]

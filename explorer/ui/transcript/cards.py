@@ -63,19 +63,33 @@ def shown_role(message: Message) -> str:
     return "tool" if message.is_tool_result_only else message.role
 
 
+def _count(value: int) -> str:
+    """Token counts as a header has room for them: 65.7k, not 65,682."""
+    return f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:,}"
+
+
 def format_tokens(usage: Usage | None) -> str:
+    """The header's short token line; ``describe_tokens`` is its tooltip."""
     if usage is None:
         return ""
     bits = []
     if usage.input_tokens is not None:
-        bits.append(f"in {usage.input_tokens:,}")
+        bits.append(f"in {_count(usage.input_tokens)}")
     if usage.output_tokens is not None:
-        bits.append(f"out {usage.output_tokens:,}")
-    if usage.cache_read_tokens:
-        bits.append(f"cache read {usage.cache_read_tokens:,}")
-    if usage.cache_write_tokens:
-        bits.append(f"cache write {usage.cache_write_tokens:,}")
-    return " · ".join(bits) + " tokens" if bits else ""
+        bits.append(f"out {_count(usage.output_tokens)}")
+    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+    if cached:
+        bits.append(f"cache {_count(cached)}")
+    return " · ".join(bits) if bits else ""
+
+
+def describe_tokens(usage: Usage | None) -> str:
+    """Every count the provider reported, exactly."""
+    if usage is None:
+        return ""
+    named = (("input", usage.input_tokens), ("output", usage.output_tokens),
+             ("cache read", usage.cache_read_tokens), ("cache write", usage.cache_write_tokens))
+    return "\n".join(f"{name}: {value:,} tokens" for name, value in named if value is not None)
 
 
 def format_time(created_at: float | None) -> str:
@@ -194,6 +208,7 @@ class MessageCard(Card):
         self.time_label = self._label(format_time(self.message.created_at))
         row.addWidget(self.time_label)
         self.tokens_label = self._label(format_tokens(self.message.usage))
+        self.tokens_label.setToolTip(describe_tokens(self.message.usage))
         row.addWidget(self.tokens_label)
         row.addWidget(self.switcher)
         return row
