@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from explorer.app import safe_write
+from explorer.app import prompt_cache, safe_write
 from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan, ContextUsage
 from explorer.compaction.ladder import RUNGS
@@ -87,6 +87,9 @@ def write_preview(plan: CompactionPlan, target: Target, folder: Path,
     notes: list[str] = []
     body = request_body(plan, target, notes)
     record = {**plan.to_record(), "target": target.record()}
+    cache = prompt_cache.outlook(plan, target)
+    if cache is not None:
+        record["cache"] = cache.to_dict()
     for name, data in (("request.json", body), ("plan.json", record), ("notes.json", notes)):
         out = folder / name
         safe_write.write_text(out, json.dumps(data, ensure_ascii=False, indent=2), db_path)
@@ -123,6 +126,28 @@ def applied_rung(store: Store, conv_id: int, at: int | None, target: Target) -> 
             rung = params.get("rung")
             return rung if isinstance(rung, str) else None
     return None
+
+
+def cache_lines(plan: CompactionPlan, target: Target) -> list[str]:
+    """The prompt-cache outlook of the next request, when the provider has one to predict."""
+    cache = prompt_cache.outlook(plan, target)
+    if cache is None:
+        return []
+    return [f"  prompt cache: {cache.read:,} tokens expected from the cache (at "
+            f"{prompt_cache.READ_PRICE:g}x), {cache.written:,} written (at "
+            f"{prompt_cache.WRITE_PRICE:g}x), {cache.uncached:,} uncached: about "
+            f"{cache.cost_in_input_tokens:,.0f} input tokens' worth"]
+
+
+def measured_cache_lines(store: Store, conv_id: int) -> list[str]:
+    """What the provider read from and wrote to its cache for the last answer (its usage:
+    Anthropic's cache reads and writes, OpenAI's ``cached_tokens``, Gemini's cached count)."""
+    for m in reversed(active_context(store, conv_id)):
+        if m.role == "assistant" and m.usage is not None and m.usage.input_tokens is not None:
+            read, wrote = m.usage.cache_read_tokens or 0, m.usage.cache_write_tokens or 0
+            return [f"last answer (message {m.id}): {read:,} prompt tokens read from the "
+                    f"provider's cache, {wrote:,} written"]
+    return []
 
 
 def usage_lines(use: ContextUsage) -> list[str]:

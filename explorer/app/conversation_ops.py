@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.app import prompt_cache
 from explorer.app.compacting import applied_rung, from_context_start
 from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan
@@ -144,8 +145,9 @@ def _run(
     rung = applied_rung(store, conv_id, parent, target)
     plan, sent = _context(context, prompt, target, estimator, options, "proactive", rung, notes)
     try:
-        completion = _complete(sent, provider, target, options)
-        answer = _answer(completion, provider, plan, False)
+        completion = _complete(sent, len(prompt), provider, target, options)
+        keys = _keys(sent, len(prompt), target, plan.estimator)
+        answer = _answer(completion, provider, plan, False, keys)
         return RunResult([], answer, plan, notes=notes, sent=sent)
     except ContextOverflow as rejection:
         if rejection.measured is not None:
@@ -156,8 +158,9 @@ def _run(
         notes.append(f"the provider rejected {_measured_text(rejection)}; compacting once more")
         plan, sent = _context(context, prompt, target, estimator, options, "reactive", force,
                               notes)
-        completion = _complete(sent, provider, target, options)
-        answer = _answer(completion, provider, plan, True)
+        completion = _complete(sent, len(prompt), provider, target, options)
+        keys = _keys(sent, len(prompt), target, plan.estimator)
+        answer = _answer(completion, provider, plan, True, keys)
         return RunResult([], answer, plan, retried_after_overflow=True, notes=notes, sent=sent)
 
 
@@ -201,14 +204,24 @@ def _ladder(
 
 
 def _complete(
-    messages: list[Message], provider: Provider, target: Target, options: RunOptions
+    messages: list[Message], prompt: int, provider: Provider, target: Target,
+    options: RunOptions,
 ) -> Completion:
+    """Stream the answer; the last ``prompt`` messages are the new prompt (cache marks)."""
     return provider.complete(messages, on_text=options.on_text, cancel=options.cancel,
-                             max_tokens=target.output_reserve)
+                             max_tokens=target.output_reserve,
+                             prompt_start=len(messages) - prompt)
+
+
+def _keys(sent: list[Message], prompt: int, target: Target, estimator: Estimator
+          ) -> list[dict[str, Any]]:
+    """The prefixes the request wrote to the cache, for the next request's preview."""
+    return prompt_cache.written_prefixes(sent, target, len(sent) - prompt, estimator)
 
 
 def _answer(
-    completion: Completion, provider: Provider, plan: CompactionPlan, retried: bool
+    completion: Completion, provider: Provider, plan: CompactionPlan, retried: bool,
+    cache_keys: list[dict[str, Any]] | None = None,
 ) -> Message:
     """The assistant message to store: parts, model, usage, and the context record if any."""
     # Requests declare no tools, so a tool call in the answer cannot run; it stays readable
@@ -217,6 +230,8 @@ def _answer(
     meta: dict[str, Any] = {"provider": provider.kind.value}
     if completion.stop_reason:
         meta["stop_reason"] = completion.stop_reason
+    if cache_keys:
+        meta[prompt_cache.META_KEY] = cache_keys
     if plan.rungs or retried:  # the whole record goes to the compactions table
         meta["context"] = {"rungs": list(plan.rungs), "trigger": plan.trigger,
                            "retried_after_overflow": retried,

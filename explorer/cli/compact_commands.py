@@ -40,7 +40,8 @@ def run_context(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         use = compacting.usage(s, args.conversation, _target(args))
         data = use.to_dict()
-        lines = compacting.usage_lines(use)
+        lines = compacting.usage_lines(use) + compacting.measured_cache_lines(
+            s, args.conversation)
         emit(args, data, lines)
     return 0
 
@@ -53,7 +54,7 @@ def run_compact(args: argparse.Namespace) -> int:
         except (LadderError, ValueError) as e:
             raise StoreError(str(e)) from e
         payload: dict[str, Any] = {"plan": plan.to_record()}
-        lines = compacting.plan_lines(plan)
+        lines = compacting.plan_lines(plan) + compacting.cache_lines(plan, target)
         if args.preview:
             files = compacting.write_preview(plan, target, Path(args.preview), s.db_path)
             payload["files"] = [str(f) for f in files]

@@ -184,9 +184,11 @@ class AnthropicProvider:
         on_text: TextCallback | None = None,
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
+        prompt_start: int | None = None,
     ) -> Completion:
+        """Stream one answer; ``messages[prompt_start:]`` is the new prompt (cache marks)."""
         body = request_body(messages, self.model_name, max_tokens or self.max_tokens,
-                            images=self.image_rule)
+                            images=self.image_rule, prompt_start=prompt_start)
         url = self.base_url.rstrip("/") + "/v1/messages"
         key = self.api_key
         return stream_events(

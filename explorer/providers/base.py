@@ -162,6 +162,7 @@ class Provider(Protocol):
         on_text: TextCallback | None = None,
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
+        prompt_start: int | None = None,
     ) -> Completion: ...
 
 

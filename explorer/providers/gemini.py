@@ -166,7 +166,9 @@ class GeminiProvider:
         on_text: TextCallback | None = None,
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
+        prompt_start: int | None = None,
     ) -> Completion:
+        """Stream one answer; ``messages[prompt_start:]`` is the new prompt (cache marks)."""
         body = request_body(messages, max_tokens or self.max_tokens, images=self.image_rule)
         key = self.api_key
         return stream_events(

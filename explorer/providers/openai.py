@@ -179,7 +179,9 @@ class OpenAIProvider:
         on_text: TextCallback | None = None,
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
+        prompt_start: int | None = None,
     ) -> Completion:
+        """Stream one answer; ``messages[prompt_start:]`` is the new prompt (cache marks)."""
         body = request_body(messages, self.model_name, max_tokens or self.max_tokens,
                             compatible=self.compatible, images=self.image_rule)
         url = self.base_url.rstrip("/") + "/chat/completions"

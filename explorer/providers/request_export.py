@@ -1,7 +1,8 @@
 """The ``anthropic`` and ``openai`` export formats: a path as the request body a provider takes.
 
 They print what the one encoder per provider returns (the body ``send`` posts, less the
-stream flag), with the last model of the provider found on the path and a 4,096-token cap.
+stream flag and the prompt-cache marks, which only pay off when sent), with the last model
+of the provider found on the path and a 4,096-token cap.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def anthropic_export(path: Sequence[Message], notes: list[str], model: str | Non
                      ) -> dict[str, Any]:
     """A Messages API body for ``path`` (no stream flag: it is for reading and replaying)."""
     name = model or pick_model(path, ("claude",), ANTHROPIC_MODEL)
-    return anthropic.request_body(path, name, MAX_TOKENS, stream=False,
+    return anthropic.request_body(path, name, MAX_TOKENS, stream=False, cache=False,
                                   images=rule_for(ProviderKind.ANTHROPIC, name), notes=notes)
 
 

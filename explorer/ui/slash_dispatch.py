@@ -51,7 +51,9 @@ class SlashDispatcher:
     def _context(self, _: SlashCommand) -> None:
         target = build_target()
         use = compacting.usage(self.w.store, self.w.conversation_id or 0, target)
-        self.w.command_bar.show_result("\n".join(compacting.usage_lines(use)))
+        lines = compacting.usage_lines(use) + compacting.measured_cache_lines(
+            self.w.store, self.w.conversation_id or 0)
+        self.w.command_bar.show_result("\n".join(lines))
 
     def _shake(self, _: SlashCommand) -> None:
         target = build_target()

@@ -283,7 +283,8 @@ class CompactionPreview(QWidget):
         window = (plan.window or 0) if plan else 0
         self.cost_table.show_record(record, window)
         self.cost_bar.show_record(record, window, plan.target if plan else None)
-        self.notes.setText("\n".join(f"note: {n}" for n in plan.notes) if plan else "")
+        notes = [f"note: {n}" for n in plan.notes] if plan else []
+        self.notes.setText("\n".join([*(result.cache if result else ()), *notes]))
         if plan is not None and split is None:
             self.head_text.setPlainText("No compaction: the whole path is sent verbatim.")
         else:

@@ -37,6 +37,7 @@ class PreviewResult:
     images: tuple[QImage, ...]
     head_text: str
     tail_text: str
+    cache: tuple[str, ...] = ()  # the prompt-cache outlook of the next request, as lines
 
 
 def decode_png(data: bytes) -> QImage:
@@ -68,8 +69,11 @@ def build_preview(
             raise ValueError(f"page {i + 1} is not a readable PNG")
         images.append(image)
     split = plan.split
+    step("pricing the prompt cache")
+    cache = tuple(line.strip() for line in compacting.cache_lines(plan, target))
     return PreviewResult(
         target=target, rung=rung, plan=plan, record=record, images=tuple(images),
         head_text=messages_text(split.head) if split else "",
         tail_text=messages_text(split.tail) if split else "",
+        cache=cache,
     )

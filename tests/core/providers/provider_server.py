@@ -46,6 +46,8 @@ class Hit:
     status: int = 0
     measured: int | None = None
     fault: str | None = None
+    cache_read: int = 0
+    cache_write: int = 0
 
 
 @dataclass
@@ -57,6 +59,7 @@ class ServerState:
     chars_per_token: float = 2.0
     hidden_overhead: int = 0
     cache_read: int = 0
+    prompt_cache: dict[str, int] | None = None  # Anthropic's cache: prefix -> its tokens
     max_body_bytes: int = 32 * 1024 * 1024
     slow_seconds: float = 3.0
     retry_after: str = "7"
@@ -139,6 +142,43 @@ def measure_gemini(state: ServerState, body: dict[str, Any], model: str) -> int:
             elif "functionResponse" in part:
                 total += text_tokens(state, json.dumps(part["functionResponse"])) + 5
     return total
+
+
+def _unmarked(value: Any) -> Any:
+    if isinstance(value, list):
+        return [{k: v for k, v in b.items() if k != "cache_control"} for b in value]
+    return value
+
+
+def cache_accounting(state: ServerState, body: dict[str, Any]) -> tuple[int, int]:
+    """(read, written) like Anthropic's cache: a read matches a prefix written before at a
+    breakpoint or up to 20 block boundaries before it; each breakpoint's prefix is written."""
+    assert state.prompt_cache is not None
+    system = body.get("system")
+    bounds: list[tuple[dict[str, Any], bool]] = []
+    if isinstance(system, list) and system:
+        bounds.append(({"model": body["model"], "system": _unmarked(system), "messages": []},
+                       "cache_control" in system[-1]))
+    for i, message in enumerate(body["messages"]):
+        content = message["content"]
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            done = [{**m, "content": _unmarked(m["content"])} for m in body["messages"][:i]]
+            head = {**message, "content": _unmarked(content[: j + 1])}
+            bounds.append(({"model": body["model"], "system": _unmarked(system),
+                            "messages": [*done, head]}, "cache_control" in block))
+    keys = [json.dumps(prefix, sort_keys=True) for prefix, _ in bounds]
+    marks = [i for i, (_, mark) in enumerate(bounds) if mark]
+    read = max((state.prompt_cache[keys[k]] for i in marks
+                for k in range(max(0, i - 20), i + 1) if keys[k] in state.prompt_cache),
+               default=0)
+    written = 0
+    for i in marks:
+        prefix = bounds[i][0]
+        tokens = measure_anthropic(state, {**prefix, "system": prefix["system"] or ""})
+        if keys[i] not in state.prompt_cache:
+            state.prompt_cache[keys[i]] = tokens
+            written = max(written, tokens)
+    return read, max(0, written - read)
 
 
 def _system_text(system: Any) -> str:
@@ -442,6 +482,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise _bad("anthropic-version: header is required")
             validate_anthropic(hit.body)
             hit.measured = measure_anthropic(state, hit.body)
+            if state.prompt_cache is not None:
+                hit.cache_read, hit.cache_write = cache_accounting(state, hit.body)
             if hit.measured > state.limit:
                 raise _bad(f"prompt is too long: {hit.measured} tokens > {state.limit} maximum")
         else:
@@ -490,7 +532,9 @@ class Handler(BaseHTTPRequestHandler):
         assert hit.body is not None and hit.measured is not None
         reply = reply_text(hit.body, anthropic)
         chunks = [reply[i : i + 7] for i in range(0, len(reply), 7)]
-        events = (anthropic_events(hit.body, hit.measured, state.cache_read, chunks) if anthropic
+        cached = (hit.cache_read, hit.cache_write) if state.prompt_cache is not None else (
+            state.cache_read, 0)
+        events = (anthropic_events(hit.body, hit.measured, cached, chunks) if anthropic
                   else openai_events(hit.body, hit.measured, state.cache_read, chunks))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -515,7 +559,7 @@ def reply_text(body: dict[str, Any], anthropic: bool) -> str:
     content = last.get("content")
     if isinstance(content, list):
         content = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
-    system = body.get("system") if anthropic else next(
+    system = _system_text(body.get("system")) if anthropic else next(
         (m["content"] for m in body["messages"] if m["role"] == "system"), "")
     if isinstance(system, str) and "compress a conversation" in system:
         return "SUMMARY: the task, the decisions, the open threads and the files."
@@ -526,9 +570,11 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def anthropic_events(body: dict[str, Any], measured: int, cache_read: int, chunks: list[str]
-                     ) -> list[bytes]:
-    usage = {"input_tokens": measured - cache_read, "cache_creation_input_tokens": 0,
+def anthropic_events(body: dict[str, Any], measured: int, cached: tuple[int, int],
+                     chunks: list[str]) -> list[bytes]:
+    cache_read, cache_write = cached
+    usage = {"input_tokens": measured - cache_read - cache_write,
+             "cache_creation_input_tokens": cache_write,
              "cache_read_input_tokens": cache_read, "output_tokens": 1}
     message = {"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
                "content": [], "stop_reason": None, "usage": usage}

@@ -97,7 +97,8 @@ def test_L6_L7_summary_rung_sends_a_request_that_fits(
 
     overflowed, summary_call, final = state.hits_to("/v1/messages")
     assert overflowed.status == 400
-    assert summary_call.body is not None and summary_call.body["system"] == SUMMARY_SYSTEM
+    assert summary_call.body is not None
+    assert summary_call.body["system"][0]["text"] == SUMMARY_SYSTEM
     assert summary_call.status == 200  # the summary request itself fit
     assert summary_call.measured is not None and summary_call.measured <= WINDOW
     assert summary_call.body["messages"] != overflowed.body["messages"]

@@ -56,7 +56,8 @@ def test_anthropic_body_pairs_tools_merges_roles_and_sends_images(
     assert hit.status == 200
     body = hit.body
     assert body is not None
-    assert body["system"] == "be brief"
+    assert body["system"] == [{"type": "text", "text": "be brief",
+                               "cache_control": {"type": "ephemeral"}}]
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant",
                                                      "user"]
     image = body["messages"][0]["content"][1]
@@ -69,6 +70,7 @@ def test_anthropic_body_pairs_tools_merges_roles_and_sends_images(
         ("tool_result", "t1"), ("tool_result", "t2"), ("text", None)]
     assert results[1]["is_error"] is True
     assert [b["text"] for b in body["messages"][3]["content"]] == ["done", "one more thing"]
+    assert "cache_control" in body["messages"][-1]["content"][-1]  # a prompt cache breakpoint
 
 
 def test_openai_body_answers_each_call_with_a_tool_message_right_after(
