@@ -6,13 +6,12 @@ checkpoint — not a turn boundary" instead of silently greying it out.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.app.tree_view import tended_view
 from explorer.store import Store
-from explorer.store.rows import db_id
 from explorer.tree.model import Message
-from explorer.tree.paths import deepest_leaf
 from explorer.tree.turns import is_boundary
 
 
@@ -79,9 +78,8 @@ def _checkpoint(path: Sequence[Message]) -> Availability:
 
 
 def branch_target(store: Store, mid: int) -> int:
-    """Where "show this branch" lands: the newest leaf below ``mid``, like chat apps do."""
+    """Where "show this branch" lands: down the preferred children (``convo star``), else the
+    newest visible leaf below ``mid``, like chat apps do; archived branches are skipped."""
     conv = store.message_conversation(mid)
-    children: dict[Hashable | None, list[Hashable]] = {}
-    for node in store.skeleton(conv):
-        children.setdefault(node.parent_id, []).append(node.id)
-    return db_id(deepest_leaf(children, mid))
+    found = tended_view(store, conv).preferred_tip(mid)
+    return found if found is not None else mid

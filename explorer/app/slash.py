@@ -55,6 +55,15 @@ SPECS: tuple[CommandSpec, ...] = (
     CommandSpec("export", Arg.FORMAT, "/export FORMAT", "export this conversation"),
     CommandSpec("search", Arg.TEXT, "/search TEXT", "full-text search over every conversation"),
     CommandSpec("send", Arg.TEXT, "/send TEXT", "send a prompt on the active path"),
+    CommandSpec("archive", Arg.NONE, "/archive", "fold the selected branch into a marker"),
+    CommandSpec("unarchive", Arg.NONE, "/unarchive", "unfold the selected archived branch"),
+    CommandSpec("delete", Arg.NONE, "/delete", "delete the selected branch (undo restores it)"),
+    CommandSpec("star", Arg.NONE, "/star", "prefer the path to the selected message"),
+    CommandSpec("label", Arg.OPTIONAL_TEXT, "/label [NAME]", "name the selected branch"),
+    CommandSpec("note", Arg.OPTIONAL_TEXT, "/note [TEXT]", "a note on the selected message"),
+    CommandSpec("merge", Arg.NONE, "/merge",
+                "merge the selected branch back after the tip, as a digest"),
+    CommandSpec("undo", Arg.NONE, "/undo", "undo the last tree action"),
 )
 BY_NAME: dict[str, CommandSpec] = {s.name: s for s in SPECS}
 NAMES: tuple[str, ...] = tuple(s.name for s in SPECS)

@@ -20,6 +20,11 @@ class TreeMarks:
     tip: int | None = None
     labels: Mapping[int, Sequence[str]] = field(default_factory=dict)
     notes: Mapping[int, Sequence[str]] = field(default_factory=dict)
+    # Tending (T6, T7), for views that draw them: nodes folded under an archived branch,
+    # where a marker stands for something folded or deleted, answers gone stale.
+    hidden: frozenset[int] = frozenset()
+    markers: Mapping[int | None, Sequence[str]] = field(default_factory=dict)
+    stale: frozenset[int] = frozenset()
 
 
 def render_tree(nodes: Sequence[SkeletonNode], marks: TreeMarks, width: int = 100) -> list[str]:

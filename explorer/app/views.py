@@ -29,13 +29,18 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
         notes.setdefault(conv.context_start_id, []).append("context starts here")
     if conv.clean_tip_id is not None and conv.clean_tip_id != conv.tip_id:
         notes.setdefault(conv.clean_tip_id, []).append("last clean boundary")
-    for mid, name in view.marks.labels.items():
-        labels.setdefault(mid, []).append(f"⎇ {name}")
+    for mid, name in view.marks.labels.items():  # labels are checkpoints: names are notes
+        notes.setdefault(mid, []).append(f"⎇ {name}")
     for mid in {*view.marks.archived, *view.marks.preferred, *view.marks.notes,
                 *(m.at for m in view.markers if m.at is not None),
                 *(end for link in view.merges for end in link), *view.stale}:
         notes.setdefault(mid, []).extend(view.notes_for(mid))
-    return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes)
+    markers: dict[int | None, list[str]] = {}
+    for m in view.markers:
+        markers.setdefault(m.at, []).append(m.text())
+    return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes,
+                     hidden=frozenset(view.hidden), markers=markers,
+                     stale=frozenset(view.stale))
 
 
 def tree_lines(

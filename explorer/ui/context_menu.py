@@ -6,7 +6,7 @@ person never has to guess.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
@@ -21,7 +21,8 @@ class MessageMenu(QMenu):
     """Every action of SPEC §7 for one message; handlers receive the message id."""
 
     def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
-                 parent: QWidget | None = None, marked: Sequence[int] = ()) -> None:
+                 parent: QWidget | None = None, marked: Sequence[int] = (),
+                 tending: Mapping[str, Availability] | None = None) -> None:
         super().__init__(parent)
         self.info = actions
         self.handlers = handlers
@@ -32,6 +33,8 @@ class MessageMenu(QMenu):
         self._add("Regenerate answer", "regenerate", actions.regenerate)
         self._add("Fork from here…", "fork", actions.fork)
         self.addSeparator()
+        if tending:
+            self._tending(tending)
         self._add("Set checkpoint…", "checkpoint", actions.checkpoint)
         rewind = self.addMenu("Rewind to checkpoint")
         rewind.setObjectName("rewind")
@@ -63,6 +66,19 @@ class MessageMenu(QMenu):
                 act.setObjectName(f"continue_in_{agent}")
                 act.triggered.connect(lambda _=False, a=agent: handlers["continue_in"](mid, a))
         self._add("Copy text", "copy", Availability(True))
+
+    def _tending(self, tending: Mapping[str, Availability]) -> None:
+        """Archive or unarchive, delete, prefer, name, note, merge back (T6–T8)."""
+        if tending["unarchive"].enabled:
+            self._add("Unarchive branch", "unarchive", tending["unarchive"])
+        else:
+            self._add("Archive branch", "archive", tending["archive"])
+        self._add("Delete branch", "delete", tending["delete"])
+        self._add("Prefer this path ★", "star", tending["star"])
+        self._add("Name branch…", "label", tending["label"])
+        self._add("Note…", "note", tending["note"])
+        self._add("Merge branch back after the tip", "merge", tending["merge"])
+        self.addSeparator()
 
     def _add(self, text: str, key: str, availability: Availability) -> QAction:
         label = text if availability.enabled else f"{text} — {availability.reason}"

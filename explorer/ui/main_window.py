@@ -25,6 +25,7 @@ from explorer.ui.preview import CompactionPreview, ContextPanel
 from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
+from explorer.ui.tend_actions import TendActions
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
@@ -66,6 +67,7 @@ class MainWindow(QMainWindow):
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
         self.actions_ = WindowActions(self)
+        self.tend = TendActions(self)
         self._conv: int | None = None
         # Windows and menus opened from here, kept alive while they are shown.
         self.last_menu: QMenu | None = None
@@ -108,6 +110,10 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
         edit = self.menuBar().addMenu("&Edit")
+        self.undo_action = self._action(edit, "Undo", self.tend.undo,
+                                        QKeySequence.StandardKey.Undo)
+        edit.aboutToShow.connect(lambda: self.undo_action.setText(self.tend.undo_text()))
+        edit.addSeparator()
         self._action(edit, "Find in all conversations…", a.search, QKeySequence.StandardKey.Find)
         self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
         self._action(edit, "Command bar", self.open_command_bar, "Ctrl+K")
@@ -124,11 +130,27 @@ class MainWindow(QMainWindow):
         self._action(conv, "Compare marked", a.compare_marked, "Ctrl+D")
         self._action(conv, "Clear compare marks", a.clear_marks)
         self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
+        self._tend_menu(conv.addMenu("Tend branch"))
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")
         self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
         view.addAction(self.graph.mode_action)
         self.addAction(self.graph.mode_action)
+
+    def _tend_menu(self, menu: QMenu) -> None:
+        """The tending actions on the selected message (the right-click menu has them too)."""
+        for text, key, shortcut in (
+                ("Archive branch", "archive", "Ctrl+Shift+A"),
+                ("Unarchive branch", "unarchive", None),
+                ("Delete branch", "delete", "Ctrl+Del"),
+                ("Prefer this path", "star", "Ctrl+Shift+S"),
+                ("Name branch…", "label", "Ctrl+Shift+N"),
+                ("Note…", "note", "Ctrl+Shift+O"),
+                ("Merge branch back after the tip", "merge", "Ctrl+Shift+G")):
+            self._action(menu, text, self._on_selected(self.tend.handlers()[key]), shortcut)
+
+    def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
+        return lambda: self.actions_._selected(handler)
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 shortcut: QKeySequence.StandardKey | str | None = None) -> QAction:
@@ -240,8 +262,9 @@ class MainWindow(QMainWindow):
     def show_message_menu(self, mid: int, pos: QPoint) -> None:
         if self._conv is None:
             return
-        menu = MessageMenu(self.actions_.availability(mid), self.actions_.menu_handlers(), self,
-                           marked=self.actions_.marked)
+        menu = MessageMenu(self.actions_.availability(mid),
+                           {**self.actions_.menu_handlers(), **self.tend.handlers()}, self,
+                           marked=self.actions_.marked, tending=self.tend.availability(mid))
         self.last_menu = menu
         menu.popup(pos)
 

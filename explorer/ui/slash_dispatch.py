@@ -6,11 +6,13 @@ except the file chooser of ``/export``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app import compacting
+from explorer.app import compacting, merge, tree_actions, undo
 from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
+from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
 from explorer.compaction.ladder import LadderError
 from explorer.store import NotFound, StoreError
@@ -79,14 +81,14 @@ class SlashDispatcher:
     def _checkpoint(self, command: SlashCommand) -> None:
         conv = self.w.conversation_id or 0
         target = self._target()
-        self.w.store.checkpoint(conv, command.arg or "", at=target)
+        tree_actions.checkpoint(self.w.store, conv, command.arg or "", at=target)
         self.w.refresh()
         self.w.command_bar.set_context(sorted(self.w.store.checkpoints(conv)))
         self.w.command_bar.show_result(f"checkpoint {command.arg!r} set at message {target}")
 
     def _rewind(self, command: SlashCommand) -> None:
         conv = self.w.conversation_id or 0
-        digest = self.w.store.rewind(conv, command.arg or "")
+        digest = tree_actions.rewind(self.w.store, conv, command.arg or "").changed["digest"]
         self.w.refresh()
         self.w.command_bar.show_result(f"back at {command.arg!r}. {digest_text(digest)}")
 
@@ -102,3 +104,38 @@ class SlashDispatcher:
 
     def _send(self, command: SlashCommand) -> None:
         self.w.actions_.send(command.arg or "")
+
+    # -- tending (T6–T8): the selected message, or the tip ------------------------------------
+    def _tend(self, title: str, run: Callable[[], Change]) -> None:
+        change = run()
+        self.w.refresh()
+        self.w.command_bar.show_result(f"{change.summary} (Ctrl+Z undoes it)" if title != "undo"
+                                       else change.summary)
+
+    def _archive(self, _: SlashCommand) -> None:
+        self._tend("archive", lambda: tree_actions.archive(self.w.store, self._target()))
+
+    def _unarchive(self, _: SlashCommand) -> None:
+        self._tend("unarchive", lambda: tree_actions.unarchive(self.w.store, self._target()))
+
+    def _delete(self, _: SlashCommand) -> None:
+        self._tend("delete", lambda: tree_actions.delete(self.w.store, self._target()))
+
+    def _star(self, _: SlashCommand) -> None:
+        self._tend("star", lambda: tree_actions.star(self.w.store, self._target()))
+
+    def _label(self, command: SlashCommand) -> None:
+        self._tend("label", lambda: tree_actions.label(self.w.store, self._target(),
+                                                       command.arg or ""))
+
+    def _note(self, command: SlashCommand) -> None:
+        self._tend("note", lambda: tree_actions.note(self.w.store, self._target(),
+                                                     command.arg or ""))
+
+    def _merge(self, _: SlashCommand) -> None:
+        conv = self.w.conversation_id or 0
+        tip = self.w.store.conversation(conv).tip_id or 0
+        self._tend("merge", lambda: merge.merge(self.w.store, self._target(), tip)[0])
+
+    def _undo(self, _: SlashCommand) -> None:
+        self._tend("undo", lambda: undo.undo(self.w.store, self.w.conversation_id))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
-from explorer.app import exporting
+from explorer.app import exporting, tree_actions
 from explorer.app.compare import MAX_COLUMNS, CompareError, compare, siblings_to_compare
 from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
@@ -129,7 +129,7 @@ class WindowActions:
             return
 
         def run() -> None:
-            self.w.store.branch(conv, mid)
+            tree_actions.branch(self.w.store, conv, mid)
             self.w.refresh()
             self.tell("Branch", f"the tip is now message {mid}")
         self._guard(run)
@@ -148,7 +148,7 @@ class WindowActions:
             return
 
         def run() -> None:
-            new = self.w.store.edit_prompt(conv, mid, text)
+            new = tree_actions.edit(self.w.store, conv, mid, text).changed["created"][0]
             self.w.refresh()
             self.tell("Edit prompt", f"message {new} is a sibling of {mid} and the new tip")
         self._guard(run)
@@ -177,7 +177,7 @@ class WindowActions:
             return
 
         def run() -> None:
-            self.w.store.checkpoint(conv, label, at=mid)
+            tree_actions.checkpoint(self.w.store, conv, label, at=mid)
             self.w.refresh()
             self.tell("Checkpoint", f"checkpoint {label!r} set at message {mid}")
         self._guard(run)
@@ -188,7 +188,7 @@ class WindowActions:
             return
 
         def run() -> None:
-            digest = self.w.store.rewind(conv, label)
+            digest = tree_actions.rewind(self.w.store, conv, label).changed["digest"]
             self.w.refresh()
             self.tell("Rewind", f"back at {label!r}. {digest_text(digest)}")
         self._guard(run)
@@ -258,7 +258,7 @@ class WindowActions:
     def branch_in(self, conv: int, mid: int) -> None:
         """Make ``mid`` the tip of ``conv`` and show that conversation (compare's Make active)."""
         def run() -> None:
-            self.w.store.branch(conv, mid)
+            tree_actions.branch(self.w.store, conv, mid)
             self.w.refresh(conv)
             self.tell("Branch", f"the tip is now message {mid}")
         self._guard(run)

@@ -41,7 +41,10 @@ def test_every_command_parses(text: str, expected: SlashCommand) -> None:
 
 def test_the_table_covers_the_spec_commands() -> None:
     assert set(NAMES) == {"compact", "shake", "context", "tree", "fork", "checkpoint", "rewind",
-                          "export", "search", "send"}
+                          "export", "search", "send",
+                          # tending the tree (T6–T8)
+                          "archive", "unarchive", "delete", "star", "label", "note", "merge",
+                          "undo"}
 
 
 @pytest.mark.parametrize("rung", RUNGS)

@@ -74,8 +74,10 @@ def build_graph(
     cancelled: Callable[[], bool] = lambda: False,
 ) -> GraphData:
     """Skeleton, marks and layout (stored, or computed and stored) → model → geometry."""
-    nodes = store.skeleton(conv_id)
-    marks = read_marks(store, conv_id)
+    view_marks = tree_marks(store, conv_id)
+    marks = read_marks(store, conv_id, view_marks)
+    # Archived branches fold into the marker their branch point carries (T6).
+    nodes = [n for n in store.skeleton(conv_id) if n.id not in view_marks.hidden]
     ids = array("q", (n.id for n in nodes))
     _check(cancelled)
     stored = store.load_layout(conv_id)

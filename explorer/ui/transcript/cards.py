@@ -183,7 +183,9 @@ class MessageCard(Card):
         self.switcher.compareRequested.connect(self.compareRequested)
         self.body.addLayout(self._header(ctx))
         self.switcher.describe = ctx.describe
-        self.switcher.set_siblings(ctx.siblings(mid), mid)
+        siblings = ctx.siblings(mid)
+        shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
+        self.switcher.set_siblings(shown, mid, archived=len(siblings) - len(shown))
         for index, part in enumerate(message.parts):
             self.body.addWidget(self._part_widget(part, ctx))
             if FOLDED_KEY in part.meta:
@@ -204,6 +206,9 @@ class MessageCard(Card):
         row.addWidget(self.model_label)
         for label in ctx.info.checkpoint_labels.get(self.mid, []):
             row.addWidget(self._label(f"⚑ {label}", bold=True))
+        self.note_labels = [self._label(note) for note in ctx.info.notes.get(self.mid, [])]
+        for note in self.note_labels:
+            row.addWidget(note)
         row.addStretch(1)
         self.time_label = self._label(format_time(self.message.created_at))
         row.addWidget(self.time_label)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.app.tree_view import tended_view
 from explorer.store import Store
 from explorer.store import reads_path as rp
 from explorer.store.reads_path import PathEntry
@@ -68,6 +69,8 @@ class PreparedPath:
     heights: list[int]
     message_row: dict[int, int]
     width: int
+    notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
+    archived: frozenset[int] = frozenset()  # archived alternatives, out of ◀ ▶'s count
 
 
 def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
@@ -89,7 +92,23 @@ def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metric
     for i, row in enumerate(rows):
         if row.is_message:
             message_row.setdefault(row.mid, i)
-    return PreparedPath(skeleton, rows, heights, message_row, width)
+    notes, archived = path_notes(store, conv_id, [e.id for e in skeleton.entries])
+    return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived)
+
+
+def path_notes(store: Store, conv_id: int, ids: Sequence[int]
+               ) -> tuple[dict[int, list[str]], frozenset[int]]:
+    """What the cards show beside a message (branch names, notes, what is folded or deleted
+    below it, stale answers) and which alternatives are archived, from the tended view."""
+    tended = tended_view(store, conv_id)
+    notes: dict[int, list[str]] = {}
+    for mid in ids:
+        found = tended.notes_for(mid)
+        if mid in tended.marks.labels:
+            found.insert(0, f"⎇ {tended.marks.labels[mid]}")
+        if found:
+            notes[mid] = found
+    return notes, frozenset(tended.marks.archived)
 
 
 def read_window(store: Store, ids: Sequence[int]) -> WindowContent:

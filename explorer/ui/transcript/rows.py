@@ -72,6 +72,8 @@ class PathInfo:
 
     tool_names: dict[str, str] = field(default_factory=dict)
     checkpoint_labels: dict[int, list[str]] = field(default_factory=dict)
+    notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
+    archived: frozenset[int] = frozenset()  # archived alternatives: out of ◀ ▶'s count
 
 
 def message_id(m: Message) -> int:

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
+from explorer.tree.tending import SiblingPlace
+
 
 class SiblingSwitcher(QWidget):
     siblingChosen = Signal(int)
@@ -21,6 +23,7 @@ class SiblingSwitcher(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._ids: list[int] = []
+        self._archived = 0
         self._index = 0
         self.describe: Callable[[list[int], int], list[str]] | None = None
         self._listing: str | None = None
@@ -69,8 +72,10 @@ class SiblingSwitcher(QWidget):
             self._listing = "\n".join(lines)
         return self._listing
 
-    def set_siblings(self, ids: Sequence[int], current: int) -> None:
-        """Show ``current``'s place among ``ids`` (in the store's order)."""
+    def set_siblings(self, ids: Sequence[int], current: int, archived: int = 0) -> None:
+        """Show ``current``'s place among ``ids`` (in the store's order); ``archived``
+        alternatives are left out of ``ids`` but counted aloud ("2/3 · 1 archived")."""
+        self._archived = archived
         self._ids = list(ids)
         self._index = self._ids.index(current) if current in self._ids else 0
         self._listing = None
@@ -90,8 +95,16 @@ class SiblingSwitcher(QWidget):
 
     def _refresh(self) -> None:
         count = len(self._ids)
-        self.label.setText(f"{self._index + 1}/{count}" if count else "")
+        place = sibling_place_text(self._index, count, self._archived)
+        self.label.setText(place)
         self.label.setToolTip(f"Alternative {self._index + 1} of {count} at this point")
         self.previous_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < count - 1)
-        self.setVisible(count > 1)
+        self.setVisible(count > 1 or self._archived > 0)
+
+
+def sibling_place_text(index: int, count: int, archived: int) -> str:
+    """The same words ``convo show`` prints: ``2/3`` or ``2/3 · 1 archived``."""
+    if not count:
+        return ""
+    return SiblingPlace(tuple(range(count)), index, archived).text()

@@ -170,8 +170,9 @@ class TranscriptView(QAbstractScrollArea):
         self.rows = prepared.rows
         self._labels = result.labels
         self._siblings_of = {}
-        self._ctx = CardContext(PathInfo(self._tool_names, self._labels), self._siblings,
-                                self._describe_siblings)
+        self._tended = (prepared.notes, prepared.archived)
+        self._ctx = CardContext(PathInfo(self._tool_names, self._labels, *self._tended),
+                                self._siblings, self._describe_siblings)
         self._message_row = prepared.message_row
         self._width = self._card_width()
         self._heights = prepared.heights

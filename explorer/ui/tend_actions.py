@@ -1,0 +1,108 @@
+"""The window's tending actions: archive, delete, star, label, note, merge back, undo (T6–T8).
+
+Each calls the same operation of ``explorer.app`` that ``convo`` does, then refreshes
+the views; Edit → Undo takes back the last tree action of the open conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from explorer.app import merge, tree_actions, undo
+from explorer.app.message_actions import Availability
+from explorer.app.tend_menu import tending_availability
+from explorer.app.tree_actions import Change
+from explorer.store import NotFound, StoreError
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+WITH_CHECKPOINTS = "Delete it with its checkpoints"
+
+
+class TendActions:
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+        self.last_change: Change | None = None
+
+    def availability(self, mid: int) -> dict[str, Availability]:
+        conv = self.w.conversation_id
+        return tending_availability(self.w.store, conv, mid) if conv is not None else {}
+
+    def handlers(self) -> dict[str, Callable[..., None]]:
+        return {"archive": self.archive, "unarchive": self.unarchive, "delete": self.delete,
+                "star": self.star, "label": self.label, "note": self.note,
+                "merge": self.merge}
+
+    def _do(self, title: str, fn: Callable[[], Change]) -> Change | None:
+        try:
+            change = fn()
+        except (StoreError, NotFound) as e:
+            self.w.actions_.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args
+                                 else str(e))
+            return None
+        self.last_change = change
+        self.w.refresh()
+        self.w.actions_.tell(title, change.summary)
+        return change
+
+    def archive(self, mid: int) -> None:
+        self._do("Archive", lambda: tree_actions.archive(self.w.store, mid))
+
+    def unarchive(self, mid: int) -> None:
+        self._do("Unarchive", lambda: tree_actions.unarchive(self.w.store, mid))
+
+    def delete(self, mid: int) -> None:
+        store = self.w.store
+        try:
+            self.last_change = tree_actions.delete(store, mid)
+        except StoreError as e:
+            if "--with-checkpoints" not in str(e):
+                self.w.actions_.fail(str(e))
+                return
+            answer = self.w.actions_.ask_item("Delete branch", str(e).split(";")[0],
+                                              ["Keep the branch", WITH_CHECKPOINTS])
+            if answer != WITH_CHECKPOINTS:
+                return
+            self._do("Delete", lambda: tree_actions.delete(store, mid, with_checkpoints=True))
+            return
+        self.w.refresh()
+        self.w.actions_.tell("Delete", self.last_change.summary + " — Edit → Undo restores it")
+
+    def star(self, mid: int) -> None:
+        self._do("Prefer path", lambda: tree_actions.star(self.w.store, mid))
+
+    def label(self, mid: int) -> None:
+        current = self.w.store.marks(self.w.conversation_id or 0).labels.get(mid, "")
+        name = self.w.actions_.ask_text("Name branch", "Branch name (empty clears it):", current)
+        if name is not None:
+            self._do("Name branch", lambda: tree_actions.label(self.w.store, mid, name))
+
+    def note(self, mid: int) -> None:
+        current = self.w.store.marks(self.w.conversation_id or 0).notes.get(mid, "")
+        text = self.w.actions_.ask_multiline("Note", "Note on this message (empty clears it):",
+                                             current)
+        if text is not None:
+            self._do("Note", lambda: tree_actions.note(self.w.store, mid, text))
+
+    def merge(self, mid: int) -> None:
+        """Merge the branch ending at ``mid`` back after the tip, with the free digest."""
+        conv = self.w.conversation_id
+        tip = self.w.store.conversation(conv).tip_id if conv is not None else None
+        if tip is None:
+            return
+        self._do("Merge back", lambda: merge.merge(self.w.store, mid, tip)[0])
+
+    def undo(self) -> None:
+        conv = self.w.conversation_id
+        if conv is None:
+            return
+        self._do("Undo", lambda: undo.undo(self.w.store, conv))
+
+    def undo_text(self) -> str:
+        """The Edit menu's label: what Undo would take back."""
+        conv = self.w.conversation_id
+        ops = [o for o in self.w.store.operations(conv, 20) if o.state == "done"] if (
+            conv is not None) else []
+        return f"Undo {ops[0].kind}" if ops else "Undo"

@@ -1,0 +1,188 @@
+"""Tending the tree in the window: right-click, menus, the command bar and Edit → Undo (T6–T8).
+
+The graph, the transcript's ◀ ▶ and ``convo show`` read the same tended view; these tests
+catch any of them telling a different story about what is folded, deleted or preferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings
+from pytestqt.qtbot import QtBot
+from transcript_helpers import settle
+
+from explorer.app import views
+from explorer.app.slash import parse
+from explorer.ui.app import open_store
+from explorer.ui.main_window import MainWindow
+from explorer.ui.tend_actions import WITH_CHECKPOINTS
+from explorer.ui.transcript.cards import MessageCard
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+    """The demo in the message view: 8 (chardet) and 12 (utf-8 fallback) are siblings."""
+    store = open_store(tmp_path / "ui.db")
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(1)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.graph.set_mode("messages")
+    yield w
+    w.close()
+    store.close()
+
+
+def _reloaded(window: MainWindow, qtbot: QtBot, action: object) -> None:
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        action()  # type: ignore[operator]
+
+
+def _card(window: MainWindow, qtbot: QtBot, mid: int) -> MessageCard:
+    settle(qtbot, window.transcript)
+    window.transcript.scroll_to(mid)
+    settle(qtbot, window.transcript)
+    card = window.transcript.card_for(mid)
+    assert isinstance(card, MessageCard)
+    return card
+
+
+def _notes(window: MainWindow, qtbot: QtBot, mid: int) -> list[str]:
+    return [n.text() for n in _card(window, qtbot, mid).note_labels]
+
+
+def _switcher_text(window: MainWindow, qtbot: QtBot, mid: int) -> str:
+    card = _card(window, qtbot, mid)
+    return card.switcher.text() if not card.switcher.isHidden() else ""
+
+
+def _graph_place(window: MainWindow, mid: int) -> tuple[bool, int]:
+    """(is the node drawn, how many siblings the graph counts for it)."""
+    model = window.graph.view.model
+    assert model is not None
+    i = model.index.get(mid, -1)
+    return i >= 0, len(model.siblings(i)) if i >= 0 else 0
+
+
+def _menu_action(window: MainWindow, mid: int, key: str) -> None:
+    window.show_message_menu(mid, QPoint(0, 0))
+    assert window.last_menu is not None
+    act = window.last_menu.action(key)  # type: ignore[attr-defined]
+    assert act.isEnabled(), act.text()
+    window.last_menu.close()
+    act.trigger()
+
+
+def test_T6_archive_from_the_right_click_folds_it_in_every_view_and_undo_unfolds(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    assert _graph_place(window, 12) == (True, 2) and _switcher_text(window, qtbot, 12) == "2/2"
+    _reloaded(window, qtbot, lambda: _menu_action(window, 8, "archive"))
+    # graph, transcript and the command line agree: one visible alternative, one archived
+    assert _graph_place(window, 9) == (False, 0)
+    assert _graph_place(window, 12) == (True, 1)
+    assert _switcher_text(window, qtbot, 12) == "1/1 · 1 archived"
+    assert "alternative 1/1 · 1 archived" in views.path_notes(window.store, 1)[12]
+    model = window.graph.view.model
+    assert model is not None
+    assert "1 archived branch (4 messages)" in model.tooltip(model.index[7])
+    assert "1 archived branch (4 messages)" in _notes(window, qtbot, 7)
+    window.menuBar().actions()[1].menu().aboutToShow.emit()
+    assert window.undo_action.text() == "Undo archive"
+    _reloaded(window, qtbot, window.undo_action.trigger)
+    assert _graph_place(window, 9) == (True, 1) and _graph_place(window, 12) == (True, 2)
+    assert _switcher_text(window, qtbot, 12) == "2/2"
+
+
+def test_T6_the_active_path_offers_no_archive_or_delete_and_says_why(
+    window: MainWindow,
+) -> None:
+    window.show_message_menu(12, QPoint(0, 0))
+    menu = window.last_menu
+    assert menu is not None
+    for key in ("archive", "delete"):
+        act = menu.action(key)  # type: ignore[attr-defined]
+        assert not act.isEnabled() and act.text().endswith("— on the active path")
+    menu.close()
+
+
+def test_T7_delete_shows_a_marker_and_edit_undo_restores_the_branch(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    before = [n.id for n in store.skeleton(1)]
+    window.graph.select_node(18)
+    _reloaded(window, qtbot, window.menu_action("delete_branch").trigger)
+    assert _graph_place(window, 18) == (False, 0) and _switcher_text(window, qtbot, 20) == ""
+    model = window.graph.view.model
+    assert model is not None
+    assert "deleted branch — undo (2 messages)" in model.tooltip(model.index[17])
+    assert "deleted branch — undo (2 messages)" in _notes(window, qtbot, 17)
+    _reloaded(window, qtbot, window.undo_action.trigger)
+    assert [n.id for n in store.skeleton(1)] == before
+    assert _switcher_text(window, qtbot, 20) == "2/2"
+
+
+def test_T7_deleting_a_checkpoint_target_asks_first(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    store.checkpoint(1, "side", at=19)
+    asked: list[str] = []
+
+    def keep(title: str, label: str, items: list[str]) -> str:
+        asked.append(label)
+        return items[0]
+    monkeypatch.setattr(window.actions_, "ask_item", keep)
+    window.tend.delete(18)
+    assert "'side' (message 19)" in asked[0] and 18 in [n.id for n in store.skeleton(1)]
+    monkeypatch.setattr(window.actions_, "ask_item", lambda *a: WITH_CHECKPOINTS)
+    _reloaded(window, qtbot, lambda: window.tend.delete(18))
+    assert "side" not in store.checkpoints(1)
+
+
+def test_T8_star_label_note_and_the_command_bar_are_undone_in_reverse(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    monkeypatch.setattr(window.actions_, "ask_text", lambda *a: "utf-8 fallback")
+    _reloaded(window, qtbot, lambda: _menu_action(window, 12, "label"))
+    _reloaded(window, qtbot, lambda: _menu_action(window, 11, "star"))
+    window.graph.select_node(22)
+    window.open_command_bar()
+    _reloaded(window, qtbot, lambda: window.slash.run(parse("/note pick the shorter one")))
+    marks = store.marks(1)
+    assert marks.labels == {12: "utf-8 fallback"} and 8 in marks.preferred
+    assert marks.notes == {22: "pick the shorter one"}
+    assert "⎇ utf-8 fallback" in _notes(window, qtbot, 12)
+    # ◀ ▶ now lands on the preferred child
+    from explorer.app.message_actions import branch_target
+    assert branch_target(store, 8) == 11
+    for kind in ("note", "star", "label"):
+        window.menuBar().actions()[1].menu().aboutToShow.emit()
+        assert window.undo_action.text() == f"Undo {kind}"
+        _reloaded(window, qtbot, window.undo_action.trigger)
+    marks = store.marks(1)
+    assert not (marks.labels or marks.preferred or marks.notes)
+
+
+def test_T8_branch_in_the_window_is_undone_by_ctrl_z(window: MainWindow, qtbot: QtBot) -> None:
+    store = window.store
+    _reloaded(window, qtbot, lambda: window.actions_.branch(11))
+    assert store.conversation(1).tip_id == 11
+    _reloaded(window, qtbot, window.undo_action.trigger)
+    assert store.conversation(1).tip_id == 24
+
+
+def test_merge_back_from_the_right_click_links_the_branch(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    _reloaded(window, qtbot, lambda: _menu_action(window, 11, "merge"))
+    tip = window.store.conversation(1).tip_id
+    assert tip is not None and window.store.message(tip).source_meta["merged_from"]["tip"] == 11
+    assert "merges the branch ending at 11" in _notes(window, qtbot, tip)
