@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QThreadPool, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from explorer.store import Store
+from explorer.store import NotFound, Store
 from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
@@ -235,7 +235,11 @@ class TreeGraphWidget(QWidget):
             item.update()
 
     def _full_text(self, mid: int) -> str:
-        return " ".join(p.text for p in self.store.message(mid).parts if p.text)
+        try:
+            message = self.store.message(mid)
+        except NotFound:  # deleted since this model was read; the reload on its way drops it
+            return ""
+        return " ".join(p.text for p in message.parts if p.text)
 
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)
