@@ -367,7 +367,7 @@ def _diff_row(cells: list[list[Message]], b: int, mode: Mode, changes_only: bool
     base = toks[b]
     roles = [[m.role for m in ms] for ms in cells]
     diffs = [PairDiff(["equal"] * len(t)) if j == b
-             else diff_pair(base, t, mode, roles[j] == roles[b])
+             else diff_pair(base, t, mode, roles[b], roles[j])
              for j, t in enumerate(toks)]
     keeps = _keeps(toks, diffs, b, mode) if changes_only else [None] * len(toks)
     built = tuple(_build_cell(ms, t, d, k, mode)

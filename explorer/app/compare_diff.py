@@ -99,18 +99,27 @@ class PairDiff:
         return self.kinds[j] != "equal" or j in self.lost or j in self.trailing
 
 
-def diff_pair(base: list[Token], col: list[Token], mode: Mode, aligned: bool) -> PairDiff:
-    """``aligned``: both cells hold the same run of roles, so message i is diffed only
-    against message i and a lost answer never lands inside a prompt."""
+def diff_pair(base: list[Token], col: list[Token], mode: Mode, base_roles: Sequence[str],
+              col_roles: Sequence[str]) -> PairDiff:
+    """Messages are paired by role first (prompt with prompt, answer with answer), so a lost
+    answer never lands inside a prompt; a message with no partner is all new, and a base
+    message with no partner is simply not there (the cell shows that on its own)."""
     out = PairDiff(["equal"] * len(col))
     if mode == "off" or not base or not col:  # a missing turn says enough on its own
         return out
-    if not aligned:
-        _diff_range(base, col, list(range(len(base))), list(range(len(col))), out)
-        return out
-    for i in range(max(t.message for t in (*base, *col)) + 1):
-        _diff_range(base, col, [k for k, t in enumerate(base) if t.message == i],
-                    [k for k, t in enumerate(col) if t.message == i], out)
+    pairs = SequenceMatcher(None, list(base_roles), list(col_roles), autojunk=False)
+    matched: dict[int, int] = {}
+    for block in pairs.get_matching_blocks():
+        for k in range(block.size):
+            matched[block.b + k] = block.a + k
+    for i in range(len(col_roles)):
+        mine = [k for k, t in enumerate(col) if t.message == i]
+        if i not in matched:
+            for k in mine:
+                out.kinds[k] = "insert"
+            continue
+        theirs = [k for k, t in enumerate(base) if t.message == matched[i]]
+        _diff_range(base, col, theirs, mine, out)
     return out
 
 

@@ -44,9 +44,11 @@ def _common(a: list[str], b: list[str]) -> int:
 
 def short_time(stamps: Sequence[float | None]) -> list[str]:
     """Local times, with the date only when the stamps fall on different days."""
-    known = [s for s in stamps if s is not None]
-    days = {datetime.fromtimestamp(s).date() for s in known}
-    fmt = "%Y-%m-%d %H:%M" if len(days) > 1 else "%H:%M:%S"
+    known = [datetime.fromtimestamp(s) for s in stamps if s is not None]
+    days = {t.date() for t in known}
+    minutes = [t.strftime("%Y-%m-%d %H:%M") for t in known]
+    seconds = ":%S" if len(set(minutes)) < len(minutes) or len(days) == 1 else ""
+    fmt = ("%Y-%m-%d %H:%M" if len(days) > 1 else "%H:%M") + seconds
     return [datetime.fromtimestamp(s).strftime(fmt) if s is not None else "" for s in stamps]
 
 
@@ -65,7 +67,8 @@ def column_labels(starts: Sequence[Message], models: Sequence[tuple[str, ...]],
     if len(set(texts)) > 1:
         quoted = first_differing_words(texts, LABEL_WORDS if prompts else LABEL_WORDS - 2)
         for i, q in enumerate(quoted):
-            pieces[i].append(f"prompt “{q}”" if prompts else f"“{q}”")
+            if texts.count(texts[i]) == 1:  # words another column shares tell nothing apart
+                pieces[i].append(f"prompt “{q}”" if prompts else f"“{q}”")
     names = [", ".join(m) for m in models]
     if len(set(names)) > 1:
         for i, name in enumerate(names):

@@ -205,3 +205,19 @@ def test_default_choice_keeps_the_clicked_and_the_active_sibling() -> None:
     assert default_choice(seven, clicked=2, active=1) == [1, 2, 6, 7]
     assert default_choice(seven, clicked=2, active=1, limit=3) == [1, 2, 7]
     assert default_choice(seven, clicked=7, active=None) == [4, 5, 6, 7]
+
+
+def test_messages_pair_by_role_so_a_missing_answer_is_never_struck_into_a_prompt(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("edit without an answer")
+        [prompt, answer] = s.append_turn(conv, [user("tell me a joke"),
+                                                assistant("why did the atom split")])
+        edited = s.edit_prompt(conv, prompt, "tell me a pun")
+        c = compare(s, [prompt, edited], base=prompt)
+        [only] = c.rows[0][1].messages
+        assert only.message_id == edited
+        assert [(sp.kind, sp.text.strip()) for sp in only.spans] == [
+            ("equal", "tell me a"), ("delete", "joke"), ("replace", "pun")]
+        assert answer in c.columns[0].message_ids and c.columns[1].changes == 2
