@@ -18,7 +18,7 @@ from typing import Any
 from explorer.formats.base import ImportedConversation
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
-from explorer.store.rows import dumps, insert_rows, message_row, part_rows
+from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
@@ -51,44 +51,90 @@ def identity(ic: ImportedConversation) -> str:
 _OWN_EXPORT = re.compile(r"^ce:([0-9a-f]{32})$")
 
 
-def _existing(conn: sqlite3.Connection, fmt: str, sid: str) -> tuple[int | None, dict[str, int]]:
-    """The conversation this import continues, and its messages by source key.
+def _existing(
+    conn: sqlite3.Connection, fmt: str, sid: str, msgs: list[Message]
+) -> tuple[int | None, dict[str, int], bool]:
+    """The conversation this import continues, its messages by source key, and whether
+    another conversation holds the source id with different content.
 
-    The same format and source id match; so does an export (``ce:<uid>``) of a
-    conversation made here, whatever its format, which is found by its uid. A
-    message without a source id answers to ``ce:<uid>:<id>``, the key its export
-    gave it.
+    The same format and source id match when the content agrees (it is the same
+    conversation: messages in common say the same); two exports that reuse an id
+    for different conversations stay apart. An export (``ce:<uid>``) of a
+    conversation made here, whatever its format, is found by its uid. A message
+    without a source id answers to ``ce:<uid>:<id>``, the key its export gave it.
     """
-    r = conn.execute(
+    found = conn.execute(
         "SELECT id, json_extract(meta, '$.uid') FROM conversations "
-        "WHERE source_format = ? AND source_id = ?", (fmt, sid),
-    ).fetchone()
+        "WHERE source_format = ? AND source_id = ? ORDER BY id", (fmt, sid),
+    ).fetchall()
     own = _OWN_EXPORT.match(sid)
-    if r is None and own:
-        r = conn.execute(
+    if not found and own:
+        found = conn.execute(
             "SELECT id, json_extract(meta, '$.uid') FROM conversations "
             "WHERE json_extract(meta, '$.uid') = ? ORDER BY id LIMIT 1", (own.group(1),),
-        ).fetchone()
-    if r is None:
-        return None, {}
-    rows = conn.execute(
-        "SELECT id, source_id FROM messages WHERE conversation_id = ?", (r[0],)
-    ).fetchall()
-    return r[0], {(s or f"ce:{r[1]}:{i}"): i for i, s in rows}
+        ).fetchall()
+    for conv_id, uid in found:
+        rows = conn.execute(
+            "SELECT id, source_id, role, coalesce(preview, '') FROM messages "
+            "WHERE conversation_id = ?", (conv_id,),
+        ).fetchall()
+        if own or _same_conversation(rows, uid, msgs):
+            return conv_id, {(s or f"ce:{uid}:{i}"): i for i, s, _, _ in rows}, False
+    return None, {}, bool(found)
+
+
+def _same_conversation(rows: list[tuple[Any, ...]], uid: str, msgs: list[Message]) -> bool:
+    """Messages in common agree (role and opening words) at least half the time; with
+    none in common, only an empty side makes it the same conversation."""
+    if not rows or not msgs:
+        return True
+    stored = {(s or f"ce:{uid}:{i}"): (role, text) for i, s, role, text in rows}
+    common = [m for m in msgs if _key(m) in stored]
+    if not common:
+        return False
+    agree = sum(stored[_key(m)] == (m.role, preview(m)) for m in common)
+    return agree * 2 >= len(common)
+
+
+def _key(m: Message) -> str:
+    return str(m.source_id if m.source_id is not None else m.id)
+
+
+def _newest_title(conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
+                  msgs: list[Message], adds: bool) -> str:
+    """On a merge the title of the newer side wins: the import's title when it brings
+    messages later than any stored (or, without times, any new message). Importing the
+    same file again keeps the title, including one the person gave it here."""
+    title, latest = conn.execute(
+        "SELECT c.title, (SELECT max(created_at) FROM messages m "
+        "WHERE m.conversation_id = c.id) FROM conversations c WHERE c.id = ?", (conv_id,),
+    ).fetchone()
+    incoming = max((m.created_at for m in msgs if m.created_at is not None), default=None)
+    newer = incoming > latest if incoming is not None and latest is not None else adds
+    if not ic.title or not newer or ic.title == title:
+        return str(title)
+    conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (ic.title, conv_id))
+    return ic.title
 
 
 def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> ImportOutcome:
     repaired = repair_tree(ic.messages)
     msgs = repaired.messages
     sid = identity(ic)
-    conv_id, known = _existing(conn, ic.source_format, sid)
+    conv_id, known, clash = _existing(conn, ic.source_format, sid, msgs)
+    title = ic.title or "Untitled"
     if conv_id is None:
         conv_id = create_conversation(
-            conn, ic.title or "Untitled", source_format=ic.source_format, source_id=sid,
+            conn, title, source_format=ic.source_format, source_id=sid,
             source_path=ic.source_path, created_at=ic.created_at, meta=ic.meta,
         )
+        if clash:
+            ic.notes.append(f"another conversation already uses source id {sid!r} with "
+                            "different content; imported this one as a new conversation")
     key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in msgs}
     fresh = [m for m in msgs if key_of[m.id] not in known]
+    if known:
+        title = _newest_title(conn, conv_id, ic, msgs, bool(fresh))
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
     db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
     _write_messages(conn, conv_id, fresh, ids, db_id)
@@ -96,7 +142,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
     if not known or ic.tip in ids:  # a merge that brings nothing further keeps the tip
         _set_pointers(conn, conv_id, ic, msgs, db_id)
     return ImportOutcome(
-        conv_id, ic.title, ic.source_format, len(fresh), len(msgs) - len(fresh),
+        conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
     )
 
