@@ -83,6 +83,15 @@ def _existing(
     return None, {}, bool(found)
 
 
+def message_keys(conn: sqlite3.Connection, conv_id: int) -> dict[str, int]:
+    """A conversation's messages by source key (``ce:<uid>:<id>`` for those without one)."""
+    (uid,) = conn.execute("SELECT json_extract(meta, '$.uid') FROM conversations WHERE id = ?",
+                          (conv_id,)).fetchone()
+    rows = conn.execute("SELECT id, source_id FROM messages WHERE conversation_id = ?",
+                        (conv_id,)).fetchall()
+    return {(s or f"ce:{uid}:{i}"): i for i, s in rows}
+
+
 def _same_conversation(rows: list[tuple[Any, ...]], uid: str, msgs: list[Message]) -> bool:
     """Messages in common agree (role and opening words) at least half the time; with
     none in common, only an empty side makes it the same conversation."""

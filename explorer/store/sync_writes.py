@@ -21,11 +21,11 @@ from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_writes import (
     ImportOutcome,
-    _existing,
     _write_labels,
     _write_messages,
     identity,
     insert_many,
+    message_keys,
 )
 from explorer.store.rows import dumps, insert_rows, load_messages, part_rows, preview
 from explorer.tree.model import Message
@@ -71,7 +71,7 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
     out = insert_many(conn, conversations)
     for ic, outcome in zip(conversations, out, strict=False):
         if isinstance(outcome, ImportOutcome):
-            _, known = _existing(conn, ic.source_format, identity(ic))
+            known = message_keys(conn, outcome.conversation_id)
             refresh_grown(conn, [(known[k], m) for k, m in _keyed(ic) if k in known])
     save_record(conn, rec)
     return out
