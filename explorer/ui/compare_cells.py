@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.app.compare import Cell, CellMessage, CellPart, Span
 from explorer.app.compare_text import part_line
+from explorer.ui.plain_text import tooltip
 from explorer.ui.transcript.markdown import DocumentView
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
@@ -203,7 +204,7 @@ class CellWidget(QFrame):
         row.setTextFormat(Qt.TextFormat.RichText)
         row.setWordWrap(True)
         row.setText(_tool_row_html(p, colors))
-        row.setToolTip(part_line(p, marked=False)[:2000])
+        row.setToolTip(tooltip(part_line(p, marked=False)[:2000]))
         row.setObjectName(p.kind)
         self.tool_rows.append(row)
         return row

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from explorer.store import Store
 from explorer.store.reads import Conversation
 from explorer.ui.format_badges import ICON_SIZE, format_icon, format_name
+from explorer.ui.plain_text import tooltip
 
 Index = QModelIndex | QPersistentModelIndex
 _USER = int(Qt.ItemDataRole.UserRole)
@@ -110,7 +111,7 @@ class ConversationModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return format_icon(conv.source_format)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(conv)
+            return tooltip(self._tooltip(conv))
         return self._value(conv, role)
 
     def _value(self, conv: Conversation, role: int) -> Any:

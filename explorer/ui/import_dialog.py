@@ -33,6 +33,7 @@ from explorer.store import Store
 from explorer.store.import_writes import ImportOutcome
 from explorer.ui.format_badges import format_icon
 from explorer.ui.import_worker import ImportJob
+from explorer.ui.plain_text import tooltip
 
 PROGRESS_STEPS = 1000
 ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -246,7 +247,7 @@ class ImportDialog(QDialog):
 
     def _item(self, line: ReportLine) -> QTreeWidgetItem:
         item = QTreeWidgetItem([line.text])
-        item.setToolTip(0, line.text)
+        item.setToolTip(0, tooltip(line.text))
         style = self.style()
         if line.kind == "conversation":
             item.setIcon(0, format_icon(line.source_format))

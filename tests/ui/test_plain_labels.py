@@ -61,3 +61,30 @@ def test_import_dialog_shows_file_names_and_titles_as_plain_text(
             assert label.textFormat() == Qt.TextFormat.PlainText, label.text()
     dialog.close()
     target.close()
+
+
+def test_tooltips_show_imported_text_literally(qtbot: QtBot, tmp_path: Path) -> None:
+    from PySide6.QtCore import Qt as QtNs
+    from PySide6.QtGui import QTextDocument
+
+    from explorer.ui.conversations import ConversationList
+    from explorer.ui.plain_text import tooltip
+
+    doc = QTextDocument()
+    doc.setHtml(tooltip(HOSTILE + "\nsecond line"))
+    assert doc.toPlainText() == HOSTILE + "\nsecond line"
+    assert tooltip("") == ""
+    store = open_store(tmp_path / "t.db")
+    store.rename(1, HOSTILE)
+    convs = ConversationList(store)
+    qtbot.addWidget(convs)
+    convs.reload()
+    model = convs.view.model()
+    tips = [model.data(model.index(r, 0), QtNs.ItemDataRole.ToolTipRole)
+            for r in range(model.rowCount())]
+    shown = [t for t in tips if "img" in t]
+    assert shown
+    for tip in shown:
+        doc.setHtml(tip)
+        assert HOSTILE in doc.toPlainText()
+    store.close()

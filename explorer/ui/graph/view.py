@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.model import BOX_H, BOX_W, F_ACTIVE, F_RUN, GraphModel
+from explorer.ui.plain_text import tooltip
 
 MIN_SCALE_FACTOR = 0.5  # how far past fit-to-view one may zoom out
 MAX_SCALE = 4.0
@@ -171,7 +172,8 @@ class GraphView(QGraphicsView):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             i = self.node_at_view(event.pos())
             if i >= 0 and self.model is not None:
-                QToolTip.showText(event.globalPos(), self.model.tooltip(i), self.viewport())
+                QToolTip.showText(event.globalPos(), tooltip(self.model.tooltip(i)),
+                                  self.viewport())
             else:
                 QToolTip.hideText()
             return True
