@@ -30,7 +30,7 @@ from explorer.app.compare_diff import (
     words,
 )
 from explorer.app.compare_labels import column_labels
-from explorer.app.message_actions import branch_target
+from explorer.app.message_actions import branch_target, turn_branch_point
 from explorer.store import NotFound, Store
 from explorer.store.rows import db_id
 from explorer.tree.model import Message
@@ -180,13 +180,21 @@ def compare(store: Store, message_ids: Sequence[int], conv_id: int | None = None
 
 
 def siblings_to_compare(store: Store, mid: int) -> list[int]:
-    """The message and its siblings, or the reason there is nothing to compare it with."""
+    """What "compare with siblings" on ``mid`` shows, or the reason there is nothing.
+
+    A message without siblings of its own stands for its turn (a turn node of the
+    turn view is named by its last message): then the branch point inside that
+    turn, nearest above the message, gives the siblings.
+    """
     found = store.siblings(mid)
-    if len(found) < MIN_COLUMNS:
-        raise CompareError(
-            f"message {mid} has no siblings: nothing branches off here. Mark messages on "
-            "other branches and use Compare marked instead")
-    return found
+    if len(found) >= MIN_COLUMNS:
+        return found
+    point = turn_branch_point(store, mid)
+    if point is not None:
+        return store.siblings(point)
+    raise CompareError(
+        f"message {mid} has no siblings: nothing branches off here. Mark messages on "
+        "other branches and use Compare marked instead")
 
 
 def active_among(store: Store, conv_id: int, candidates: Sequence[int]) -> int | None:

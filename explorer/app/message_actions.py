@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from explorer.app.tree_view import tended_view
 from explorer.store import Store
+from explorer.store.rows import db_id
 from explorer.tree.model import Message
-from explorer.tree.turns import is_boundary
+from explorer.tree.turns import is_boundary, split_turns
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,20 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
                           "" if message.is_prompt else f"{_kind(message)}, not a prompt"),
         fork=Availability(True),
         checkpoint=_checkpoint(path),
-        compare=Availability(len(siblings) > 1,
-                             "" if len(siblings) > 1 else "no siblings to compare"),
+        compare=_compare(store, mid, siblings),
         regenerate=_regenerate(path),
         rewind_labels=tuple(sorted(store.checkpoints(conv_id))),
         is_tip=is_tip,
     )
+
+
+def _compare(store: Store, mid: int, siblings: list[int]) -> Availability:
+    """Siblings of the message, or of the branch point inside its turn (a turn node)."""
+    if len(siblings) > 1:
+        return Availability(True)
+    if turn_branch_point(store, mid) is not None:
+        return Availability(True)
+    return Availability(False, "no siblings to compare")
 
 
 def _kind(message: Message) -> str:
@@ -83,3 +92,18 @@ def branch_target(store: Store, mid: int) -> int:
     conv = store.message_conversation(mid)
     found = tended_view(store, conv).preferred_tip(mid)
     return found if found is not None else mid
+
+
+def turn_branch_point(store: Store, mid: int) -> int | None:
+    """The message with siblings nearest above ``mid`` within ``mid``'s turn, if any.
+
+    A turn node of the turn view is named by its last message, which rarely has
+    siblings itself: the branch it stands for is where its turn splits off.
+    """
+    path = store.path(store.message_conversation(mid), mid)
+    turn = next((t for t in split_turns(path) if t.start < len(path) <= t.end), None)
+    start = turn.start if turn is not None else 0
+    for m in reversed(path[start:]):
+        if len(store.siblings(db_id(m.id))) > 1:
+            return db_id(m.id)
+    return None

@@ -200,3 +200,17 @@ def test_cli_compare_refuses_with_a_one_line_reason(samples: Samples,
                            "Compare marked instead")
     code, _, err = run_cli(db, capsys, str(alone), "999999")
     assert code != 0 and "no message 999999" in err
+
+
+def test_a_turn_node_compares_the_branch_its_turn_splits_off(samples: Samples) -> None:
+    store = samples.store
+    cool = samples.one("chatgpt", "user", "so cool bro")
+    again = samples.one("chatgpt", "user", "hi again")
+    [cool_answer] = store.children(cool)
+    [again_answer] = store.children(again)
+    assert store.siblings(cool_answer) == [cool_answer], "the answer has no siblings itself"
+    assert siblings_to_compare(store, cool_answer) == [cool, again]
+    assert siblings_to_compare(store, again_answer) == [cool, again]
+    c = compare(store, [cool_answer, again_answer])
+    assert [col.message_ids[0] for col in c.columns] == [cool, again]
+    assert "so cool bro" in c.columns[0].label

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from compare_samples import Samples, import_samples
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -226,3 +226,28 @@ def test_keyboard_path_select_mark_compare(
     siblings = w.compare_window
     assert isinstance(siblings, CompareWindow) and siblings is not cmp
     assert {c.chosen_id for c in siblings.comparison.columns} == {luck, happy}  # type: ignore[union-attr]
+
+
+def test_compare_on_a_turn_node_of_the_turn_view(
+    qtbot: QtBot, samples: Samples, tmp_path: Path,
+) -> None:
+    w = open_main(qtbot, samples, tmp_path, "chatgpt")
+    if w.graph.mode != "turns":
+        with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+            w.graph.set_mode("turns")
+    cool = samples.one("chatgpt", "user", "so cool bro")
+    again = samples.one("chatgpt", "user", "hi again")
+    model = w.graph.view.model
+    assert model is not None and model.turns is not None
+    node_id = int(model.ids[model.index[cool]])  # a turn node is named by its last message
+    assert node_id != cool
+    w.show_message_menu(node_id, QPoint(10, 10))
+    menu = w.last_menu
+    assert menu is not None
+    menu.hide()
+    action = menu.action("compare")  # type: ignore[attr-defined]
+    assert action.isEnabled()
+    action.trigger()
+    cmp = w.compare_window
+    assert isinstance(cmp, CompareWindow)
+    assert [c.message_ids[0] for c in cmp.comparison.columns] == [cool, again]  # type: ignore[union-attr]
