@@ -4,7 +4,9 @@ Two set-based queries (messages, then parts grouped by message) and one for the
 spawning calls, so a 100,000-message conversation is read without loading text
 beyond the stored previews. Subagent transcripts are recognised by what the
 importers write: ``source_meta.subagent`` on their messages and
-``source_meta.spawned_by_tool_use_id`` on their root.
+``source_meta.spawned_by_tool_use_id`` on their root. A user message an importer
+marked ``source_meta.meta_record`` (a tool's own text, a slash command or its output)
+never opens a turn.
 """
 
 from __future__ import annotations
@@ -51,15 +53,17 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
                                        use_id, calls.get(use_id) if use_id else None)
     empty = (0, 0, 0, 0, "")
     out: list[TurnInput] = []
-    for mid, parent, role, preview in conn.execute(
-        "SELECT id, parent_id, role, coalesce(preview, '') FROM messages "
+    for mid, parent, role, preview, meta_record in conn.execute(
+        "SELECT id, parent_id, role, coalesce(preview, ''), "
+        "json_extract(source_meta, '$.meta_record') FROM messages "
         "WHERE conversation_id = ? ORDER BY id", (conv_id,),
     ):
         calls_n, errors, others, texts, names = parts.get(mid, empty)
         sub = subagents.get(mid)
         result_only = others == 0 and mid in parts
         out.append(TurnInput(
-            mid, parent, role, preview, prompt=opens_turn(role, result_only, preview),
+            mid, parent, role, preview,
+            prompt=meta_record is None and opens_turn(role, result_only, preview),
             has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
             tools=tuple(names.split(_SEP)) if names else (),
             subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,

@@ -112,6 +112,9 @@ def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
     meta = dict(node.meta)
     if len(node.uuids) > 1:
         meta["uuids"] = list(node.uuids)
+    kind = meta_record(node)
+    if kind is not None:
+        meta["meta_record"] = kind
     if agent_id is not None:
         meta["subagent"] = agent_id
     elif node.sidechain and isinstance(node.meta.get("agentId"), str):
@@ -127,6 +130,27 @@ def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
         source_id=None if node.synthetic_key else node.key,
         source_meta=meta,
     )
+
+
+_META_OPENINGS = (
+    ("<local-command-caveat>", "caveat"), ("Caveat:", "caveat"),
+    ("<local-command-stdout>", "command_output"), ("<local-command-stderr>", "command_output"),
+    ("<command-name>", "command"), ("<command-message>", "command"),
+    ("[Request interrupted", "interrupted"),
+)
+
+
+def meta_record(node: Node) -> str | None:
+    """What a user line that is not a prompt is: Claude Code's own ``isMeta`` text,
+    the caveat it writes before local commands, a slash command, its output, or an
+    interruption marker. None for a prompt the person wrote."""
+    if node.role != "user" or node.result_only:
+        return None
+    if node.meta.get("isMeta") is True:
+        return "meta"
+    text = next((p.text for p in node.parts if p.kind == "text" and p.text.strip()), "")
+    opening = text.lstrip()
+    return next((kind for prefix, kind in _META_OPENINGS if opening.startswith(prefix)), None)
 
 
 def _link_subagent_roots(
@@ -221,7 +245,8 @@ def _title(session: Session, conv: ImportedConversation) -> str:
 
 def _is_real_prompt(m: Message) -> bool:
     meta = m.source_meta
-    if not m.is_prompt or meta.get("isMeta") or meta.get("isCompactSummary") or "subagent" in meta:
+    if not m.is_prompt or meta.get("meta_record") or meta.get("isCompactSummary") or (
+            "subagent" in meta):
         return False
     text = m.text.strip()
     return bool(text) and not text.startswith(_NOT_PROMPTS)

@@ -1,0 +1,36 @@
+"""Claude Code's meta records (isMeta text, command caveats, slash commands and their
+output such as /exit's) are marked as such, not imported as prompts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.app.importing import import_paths
+from explorer.formats import claude_code
+from explorer.store import Store
+from explorer.store.turn_reads import read_turn_source
+from explorer.tree.turn_view import group_turns
+
+FIXTURE = Path(__file__).parent / "fixtures" / "meta_records.jsonl"
+
+
+def test_claude_code_meta_records_are_marked_not_prompts() -> None:
+    (conv,) = list(claude_code.read(FIXTURE))
+    kinds = {m.id: m.source_meta.get("meta_record") for m in conv.messages}
+    assert kinds == {"c1": "meta", "c2": "command", "c3": "command_output", "p1": None,
+                     "s1": "meta", "a1": None, "x1": "command", "x2": "command_output"}
+    assert conv.title == "Why is the CI red?"
+
+
+def test_claude_code_meta_records_open_no_turn(tmp_path: Path) -> None:
+    store = Store(tmp_path / "explorer.db")
+    try:
+        (outcome,) = import_paths(store, [FIXTURE]).conversations
+        source = read_turn_source(store.reader, outcome.conversation_id)
+        prompts = [m.preview for m in source.messages if m.prompt]
+        assert prompts == ["Why is the CI red?"]
+        tree = group_turns(source.messages)
+        # the commands before the prompt (a root turn), then one turn holding the rest
+        assert [len(t.messages) for t in tree.turns] == [3, 5]
+    finally:
+        store.close()
