@@ -9,11 +9,11 @@ every few messages branch, straight into a database (no importer needed).
 from __future__ import annotations
 
 import random
-import time
+import sqlite3
 from pathlib import Path
 
 from explorer.store import Store
-from explorer.tree.model import text_message
+from explorer.store.ids import next_ids
 
 from .generate_transcripts import (
     START_TIME,
@@ -24,38 +24,77 @@ from .generate_transcripts import (
 )
 
 
-def one_session(out: Path, messages: int, seed: int = 0, rewind_rate: float = 0.05) -> Path:
-    """One session file of exactly ``messages`` messages; returns its path."""
+def one_session(out: Path, messages: int, seed: int = 0, rewind_rate: float = 0.05,
+                mb: float | None = None) -> Path:
+    """One session file of exactly ``messages`` messages (or about ``mb`` MiB); its path."""
     rng = random.Random(seed)
     pool = TextPool(rng)
-    budget = _Budget(None, messages)
+    budget = _Budget(mb, messages or None)
     folder = out / "projects" / "-home-dev-api-server"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"big-session-{messages}.jsonl"
+    path = folder / f"big-session-{messages or mb}.jsonl"
     with path.open("wb") as fp:
         s = _ClaudeSession(fp, rng, pool, f"big-{seed}-{messages}", "api-server", START_TIME)
         s.start()
-        spent = 0
+        spent = (0, 0)
         while not budget.done():
             steps = plan_turn(rng, budget.messages_left)
             s.turn(steps, None, s.can_rewind and rng.random() < rewind_rate)
-            budget.spend(0, s.tree.messages - spent)
-            spent = s.tree.messages
+            budget.spend(s.bytes - spent[0], s.tree.messages - spent[1])
+            spent = (s.bytes, s.tree.messages)
     return path
 
 
-def bushy_store(path: Path, messages: int, seed: int = 0, fanout: float = 0.35) -> int:
-    """A conversation where about ``fanout`` of the turns start from an earlier message."""
-    rng = random.Random(seed)
-    with Store(path) as store:
-        conv = store.create_conversation("Bushy tree", created_at=time.time())
-        parents: list[int] = []
-        made = 0
-        while made < messages:
-            parent = rng.choice(parents) if parents and rng.random() < fanout else None
-            turn = [text_message("user", f"question {made} " + "word " * rng.randint(3, 40)),
-                    text_message("assistant", f"answer {made} " + "text " * rng.randint(5, 200))]
-            ids = store.append_turn(conv, turn, parent_id=parent)
-            parents.extend(ids)
-            made += len(ids)
-        return conv
+def bushy_tree(store: Store, n: int, seed: int = 0, branch: float = 0.35) -> int:
+    """A conversation of ``n`` messages where about ``branch`` of them start a new branch.
+
+    Written as rows in one transaction (with a text part each), so 100,000 take seconds.
+    """
+    cid = store.create_conversation(f"bushy {n}")
+
+    def write(conn: sqlite3.Connection) -> None:
+        first = next_ids(conn, "messages", n).start
+        first_part = next_ids(conn, "parts", n).start
+        rnd = random.Random(seed)
+        messages, parts = [], []
+        for i in range(n):
+            parent = None if i == 0 else (i - 1 if rnd.random() >= branch else rnd.randrange(i))
+            role = "user" if i % 2 == 0 else "assistant"
+            text = f"{role} {i}: " + " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(5, 80)))
+            messages.append((first + i, cid, None if parent is None else first + parent, role,
+                             float(i), text[:160]))
+            parts.append((first_part + i, first + i, 0, "text", text))
+        conn.executemany("INSERT INTO messages (id, conversation_id, parent_id, role, created_at, "
+                         "preview) VALUES (?, ?, ?, ?, ?, ?)", messages)
+        conn.executemany("INSERT INTO parts (id, message_id, idx, kind, text) "
+                         "VALUES (?, ?, ?, ?, ?)", parts)
+        conn.execute("UPDATE conversations SET tip_id = ? WHERE id = ?", (first + n - 1, cid))
+
+    store._writer.call(write)
+    return cid
+
+
+_WORDS = ("the", "value", "returns", "an", "error", "when", "file", "is", "missing", "so",
+          "we", "retry", "request", "with", "longer", "timeout", "and", "log", "response")
+
+
+def add_turn_raw(store: Store, conv: int, turn: list[tuple[str, str]]) -> list[int]:
+    """Text messages appended at the tip as bare rows (the generated trees' tool ids do not
+    pair calls with results, so the store's turn rules would refuse a normal append)."""
+
+    def write(conn: sqlite3.Connection) -> list[int]:
+        parent = conn.execute("SELECT tip_id FROM conversations WHERE id = ?",
+                              (conv,)).fetchone()[0]
+        ids = list(next_ids(conn, "messages", len(turn)))
+        part_ids = list(next_ids(conn, "parts", len(turn)))
+        for mid, pid, (role, text) in zip(ids, part_ids, turn, strict=True):
+            conn.execute("INSERT INTO messages (id, conversation_id, parent_id, role, created_at, "
+                         "preview) VALUES (?, ?, ?, ?, ?, ?)",
+                         (mid, conv, parent, role, float(mid), " ".join(text[:300].split())))
+            conn.execute("INSERT INTO parts (id, message_id, idx, kind, text) "
+                         "VALUES (?, ?, 0, 'text', ?)", (pid, mid, text))
+            parent = mid
+        conn.execute("UPDATE conversations SET tip_id = ? WHERE id = ?", (parent, conv))
+        return ids
+
+    return store._writer.call(write)

@@ -1,0 +1,263 @@
+"""One measurement of the scale benchmark, in a fresh interpreter; prints one JSON line.
+
+    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick]
+    python -m tests.benchmarks.scale_child SPAWNED import DB SESSION_FILE
+    python -m tests.benchmarks.scale_child SPAWNED screenshot DB PNG
+
+``SPAWNED`` is the parent's wall clock when it started this process, so
+start → first frame includes the interpreter and the imports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from explorer.ui.app import make_application, open_store, settle_memory
+from explorer.ui.main_window import MainWindow
+
+TICK_MS = 5
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class Gaps:
+    """The event loop's pulse: a 5 ms timer, and the longest wait between two of its ticks."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer(interval=TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.last = time.perf_counter()
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self.last = time.perf_counter()
+        self.gaps = []
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append((now - self.last) * 1000)
+        self.last = now
+
+    @property
+    def longest(self) -> float:
+        return max(self.gaps, default=0.0)
+
+
+def wait_until(app: QApplication, ready: Callable[[], bool], timeout: float = 300) -> None:
+    end = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > end:
+            raise TimeoutError("the window did not settle")
+        app.processEvents()
+        time.sleep(0.001)
+
+
+class FirstPaint(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: float | None = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.at is None:
+            self.at = time.time()
+        return False
+
+
+def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPaint]:
+    app = make_application()
+    store = open_store(db)
+    settings = QSettings(str(db.with_suffix(".ini")), QSettings.Format.IniFormat)
+    settings.setValue("window/conversation", conv)
+    window = MainWindow(store, settings)
+    first = FirstPaint()
+    window.installEventFilter(first)
+    window.resize(1400, 860)
+    window.show()
+    return app, window, first
+
+
+def measure_open(spawned: float, db: Path, conv: int, quick: bool) -> dict[str, Any]:
+    shown = time.perf_counter()
+    marks: dict[str, float] = {}
+    app, window, first = open_window(db, conv)
+    gaps = Gaps()
+    gaps.start()
+    t = window.transcript
+    t.loaded.connect(lambda _c: marks.setdefault("skeleton", time.perf_counter()))
+    t.contentArrived.connect(lambda: marks.setdefault("content", time.perf_counter()))
+    wait_until(app, lambda: first.at is not None)
+    wait_until(app, lambda: not t.is_loading and not window.graph.is_loading)
+    open_gap = gaps.longest
+    settle_memory()
+    out: dict[str, Any] = {
+        "first_frame_s": (first.at or time.time()) - spawned,
+        "skeleton_ms": (marks.get("skeleton", shown) - shown) * 1000,
+        "content_ms": (marks.get("content", shown) - shown) * 1000,
+        "open_gap_ms": open_gap,
+        "rss_mb": rss_mb(),
+    }
+    if quick:
+        gaps.stop()
+        window.close()
+        return out
+    out.update(scroll(app, window))
+    out.update(context(app, window, gaps))
+    out.update(graph_frames(app, window))
+    out["rss_after_mb"] = rss_mb()
+    gaps.stop()
+    window.close()
+    return out
+
+
+def scroll(app: QApplication, window: MainWindow) -> dict[str, Any]:
+    t = window.transcript
+    bar = t.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    wait_until(app, lambda: not t.is_loading)
+    steps = []
+    for _ in range(40):
+        t0 = time.perf_counter()
+        bar.setValue(max(0, bar.value() - t.viewport().height()))
+        t.viewport().repaint()
+        steps.append((time.perf_counter() - t0) * 1000)
+        wait_until(app, lambda: not t.is_loading)
+    t0 = time.perf_counter()
+    t.scroll_to(t.message_ids()[0])
+    t.viewport().repaint()
+    jump = (time.perf_counter() - t0) * 1000
+    wait_until(app, lambda: not t.is_loading)
+    return {"scroll_max_ms": max(steps), "scroll_median_ms": statistics.median(steps),
+            "jump_ms": jump}
+
+
+def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]:
+    conv = window.conversation_id
+    assert conv is not None
+    gaps.start()
+    t0 = time.perf_counter()
+    window.context_panel.show_conversation(conv)
+    wait_until(app, lambda: not window.context_panel.busy, timeout=600)
+    return {"context_gap_ms": gaps.longest, "context_s": time.perf_counter() - t0}
+
+
+def graph_frames(app: QApplication, window: MainWindow) -> dict[str, Any]:
+    view = window.graph.view
+    view.fit_all()
+    fit = view.scale_factor()
+    zooms: dict[str, float] = {}
+    for factor in (1, 2, 4, 8, 32):
+        view.set_scale(min(fit * factor, 1.0) if factor < 32 else 1.0)
+        frames = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            view.viewport().repaint()
+            frames.append((time.perf_counter() - t0) * 1000)
+        zooms[f"{view.scale_factor():.3f}"] = max(frames[1:])
+    view.set_scale(fit * 4)
+    pans = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        view.pan_by(40, 25)
+        view.viewport().repaint()
+        pans.append((time.perf_counter() - t0) * 1000)
+    app.processEvents()
+    return {"graph_zoom_ms": zooms, "graph_pan_ms": max(pans)}
+
+
+def measure_import(db: Path, session: Path) -> dict[str, Any]:
+    from explorer.app.importing import ImportProgress, ImportReport
+    from explorer.ui.import_dialog import ImportDialog
+
+    app = make_application()
+    store = open_store(db)
+    window = MainWindow(store, QSettings(str(db.with_suffix(".ini")),
+                                         QSettings.Format.IniFormat))
+    window.resize(1400, 860)
+    window.show()
+    app.processEvents()
+    settle_memory()
+    gaps = Gaps()
+    dialog = ImportDialog(store, [session], window)
+    reading: list[ImportProgress] = []
+    done: list[ImportReport] = []
+    dialog.job.progressed.connect(
+        lambda p: p.conversations_done == 0 and p.bytes_done > 0 and reading.append(p))
+    dialog.importFinished.connect(done.append)
+    dialog.show()
+    gaps.start()
+    t0 = time.perf_counter()
+    dialog.start()
+    wait_until(app, lambda: bool(done), timeout=3600)
+    seconds = time.perf_counter() - t0
+    gaps.stop()
+    messages = sum(c.added for c in done[0].conversations)
+    out = {"max_gap_ms": gaps.longest, "gaps_over_100": sum(g > 100 for g in gaps.gaps),
+           "reports_while_reading": len(reading), "seconds": seconds, "peak_mb": peak_mb(),
+           "messages": messages, "mb": session.stat().st_size / 1e6,
+           "cancel_ms": measure_cancel(app, store, session)}
+    dialog.close()
+    window.close()
+    return out
+
+
+def measure_cancel(app: QApplication, store: Any, session: Path) -> float:
+    """From Cancel to the reader stopping, on a second import of the same file."""
+    from explorer.ui.import_worker import ImportJob
+
+    job = ImportJob(store, [session])
+    seen: list[float] = []
+    job.progressed.connect(lambda p: seen.append(time.perf_counter()))
+    job.start()
+    wait_until(app, lambda: len(seen) >= 3)
+    t0 = time.perf_counter()
+    job.cancel()
+    wait_until(app, lambda: job.report is not None)
+    stopped = job.report
+    assert stopped is not None and stopped.cancelled
+    return (time.perf_counter() - t0) * 1000
+
+
+def main(argv: list[str]) -> int:
+    spawned, what = float(argv[0]), argv[1]
+    if what == "open":
+        result = measure_open(spawned, Path(argv[2]), int(argv[3]), "--quick" in argv)
+    elif what == "screenshot":
+        from explorer.ui.app import run_app
+
+        code = run_app(Path(argv[2]), screenshot=argv[3])
+        result = {"peak_mb": peak_mb(), "code": code}
+    elif what == "import":
+        result = measure_import(Path(argv[2]), Path(argv[3]))
+    else:
+        raise SystemExit(f"unknown measurement {what!r}")
+    print(json.dumps(result))
+    sys.stdout.flush()
+    os._exit(0)  # skip teardown: the numbers are out
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
