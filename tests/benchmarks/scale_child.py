@@ -10,6 +10,7 @@ start → first frame includes the interpreter and the imports.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -29,6 +30,13 @@ from explorer.ui.app import make_application, open_store, settle_memory
 from explorer.ui.main_window import MainWindow
 
 TICK_MS = 5
+CONTEXT_TIMEOUT_S = 180
+
+
+def note(stage: str) -> None:
+    """Progress on stderr (the parent shows it if the child fails)."""
+    print(f"{time.strftime('%H:%M:%S')} {stage}: rss {rss_mb():.0f} MB", file=sys.stderr,
+          flush=True)
 
 
 def rss_mb() -> float:
@@ -119,14 +127,19 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool) -> dict[str, 
         "content_ms": (marks.get("content", shown) - shown) * 1000,
         "open_gap_ms": open_gap,
         "rss_mb": rss_mb(),
+        "peak_mb": peak_mb(),
     }
+    note("opened")
     if quick:
         gaps.stop()
         window.close()
         return out
     out.update(scroll(app, window))
-    out.update(context(app, window, gaps))
+    note("scrolled")
     out.update(graph_frames(app, window))
+    note("graph frames")
+    out.update(context(app, window, gaps))
+    note("context")
     out["rss_after_mb"] = rss_mb()
     gaps.stop()
     window.close()
@@ -160,8 +173,10 @@ def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]
     gaps.start()
     t0 = time.perf_counter()
     window.context_panel.show_conversation(conv)
-    wait_until(app, lambda: not window.context_panel.busy, timeout=600)
-    return {"context_gap_ms": gaps.longest, "context_s": time.perf_counter() - t0}
+    with contextlib.suppress(TimeoutError):  # reported as the time waited
+        wait_until(app, lambda: not window.context_panel.busy, timeout=CONTEXT_TIMEOUT_S)
+    return {"context_gap_ms": gaps.longest, "context_s": time.perf_counter() - t0,
+            "context_done": not window.context_panel.busy}
 
 
 def graph_frames(app: QApplication, window: MainWindow) -> dict[str, Any]:
