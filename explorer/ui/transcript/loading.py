@@ -40,6 +40,7 @@ class WindowContent:
     messages: dict[int, Message]
     siblings: dict[int, list[int]]
     tool_names: dict[str, str]
+    asked: tuple[int, ...] = ()
 
 
 def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
@@ -117,7 +118,7 @@ def read_window(store: Store, ids: Sequence[int]) -> WindowContent:
     messages = rp.window_messages(conn, ids)
     around = {m.parent_id for m in messages.values() if isinstance(m.parent_id, int)}
     names = rp.tool_names_in(conn, sorted(around | set(messages)))
-    return WindowContent(messages, rp.sibling_lists(conn, ids), names)
+    return WindowContent(messages, rp.sibling_lists(conn, ids), names, tuple(ids))
 
 
 def read_part(store: Store, mid: int, index: int) -> str:

@@ -114,6 +114,7 @@ class TranscriptView(QAbstractScrollArea):
         self._labels: dict[int, list[str]] = {}
         self._cached: OrderedDict[int, None] = OrderedDict()  # rows holding content
         self._fetching: set[int] = set()
+        self._gone: set[int] = set()  # asked for but no longer in the store: not asked again
         self._heights: list[int] = []
         self._offsets: list[int] = [0]
         self._cards: dict[int, Card] = {}
@@ -394,7 +395,8 @@ class TranscriptView(QAbstractScrollArea):
         """Ask for the content of pending rows near the viewport (newest request wins)."""
         if not self.rows or self.conversation_id is None:
             return
-        wanted = [self.rows[i].mid for i in self._window(FETCH) if self.rows[i].is_pending]
+        wanted = [self.rows[i].mid for i in self._window(FETCH)
+                  if self.rows[i].is_pending and self.rows[i].mid not in self._gone]
         if not wanted or set(wanted) <= self._fetching:
             return
         self._fetching = set(wanted)
@@ -407,6 +409,7 @@ class TranscriptView(QAbstractScrollArea):
     def _apply_content(self, result: object) -> None:
         assert isinstance(result, WindowContent)
         self._fetching.clear()
+        self._gone.update(set(result.asked) - set(result.messages))  # deleted meanwhile
         self._siblings_of.update(result.siblings)
         self._tool_names.update(result.tool_names)
         for mid, message in result.messages.items():
