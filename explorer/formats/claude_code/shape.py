@@ -135,15 +135,14 @@ def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
 _META_OPENINGS = (
     ("<local-command-caveat>", "caveat"), ("Caveat:", "caveat"),
     ("<local-command-stdout>", "command_output"), ("<local-command-stderr>", "command_output"),
-    ("<command-name>", "command"), ("<command-message>", "command"),
     ("[Request interrupted", "interrupted"),
-)
+)  # a slash command itself (``<command-name>``) is something the person did: a prompt
 
 
 def meta_record(node: Node) -> str | None:
     """What a user line that is not a prompt is: Claude Code's own ``isMeta`` text,
-    the caveat it writes before local commands, a slash command, its output, or an
-    interruption marker. None for a prompt the person wrote."""
+    the caveat it writes before local commands, a local command's output (``/exit``'s
+    goodbye), or an interruption marker. None for a prompt or a slash command."""
     if node.role != "user" or node.result_only:
         return None
     if node.meta.get("isMeta") is True:

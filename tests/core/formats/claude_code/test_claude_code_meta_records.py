@@ -1,5 +1,6 @@
-"""Claude Code's meta records (isMeta text, command caveats, slash commands and their
-output such as /exit's) are marked as such, not imported as prompts."""
+"""Claude Code's meta records (isMeta text, command caveats, local command output such
+as /exit's) are marked as such, not imported as prompts; the slash command itself stays
+the person's prompt."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "meta_records.jsonl"
 def test_claude_code_meta_records_are_marked_not_prompts() -> None:
     (conv,) = list(claude_code.read(FIXTURE))
     kinds = {m.id: m.source_meta.get("meta_record") for m in conv.messages}
-    assert kinds == {"c1": "meta", "c2": "command", "c3": "command_output", "p1": None,
-                     "s1": "meta", "a1": None, "x1": "command", "x2": "command_output"}
+    assert kinds == {"c1": "meta", "c2": None, "c3": "command_output", "p1": None,
+                     "s1": "meta", "a1": None, "x1": None, "x2": "command_output"}
     assert conv.title == "Why is the CI red?"
 
 
@@ -27,10 +28,13 @@ def test_claude_code_meta_records_open_no_turn(tmp_path: Path) -> None:
     try:
         (outcome,) = import_paths(store, [FIXTURE]).conversations
         source = read_turn_source(store.reader, outcome.conversation_id)
-        prompts = [m.preview for m in source.messages if m.prompt]
-        assert prompts == ["Why is the CI red?"]
+        prompts = [m.id for m in source.messages if m.prompt]
+        by_id = {m.id: m for m in store.path(outcome.conversation_id, max(prompts))}
+        assert [by_id[p].text.split("\n")[0] for p in prompts] == [
+            "<command-name>/model</command-name>", "Why is the CI red?",
+            "<command-name>/exit</command-name>"]
         tree = group_turns(source.messages)
-        # the commands before the prompt (a root turn), then one turn holding the rest
-        assert [len(t.messages) for t in tree.turns] == [3, 5]
+        # caveat; /model and its output; the prompt with the skill text and answer; /exit
+        assert [len(t.messages) for t in tree.turns] == [1, 2, 3, 2]
     finally:
         store.close()
