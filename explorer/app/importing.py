@@ -156,6 +156,8 @@ def _read(
             yield ic
     except FormatError as e:
         report.errors.append(str(e))
+    except _StopReading:  # a cancel, not a failure of this file
+        raise
     except Exception as e:  # an importer bug or odd bytes: one bad file never stops the rest
         report.errors.append(f"{source}: could not be read ({type(e).__name__}: {e}); "
                              "the other files are imported")
