@@ -34,6 +34,8 @@ class LabelPainter:
         self.bold_metrics = QFontMetricsF(self.bold)
         self.drawn = 0  # labels drawn in the last paint (for tests)
         self.room = float(NAME_CHARS_PX)
+        self._taken: list[QRectF] = []
+        self._bounds: QRectF | None = None
 
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
@@ -48,10 +50,12 @@ class LabelPainter:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         self.drawn = 0
-        seen = list(_inside(model, branches, view))
-        if len(seen) <= MAX_BRANCH_LABELS:
-            for i in seen:
-                self._branch(painter, world, model, palette, i)
+        self._taken = []
+        device = painter.device()
+        self._bounds = QRectF(2, 2, device.width() - 4, device.height() - 4) if device else None
+        tip = model.tip
+        if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
+            self._tip(painter, world, model, palette, tip)  # first: nothing may hide it
         names = [i for i in _inside(model, marked, view) if i in model.labels]
         for i in names[:MAX_NAME_LABELS]:
             self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
@@ -61,10 +65,27 @@ class LabelPainter:
             name = agents.get(i, "subagent")
             self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
                        below=i in model.labels)
-        tip = model.tip
-        if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
-            self._tip(painter, world, model, palette, tip)
+        seen = list(_inside(model, branches, view))
+        if len(seen) <= MAX_BRANCH_LABELS:
+            for i in seen:
+                self._branch(painter, world, model, palette, i)
         painter.restore()
+
+    def _inside_view(self, box: QRectF) -> QRectF:
+        """``box`` moved back inside the viewport when it would stick out of an edge."""
+        b = self._bounds
+        if b is None:
+            return box
+        dx = min(0.0, b.right() - box.right()) or max(0.0, b.left() - box.left())
+        dy = min(0.0, b.bottom() - box.bottom()) or max(0.0, b.top() - box.top())
+        return box.translated(dx, dy)
+
+    def _free(self, box: QRectF) -> bool:
+        """Claim ``box`` unless a label already drawn there overlaps it."""
+        if any(box.intersects(t) for t in self._taken):
+            return False
+        self._taken.append(box)
+        return True
 
     def _tip(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
              i: int) -> None:
@@ -72,7 +93,8 @@ class LabelPainter:
         centre = world.map(QPointF(m.xs[i], m.ys[i]))
         at = QPointF(max(corner.x(), centre.x() + 6), min(corner.y(), centre.y() - 6))
         w = self.bold_metrics.horizontalAdvance("TIP") + 10
-        box = QRectF(at.x() - w / 2, at.y() - 9, w, 16)
+        box = self._inside_view(QRectF(at.x() - w / 2, at.y() - 9, w, 16))
+        self._taken.append(box)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pal.tip)
         painter.drawRoundedRect(box, 4, 4)
@@ -90,7 +112,9 @@ class LabelPainter:
         text = self.metrics.elidedText(text, Qt.TextElideMode.ElideRight, self.room)
         w = self.metrics.horizontalAdvance(text) + 8
         top = (max(at.y(), centre.y() + 6) + 2) if below else (min(at.y(), centre.y() - 6) - 17)
-        box = QRectF(x, top, w, 15)
+        box = self._inside_view(QRectF(x, top, w, 15))
+        if not self._free(box):
+            return
         back = QColor(pal.background)
         back.setAlpha(225)
         painter.setPen(Qt.PenStyle.NoPen)
@@ -112,6 +136,8 @@ class LabelPainter:
         y = max(bottom.y(), centre.y() + 5)
         w = self.metrics.horizontalAdvance(text) + 10
         box = QRectF(centre.x() + 6, y + 2, w, 15)
+        if not self._free(box):
+            return
         painter.setPen(pal.badge)
         painter.setBrush(pal.background)
         painter.drawRoundedRect(box, 7, 7)

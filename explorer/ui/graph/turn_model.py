@@ -100,7 +100,7 @@ def _info(view: TurnView, members: list[list[Hashable]]) -> TurnInfo:
         span = f"#{ms[0]}" if len(ms) == 1 else f"#{ms[0]}–#{ms[-1]}"
         if node.is_run:
             titles.append(f"⋯ {len(node.turns)} turns")
-            answers.append(f"{len(ms)} messages · click to expand")
+            answers.append(f"{len(ms)} messages  ▸ expand")
             chip_list.append("")
             tips.append(f"{len(node.turns)} turns folded ({span}, {len(ms)} messages)\n"
                         "click to show them")
