@@ -78,7 +78,8 @@ def turn_json(view: TurnView) -> dict[str, Any]:
         }
         if not node.is_run:
             entry.update(prompt=turn.prompt, answer=turn.answer, tool_calls=turn.tool_calls,
-                         tool_errors=turn.tool_errors, tools=dict(turn.tools))
+                         tool_errors=turn.tool_errors, tools=dict(turn.tools),
+                         model=turn.last_model)
         if sub is not None:
             entry["subagent"] = {"name": sub.name, "agent_id": sub.agent_id,
                                  "type": sub.agent_type, "call": sub.call_message,

@@ -103,14 +103,22 @@ def part_text(conn: sqlite3.Connection, mid: int, index: int) -> str:
     return str(r[0] or "") if r is not None else ""
 
 
+_SUBAGENT_ROOT = "json_type({}.source_meta, '$.spawned_by_tool_use_id')"
+
+
 def sibling_lists(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[int]]:
-    """For each id, the messages sharing its parent (itself included), in id order."""
+    """For each id, the messages sharing its parent (itself included), in id order.
+
+    A subagent transcript's root is neither a sibling of the conversation's roots
+    nor has any (V1): ◀ ▶ never lead into a subagent.
+    """
     key = json.dumps(list(ids))
     out: dict[int, list[int]] = {}
     for mid, sib in conn.execute(
         "SELECT m.id, s.id FROM messages m JOIN messages s ON "
-        "(s.parent_id = m.parent_id OR (m.parent_id IS NULL AND s.parent_id IS NULL "
-        " AND s.conversation_id = m.conversation_id)) "
+        "(s.parent_id = m.parent_id OR s.id = m.id OR (m.parent_id IS NULL "
+        " AND s.parent_id IS NULL AND s.conversation_id = m.conversation_id "
+        f" AND {_SUBAGENT_ROOT.format('s')} IS NULL AND {_SUBAGENT_ROOT.format('m')} IS NULL)) "
         "WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id, s.id", (key,),
     ):
         out.setdefault(mid, []).append(sib)

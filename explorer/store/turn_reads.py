@@ -53,9 +53,9 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
                                        use_id, calls.get(use_id) if use_id else None)
     empty = (0, 0, 0, 0, "")
     out: list[TurnInput] = []
-    for mid, parent, role, preview, meta_record in conn.execute(
+    for mid, parent, role, preview, meta_record, model in conn.execute(
         "SELECT id, parent_id, role, coalesce(preview, ''), "
-        "json_extract(source_meta, '$.meta_record') FROM messages "
+        "json_extract(source_meta, '$.meta_record'), model FROM messages "
         "WHERE conversation_id = ? ORDER BY id", (conv_id,),
     ):
         calls_n, errors, others, texts, names = parts.get(mid, empty)
@@ -67,6 +67,7 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
             has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
             tools=tuple(names.split(_SEP)) if names else (),
             subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,
+            model=model if role == "assistant" else None,
         ))  # fmt: skip
     return TurnSource(out, subagents)
 

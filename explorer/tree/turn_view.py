@@ -44,6 +44,7 @@ class TurnInput:
     tools: tuple[str, ...] = ()  # names of the tools it called
     subagent: str | None = None  # on a subagent transcript's root: the agent's name
     spawned_by: Hashable | None = None  # on that root: the message holding the spawning call
+    model: str | None = None  # the model that wrote it (answers only)
 
 
 @dataclass(slots=True)
@@ -63,6 +64,8 @@ class Turn:
     tool_calls: int = 0
     tool_errors: int = 0
     tools: dict[str, int] = field(default_factory=dict)
+    first_model: str | None = None  # the model of its first answer
+    last_model: str | None = None  # and of its last
 
     @property
     def head(self) -> Hashable:
@@ -158,6 +161,9 @@ def _absorb(turn: Turn, m: TurnInput) -> None:
         turn.prompt = words if m.prompt else f"[{m.role}] {words}"
     if m.role == "assistant" and m.has_text and m.preview:
         turn.answer = answer_words(m.preview)
+    if m.model:
+        turn.first_model = turn.first_model or m.model
+        turn.last_model = m.model
     turn.tool_calls += m.tool_calls
     turn.tool_errors += m.tool_errors
     for name in m.tools:

@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from explorer.app.demo import load_demo
 from explorer.app.importing import import_paths
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
@@ -152,3 +153,24 @@ def test_V1_turn_boxes_and_labels_paint_at_every_zoom(
             assert item.labels.drawn >= 1  # at least the TIP badge, whatever the zoom
     finally:
         w.shutdown()
+
+
+def test_V1_a_model_change_is_labelled_where_it_happens(qtbot: QtBot, tmp_path: Path) -> None:
+    store = Store(tmp_path / "demo.db")
+    cid = load_demo(store)
+    w = _open(qtbot, store, cid)
+    try:
+        m = w.view.model
+        assert m is not None and m.turns is not None
+        changes = m.turns.model_changes
+        assert list(changes.values()) == ["claude-opus-4-1"]  # the regenerated answer
+        (i,) = changes
+        assert store.message(int(m.ids[i])).model == "claude-opus-4-1"
+        w.view.set_scale(1.0)
+        w.view.center_on_node(i)
+        image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32)
+        w.view.viewport().render(image, QPoint(0, 0))
+        assert w.view.item is not None and w.view.item.labels.drawn >= 2
+    finally:
+        w.shutdown()
+        store.close()

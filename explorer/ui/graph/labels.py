@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Iterable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
 
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
@@ -65,6 +65,10 @@ class LabelPainter:
             name = agents.get(i, "subagent")
             self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
                        below=i in model.labels)
+        changes = model.turns.model_changes if model.turns is not None else {}
+        shown = [i for i in changes if _contains(view, model.xs[i], model.ys[i])]
+        for i in shown[:MAX_NAME_LABELS]:
+            self._model(painter, world, model, i, changes[i], palette)
         seen = list(_inside(model, branches, view))
         if len(seen) <= MAX_BRANCH_LABELS:
             for i in seen:
@@ -121,6 +125,26 @@ class LabelPainter:
         painter.setBrush(back)
         painter.drawRoundedRect(box, 3, 3)
         painter.setPen(color)
+        painter.setFont(self.font)
+        painter.drawText(box.adjusted(4, 0, 0, 0),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        self.drawn += 1
+
+    def _model(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, name: str,
+               pal: GraphPalette) -> None:
+        """``⇄ claude-opus-4-7`` right of a node whose answers came from a new model."""
+        right = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i]))
+        centre = world.map(QPointF(m.xs[i], m.ys[i]))
+        text = self.metrics.elidedText("⇄ " + name, Qt.TextElideMode.ElideRight, self.room)
+        w = self.metrics.horizontalAdvance(text) + 8
+        box = self._inside_view(QRectF(max(right.x(), centre.x() + 8) + 4, right.y() - 7, w, 15))
+        if not self._free(box):
+            return
+        back = QColor(pal.background)
+        back.setAlpha(225)
+        painter.setPen(QPen(pal.muted_text, 1))
+        painter.setBrush(back)
+        painter.drawRoundedRect(box, 3, 3)
         painter.setFont(self.font)
         painter.drawText(box.adjusted(4, 0, 0, 0),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)

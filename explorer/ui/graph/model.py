@@ -67,6 +67,7 @@ class TurnInfo:
     agents: dict[int, str]  # subagent name on the node where a subagent starts
     spans: list[tuple[int, int]]  # (messages, turns) each node holds
     tooltips: list[str]
+    model_changes: dict[int, str] = field(default_factory=dict)  # node → model it switched to
 
 
 @dataclass(frozen=True, eq=False)

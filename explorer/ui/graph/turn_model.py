@@ -121,4 +121,21 @@ def _info(view: TurnView, members: list[list[Hashable]]) -> TurnInfo:
         if turn.tools:
             lines.append(f"tools: {top_tools(turn.tools, 6)}")
         tips.append("\n".join(x for x in lines if x))
-    return TurnInfo(titles, answers, chip_list, agents, spans, tips)
+    return TurnInfo(titles, answers, chip_list, agents, spans, tips, _model_changes(view))
+
+
+def _model_changes(view: TurnView) -> dict[int, str]:
+    """Nodes whose first answer came from another model than the answer before them."""
+    proj = view.projection
+    turns = proj.tree.turns
+    last: list[str | None] = [None] * len(proj.nodes)  # the model in force after each node
+    out: dict[int, str] = {}
+    for i, node in enumerate(proj.nodes):  # parents come before children
+        before = last[node.parent] if node.parent >= 0 else None
+        first = next((turns[t].first_model for t in node.turns if turns[t].first_model), None)
+        final = next((turns[t].last_model for t in reversed(node.turns)
+                      if turns[t].last_model), None)
+        if first and before and first != before and not node.is_run:
+            out[i] = first
+        last[i] = final or before
+    return out

@@ -10,6 +10,7 @@ import pytest
 from explorer.app.turn_text import turn_view
 from explorer.cli.main import main
 from explorer.store import Store
+from explorer.store.reads_path import sibling_lists
 
 WORKTREES = "-experiments-worktrees"
 
@@ -99,3 +100,12 @@ def test_V1_tree_turns_on_the_demo_folds_runs_but_keeps_marks(
         if n["kind"] == "run":
             assert not labelled.intersection(n["messages"]) and not n["tip"]
     assert any(n["labels"] for n in nodes)
+
+
+def test_V1_the_transcripts_sibling_lists_leave_subagents_out(session_db: Path) -> None:
+    with Store(session_db) as s:
+        roots = [n.id for n in s.skeleton(1) if n.parent_id is None]
+        kids = [n.id for n in s.skeleton(1) if n.parent_id == roots[0]]
+        lists = sibling_lists(s.reader, [*roots, *kids])
+    assert all(lists[r] == [r] for r in roots)  # the main root: 1/1, not 1/7
+    assert all(lists[k] == kids for k in kids)

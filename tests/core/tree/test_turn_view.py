@@ -186,3 +186,14 @@ def test_labels_are_short_words_and_chips() -> None:
     assert len(first_words("x" * 500)) <= 60
     assert chips(12, 2) == "⚙ 12  ✗ 2" and chips(0, 0) == ""
     assert top_tools({"Bash": 5, "Read": 3, "Edit": 1}, 2) == "Bash ×5, Read ×3, +1 more"
+
+
+def test_a_turn_knows_the_models_that_answered_it() -> None:
+    msgs = [
+        TurnInput(1, None, "user", "hi", prompt=True),
+        TurnInput(2, 1, "assistant", "[Bash] ls", model="small"),
+        TurnInput(3, 2, "user", "[result] ok"),
+        TurnInput(4, 3, "assistant", "done", model="large"),
+    ]
+    (turn,) = group_turns(msgs).turns
+    assert (turn.first_model, turn.last_model) == ("small", "large")
