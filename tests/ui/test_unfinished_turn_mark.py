@@ -6,6 +6,7 @@ from pathlib import Path
 
 from helpers import assistant, tool_call, tool_result, user
 from pytestqt.qtbot import QtBot
+from transcript_helpers import load
 
 from explorer.formats.base import ImportedConversation
 from explorer.store import Store
@@ -24,8 +25,10 @@ def marker_kinds(qtbot: QtBot, store: Store, conv: int) -> set[str]:
     qtbot.addWidget(view)
     view.resize(800, 3000)
     view.show()
-    view.load_path(conv)
-    return {c.marker.kind for c in view.live_cards() if isinstance(c, MarkerCard)}
+    load(qtbot, view, conv)
+    kinds = {c.marker.kind for c in view.live_cards() if isinstance(c, MarkerCard)}
+    assert view.live_cards(), "the path was read and its cards built"
+    return kinds
 
 
 def test_P3_the_mark_goes_once_the_turn_is_complete(qtbot: QtBot, tmp_path: Path) -> None:
