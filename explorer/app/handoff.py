@@ -166,16 +166,18 @@ def _signature(path: Sequence[Message], agent: str) -> list[tuple[str, str, str]
         if m.role == "system" and agent != "codex":
             continue  # Claude Code and pi bring their own system prompt
         for p in m.parts:
-            kept = p.kind in ("tool_use", "tool_result") or (p.kind == "text" and p.text.strip())
+            kept = (p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
+                    or (p.kind == "text" and p.text.strip()))  # id-less calls become text
             if kept:
                 out.append((m.role if m.role != "tool" else "user", p.kind, _normal(p)))
     return out
 
 
 def _normal(p: Part) -> str:
-    if p.kind == "tool_use":
+    if p.kind == "tool_use":  # arguments that are not JSON travel as {"input": text}
         try:
-            return json.dumps(json.loads(p.text or "{}"), sort_keys=True)
+            value = json.loads(p.text or "{}")
         except ValueError:
-            return p.text
+            value = {"input": p.text}
+        return json.dumps(value if isinstance(value, dict) else {"input": value}, sort_keys=True)
     return p.text.strip()

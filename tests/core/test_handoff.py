@@ -110,3 +110,14 @@ def test_a_fork_keeps_cwd_branch_and_version_in_its_exports(
         rollout = json.loads(next(iter(export_lines(store, fork, "codex"))))
         assert rollout["payload"]["cwd"] == conv.meta["cwd"]
         assert rollout["payload"]["git"]["branch"] == conv.meta["git_branch"]
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
+def test_patches_and_searches_survive_the_trip(agent: str, tmp_path: Path,
+                                               samples_dir: Path) -> None:
+    name = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+    with new_store(tmp_path) as store:
+        cid = imported(store, samples_dir, name)
+        done = handoff(store, cid, agent, env=Environment(tmp_path / "home"))
+    assert done.differences == []
+    assert done.path.read_text().count("*** Begin Patch") >= 3
