@@ -28,6 +28,7 @@ def marker_kinds(qtbot: QtBot, store: Store, conv: int) -> set[str]:
     load(qtbot, view, conv)
     kinds = {c.marker.kind for c in view.live_cards() if isinstance(c, MarkerCard)}
     assert view.live_cards(), "the path was read and its cards built"
+    view.shutdown()  # no read may outlive the store
     return kinds
 
 
