@@ -76,3 +76,47 @@ def test_every_core_module_imports_with_qt_blocked(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert "demo conversation" in res.stdout and "UnicodeDecodeError" in res.stdout
     assert (tmp_path / "pages" / "page-001.png").read_bytes().startswith(b"\x89PNG")
+
+
+# Every edge of the layer table in ARCHITECTURE.md: a layer imports only the layers below it.
+LAYER_ORDER = ("tree", "store", "compaction", "formats", "providers", "app", "cli", "ui")
+# The one documented exception (README, "Architecture notes"): the `convo` entry point opens
+# the window and the installed-bundle smoke test, importing the ui inside those functions only.
+LAZY_UPWARD = {("explorer/cli/main.py", "ui")}
+
+
+def _explorer_imports(path: Path) -> list[tuple[str, bool]]:
+    """(the explorer layer imported, whether at module level) for every import in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = set(map(id, tree.body))
+    out: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "explorer" and len(parts) > 1 and parts[1] in LAYER_ORDER:
+                out.append((parts[1], id(node) in top))
+    return out
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    offenders = []
+    for p in EXPLORER.rglob("*.py"):
+        rel = p.relative_to(EXPLORER)
+        if rel.parts[0] not in LAYER_ORDER:
+            continue
+        own = LAYER_ORDER.index(rel.parts[0])
+        for layer, top_level in _explorer_imports(p):
+            upward = LAYER_ORDER.index(layer) > own
+            where = str(Path("explorer") / rel)
+            if upward and (top_level or (where, layer) not in LAZY_UPWARD):
+                offenders.append(f"{where} imports explorer.{layer}")
+    assert offenders == []
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from explorer.app import compacting\nimport explorer.ui.app\n")
+    assert _explorer_imports(bad) == [("app", True), ("ui", True)]
+    assert LAYER_ORDER.index("app") > LAYER_ORDER.index("store")

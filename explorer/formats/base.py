@@ -3,66 +3,17 @@
 Importers never touch the database. They read a file lazily, turn it into
 ``ImportedConversation`` records whose message ids are the importer's own keys
 (unique within one conversation), and say in ``notes`` what they repaired or
-skipped and why. The store maps those keys to fresh database ids (T5).
+skipped and why. The store maps those keys to fresh database ids (T5). The records
+themselves live in ``explorer.tree.imported``: the store, below the formats, writes them.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Hashable
-from dataclasses import dataclass, field
-from typing import Any
-
-from explorer.tree.model import Message
+from explorer.tree.imported import ImportedCheckpoint as ImportedCheckpoint
+from explorer.tree.imported import ImportedCompaction as ImportedCompaction
+from explorer.tree.imported import ImportedConversation as ImportedConversation
+from explorer.tree.imported import ImportedRewind as ImportedRewind
 
 
 class FormatError(ValueError):
     """The input is not in a format we can read; the message says why."""
-
-
-@dataclass
-class ImportedCheckpoint:
-    label: str
-    message_key: Hashable
-
-
-@dataclass
-class ImportedCompaction:
-    """A compaction another tool made (e.g. a summary across a boundary)."""
-
-    message_key: Hashable
-    kind: str
-    summary: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class ImportedRewind:
-    """A rewind recorded by a previous export of our own format."""
-
-    from_key: Hashable
-    to_key: Hashable
-    label: str
-    digest: dict[str, Any] = field(default_factory=dict)
-    created_at: float | None = None
-
-
-@dataclass
-class ImportedConversation:
-    """One conversation as read from a source file, before storage."""
-
-    title: str
-    source_format: str
-    messages: list[Message]
-    tip: Hashable | None = None
-    source_id: str | None = None
-    source_path: str | None = None
-    created_at: float | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    checkpoints: list[ImportedCheckpoint] = field(default_factory=list)
-    compactions: list[ImportedCompaction] = field(default_factory=list)
-    rewinds: list[ImportedRewind] = field(default_factory=list)
-    context_start: Hashable | None = None
-    incomplete: bool = False
-    notes: list[str] = field(default_factory=list)
-    ignored_records: Counter[str] = field(default_factory=Counter)

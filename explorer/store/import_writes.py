@@ -15,11 +15,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.formats.base import ImportedConversation
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
+from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
 from explorer.tree.repair import repair_tree

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from explorer.formats.base import ImportedConversation
 from explorer.store import (
     import_writes,
     label_writes,
@@ -33,6 +32,7 @@ from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import db_id, dumps, load_messages
 from explorer.store.tombstones import Tombstone, tombstones
 from explorer.store.writer import Writer
+from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.trim import TrimPlan
 from explorer.tree.turns import last_clean_boundary

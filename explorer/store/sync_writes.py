@@ -16,7 +16,6 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.formats.base import ImportedConversation
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_writes import (
@@ -28,6 +27,7 @@ from explorer.store.import_writes import (
     message_keys,
 )
 from explorer.store.rows import dumps, insert_rows, load_messages, part_rows, preview
+from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.turns import last_clean_boundary
 
