@@ -18,7 +18,7 @@ from explorer.compaction.ladder import RUNGS
 from explorer.compaction.summary import Summarizer
 from explorer.compaction.target import PROVIDER_KINDS, Target
 from explorer.providers.encoding import encode_request
-from explorer.store import Store
+from explorer.store import Store, StoreError
 from explorer.tree.model import Message
 
 __all__ = ["PROVIDER_KINDS", "RUNGS", "Target"]
@@ -52,7 +52,7 @@ def plan(
     """
     path = active_context(store, conv_id)
     if not path:
-        raise ValueError(f"conversation {conv_id} is empty")
+        raise StoreError(f"conversation {conv_id} is empty")
     return planner.build_plan(path, target, rung=rung, summarizer=summarizer)
 
 
@@ -107,10 +107,10 @@ def record(store: Store, conv_id: int, plan: CompactionPlan, target: Target) -> 
     target builds this very context (X1).
     """
     if not plan.path:
-        raise ValueError(f"conversation {conv_id} is empty")
+        raise StoreError(f"conversation {conv_id} is empty")
     at = plan.path[-1].id
     if not isinstance(at, int):
-        raise ValueError("the plan does not end at a stored message")
+        raise StoreError("the plan does not end at a stored message")
     kind = plan.rungs[-1] if plan.rungs else "none"
     params = {**target.record(), APPLIED: True, "rung": plan.parameters.get("force")}
     return store.add_compaction(conv_id, at, kind, params, plan.to_record(), plan.summary or "")

@@ -33,6 +33,7 @@ from explorer.app.compare_labels import column_labels
 from explorer.app.message_actions import branch_target, turn_branch_point
 from explorer.store import NotFound, Store
 from explorer.store.rows import db_id
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 from explorer.tree.turns import split_turns
 
@@ -41,7 +42,7 @@ MAX_COLUMNS = 4
 MIN_COLUMNS = 2
 
 
-class CompareError(ValueError):
+class CompareError(ExplorerError, ValueError):
     """The chosen messages cannot be compared; the text says why."""
 
 

@@ -17,9 +17,10 @@ from explorer.providers.base import TextCallback
 from explorer.providers.keys import resolve_key
 from explorer.providers.settings import load_settings
 from explorer.providers.summarizer import ProviderSummarizer
+from explorer.tree.errors import ExplorerError
 
 
-class SetupError(Exception):
+class SetupError(ExplorerError):
     """A model cannot be called as configured (no key, for instance)."""
 
 

@@ -18,9 +18,10 @@ from enum import Enum
 
 from explorer.app.compacting import RUNGS
 from explorer.app.exporting import FORMATS
+from explorer.tree.errors import ExplorerError
 
 
-class SlashError(ValueError):
+class SlashError(ExplorerError, ValueError):
     """A line the bar cannot run; the message is one line meant for the person."""
 
 

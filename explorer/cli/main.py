@@ -27,8 +27,7 @@ from explorer.cli import (
 )
 from explorer.cli.output import visible
 from explorer.cli.parsing import OneLineParser, bounded_ints
-from explorer.formats.base import FormatError
-from explorer.store import NotFound, StoreError
+from explorer.tree.errors import ExplorerError, error_line
 
 EXIT_USER_ERROR = 1
 
@@ -67,14 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except BrokenPipeError:
         return 0
-    except (StoreError, NotFound, FormatError, OSError, sqlite3.DatabaseError) as e:
-        print(f"convo: error: {_message(e)}", file=sys.stderr)
+    except (ExplorerError, OSError, sqlite3.DatabaseError) as e:
+        print(f"convo: error: {visible(error_line(e))}", file=sys.stderr)
         return EXIT_USER_ERROR
-
-
-def _message(e: BaseException) -> str:
-    text = str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e)
-    return visible(text.splitlines()[0]) if text else type(e).__name__
 
 
 def _smoke_test() -> int:
@@ -94,8 +88,8 @@ def _launch_app(args: argparse.Namespace) -> int:
         path = commands.check_db_location(args)
         if args.screenshot:
             safe_write.guard(Path(args.screenshot), path)
-    except StoreError as e:
-        print(f"convo: error: {e}", file=sys.stderr)
+    except ExplorerError as e:
+        print(f"convo: error: {visible(error_line(e))}", file=sys.stderr)
         return EXIT_USER_ERROR
     if not display.available():
         if not args.screenshot:

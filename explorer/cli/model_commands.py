@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from explorer.app import conversation_ops as ops
-from explorer.app.model_setup import ModelChoice, SetupError, prepare
+from explorer.app.model_setup import ModelChoice, prepare
 from explorer.cli.commands import (
     Command,
     add_conv_arg,
@@ -26,10 +26,8 @@ from explorer.cli.commands import (
     run_edit,
 )
 from explorer.cli.output import emit, visible
-from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import TIERS
-from explorer.compaction.summary import SummaryTooLarge
-from explorer.providers import PROVIDER_KINDS, Provider, ProviderError, keyfile
+from explorer.providers import PROVIDER_KINDS, Provider, keyfile
 from explorer.providers.keys import (
     KeyStoreError,
     backend_state,
@@ -38,6 +36,7 @@ from explorer.providers.keys import (
     set_key,
 )
 from explorer.store import Store
+from explorer.tree.errors import ExplorerError, error_line
 
 EXIT_ERROR = 1
 Action = Callable[[Store, argparse.Namespace, Provider, ops.RunOptions], ops.RunResult]
@@ -97,10 +96,10 @@ def _run_model(args: argparse.Namespace, action: Action) -> int:
         provider, options = setup(args)
         with open_store(args) as s:
             result = action(s, args, provider, options)
-    except (ProviderError, SetupError, LadderError, SummaryTooLarge) as e:
+    except ExplorerError as e:
         if not getattr(args, "json", False):
             sys.stdout.write("\n")
-        print(f"convo: error: {visible(str(e))} (nothing was stored)", file=sys.stderr)
+        print(f"convo: error: {visible(error_line(e))} (nothing was stored)", file=sys.stderr)
         return EXIT_ERROR
     _report(args, result)
     return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 from PIL import Image, ImageFont
 
 from explorer.resources import resource_path
+from explorer.tree.errors import ExplorerError
 
 CELL_FONTS: dict[str, tuple[int, int]] = {
     "5x8": (5, 8),
@@ -37,7 +38,7 @@ _PCF_COMPRESSED_METRICS = 0x100
 _NO_GLYPH = 0xFFFF
 
 
-class FontFileError(ValueError):
+class FontFileError(ExplorerError, ValueError):
     """A bundled font file is not what it should be."""
 
 

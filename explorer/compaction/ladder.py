@@ -19,6 +19,7 @@ from explorer.compaction.facts import DEFAULT_MAX_CHARS, FactSheet, fact_sheet
 from explorer.compaction.image_drop import drop_images
 from explorer.compaction.split import PageLike, Renderer, Split, best_split
 from explorer.compaction.summary import Summarizer, build_summary_request, summary_message
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
 Mode = Literal["proactive", "reactive"]
@@ -31,7 +32,7 @@ FACT_SHARE = 0.05  # of the target, at most, for the fact sheet beside the pages
 CHARS_PER_TOKEN = 3
 
 
-class LadderError(ValueError):
+class LadderError(ExplorerError, ValueError):
     """The ladder cannot run as asked (no room at all, or a rung that is unavailable)."""
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from explorer.compaction.context import CompactionPlan, ContextUsage, context_usage
 from explorer.compaction.estimate import Estimator
-from explorer.compaction.ladder import RUNGS, Mode, Rung, run_ladder, shake
+from explorer.compaction.ladder import RUNGS, LadderError, Mode, Rung, run_ladder, shake
 from explorer.compaction.summary import Summarizer
 from explorer.compaction.target import Target
 from explorer.tree.model import Message
@@ -25,7 +25,7 @@ def parse_rung(rung: str | None) -> Rung | None:
     if rung is None:
         return None
     if rung not in RUNGS:
-        raise ValueError(f"unknown rung {rung!r} (known: {', '.join(RUNGS)})")
+        raise LadderError(f"unknown rung {rung!r} (known: {', '.join(RUNGS)})")
     return rung
 
 
@@ -44,7 +44,7 @@ def build_plan(
     without one, a fresh estimator learns from the usage stored on the context.
     """
     if not context:
-        raise ValueError("the context is empty")
+        raise LadderError("the context is empty")
     force = parse_rung(rung)
     renderer = target.renderer()
     if renderer is None and force == "snapshot":

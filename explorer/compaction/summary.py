@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from explorer.compaction.estimate import Estimator
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message, Part
 
 SUMMARY_SYSTEM = (
@@ -63,7 +64,7 @@ class SummaryRequest:
         }
 
 
-class SummaryTooLarge(ValueError):
+class SummaryTooLarge(ExplorerError, ValueError):
     """Even the bare instructions do not fit the budget."""
 
 

@@ -22,7 +22,12 @@ from explorer.compaction.estimate import Estimator, Family
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS, PageGeometry, page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.split import PageLike, Renderer
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
+
+
+class TargetError(ExplorerError, ValueError):
+    """A target that cannot be built as asked (an unknown provider or tier, no room)."""
 
 
 class ProviderKind(StrEnum):
@@ -40,7 +45,7 @@ class ProviderKind(StrEnum):
             return cls(value)
         except ValueError:
             known = ", ".join(k.value for k in cls)
-            raise ValueError(f"unknown provider {value!r}; expected one of {known}") from None
+            raise TargetError(f"unknown provider {value!r}; expected one of {known}") from None
 
     @property
     def pricing(self) -> str:
@@ -152,9 +157,9 @@ class Target:
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ProviderKind.parse(self.kind))
         if self.tier not in TIERS:
-            raise ValueError(f"unknown tier {self.tier!r}; expected one of {', '.join(TIERS)}")
+            raise TargetError(f"unknown tier {self.tier!r}; expected one of {', '.join(TIERS)}")
         if self.window <= self.output_reserve:
-            raise ValueError(f"output reserve {self.output_reserve:,} leaves no room in a "
+            raise TargetError(f"output reserve {self.output_reserve:,} leaves no room in a "
                              f"window of {self.window:,} tokens")
 
     @classmethod

@@ -9,11 +9,12 @@ themselves live in ``explorer.tree.imported``: the store, below the formats, wri
 
 from __future__ import annotations
 
+from explorer.tree.errors import ExplorerError
 from explorer.tree.imported import ImportedCheckpoint as ImportedCheckpoint
 from explorer.tree.imported import ImportedCompaction as ImportedCompaction
 from explorer.tree.imported import ImportedConversation as ImportedConversation
 from explorer.tree.imported import ImportedRewind as ImportedRewind
 
 
-class FormatError(ValueError):
+class FormatError(ExplorerError, ValueError):
     """The input is not in a format we can read; the message says why."""

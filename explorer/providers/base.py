@@ -16,6 +16,7 @@ from typing import Protocol
 from explorer.compaction.estimate import Family, image_size
 from explorer.compaction.target import ProviderKind as ProviderKind
 from explorer.formats.exporters.steps import image_marker
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message, Part, Usage
 
 # The kinds a request can be sent to.
@@ -55,7 +56,7 @@ def redact(text: str, secret: Secret | None) -> str:
 # --- errors -----------------------------------------------------------------------------------
 
 
-class ProviderError(Exception):
+class ProviderError(ExplorerError):
     """A request that did not produce an answer; ``retryable`` says whether trying again helps."""
 
     kind = "error"

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from explorer.providers.settings import settings_path
+from explorer.tree.errors import ExplorerError
 
 PASSPHRASE_VAR = "CONVO_KEYS_PASSPHRASE"
 FILE_NAME = "keys.enc"
 SCRYPT = {"n": 2**15, "r": 8, "p": 1}
 
 
-class KeyFileError(Exception):
+class KeyFileError(ExplorerError):
     """The key file cannot be used (the message never holds a key or the passphrase)."""
 
 

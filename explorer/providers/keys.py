@@ -21,6 +21,7 @@ from keyring.backends import fail
 
 from explorer.providers import keyfile
 from explorer.providers.base import PROVIDER_KINDS, Secret
+from explorer.tree.errors import ExplorerError
 
 log = logging.getLogger(__name__)
 SERVICE = "conversation-explorer"
@@ -33,7 +34,7 @@ ENV_VARS: dict[str, str] = {
 }
 
 
-class KeyStoreError(Exception):
+class KeyStoreError(ExplorerError):
     """The keyring cannot store or delete a key (the message never holds the key)."""
 
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 from explorer.compaction.summary import SummaryRequest
 from explorer.providers.base import Provider
+from explorer.tree.errors import ExplorerError
 
 
-class EmptySummary(ValueError):
+class EmptySummary(ExplorerError, ValueError):
     """The model answered the summary request with no text."""
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from explorer.tree.errors import ExplorerError
 
-class StoreError(ValueError):
+
+class StoreError(ExplorerError, ValueError):
     """An operation the rules refuse (not a bug): the message says why."""

@@ -8,10 +8,11 @@ from typing import Any
 
 from explorer.store.boundary import clean_boundary
 from explorer.store.rows import load_messages, loads
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
 
-class NotFound(LookupError):
+class NotFound(ExplorerError, LookupError):
     """A conversation, message or label that does not exist."""
 
 

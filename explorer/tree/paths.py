@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
 K = TypeVar("K", bound=Hashable)
 
 
-class CycleError(ValueError):
+class CycleError(ExplorerError, ValueError):
     """Parent pointers loop back on themselves."""
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from explorer.tree.errors import ExplorerError
 
-class TendingError(ValueError):
+
+class TendingError(ExplorerError, ValueError):
     """A tree action the rules refuse; the text says why."""
 
 

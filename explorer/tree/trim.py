@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 from explorer.tree.turns import turn_starts
 
 
-class TrimError(ValueError):
+class TrimError(ExplorerError, ValueError):
     """The path offers no place to cut."""
 
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from explorer.app import conversation_ops as ops
-from explorer.app.model_setup import ModelChoice, SetupError, prepare
-from explorer.compaction.ladder import LadderError
-from explorer.providers import Provider, ProviderError
-from explorer.store import Store, StoreError
+from explorer.app.model_setup import ModelChoice, prepare
+from explorer.providers import Provider
+from explorer.store import Store
+from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.tasks import Task, TaskRunner, Ticket
 
 Call = Callable[[Store, Provider, ops.RunOptions], ops.RunResult]
@@ -25,13 +25,10 @@ Call = Callable[[Store, Provider, ops.RunOptions], ops.RunResult]
 CHANGES = frozenset({"conversations", "graph", "transcript", "context"})
 """What a stored turn changes: every view of the conversation."""
 
-_EXPECTED = (SetupError, ProviderError, LadderError, StoreError, ValueError)
-
-
 def describe(error: BaseException) -> str:
-    """The provider's and store's own messages read as they are; anything else names its type."""
-    if isinstance(error, _EXPECTED):
-        return str(error)
+    """The program's own errors read as their one line; anything else names its type."""
+    if isinstance(error, ExplorerError):
+        return error_line(error)
     return f"{type(error).__name__}: {error}"
 
 

@@ -14,9 +14,8 @@ from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
-from explorer.compaction.ladder import LadderError
-from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
+from explorer.tree.errors import ExplorerError, error_line
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -38,8 +37,8 @@ class SlashDispatcher:
             return
         try:
             handler(command)
-        except (StoreError, NotFound, LadderError, ValueError, OSError) as e:
-            bar.show_error(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
+        except (ExplorerError, OSError) as e:
+            bar.show_error(error_line(e))
 
     def _target(self) -> int:
         """The selected message, or the tip."""

@@ -19,9 +19,9 @@ from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
 from explorer.app.handoff import Handoff, handoff
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
-from explorer.formats.base import FormatError
 from explorer.store import NotFound, StoreError
 from explorer.tree.digest import digest_text
+from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.handoff_dialog import HandoffDialog
 from explorer.ui.import_dialog import start_import_dialog
@@ -112,8 +112,8 @@ class WindowActions:
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
             fn()
-        except (StoreError, NotFound, FormatError, OSError, ValueError) as e:
-            self.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
+        except (ExplorerError, OSError) as e:
+            self.fail(error_line(e))
 
     def _selected(self, then: Callable[[int], None]) -> None:
         mid = self.w.selected_message()
