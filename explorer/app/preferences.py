@@ -28,14 +28,18 @@ class AppPrefs:
     theme: str = "system"
     threshold: float = DEFAULT_THRESHOLD
     tiers: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PROVIDER_KINDS, "dense"))
+    purge_after_days: int | None = None  # deleted branches older than this go for good
     notes: list[str] = field(default_factory=list)
 
     def tier(self, kind: str) -> str:
         return self.tiers.get(kind, "dense")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"theme": self.theme, "compaction_threshold": self.threshold,
-                "snapshot_tiers": dict(self.tiers)}
+        out: dict[str, Any] = {"theme": self.theme, "compaction_threshold": self.threshold,
+                               "snapshot_tiers": dict(self.tiers)}
+        if self.purge_after_days is not None:
+            out["purge_deleted_after_days"] = self.purge_after_days
+        return out
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -70,6 +74,12 @@ def load_app_prefs(path: Path | None = None) -> AppPrefs:
             prefs.tiers[kind] = tier
         else:
             prefs.notes.append(f"snapshot tier {kind}={tier!r} ignored")
+    days = raw.get("purge_deleted_after_days")
+    if isinstance(days, int) and not isinstance(days, bool) and days >= 0:
+        prefs.purge_after_days = days
+    elif days is not None:
+        prefs.notes.append(f"purge_deleted_after_days {days!r} is not a whole number of days; "
+                           "deleted branches are kept until purged")
     return prefs
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from typing import Any
 
+from explorer.app.preferences import load_app_prefs
 from explorer.app.tree_actions import Change
 from explorer.store import Store, StoreError, operations, tombstones, tree_writes
 from explorer.store.marks import put_row
@@ -87,14 +89,28 @@ def undo(store: Store, conv_id: int | None = None) -> Change:
     return store.transact(_undo, conv_id)
 
 
-def _purge(conn: sqlite3.Connection, conv_id: int | None) -> dict[str, Any]:
-    gone = tombstones.purge(conn, conv_id)
+def _purge(conn: sqlite3.Connection, conv_id: int | None, before: float | None
+           ) -> dict[str, Any]:
+    gone = tombstones.purge(conn, conv_id, before)
     operations.retire_purged(conn, [t.id for t in gone])
     return {"purged": [{"tombstone": t.id, "conversation": t.conversation_id, "root": t.root_id,
                         "messages": t.message_count} for t in gone],
             "messages": sum(t.message_count for t in gone)}
 
 
-def purge(store: Store, conv_id: int | None = None) -> dict[str, Any]:
-    """Drop deleted branches for good (cannot be undone); returns what was dropped."""
-    return store.transact(_purge, conv_id)
+def purge(
+    store: Store, conv_id: int | None = None, older_than_days: float | None = None
+) -> dict[str, Any]:
+    """Drop deleted branches for good (cannot be undone); returns what was dropped.
+
+    With ``older_than_days`` only branches deleted at least that long ago go (the
+    ``purge_deleted_after_days`` setting applies this when the app opens a file).
+    """
+    before = time.time() - older_than_days * 86_400 if older_than_days is not None else None
+    return store.transact(_purge, conv_id, before)
+
+
+def purge_expired(store: Store) -> dict[str, Any] | None:
+    """Apply the ``purge_deleted_after_days`` setting; None when it is not set."""
+    days = load_app_prefs().purge_after_days
+    return purge(store, older_than_days=days) if days is not None else None

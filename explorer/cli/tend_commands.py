@@ -65,13 +65,15 @@ def run_undo(args: argparse.Namespace) -> int:
 def _purge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--conversation", type=int, metavar="CONV",
                    help="only this conversation's deleted branches")
+    p.add_argument("--older-than", type=float, metavar="DAYS",
+                   help="only branches deleted at least DAYS ago")
 
 
 def run_purge(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         if args.conversation is not None:
             s.conversation(args.conversation)
-        result = undo.purge(s, args.conversation)
+        result = undo.purge(s, args.conversation, args.older_than)
     n = len(result["purged"])
     emit(args, result, [f"purged {n} deleted branch(es), {result['messages']} message(s); "
                         "this cannot be undone" if n else "no deleted branches to purge"])

@@ -135,9 +135,21 @@ def tombstones(conn: sqlite3.Connection, conv_id: int) -> list[Tombstone]:
     )]
 
 
-def purge(conn: sqlite3.Connection, conv_id: int | None = None) -> list[Tombstone]:
-    """Drop tombstones for good (one conversation's, or all); returns what was dropped."""
-    where, args = ("WHERE conversation_id = ?", (conv_id,)) if conv_id is not None else ("", ())
+def purge(
+    conn: sqlite3.Connection, conv_id: int | None = None, before: float | None = None
+) -> list[Tombstone]:
+    """Drop tombstones for good (one conversation's, or all; only those buried before
+    ``before``, a time, when given); returns what was dropped."""
+    terms: list[str] = []
+    params: list[float] = []
+    if conv_id is not None:
+        terms.append("conversation_id = ?")
+        params.append(conv_id)
+    if before is not None:
+        terms.append("created_at < ?")
+        params.append(before)
+    where = ("WHERE " + " AND ".join(terms)) if terms else ""
+    args = tuple(params)
     gone = [Tombstone(*r) for r in conn.execute(
         "SELECT id, conversation_id, root_id, parent_id, message_count, coalesce(preview, ''), "
         f"created_at FROM tombstones {where} ORDER BY id", args,

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from explorer.app import safe_write
 from explorer.app.demo import demo_loaded, load_demo
 from explorer.app.preferences import load_app_prefs
+from explorer.app.undo import purge_expired
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
@@ -57,6 +58,7 @@ def app_icon() -> QIcon:
 def open_store(db_path: Path) -> Store:
     """The store, with the bundled demo loaded when the database has no conversations."""
     store = Store(db_path)
+    purge_expired(store)  # the purge_deleted_after_days setting
     if not store.conversations():
         load_demo(store)
     return store

@@ -341,7 +341,8 @@ class SettingsDialog(QDialog):
         if kind in PROVIDER_KINDS:
             settings.provider = ProviderKind(kind)
         prefs = AppPrefs(theme=self.chosen_theme(), threshold=round(self.threshold.value(), 2),
-                         tiers={k: page.tier_box.currentText() for k, page in self.pages.items()})
+                         tiers={k: page.tier_box.currentText() for k, page in self.pages.items()},
+                         purge_after_days=self.prefs.purge_after_days)
         try:
             save_settings(settings, self.path)
             save_app_prefs(prefs, self.path)

@@ -115,7 +115,7 @@ def build_turn_graph(
     marks = read_marks(store, conv_id, view_marks)
     _check(cancelled)
     tree = previous.projection.tree if previous is not None and reuse else group_turns(
-        source.messages)
+        [m for m in source.messages if m.id not in view_marks.hidden])  # archived: folded (T6)
     _check(cancelled)
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
     view = TurnView(conv_id, source, projection, view_marks)

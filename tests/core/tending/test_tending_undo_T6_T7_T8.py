@@ -212,3 +212,28 @@ def test_T8_undo_refuses_to_drop_an_edit_that_was_continued(tmp_path: Path) -> N
         with pytest.raises(StoreError, match=f"message {new} was continued since"):
             undo.undo(s)
         assert state(s, conv) == before
+
+
+def test_T7_the_purge_setting_drops_only_branches_deleted_long_enough_ago(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = tmp_path / "settings.json"
+    monkeypatch.setenv("CONVO_CONFIG", str(settings))
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        first = s.append_turn(conv, chat_turn(1))
+        old_side = s.append_turn(conv, [user("old side"), assistant("a")])
+        s.branch(conv, first[-1])
+        new_side = s.append_turn(conv, [user("new side"), assistant("b")])
+        s.branch(conv, first[-1])
+        ta.delete(s, old_side[0])
+        ta.delete(s, new_side[0])
+        # deleted forty days ago
+        s.transact(lambda conn: conn.execute(
+            "UPDATE tombstones SET created_at = created_at - 40 * 86400 WHERE root_id = ?",
+            (old_side[0],)))
+        assert undo.purge_expired(s) is None  # no setting: kept until purged by hand
+        settings.write_text('{"app": {"purge_deleted_after_days": 30}}')
+        gone = undo.purge_expired(s)
+        assert gone is not None and [p["root"] for p in gone["purged"]] == [old_side[0]]
+        assert [t.root_id for t in s.tombstones(conv)] == [new_side[0]]
