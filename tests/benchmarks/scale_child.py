@@ -252,9 +252,10 @@ def measure_cancel(app: QApplication, store: Any, session: Path) -> float:
     t0 = time.perf_counter()
     job.cancel()
     wait_until(app, lambda: job.report is not None)
+    elapsed = (time.perf_counter() - t0) * 1000
     stopped = job.report
-    assert stopped is not None and stopped.cancelled
-    return (time.perf_counter() - t0) * 1000
+    # A cancel the import did not honour is reported as such, not as a fast one.
+    return elapsed if stopped is not None and stopped.cancelled else float("inf")
 
 
 def main(argv: list[str]) -> int:
