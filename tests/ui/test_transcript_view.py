@@ -174,7 +174,7 @@ def test_no_timer_or_thread_is_left_running(qtbot: QtBot, big: tuple[Store, int]
     view = open_view(qtbot, store, conv)
     view.scroll_to_end()
     view.select(view.message_ids()[-3])
-    QApplication.processEvents()
+    settle(qtbot, view)
     assert [t for t in view.findChildren(QTimer) if t.isActive()] == []
     assert QThreadPool.globalInstance().activeThreadCount() == 0
 
