@@ -29,7 +29,6 @@ Family = Literal["anthropic", "openai", "gemini", "generic"]
 FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
 ImageCost = Callable[[int, int], int]
 
-_PUNCT_DELETE = str.maketrans("", "", string.punctuation)
 _WS_RUN = re.compile(r"\s{2,}")
 _UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
 
@@ -76,9 +75,10 @@ def text_units(text: str) -> tuple[int, int, int]:
     n = len(text)
     if not n:
         return 0, 0, 0
+    # Counted with C loops only (count, sub): this runs over every part of a 100k-message path.
     non_ascii = n - len(text.encode("ascii", "ignore"))
-    punct = n - len(text.translate(_PUNCT_DELETE))
-    ws_extra = sum(len(m.group()) - 1 for m in _WS_RUN.finditer(text))
+    punct = sum(text.count(c) for c in string.punctuation)
+    ws_extra = n - len(_WS_RUN.sub(" ", text))  # a run of L blanks counts once: L - 1 extra
     return max(0, n - non_ascii - punct - ws_extra), punct, non_ascii
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import string
 from dataclasses import replace
 
 import pytest
 from coding_session import coding_session, jpeg_bytes, png_bytes
+from hypothesis import given
+from hypothesis import strategies as st
 
 from explorer.compaction import image_cost
 from explorer.compaction.estimate import (
@@ -226,3 +230,20 @@ def test_measured_prompt_adds_cached_input_for_anthropic_only() -> None:
     assert measured_prompt(usage, "openai") == 3
     assert measured_prompt(None) is None
     assert measured_prompt(Usage(output_tokens=5)) is None
+
+
+def _reference_units(text: str) -> tuple[int, int, int]:
+    """The definition, character by character: what the fast counting must equal."""
+    punct = sum(1 for c in text if c in string.punctuation)
+    non_ascii = sum(1 for c in text if ord(c) > 127)
+    runs = re.findall(r"\s{2,}", text)
+    ws_extra = sum(len(r) - 1 for r in runs)
+    return max(0, len(text) - non_ascii - punct - ws_extra), punct, non_ascii
+
+
+BLANKS_AND_MARKS = list("ab c\n\t  \r\x0b\u00a0\u2003é漢" + string.punctuation)
+
+
+@given(st.text(alphabet=st.sampled_from(BLANKS_AND_MARKS)))
+def test_text_units_counts_as_defined(text: str) -> None:
+    assert text_units(text) == _reference_units(text)
