@@ -18,6 +18,7 @@ from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import text_message
+from explorer.ui.preview import context_bar
 from explorer.ui.preview.context_bar import (
     BAR_PARTS,
     LABEL_WIDTH,
@@ -171,3 +172,23 @@ def test_screenshot_of_the_context_bar(
     assert panel.grab().toImage().save(str(out))
     saved = QImage(str(out))
     assert (saved.width(), saved.height()) == (panel.width(), panel.height())
+
+
+def test_V2_a_long_path_is_counted_and_measured_only_when_asked(
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, conv = demo
+    monkeypatch.setattr(context_bar, "AUTO_MEASURE_LIMIT", 5)
+    length = len(store.path_ids(store.conversation(conv).tip_id or 0))
+    assert length > 5
+    with qtbot.waitSignal(panel.runner.finished, timeout=10_000):
+        panel.show_conversation(conv, Target.default())
+    assert panel.deferred == length
+    assert f"{length:,} messages" in panel.bar.status.text()
+    assert panel.measure_button.isVisible() and panel.bar.usage is None
+    with qtbot.waitSignal(panel.runner.finished, timeout=10_000):
+        panel.measure_button.click()
+    assert panel.deferred is None and not panel.measure_button.isVisible()
+    assert panel.bar.usage is not None
+    expected = compacting.usage(store, conv, Target.default()).to_dict()
+    assert panel.bar.usage["estimated_total"] == expected["estimated_total"]

@@ -13,10 +13,11 @@ from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.app import compacting
 from explorer.app.targets import build_target
+from explorer.compaction import planner
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target
@@ -38,6 +39,9 @@ LABEL_WIDTH = 76
 WARNING_COLOUR = "#c62828"
 ROW_HEIGHT = 18
 DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
+# Paths longer than this are measured when asked: reading and estimating every message of a
+# 100,000-message agent session takes a minute and hundreds of MB, which opening must not cost.
+AUTO_MEASURE_LIMIT = 20_000
 
 
 def free_colour(widget: QWidget) -> QColor:
@@ -186,6 +190,10 @@ class ContextBar(QWidget):
         self.status.setText(message)
         self.status.setStyleSheet(f"color: {WARNING_COLOUR};")
 
+    def show_note(self, message: str) -> None:
+        self.status.setText(message)
+        self.status.setStyleSheet("")
+
 
 def _summary_text(usage: dict[str, Any], limit: int | None, threshold: float) -> str:
     window = usage.get("window")
@@ -206,25 +214,53 @@ class ContextPanel(QWidget):
         self.threshold = 0.8
         self.bar = ContextBar()
         self.title = QLabel("Context")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.runner = LatestRunner(self, threads=1)
         self.runner.finished.connect(self._on_usage)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
+        self.measure_button = QPushButton("Measure this long path")
+        self.measure_button.setToolTip("Read and estimate every message of the active path "
+                                       "(off the main thread; the window stays usable).")
+        self.measure_button.clicked.connect(self._measure_on_request)
+        self.measure_button.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.bar)
+        layout.addWidget(self.measure_button)
         self.conversation_id: int | None = None
+        self.deferred: int | None = None  # path length of a figure left for the person to ask
+        self._target: Target | None = None
 
-    def show_conversation(self, conv_id: int, target: Target | None = None) -> None:
-        """Recompute for ``conv_id`` (call again when the tip moves); newer calls win."""
+    def show_conversation(self, conv_id: int, target: Target | None = None,
+                          *, force: bool = False) -> None:
+        """Recompute for ``conv_id`` (call again when the tip moves); newer calls win.
+
+        A path longer than ``AUTO_MEASURE_LIMIT`` is only counted, and measured when the
+        person asks (``force``), so opening a huge session never waits on its context figure.
+        """
         use = target or build_target()
-        self.conversation_id = conv_id
+        self.conversation_id, self._target = conv_id, use
         self.title.setText(f"Context · {use.kind} · {use.model}")
+        self.measure_button.hide()
+        store = self.store
 
         def job(ticket: Ticket) -> dict[str, Any]:
             ticket.step("measuring")
-            return compacting.usage(self.store, conv_id, use).to_dict()
+            if not force:
+                tip = store.conversation(conv_id).tip_id
+                length = len(store.path_ids(tip)) if tip is not None else 0
+                if length > AUTO_MEASURE_LIMIT:
+                    return {"deferred": length}
+            context = compacting.active_context(store, conv_id)
+            ticket.check()  # a newer request or a closing window: the estimate is not wanted
+            return planner.usage(context, use).to_dict()
 
         self.runner.submit(job)
+
+    def _measure_on_request(self) -> None:
+        if self.conversation_id is not None:
+            self.bar.show_note("Measuring…")
+            self.show_conversation(self.conversation_id, self._target, force=True)
 
     @property
     def busy(self) -> bool:
@@ -232,6 +268,13 @@ class ContextPanel(QWidget):
 
     def _on_usage(self, usage: object) -> None:
         assert isinstance(usage, dict)
+        if "deferred" in usage:
+            self.deferred = int(usage["deferred"])
+            self.bar.show_note(f"The active path holds {self.deferred:,} messages: its context "
+                                "figure is measured when you ask.")
+            self.measure_button.show()
+            return
+        self.deferred = None
         self.bar.set_usage(usage, self.threshold)
 
     def shutdown(self) -> None:
