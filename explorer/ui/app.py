@@ -15,6 +15,7 @@ from explorer.app import safe_write
 from explorer.app.demo import demo_loaded, load_demo
 from explorer.app.preferences import load_app_prefs
 from explorer.app.undo import purge_expired
+from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
@@ -56,7 +57,11 @@ def app_icon() -> QIcon:
 
 
 def open_store(db_path: Path) -> Store:
-    """The store, with the bundled demo loaded when the database has no conversations."""
+    """The store, with the bundled demo loaded when the database has no conversations.
+
+    Unpack folders that killed imports left in the temp folder are removed first.
+    """
+    remove_stale_folders(Path(tempfile.gettempdir()))
     store = Store(db_path)
     purge_expired(store)  # the purge_deleted_after_days setting
     if not store.conversations():

@@ -170,6 +170,7 @@ class ProviderPage(QWidget):
         self.tier_box.setCurrentText(tier)
         self.key_status = QLabel(self)
         self.key_status.setWordWrap(True)
+        self.key_status.setTextFormat(Qt.TextFormat.PlainText)
         self.key_edit = QLineEdit(self)
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setPlaceholderText("paste a new key")
@@ -178,6 +179,7 @@ class ProviderPage(QWidget):
         self.delete_button = QPushButton("Delete key", self)
         self.key_message = QLabel(self)
         self.key_message.setWordWrap(True)
+        self.key_message.setTextFormat(Qt.TextFormat.PlainText)
         self._lay_out()
         self._enable_keys(keyring_usable)
         self.store_button.clicked.connect(self.store_key)
@@ -285,6 +287,7 @@ class SettingsDialog(QDialog):
         self.threshold = self._threshold_box()
         self.message = QLabel(self)
         self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
         self._show_notes()
         self.buttons = QDialogButtonBox(

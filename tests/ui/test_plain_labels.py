@@ -3,16 +3,21 @@ title holding ``<img src=x>`` shows those characters, not an image."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from explorer.app import exporting
+from explorer.app.unzip import OWNER, PREFIX
 from explorer.ui.app import open_store
 from explorer.ui.import_dialog import ImportDialog
 from explorer.ui.main_window import MainWindow
+from explorer.ui.preview import CompactionPreview
+from explorer.ui.settings_dialog import SettingsDialog
 
 HOSTILE = '<img src="x"><b>bold</b> & <a href="javascript:alert(1)">t</a>'
 
@@ -88,3 +93,31 @@ def test_tooltips_show_imported_text_literally(qtbot: QtBot, tmp_path: Path) -> 
         doc.setHtml(tip)
         assert HOSTILE in doc.toPlainText()
     store.close()
+
+
+def test_preview_and_settings_messages_are_plain_text(qtbot: QtBot, tmp_path: Path) -> None:
+    store = open_store(tmp_path / "ui.db")
+    preview = CompactionPreview(store, 1)
+    qtbot.addWidget(preview)
+    preview.show()
+    qtbot.waitUntil(lambda: not preview.busy, timeout=20_000)
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    for label in (preview.status, preview.headline, preview.notes, dialog.message):
+        label.setText(HOSTILE)
+    assert_plain(preview, "<img")
+    assert_plain(dialog, "<img")
+    preview.close()
+    store.close()
+
+
+def test_unpack_folders_left_by_killed_imports_go_when_the_app_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    left = tmp_path / f"{PREFIX}killed"
+    left.mkdir()
+    (left / OWNER).write_text("999999999", encoding="ascii")  # no such process
+    (left / "entry.jsonl").write_text("{}", encoding="utf-8")
+    open_store(tmp_path / "ui.db").close()
+    assert not left.exists()

@@ -128,10 +128,13 @@ class CompactionPreview(QWidget):
         self.status.setWordWrap(True)
         self.headline = QLabel()
         self.headline.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.headline.setTextFormat(Qt.TextFormat.PlainText)
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.rung_table, self.cost_table, self.cost_bar = RungTable(), CostTable(), CostBar()
         self.notes = QLabel()
         self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)  # notes name imported text
         side = QWidget()
         side_layout = QVBoxLayout(side)
         costs = QWidget()
