@@ -30,20 +30,12 @@ class CompareActions:
     notice: QMessageBox | None
     last_error: str
 
-    def tell(self, title: str, text: str) -> None:
-        raise NotImplementedError
-
-    def branch(self, mid: int) -> None:
-        raise NotImplementedError
-
-    def _conv(self) -> int | None:
-        raise NotImplementedError
-
-    def _guard(self, fn: Callable[[], None]) -> None:
-        raise NotImplementedError
-
-    def _selected(self, then: Callable[[int], None]) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the window's actions this is mixed into
+        def tell(self, title: str, text: str) -> None: ...
+        def branch(self, mid: int) -> None: ...
+        def _conv(self) -> int | None: ...
+        def _guard(self, fn: Callable[[], None]) -> None: ...
+        def _selected(self, then: Callable[[int], None]) -> None: ...
 
     def refuse(self, title: str, text: str) -> None:
         """Say why something cannot be done, without blocking the window."""
