@@ -110,3 +110,17 @@ def nothing_left_running(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     left = tracker.leftovers()
     if left:
         pytest.fail("the test left work running: " + "; ".join(left), pytrace=False)
+
+
+@pytest.fixture
+def worktrees_session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Any, int]]:
+    """The real Claude Code session with subagents (-experiments-worktrees), imported."""
+    from explorer.app.importing import import_paths
+    from explorer.store import Store
+
+    store = Store(tmp_path / "s.db")
+    try:
+        import_paths(store, [samples_dir / "claude_code" / "-experiments-worktrees"])
+        yield store, store.conversations()[0].id
+    finally:
+        store.close()

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from graph_trees import generated_conversation
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from explorer.app.demo import load_demo
-from explorer.app.importing import import_paths
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.model import F_RUN, F_SIDE
 from explorer.ui.graph.view import down, left, right
-
-WORKTREES = "-experiments-worktrees"
 
 
 def _open(qtbot: QtBot, store: Store, cid: int, mode: str = "turns") -> TreeGraphWidget:
@@ -31,20 +26,10 @@ def _open(qtbot: QtBot, store: Store, cid: int, mode: str = "turns") -> TreeGrap
     return w
 
 
-@pytest.fixture
-def session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "s.db")
-    try:
-        import_paths(store, [samples_dir / "claude_code" / WORKTREES])
-        yield store, store.conversations()[0].id
-    finally:
-        store.close()
-
-
 def test_V1_turns_are_the_default_and_every_message_maps_to_one_node(
-    qtbot: QtBot, session: tuple[Store, int]
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
 ) -> None:
-    store, cid = session
+    store, cid = worktrees_session
     w = _open(qtbot, store, cid)
     try:
         m = w.view.model
@@ -57,9 +42,9 @@ def test_V1_turns_are_the_default_and_every_message_maps_to_one_node(
 
 
 def test_V1_subagents_hang_off_their_call_and_are_never_root_siblings(
-    qtbot: QtBot, session: tuple[Store, int]
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
 ) -> None:
-    store, cid = session
+    store, cid = worktrees_session
     for mode in ("turns", "messages"):
         w = _open(qtbot, store, cid, mode)
         try:
@@ -111,9 +96,9 @@ def test_V1_a_folded_run_expands_on_click_and_keeps_the_tip(
 
 
 def test_V1_switching_views_keeps_selection_and_tip(
-    qtbot: QtBot, session: tuple[Store, int]
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
 ) -> None:
-    store, cid = session
+    store, cid = worktrees_session
     w = _open(qtbot, store, cid)
     try:
         tip = store.conversation(cid).tip_id
@@ -138,9 +123,9 @@ def test_V1_switching_views_keeps_selection_and_tip(
 
 
 def test_V1_turn_boxes_and_labels_paint_at_every_zoom(
-    qtbot: QtBot, session: tuple[Store, int]
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
 ) -> None:
-    store, cid = session
+    store, cid = worktrees_session
     w = _open(qtbot, store, cid)
     try:
         item = w.view.item

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from pytestqt.qtbot import QtBot
 from transcript_helpers import load, settle
 
-from explorer.app.importing import import_paths
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.cards import MessageCard, describe_tokens, format_tokens
-
-WORKTREES = "-experiments-worktrees"
 
 
 def _view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
@@ -45,20 +40,10 @@ def _cards(view: TranscriptView) -> list[MessageCard]:
     return [c for c in view.live_cards() if isinstance(c, MessageCard)]
 
 
-@pytest.fixture
-def session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "s.db")
-    try:
-        import_paths(store, [samples_dir / "claude_code" / WORKTREES])
-        yield store, store.conversations()[0].id
-    finally:
-        store.close()
-
-
 def test_command_tags_of_a_real_session_show_as_chips_not_markup(
-    qtbot: QtBot, session: tuple[Store, int]
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
 ) -> None:
-    store, conv = session
+    store, conv = worktrees_session
     view = _view(qtbot, store, conv)
     cards = [_card_with(qtbot, view, store, conv, tag)
              for tag in ("<command-name>/exit", "<local-command-stdout>See ya!")]
@@ -68,8 +53,10 @@ def test_command_tags_of_a_real_session_show_as_chips_not_markup(
     assert not [t for t in raw if "<command-name>" in t or "<local-command-stdout>" in t]
 
 
-def test_agent_prompt_reads_with_real_newlines(qtbot: QtBot, session: tuple[Store, int]) -> None:
-    store, conv = session
+def test_agent_prompt_reads_with_real_newlines(
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
+) -> None:
+    store, conv = worktrees_session
     view = _view(qtbot, store, conv)
     card = _card_with(qtbot, view, store, conv, '"subagent_type"')
     calls = [b for b in card.calls if b.summary.startswith("Agent(")]
