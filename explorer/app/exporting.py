@@ -56,6 +56,8 @@ def export_lines(
         header["forked_from"] = {"conversation": conv.forked_from_conversation_id,
                                  "message": conv.forked_from_message_id}
     if fmt != native.FORMAT:
+        # The checkpoints as they are now, not as the source file had them (pi writes labels).
+        header["checkpoints"] = store.checkpoints(conv_id)
         yield from EXPORTERS[fmt].lines(header, messages, tip, notes)
         return
     yield from native.dump_lines(

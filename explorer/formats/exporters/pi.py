@@ -11,6 +11,13 @@ of one response become one entry per call. The path first goes through
 error result saying it was interrupted). pi has no system message; a system
 message is left out and noted. Entry ids are derived from the session and the
 message ids, so the same branch always exports to the same bytes.
+
+Labels: when the header names the conversation's current checkpoints
+(``checkpoints``: label -> message id, as the store has them now), those are
+written as ``label`` entries and the label entries kept from the import are
+not, so a checkpoint deleted or moved in the program stays so in pi. Without
+``checkpoints`` (a file-to-file conversion) the imported label entries are
+written back as they were.
 """
 
 from __future__ import annotations
@@ -58,7 +65,9 @@ def lines(
             "cwd": header.get("cwd") or meta.get("cwd") or DEFAULT_CWD,
         }
     )
-    writer = _Writer(session, _tool_names(path), notes)
+    current = header.get("checkpoints")
+    writer = _Writer(session, _tool_names(path), notes,
+                     keep_labels=not isinstance(current, Mapping))
     writer.last_time = start if isinstance(start, int | float) else None
     title = header.get("title")
     if isinstance(title, str) and title.strip():
@@ -69,6 +78,8 @@ def lines(
     for step in answered_steps(path, notes):
         yield from writer.step(step)
     yield from writer.finish()
+    if isinstance(current, Mapping):
+        yield from writer.labels(current)
 
 
 def _dump(record: dict[str, Any]) -> str:
@@ -82,8 +93,11 @@ def _tool_names(path: Sequence[Message]) -> dict[str, str]:
 
 
 class _Writer:
-    def __init__(self, session: str, names: dict[str, str], notes: list[str]) -> None:
+    def __init__(self, session: str, names: dict[str, str], notes: list[str],
+                 keep_labels: bool = True) -> None:
         self.session = session
+        self.keep_labels = keep_labels
+        self.entry_of: dict[Hashable, str] = {}  # message id -> its last entry in this file
         self.names = names
         self.notes = notes
         self.parent: str | None = None
@@ -123,14 +137,30 @@ class _Writer:
         }
         self.parent = entry_id
         self.count[origin.id] = self.count.get(origin.id, 0) + 1
+        self.entry_of[origin.id] = entry_id
         yield _dump(record)
 
     def _kept(self, origin: Message) -> Iterator[str]:
         """The pi entries that stood around this message when it was imported."""
         yield from self.finish()
-        for raw in _entries(origin.source_meta.get(BEFORE)):
+        for raw in self._wanted(origin.source_meta.get(BEFORE)):
             yield self._kept_entry(raw)
-        self.after = _entries(origin.source_meta.get(AFTER))
+        self.after = self._wanted(origin.source_meta.get(AFTER))
+
+    def _wanted(self, value: object) -> list[dict[str, Any]]:
+        entries = _entries(value)
+        return entries if self.keep_labels else [e for e in entries if e.get("type") != "label"]
+
+    def labels(self, checkpoints: Mapping[str, object]) -> Iterator[str]:
+        """The conversation's current checkpoints as label entries after the last entry."""
+        for label, target in sorted(checkpoints.items(), key=lambda kv: str(kv[0])):
+            entry = self.entry_of.get(target) if isinstance(target, Hashable) else None
+            if entry is None:
+                self.notes.append(f"checkpoint {label!r} is not on the exported path; "
+                                  "not written")
+                continue
+            yield self.record({"type": "label", "targetId": entry, "label": label},
+                              f"label/{label}")
 
     def _kept_entry(self, raw: dict[str, Any]) -> str:
         fields = {k: v for k, v in raw.items() if k != "pi_old_id"}
