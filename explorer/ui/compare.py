@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -101,6 +101,16 @@ class CompareWindow(QWidget):
         self.layout_.addWidget(self.header_row)
         self.layout_.addWidget(self.scroll_area, 1)
         self.show_branches(first)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A theme switched while the window is open: marks and legend take the new colours."""
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            colors = DiffColors.from_palette(self.palette())
+            if colors != self.colors:
+                self.colors = colors
+                self.legend.setStyleSheet(f"color:{colors.muted}")
+                self._rebuild()
+        super().changeEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Esc closes, wherever the focus is (buttons and cells pass the key on)."""

@@ -52,6 +52,16 @@ class DiffColors:
                    muted=mix(text, base, 0.6).name(), thinking=mix(text, base, 0.06).name())
 
 
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 to 21; body text wants at least 4.5)."""
+    def lum(c: QColor) -> float:
+        def lin(v: float) -> float:
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def mix(a: QColor, b: QColor, share: float) -> QColor:
     """``share`` of ``a`` over ``b``."""
     def chan(x: int, y: int) -> int:

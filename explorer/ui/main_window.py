@@ -38,7 +38,7 @@ class MainWindow(QMainWindow):
         self.tasks = TaskRunner(self, threads=3, name="explorer-window")
         self.setWindowTitle("Conversation Explorer")
         self.conversations = ConversationList(store)
-        self.graph = TreeGraphWidget(store)
+        self.graph = TreeGraphWidget(store, runner=self.tasks)
         self.transcript = TranscriptView(store)
         self.context_panel = ContextPanel(store)
         right = QWidget()

@@ -18,6 +18,7 @@ from explorer.store.layout_store import ERROR, TOOL_CALL
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod
 from explorer.ui.graph.model import F_ACTIVE, F_CHECKPOINT, F_ERROR, F_REWIND, F_TOOL_CALL
+from explorer.ui.tasks import TaskRunner
 
 
 @pytest.fixture
@@ -44,7 +45,7 @@ def graph(qtbot: QtBot, demo: tuple[Store, int]) -> Iterator[TreeGraphWidget]:
     w = _open(qtbot, *demo)
     yield w
     w.shutdown()
-    assert w.pool.activeThreadCount() == 0
+    assert not w.runner.active and w.runner.closed
     assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 
@@ -308,6 +309,37 @@ def test_a_newer_load_wins_over_an_older_one(
     assert sig.args == [other]
     assert graph.data is not None and graph.data.conversation_id == other
     assert graph.conversation_id == other
+
+
+def test_the_layout_runs_on_the_given_task_runner_and_a_newer_load_cancels_the_older(
+    qtbot: QtBot, demo: tuple[Store, int]
+) -> None:
+    store, cid = demo
+    runner = TaskRunner(None, 2, "window-runner")
+    w = TreeGraphWidget(store, mode="messages", runner=runner)
+    qtbot.addWidget(w)
+    try:
+        assert w.runner is runner
+        w.load_conversation(cid)
+        first = runner.active[0]
+        with qtbot.waitSignal(w.loaded, timeout=20_000):
+            w.load_conversation(cid)
+        assert first.ticket.cancelled and not w.is_loading
+        assert w.data is not None and w.data.conversation_id == cid
+        w.shutdown()  # a shared runner belongs to its owner: still usable afterwards
+        assert not runner.closed
+    finally:
+        runner.shutdown()
+    assert not runner.active
+
+
+def test_a_failed_layout_is_reported_and_the_widget_stops_loading(
+    qtbot: QtBot, graph: TreeGraphWidget
+) -> None:
+    with qtbot.waitSignal(graph.loadFailed, timeout=20_000) as sig:
+        graph.load_conversation(999_999)
+    assert sig.args[0] == 999_999 and "NotFound" in sig.args[1]
+    assert not graph.is_loading
 
 
 def test_selection_requested_while_loading_is_applied_after(

@@ -161,3 +161,21 @@ def test_closing_the_window_leaves_its_runner_idle(qtbot: QtBot, tmp_path: Path)
     assert window.tasks.closed and window.tasks.active == []
     assert window.tasks.pool.activeThreadCount() == 0
     store.close()
+
+
+def test_the_window_lays_out_its_graph_on_its_one_runner(qtbot: QtBot, tmp_path: Path) -> None:
+    store = open_store(tmp_path / "w.db")
+    window = MainWindow(store, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    assert window.graph.runner is window.tasks
+    window.close()
+    store.close()
+
+
+def test_only_the_task_runner_owns_a_thread_pool() -> None:
+    """One way to run background work: no module but ``tasks`` makes pools or runnables."""
+    root = Path(__file__).resolve().parents[2] / "explorer"
+    found = [str(p.relative_to(root)) for p in root.rglob("*.py")
+             if p.name != "tasks.py" and any(
+                 word in p.read_text() for word in ("QThreadPool(", "QRunnable)", "QThread("))]
+    assert found == []

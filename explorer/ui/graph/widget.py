@@ -1,4 +1,4 @@
-"""The tree graph as one widget: the view, its minimap, and loading on a worker thread.
+"""The tree graph as one widget: the view, its minimap, and loading on the task runner.
 
 Selections made here by the person are announced with ``nodeSelected``; selections
 made through ``select_node`` (say, by the transcript) are not, so two views kept in
@@ -7,7 +7,7 @@ sync never echo each other.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -19,7 +19,8 @@ from explorer.ui.graph.minimap import Minimap
 from explorer.ui.graph.palette import palette_for_application
 from explorer.ui.graph.sibling_words import SiblingWords
 from explorer.ui.graph.view import GraphView
-from explorer.ui.graph.worker import GraphData, GraphJob, Mode
+from explorer.ui.graph.worker import GraphData, Mode, graph_job
+from explorer.ui.tasks import Task, TaskRunner
 
 FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
 OPEN_SCALE = 1.0
@@ -37,10 +38,14 @@ class TreeGraphWidget(QWidget):
     modeChanged = Signal(str)
 
     def __init__(
-        self, store: Store, parent: QWidget | None = None, mode: Mode = "turns"
+        self, store: Store, parent: QWidget | None = None, mode: Mode = "turns",
+        runner: TaskRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self.store = store
+        # The window's one runner when given; a widget on its own gets a runner of its own.
+        self._own_runner = runner is None
+        self.runner = runner if runner is not None else TaskRunner(self, 1, "graph-layout")
         self.mode: Mode = mode
         self.view = GraphView(self)
         self.minimap = Minimap(self.view, self.view)
@@ -62,12 +67,9 @@ class TreeGraphWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
         self.data: GraphData | None = None
         self._conv: int | None = None
-        self._job: GraphJob | None = None
-        self._serial = 0
+        self._job: Task | None = None
         self._pending_select: int | None = None
         self._pending_center: int | None = None
         self._keep_view = False
@@ -155,14 +157,14 @@ class TreeGraphWidget(QWidget):
 
     def _start(self, conv_id: int, previous: bool = False) -> None:
         self._cancel()
-        self._serial += 1
         earlier = self.data.turn_view if previous and self.data is not None else None
-        job = GraphJob(self.store, conv_id, palette_for_application(), self._serial,
-                       self.mode, self._expanded, earlier)
-        job.signals.done.connect(self._on_done)
-        job.signals.failed.connect(self._on_failed)
-        self._job = job
-        self.pool.start(job)
+        job = graph_job(self.store, conv_id, palette_for_application(), self.mode,
+                        self._expanded, earlier)
+        task = self.runner.run(job)
+        task.finished.connect(lambda data, t=task: self._on_done(t, data))
+        task.failed.connect(lambda error, t=task: self._on_failed(t, error))
+        task.ended.connect(lambda t=task: self._on_ended(t))
+        self._job = task
 
     def _cancel(self) -> None:
         if self._job is not None:
@@ -170,12 +172,18 @@ class TreeGraphWidget(QWidget):
             self._job = None
 
     def shutdown(self) -> None:
-        """Cancel any load and wait for the worker: nothing runs after this returns."""
+        """Cancel any load and wait for it: nothing of this widget runs after this returns."""
         self._cancel()
-        self.pool.waitForDone()
+        if self._own_runner:  # a shared runner is shut down (and waited for) by its owner
+            self.runner.shutdown()
 
-    def _on_done(self, serial: int, data: GraphData) -> None:
-        if serial != self._serial or self._job is None:
+    def _on_ended(self, task: Task) -> None:
+        """A load that stopped itself (cancelled inside the job) is no longer loading."""
+        if task is self._job:
+            self._job = None
+
+    def _on_done(self, task: Task, data: object) -> None:
+        if task is not self._job or not isinstance(data, GraphData):
             return
         self._job = None
         center = self.view.mapToScene(self.view.viewport().rect().center())
@@ -196,10 +204,11 @@ class TreeGraphWidget(QWidget):
         self._place_overlays()
         self.loaded.emit(data.conversation_id)
 
-    def _on_failed(self, serial: int, message: str) -> None:
-        if serial == self._serial:
+    def _on_failed(self, task: Task, error: BaseException) -> None:
+        if task is self._job:
             self._job = None
-            self.loadFailed.emit(self._conv if self._conv is not None else -1, message)
+            self.loadFailed.emit(self._conv if self._conv is not None else -1,
+                                 f"{type(error).__name__}: {error}")
 
     def _stop_auto_view(self) -> None:
         self._auto_view = False

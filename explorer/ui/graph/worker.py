@@ -1,20 +1,17 @@
 """Reading, laying out and batching a conversation's tree off the main thread.
 
 ``build_graph`` is the whole job as a plain function (the tests and benchmarks
-call it directly); ``GraphJob`` runs it on a thread pool and hands the result back
-through a queued signal. A job checks its cancel flag between stages, so a newer
-request or a closing window never waits long for a stale one.
+call it directly); ``graph_job`` wraps it for the window's one task runner, which
+hands the result back on the main thread. A job checks its cancel flag between
+stages, so a newer request or a closing window never waits long for a stale one.
 """
 
 from __future__ import annotations
 
-import threading
 from array import array
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Literal
-
-from PySide6.QtCore import QObject, QRunnable, Signal
 
 from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView, kept_messages
@@ -28,12 +25,9 @@ from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette
 from explorer.ui.graph.turn_model import build_turn_model
+from explorer.ui.tasks import Cancelled, Job, Ticket
 
 Mode = Literal["turns", "messages"]
-
-
-class Cancelled(Exception):
-    """The job was cancelled before it finished."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,45 +125,17 @@ def _check(cancelled: Callable[[], bool]) -> None:
         raise Cancelled
 
 
-class JobSignals(QObject):
-    done = Signal(int, object)  # job serial, GraphData
-    failed = Signal(int, str)  # job serial, message
+def graph_job(
+    store: Store, conv_id: int, palette: GraphPalette, mode: Mode = "messages",
+    expanded: Collection[int] = (), previous: TurnView | None = None,
+) -> Job:
+    """One load as a :class:`~explorer.ui.tasks.TaskRunner` job (cancelled between stages)."""
+    expanded = frozenset(expanded)
 
+    def job(ticket: Ticket) -> GraphData:
+        if mode == "turns":
+            return build_turn_graph(store, conv_id, palette, ticket.is_cancelled, expanded,
+                                    previous)
+        return build_graph(store, conv_id, palette, ticket.is_cancelled)
 
-class GraphJob(QRunnable):
-    """One load; create it on the main thread so its signals live there."""
-
-    def __init__(
-        self, store: Store, conv_id: int, palette: GraphPalette, serial: int,
-        mode: Mode = "messages", expanded: Collection[int] = (),
-        previous: TurnView | None = None,
-    ) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.store, self.conv_id, self.palette, self.serial = store, conv_id, palette, serial
-        self.mode, self.expanded, self.previous = mode, frozenset(expanded), previous
-        self.signals = JobSignals()
-        self._cancel = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    @property
-    def is_cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def run(self) -> None:
-        try:
-            if self.mode == "turns":
-                data = build_turn_graph(self.store, self.conv_id, self.palette,
-                                        self._cancel.is_set, self.expanded, self.previous)
-            else:
-                data = build_graph(self.store, self.conv_id, self.palette, self._cancel.is_set)
-        except Cancelled:
-            return
-        except Exception as e:  # shown to the person; the window stays usable
-            if not self.is_cancelled:
-                self.signals.failed.emit(self.serial, f"{type(e).__name__}: {e}")
-            return
-        if not self.is_cancelled:
-            self.signals.done.emit(self.serial, data)
+    return job
