@@ -17,6 +17,7 @@ from typing import Any
 
 from explorer.app import prompt_cache
 from explorer.app.compacting import applied_rung, from_context_start
+from explorer.app.tree_actions import write_turn
 from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.estimate import Estimator
@@ -69,9 +70,11 @@ class RunResult:
 
 
 def send(
-    store: Store, conv_id: int, text: str, provider: Provider, options: RunOptions
+    store: Store, conv_id: int, text: str, provider: Provider, options: RunOptions,
+    log: bool = True,
 ) -> RunResult:
-    """Append a prompt to the active path and store it with its answer, in one transaction."""
+    """Append a prompt to the active path and store it with its answer, in one transaction
+    (one undoable operation unless a caller that logs its own passes ``log=False``)."""
     _require_text(text)
     conv = store.conversation(conv_id)
     parent = _continue_from(store, conv)
@@ -79,7 +82,8 @@ def send(
                      created_at=time.time())
     context = _history(store, conv, parent)
     result = _run(store, conv_id, parent, context, [prompt], provider, options)
-    result.message_ids = store.append_turn(conv_id, [prompt, result.answer], parent_id=parent)
+    result.message_ids = write_turn(store, conv_id, "send", [prompt, result.answer],
+                                    parent_id=parent, log=log)
     _record(store, conv_id, result, options.target)
     if parent != conv.tip_id:
         result.notes.append(f"the tip was mid-turn; the prompt continues the last clean "
@@ -88,7 +92,8 @@ def send(
 
 
 def edit_and_run(
-    store: Store, conv_id: int, msg_id: int, text: str, provider: Provider, options: RunOptions
+    store: Store, conv_id: int, msg_id: int, text: str, provider: Provider, options: RunOptions,
+    log: bool = True,
 ) -> RunResult:
     """A sibling of prompt ``msg_id`` with ``text`` and its answer; the old answer stays (T2)."""
     _require_text(text)
@@ -101,15 +106,15 @@ def edit_and_run(
                      created_at=time.time(), source_meta={"edited_from": msg_id})
     history = _history(store, store.conversation(conv_id), parent) if parent is not None else []
     result = _run(store, conv_id, parent, history, [edited], provider, options)
-    result.message_ids = store.append_turn(
-        conv_id, [edited, result.answer], parent_id=parent, as_root=parent is None
-    )
+    result.message_ids = write_turn(store, conv_id, "rerun", [edited, result.answer],
+                                    parent_id=parent, as_root=parent is None, log=log)
     _record(store, conv_id, result, options.target)
     return result
 
 
 def regenerate(
-    store: Store, conv_id: int, msg_id: int, provider: Provider, options: RunOptions
+    store: Store, conv_id: int, msg_id: int, provider: Provider, options: RunOptions,
+    log: bool = True,
 ) -> RunResult:
     """A new answer to the prompt that opens ``msg_id``'s turn, as a sibling of the old one."""
     _message_in(store, conv_id, msg_id)
@@ -123,7 +128,8 @@ def regenerate(
     history = from_context_start(path[: starts[-1] + 1], conv.context_start_id)[:-1]
     parent = db_id(prompt.parent_id) if prompt.parent_id is not None else None
     result = _run(store, conv_id, parent, history, [prompt], provider, options)
-    result.message_ids = store.append_turn(conv_id, [result.answer], parent_id=prompt_id)
+    result.message_ids = write_turn(store, conv_id, "regenerate", [result.answer],
+                                    parent_id=prompt_id, log=log)
     _record(store, conv_id, result, options.target)
     return result
 

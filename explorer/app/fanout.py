@@ -95,7 +95,8 @@ def fanout(
 def _answer(store: Store, conv_id: int, prompt_id: int, target: Target, job: FanoutAnswer
             ) -> None:
     try:
-        result = ops.regenerate(store, conv_id, prompt_id, target.provider, target.options)
+        result = ops.regenerate(store, conv_id, prompt_id, target.provider,
+                                 target.options, log=False)
     except (ProviderError, LadderError, StoreError) as e:
         job.error = str(e)
         return

@@ -154,9 +154,9 @@ def replay(
             progress(i, len(plan.steps), step)
         try:
             if i == 0 and plan.answer_onto:
-                result = ops.regenerate(store, conv, plan.onto, provider, options)
+                result = ops.regenerate(store, conv, plan.onto, provider, options, log=False)
             else:
-                result = ops.send(store, conv, step.text, provider, options)
+                result = ops.send(store, conv, step.text, provider, options, log=False)
         except (ProviderError, StoreError, LadderError) as e:
             error = f"step {i + 1} of {len(plan.steps)} failed: {e}"
             break

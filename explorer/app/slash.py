@@ -65,6 +65,7 @@ SPECS: tuple[CommandSpec, ...] = (
     CommandSpec("merge", Arg.NONE, "/merge",
                 "merge the selected branch back after the tip, as a digest"),
     CommandSpec("undo", Arg.NONE, "/undo", "undo the last tree action"),
+    CommandSpec("redo", Arg.NONE, "/redo", "make the action undone last again"),
 )
 BY_NAME: dict[str, CommandSpec] = {s.name: s for s in SPECS}
 NAMES: tuple[str, ...] = tuple(s.name for s in SPECS)

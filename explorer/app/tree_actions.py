@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from explorer.store import Store, StoreError, label_writes, operations, reads, tree_writes
 from explorer.store.marks import mark_row, set_marks
 from explorer.store.tombstones import bury
+from explorer.tree.model import Message
 from explorer.tree.tending import (
     TendingError,
     check_checkpoints,
@@ -112,6 +114,29 @@ def record_created(
                      {"created": created, "tip": {"from": tip_before,
                                                   "to": tip_of(conn, conv_id)}})
     return store.transact(run)
+
+
+def _write_turn(
+    conn: sqlite3.Connection, conv_id: int, kind: str, messages: Sequence[Message],
+    parent_id: int | None, as_root: bool, log: bool,
+) -> list[int]:
+    before = tip_of(conn, conv_id)
+    ids = tree_writes.append_turn(conn, conv_id, messages, parent_id=parent_id, as_root=as_root)
+    if log:
+        what = f"message {ids[0]}" if len(ids) == 1 else f"messages {ids[0]}–{ids[-1]}"
+        operations.record(conn, conv_id, kind, f"{what} written by {kind}",
+                          {"tip": before, "created": ids})
+    return ids
+
+
+def write_turn(
+    store: Store, conv_id: int, kind: str, messages: Sequence[Message], *,
+    parent_id: int | None = None, as_root: bool = False, log: bool = True,
+) -> list[int]:
+    """A model call's turn and, with ``log``, its undo record, in one transaction (T8): undo
+    removes what the call wrote and puts the tip back. Replay and fan-out log their steps as
+    one operation of their own, so they pass ``log=False``."""
+    return store.transact(_write_turn, conv_id, kind, messages, parent_id, as_root, log)
 
 
 def _checkpoint(conn: sqlite3.Connection, conv_id: int, label: str, at: int | None) -> Change:

@@ -2,7 +2,9 @@
 
 An operation's undo record lists the inverse steps; they run in one transaction
 together with marking the operation undone, so an undo either happens whole or
-not at all. Purge is the one action that cannot be undone, and it says so.
+not at all. The undo also records what the change was, so ``explorer.app.redo``
+can make it again exactly. Purge is the one action that cannot be undone, and it
+says so; it also drops what undone operations kept for a redo.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from typing import Any
 from explorer.app.preferences import load_app_prefs
 from explorer.app.tree_actions import Change
 from explorer.store import Store, StoreError, operations, tombstones, tree_writes
-from explorer.store.marks import put_row
+from explorer.store.marks import mark_row, put_row
 from explorer.store.reads import NotFound
 
 
-def _remove_created(conn: sqlite3.Connection, conv_id: int, created: list[int]) -> None:
-    """Messages the operation wrote go again, unless something continued them since."""
+def _remove_created(conn: sqlite3.Connection, created: list[int]) -> tombstones.Rows | None:
+    """Messages the operation wrote go again, unless something continued them since; returns
+    their rows (what a redo puts back), None when none is left."""
     present = [mid for mid in created if conn.execute(
         "SELECT 1 FROM messages WHERE id = ?", (mid,)).fetchone()]
     if not present:
-        return
+        return None
     key = json.dumps(present)
     later = conn.execute(
         "SELECT id, parent_id FROM messages WHERE parent_id IN (SELECT value FROM json_each(?)) "
@@ -36,27 +39,49 @@ def _remove_created(conn: sqlite3.Connection, conv_id: int, created: list[int]) 
             "branch instead — nothing was undone"
         )
     order = {mid: i for i, mid in enumerate(created)}
-    tid = tombstones.bury(conn, conv_id, sorted(present, key=order.__getitem__))
-    conn.execute("DELETE FROM tombstones WHERE id = ?", (tid,))
+    return tombstones.lift(conn, sorted(present, key=order.__getitem__))
 
 
-def _apply(conn: sqlite3.Connection, conv_id: int, undo: dict[str, Any]) -> dict[str, Any]:
-    """Run the inverse steps of one operation; returns what changed back."""
+def _row(conn: sqlite3.Connection, table: str, where: str, args: tuple[Any, ...]
+         ) -> dict[str, Any] | None:
+    cur = conn.execute(f"SELECT * FROM {table} WHERE {where}", args)
+    row = cur.fetchone()
+    return dict(zip([d[0] for d in cur.description], row, strict=True)) if row else None
+
+
+def _apply(conn: sqlite3.Connection, conv_id: int, undo: dict[str, Any]
+           ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run the inverse steps of one operation; returns what changed back, and the redo record
+    (what it takes to make the same change again, ids and all)."""
     changed: dict[str, Any] = {}
+    redo: dict[str, Any] = {}
     if "tombstone" in undo:
+        when = conn.execute("SELECT created_at FROM tombstones WHERE id = ?",
+                            (undo["tombstone"],)).fetchone()
         try:
             changed["restored"] = tombstones.restore(conn, int(undo["tombstone"]))
         except NotFound as e:
             raise StoreError(str(e.args[0])) from e
+        redo["bury"] = {"ids": changed["restored"], "tombstone": undo["tombstone"],
+                        "created_at": when[0]}
     if "created" in undo:
-        _remove_created(conn, conv_id, list(undo["created"]))
+        rows = _remove_created(conn, list(undo["created"]))
+        if rows is not None:
+            redo["rows"] = rows
         changed["removed"] = list(undo["created"])
     if "rewind" in undo:
+        redo["rewind"] = _row(conn, "rewinds", "id = ?", (undo["rewind"],))
         conn.execute("DELETE FROM rewinds WHERE id = ?", (undo["rewind"],))
     if "checkpoint" in undo:
+        redo["checkpoint"] = _row(conn, "checkpoints", "conversation_id = ? AND label = ?",
+                                  (conv_id, undo["checkpoint"]))
         conn.execute("DELETE FROM checkpoints WHERE conversation_id = ? AND label = ?",
                      (conv_id, undo["checkpoint"]))
         changed["checkpoint_removed"] = undo["checkpoint"]
+    if undo.get("marks"):
+        redo["marks"] = [mark_row(conn, int(r["message_id"])) or
+                         {"message_id": int(r["message_id"]), "conversation_id": conv_id}
+                         for r in undo["marks"]]
     for row in undo.get("marks", []):
         put_row(conn, int(row["message_id"]), row)
     if undo.get("marks"):
@@ -69,7 +94,8 @@ def _apply(conn: sqlite3.Connection, conv_id: int, undo: dict[str, Any]) -> dict
         else:
             tree_writes.branch(conn, conv_id, int(undo["tip"]))
         changed["tip"] = {"from": before, "to": undo["tip"]}
-    return changed
+        redo["tip"] = before
+    return changed, redo
 
 
 def _undo(conn: sqlite3.Connection, conv_id: int | None) -> Change:
@@ -78,8 +104,9 @@ def _undo(conn: sqlite3.Connection, conv_id: int | None) -> Change:
         where = f" in conversation {conv_id}" if conv_id is not None else ""
         raise StoreError(f"nothing to undo{where}")
     target = op.conversation_id if op.conversation_id is not None else -1
-    changed = _apply(conn, target, op.undo)
+    changed, redo = _apply(conn, target, op.undo)
     operations.set_state(conn, op.id, "undone")
+    operations.set_undo(conn, op.id, {**op.undo, "redo": redo})
     changed["undone"] = {"operation": op.id, "kind": op.kind}
     return Change("undo", target, op.id, f"undid {op.kind}: {op.summary}", changed)
 
@@ -93,6 +120,8 @@ def _purge(conn: sqlite3.Connection, conv_id: int | None, before: float | None
            ) -> dict[str, Any]:
     gone = tombstones.purge(conn, conv_id, before)
     operations.retire_purged(conn, [t.id for t in gone])
+    # What undone operations kept for a redo is deleted data too: it goes with the rest.
+    operations.drop_redo(conn, conv_id, before)
     return {"purged": [{"tombstone": t.id, "conversation": t.conversation_id, "root": t.root_id,
                         "messages": t.message_count} for t in gone],
             "messages": sum(t.message_count for t in gone)}

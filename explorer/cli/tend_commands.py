@@ -1,4 +1,4 @@
-"""Subcommands that tend the tree: archive, delete, undo, purge, star, label, note, merge.
+"""Subcommands that tend the tree: archive, delete, undo, redo, purge, star, label, note, merge.
 
 Each calls one operation of ``explorer.app.tree_actions`` (the window calls the same
 ones), prints one line for people, and with ``--json`` names exactly what changed.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.app import merge, tree_actions, undo
+from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.app.tree_actions import Change
 from explorer.cli.commands import Command, open_store
@@ -60,6 +60,16 @@ def _undo_args(p: argparse.ArgumentParser) -> None:
 def run_undo(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         return _print(args, undo.undo(s, args.conversation))
+
+
+def _redo_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--conversation", type=int, metavar="CONV",
+                   help="redo the last undone action in this conversation (default: anywhere)")
+
+
+def run_redo(args: argparse.Namespace) -> int:
+    with open_store(args) as s:
+        return _print(args, redo.redo(s, args.conversation))
 
 
 def _purge_args(p: argparse.ArgumentParser) -> None:
@@ -161,6 +171,8 @@ COMMANDS: list[Command] = [
     Command("delete", "delete the branch at MSG (off the active path); undo restores it",
             _delete_args, run_delete, json=True),
     Command("undo", "undo the last tree action", _undo_args, run_undo, json=True),
+    Command("redo", "make the action undone last again (until a new action)", _redo_args,
+            run_redo, json=True),
     Command("purge", "remove deleted branches for good (cannot be undone)", _purge_args,
             run_purge, json=True),
     Command("star", "prefer the path to MSG at every branch point on the way", _msg_arg,

@@ -1,7 +1,9 @@
 """The operation log: every tree action with what it takes to undo it (T8).
 
 An operation is written in the same transaction as the change it records, so the
-log never names a change that did not happen. Undone operations stay as history.
+log never names a change that did not happen. Undone operations stay as history;
+an undone one keeps, under ``redo`` in its record, what it takes to do it again,
+until a new operation in its conversation starts a new line of history.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def _op(r: tuple[Any, ...]) -> Operation:
 def record(
     conn: sqlite3.Connection, conv_id: int | None, kind: str, summary: str, undo: dict[str, Any]
 ) -> int:
+    drop_redo(conn, conv_id)
     cur = conn.execute(
         "INSERT INTO operations(conversation_id, kind, summary, undo, state, created_at) "
         "VALUES (?,?,?,?,'done',?)",
@@ -52,6 +55,40 @@ def last_done(conn: sqlite3.Connection, conv_id: int | None = None) -> Operation
     return _op(r) if r else None
 
 
+def last_undone(conn: sqlite3.Connection, conv_id: int | None = None) -> Operation | None:
+    """The operation undone most recently that can still be redone (the redo stack's top)."""
+    where = ("state = 'undone' AND json_extract(undo, '$.redo') IS NOT NULL"
+             + (" AND conversation_id = ?" if conv_id is not None else ""))
+    args = (conv_id,) if conv_id is not None else ()
+    r = conn.execute(
+        f"SELECT {_COLS} FROM operations WHERE {where} ORDER BY undone_at DESC, id ASC LIMIT 1",
+        args,
+    ).fetchone()
+    return _op(r) if r else None
+
+
+def set_undo(conn: sqlite3.Connection, op_id: int, undo: dict[str, Any]) -> None:
+    conn.execute("UPDATE operations SET undo = ? WHERE id = ?",
+                 (json.dumps(undo, sort_keys=True), op_id))
+
+
+def drop_redo(
+    conn: sqlite3.Connection, conv_id: int | None = None, before: float | None = None
+) -> int:
+    """Forget how to redo undone operations (a new operation, or a purge); returns how many."""
+    terms = ["state = 'undone'", "json_extract(undo, '$.redo') IS NOT NULL"]
+    args: list[Any] = []
+    if conv_id is not None:
+        terms.append("conversation_id = ?")
+        args.append(conv_id)
+    if before is not None:
+        terms.append("undone_at < ?")
+        args.append(before)
+    cur = conn.execute(f"UPDATE operations SET undo = json_remove(undo, '$.redo') "
+                       f"WHERE {' AND '.join(terms)}", args)
+    return cur.rowcount
+
+
 def history(
     conn: sqlite3.Connection, conv_id: int | None = None, limit: int = 50
 ) -> list[Operation]:
@@ -63,8 +100,9 @@ def history(
 
 
 def set_state(conn: sqlite3.Connection, op_id: int, state: str) -> None:
+    """``done`` (again, after a redo) clears the undo time; any other state stamps it."""
     conn.execute("UPDATE operations SET state = ?, undone_at = ? WHERE id = ?",
-                 (state, time.time(), op_id))
+                 (state, None if state == "done" else time.time(), op_id))
 
 
 def retire_purged(conn: sqlite3.Connection, tombstone_ids: list[int]) -> None:

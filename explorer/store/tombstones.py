@@ -67,28 +67,42 @@ def _decode(value: Any) -> Any:
     return base64.b64decode(value["$b64"]) if isinstance(value, dict) else value
 
 
-def bury(conn: sqlite3.Connection, conv_id: int, ids: Sequence[int]) -> int:
-    """Move the subtree ``ids`` (its root first) into a new tombstone; returns its id."""
+def lift(conn: sqlite3.Connection, ids: Sequence[int]) -> Rows:
+    """Take the subtree ``ids`` (its root first) and every row pointing at it out of the live
+    tables; returns the rows, which ``put_back`` inserts again unchanged."""
     key = json.dumps(list(ids))
     rows: Rows = {"messages": _select(conn, "messages", "id", key)}
     order = {mid: i for i, mid in enumerate(ids)}
     rows["messages"].sort(key=lambda r: order[r["id"]])
-    for table, column in _dependents(conn):
+    dependents = _dependents(conn)
+    for table, column in dependents:
         found = _select(conn, table, column, key)
         if found:
             rows.setdefault(table, []).extend(found)
-    root = rows["messages"][0]
-    cur = conn.execute(
-        "INSERT INTO tombstones(conversation_id, root_id, parent_id, message_count, preview, "
-        "rows, created_at) VALUES (?,?,?,?,?,?,?)",
-        (conv_id, root["id"], root["parent_id"], len(ids), root.get("preview") or "",
-         json.dumps(rows, ensure_ascii=False), time.time()),
-    )
-    for table, column in _dependents(conn):
+    for table, column in dependents:
         conn.execute(f"DELETE FROM {_quote(table)} WHERE {_quote(column)} IN "
                      "(SELECT value FROM json_each(?))", (key,))
     conn.execute("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))", (key,))
     raise_id_floor(conn, MESSAGE_ID_FLOOR, max(ids))
+    return rows
+
+
+def bury(
+    conn: sqlite3.Connection, conv_id: int, ids: Sequence[int], tombstone_id: int | None = None,
+    created_at: float | None = None,
+) -> int:
+    """Move the subtree ``ids`` (its root first) into a new tombstone; returns its id.
+
+    ``tombstone_id`` and ``created_at`` bury it again as it was (a redone deletion)."""
+    rows = lift(conn, ids)
+    root = rows["messages"][0]
+    cur = conn.execute(
+        "INSERT INTO tombstones(id, conversation_id, root_id, parent_id, message_count, "
+        "preview, rows, created_at) VALUES (?,?,?,?,?,?,?,?)",
+        (tombstone_id, conv_id, root["id"], root["parent_id"], len(ids),
+         root.get("preview") or "", json.dumps(rows, ensure_ascii=False),
+         time.time() if created_at is None else created_at),
+    )
     return int(cur.lastrowid or 0)
 
 
@@ -97,17 +111,24 @@ def restore(conn: sqlite3.Connection, tombstone_id: int) -> list[int]:
     row = conn.execute("SELECT rows FROM tombstones WHERE id = ?", (tombstone_id,)).fetchone()
     if row is None:
         raise NotFound(f"no deleted branch {tombstone_id} (it was restored or purged)")
-    rows: Rows = json.loads(row[0])
-    _insert(conn, "messages", rows.pop("messages"), keep_id=True)
+    restored = put_back(conn, json.loads(row[0]))
+    conn.execute("DELETE FROM tombstones WHERE id = ?", (tombstone_id,))
+    return restored
+
+
+def put_back(conn: sqlite3.Connection, rows: Rows) -> list[int]:
+    """Insert rows ``lift`` took, message ids unchanged; returns the message ids."""
+    rows = dict(rows)
+    messages = rows.pop("messages")
+    _insert(conn, "messages", messages, keep_id=True)
     for table, found in rows.items():
         _insert(conn, table, found, keep_id=False)
-    restored = [r["id"] for r in json.loads(row[0])["messages"]]
+    restored = [r["id"] for r in messages]
     if "parts" in rows:
         conn.execute(
             "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE message_id IN "
             "(SELECT value FROM json_each(?))", (json.dumps(restored),),
         )
-    conn.execute("DELETE FROM tombstones WHERE id = ?", (tombstone_id,))
     return restored
 
 

@@ -112,7 +112,9 @@ class MainWindow(QMainWindow):
         edit = self.menuBar().addMenu("&Edit")
         self.undo_action = self._action(edit, "Undo", self.tend.undo,
                                         QKeySequence.StandardKey.Undo)
-        edit.aboutToShow.connect(lambda: self.undo_action.setText(self.tend.undo_text()))
+        self.redo_action = self._action(edit, "Redo", self.tend.redo, "Ctrl+Shift+Z")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit.aboutToShow.connect(self._edit_menu_texts)
         edit.addSeparator()
         self._action(edit, "Find in all conversations…", a.search, QKeySequence.StandardKey.Find)
         self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
@@ -151,6 +153,10 @@ class MainWindow(QMainWindow):
 
     def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
         return lambda: self.actions_._selected(handler)
+
+    def _edit_menu_texts(self) -> None:
+        self.undo_action.setText(self.tend.undo_text())
+        self.redo_action.setText(self.tend.redo_text())
 
     def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
                 shortcut: QKeySequence.StandardKey | str | None = None) -> QAction:

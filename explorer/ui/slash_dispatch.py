@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app import compacting, merge, tree_actions, undo
+from explorer.app import compacting, merge, redo, tree_actions, undo
 from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
@@ -108,8 +108,8 @@ class SlashDispatcher:
     def _tend(self, title: str, run: Callable[[], Change]) -> None:
         change = run()
         self.w.refresh()
-        self.w.command_bar.show_result(f"{change.summary} (Ctrl+Z undoes it)" if title != "undo"
-                                       else change.summary)
+        self.w.command_bar.show_result(f"{change.summary} (Ctrl+Z undoes it)"
+                                       if title not in ("undo", "redo") else change.summary)
 
     def _archive(self, _: SlashCommand) -> None:
         self._tend("archive", lambda: tree_actions.archive(self.w.store, self._target()))
@@ -138,3 +138,6 @@ class SlashDispatcher:
 
     def _undo(self, _: SlashCommand) -> None:
         self._tend("undo", lambda: undo.undo(self.w.store, self.w.conversation_id))
+
+    def _redo(self, _: SlashCommand) -> None:
+        self._tend("redo", lambda: redo.redo(self.w.store, self.w.conversation_id))

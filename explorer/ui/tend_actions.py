@@ -1,4 +1,5 @@
-"""The window's tending actions: archive, delete, star, label, note, merge back, undo (T6–T8).
+"""The window's tending actions: archive, delete, star, label, note, merge back, undo, redo
+(T6–T8).
 
 Each calls the same operation of ``explorer.app`` that ``convo`` does, then refreshes
 the views; Edit → Undo takes back the last tree action of the open conversation.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app import merge, tree_actions, undo
+from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.message_actions import Availability
 from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
@@ -99,6 +100,18 @@ class TendActions:
         if conv is None:
             return
         self._do("Undo", lambda: undo.undo(self.w.store, conv))
+
+    def redo(self) -> None:
+        conv = self.w.conversation_id
+        if conv is None:
+            return
+        self._do("Redo", lambda: redo.redo(self.w.store, conv))
+
+    def redo_text(self) -> str:
+        """The Edit menu's label: what Redo would make again ("Redo" alone: nothing)."""
+        conv = self.w.conversation_id
+        kind = redo.redo_kind(self.w.store, conv) if conv is not None else None
+        return f"Redo {kind}" if kind else "Redo"
 
     def undo_text(self) -> str:
         """The Edit menu's label: what Undo would take back."""

@@ -186,3 +186,24 @@ def test_merge_back_from_the_right_click_links_the_branch(
     tip = window.store.conversation(1).tip_id
     assert tip is not None and window.store.message(tip).source_meta["merged_from"]["tip"] == 11
     assert "merges the branch ending at 11" in _notes(window, qtbot, tip)
+
+
+def test_T8_edit_redo_makes_the_undone_delete_again_with_either_shortcut(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    assert {s.toString() for s in window.redo_action.shortcuts()} == {"Ctrl+Shift+Z", "Ctrl+Y"}
+    _reloaded(window, qtbot, lambda: window.tend.delete(8))
+    _reloaded(window, qtbot, window.undo_action.trigger)
+    assert 8 in store.children(7)
+    window.menuBar().actions()[1].menu().aboutToShow.emit()
+    assert window.redo_action.text() == "Redo delete"
+    _reloaded(window, qtbot, window.redo_action.trigger)
+    assert store.children(7) == [12]
+    assert "deleted branch — undo (4 messages)" in _notes(window, qtbot, 7)
+    window.menuBar().actions()[1].menu().aboutToShow.emit()
+    assert window.redo_action.text() == "Redo" and window.undo_action.text() == "Undo delete"
+    window.open_command_bar()
+    _reloaded(window, qtbot, lambda: window.slash.run(parse("/undo")))
+    _reloaded(window, qtbot, lambda: window.slash.run(parse("/redo")))
+    assert store.children(7) == [12]

@@ -132,3 +132,23 @@ def test_export_preferred_and_merge_from_the_cli(
     assert change["changed"]["how"] == "digest"  # type: ignore[index]
     _, tree, _ = run(capsys, db, "tree", "1")
     assert "(merged back as" in tree and "(merges the branch ending at 11)" in tree
+
+
+def test_T8_redo_makes_undone_actions_again_until_a_new_one(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deleted = js(capsys, db, "tree", "1")
+    js(capsys, db, "delete", "8")
+    after = js(capsys, db, "tree", "1")
+    js(capsys, db, "note", "22", "keep")
+    assert [js(capsys, db, "undo")["changed"]["undone"]["kind"]  # type: ignore[index]
+            for _ in range(2)] == ["note", "delete"]
+    assert js(capsys, db, "tree", "1")["nodes"] == js(capsys, db, "tree", "1", "--all")["nodes"]
+    redone = js(capsys, db, "redo")
+    assert redone["kind"] == "redo" and redone["changed"]["deleted"] == [8, 9, 10, 11]  # type: ignore[index]
+    assert js(capsys, db, "tree", "1") == after
+    js(capsys, db, "undo")
+    assert js(capsys, db, "tree", "1")["markers"] == deleted["markers"] == []
+    js(capsys, db, "star", "23")  # a new action: the undone delete and note cannot come back
+    code, _, err = run(capsys, db, "redo", "--conversation", "1")
+    assert code == 1 and "nothing to redo in conversation 1" in err

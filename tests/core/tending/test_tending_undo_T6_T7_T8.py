@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tending_helpers import grow, ids_of, state
 
+from explorer.app import redo, undo
 from explorer.app import tree_actions as ta
-from explorer.app import undo
 from explorer.app.tree_view import tended_view
 from explorer.store import Store, StoreError
 
@@ -63,7 +63,7 @@ def _check_invariants(s: Store, conv: int) -> None:
 
 @SETTINGS
 @given(shape=SHAPES, tip=st.integers(0, 1000), actions=ACTIONS)
-def test_T8_every_action_undoes_to_exactly_the_state_before(
+def test_T8_every_action_undoes_and_redoes_to_exactly_the_states_it_passed(
     shape: list[int], tip: int, actions: list[tuple[str, int]]
 ) -> None:
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "t.db") as s:
@@ -79,12 +79,20 @@ def test_T8_every_action_undoes_to_exactly_the_state_before(
                 continue
             states.append(state(s, conv))
             _check_invariants(s, conv)
-        while len(states) > 1:
-            states.pop()
+        for k in range(len(states) - 2, -1, -1):
             undo.undo(s, conv)
-            assert state(s, conv) == states[-1]
+            assert state(s, conv) == states[k]
         with pytest.raises(StoreError, match="nothing to undo"):
             undo.undo(s, conv)
+        for k in range(1, len(states)):  # undo then redo is the identity on rows
+            redo.redo(s, conv)
+            assert state(s, conv) == states[k]
+            _check_invariants(s, conv)
+        with pytest.raises(StoreError, match="nothing to redo"):
+            redo.redo(s, conv)
+        if len(states) > 1:  # and a redone action undoes again
+            undo.undo(s, conv)
+            assert state(s, conv) == states[-2]
 
 
 @SETTINGS
@@ -112,6 +120,9 @@ def test_T7_delete_then_undo_restores_exactly_ids_and_all(
             r for r in before["messages"] if r[0] in gone]
         assert {r[0] for r in restored["messages"]} == {r[0] for r in before["messages"]} | set(
             s.path_ids(s.conversation(conv).tip_id or 0))
+        redo.redo(s, conv)  # deleted again: under the same tombstone, as the first time
+        assert [t.id for t in s.tombstones(conv)] == [change.changed["tombstone"]]
+        assert not gone & set(ids_of(s, conv))
 
 
 def test_T7_the_active_path_is_never_deleted_or_archived(tmp_path: Path) -> None:
