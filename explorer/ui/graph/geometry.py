@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPolygonF
 
 from explorer.ui.graph.model import (
@@ -30,12 +30,14 @@ from explorer.ui.graph.model import (
 )
 from explorer.ui.graph.packed import polygon, segments
 from explorer.ui.graph.palette import GraphPalette
+from explorer.ui.graph.spots import LabelSpots, build_label_spots, no_label_spots
 
 BATCH_COLS = 64  # coarse cell size in layout columns and rows
 BATCH_ROWS = 32
 OVERVIEW_MAX_SIDE = 4096
 OVERVIEW_MAX_AREA = 4096 * 1024
 DOTS_MAX_SCALE = 0.09  # above this scale nodes are boxes, not dots
+MIP_MIN_SIDE = 256
 
 _BW, _BH = COL_W * BATCH_COLS, ROW_H * BATCH_ROWS
 Key = tuple[int, int]
@@ -60,6 +62,22 @@ class Geometry:
     marked: array[int] = field(default_factory=lambda: array("i"))  # nodes with a mark or tip
     branches: array[int] = field(default_factory=lambda: array("i"))  # own branch points
     sides: array[int] = field(default_factory=lambda: array("i"))  # subagent starts
+    spots: LabelSpots = field(default_factory=no_label_spots)  # the above, found fast
+    mips: tuple[QImage, ...] = ()  # the overview halved again and again, down to ~256 px
+
+    def overview_at(self, width: float, height: float) -> QImage:
+        """The overview scaled to ``width`` × ``height`` pixels, from the nearest mip above,
+        so scaling reads at most twice the pixels it writes."""
+        source = self.overview
+        for mip in self.mips:
+            if mip.width() < width or mip.height() < height:
+                break
+            source = mip
+        size = QSize(max(1, round(width)), max(1, round(height)))
+        if source.isNull() or source.size() == size:
+            return source
+        return source.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
 
     def batches_in(self, left: float, top: float, right: float, bottom: float) -> list[Batch]:
         c0, r0 = _key(left - COL_W, top - ROW_H)
@@ -109,7 +127,19 @@ def build_geometry(
     _collect_edges(model, col)
     batches = {key: _batch(parts) for key, parts in col.cells.items()}
     image, scale = _overview(model, batches, palette)
-    return Geometry(batches, image, scale, *_label_nodes(model))
+    marked, branches, sides = _label_nodes(model)
+    return Geometry(batches, image, scale, marked, branches, sides,
+                    build_label_spots(model, sides, branches), _mips(image))
+
+
+def _mips(image: QImage) -> tuple[QImage, ...]:
+    out: list[QImage] = []
+    while not image.isNull() and max(image.width(), image.height()) > MIP_MIN_SIDE:
+        image = image.scaled(max(1, image.width() // 2), max(1, image.height() // 2),
+                             Qt.AspectRatioMode.IgnoreAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+        out.append(image)
+    return tuple(out)
 
 
 def _label_nodes(model: GraphModel) -> tuple[array[int], array[int], array[int]]:

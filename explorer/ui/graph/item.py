@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from explorer.ui.graph.compare_marks import paint_compare_marks
@@ -86,6 +86,8 @@ class GraphItem(QGraphicsItem):
         self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
         self._boxes: dict[tuple[int, int], _CellBoxes] = {}
         self._texts: dict[int, tuple[str, str, str]] = {}
+        self._overview_cache: tuple[tuple[float, float], QImage] | None = None
+        self.overview_scaled = 0  # times the overview was scaled to a new zoom
         self._font = QFont()
         self._font.setPixelSize(13)
         self._bold = QFont(self._font)
@@ -121,7 +123,7 @@ class GraphItem(QGraphicsItem):
         r = _visible_part(painter, option.exposedRect)
         view = (r.left(), r.top(), r.right(), r.bottom())
         if lod == Lod.OVERVIEW:
-            self._paint_overview(painter)
+            self._paint_overview(painter, scale)
         elif lod == Lod.DOTS:
             self.tiles.paint(painter, scale, view, self.update)
         else:
@@ -131,17 +133,24 @@ class GraphItem(QGraphicsItem):
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
         paint_compare_marks(painter, self.model, self.compare_marks, scale,
                             lod not in (Lod.OVERVIEW, Lod.DOTS))
-        g = self.geometry
-        self.labels.paint(painter, self.model, self.palette, (g.marked, g.branches, g.sides),
-                          view)
+        self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view)
 
-    def _paint_overview(self, painter: QPainter) -> None:
-        image = self.geometry.overview
+    def _paint_overview(self, painter: QPainter, scale: float) -> None:
+        """The overview image at the exact on-screen size, drawn pixel for pixel: scaled
+        once per zoom (from its nearest mip), not on every frame of a pan."""
+        left, top, right, bottom = self.model.bounds
+        size = (round((right - left) * scale, 1), round((bottom - top) * scale, 1))  # float noise
+        if self._overview_cache is None or self._overview_cache[0] != size:
+            self._overview_cache = (size, self.geometry.overview_at(*size))
+            self.overview_scaled += 1
+        image = self._overview_cache[1]
         if image.isNull():
             return
-        left, top, right, bottom = self.model.bounds
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
-        painter.drawImage(QRectF(left, top, right - left, bottom - top), image)
+        at = painter.worldTransform().map(QPointF(left, top))
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(QPointF(round(at.x()), round(at.y())), image)
+        painter.restore()
 
     def _paint_boxes(
         self, painter: QPainter, view: tuple[float, float, float, float], scale: float,

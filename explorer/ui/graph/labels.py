@@ -8,20 +8,19 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable
-
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
 
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
+from explorer.ui.graph.spots import LabelSpots
 
 LABEL_PX = 11
 MAX_BRANCH_LABELS = 120
 MAX_NAME_LABELS = 200
 NAME_CHARS_PX = 220  # longest checkpoint or agent name, in pixels
 NAME_MIN_PX = 70  # names are cut to a column's width on screen, but never below this
+_BUCKET_W, _BUCKET_H = 128.0, 32.0  # viewport buckets of drawn labels
 
 
 class LabelPainter:
@@ -34,15 +33,13 @@ class LabelPainter:
         self.bold_metrics = QFontMetricsF(self.bold)
         self.drawn = 0  # labels drawn in the last paint (for tests)
         self.room = float(NAME_CHARS_PX)
-        self._taken: list[QRectF] = []
+        self._taken: dict[tuple[int, int], list[QRectF]] = {}
         self._bounds: QRectF | None = None
 
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
-        nodes: tuple[array[int], array[int], array[int]],
-        view: tuple[float, float, float, float],
+        spots: LabelSpots, view: tuple[float, float, float, float],
     ) -> None:
-        marked, branches, sides = nodes
         world = painter.worldTransform()
         self.room = max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))
         painter.save()
@@ -50,27 +47,25 @@ class LabelPainter:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         self.drawn = 0
-        self._taken = []
+        self._taken = {}
         device = painter.device()
         self._bounds = QRectF(2, 2, device.width() - 4, device.height() - 4) if device else None
         tip = model.tip
         if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
             self._tip(painter, world, model, palette, tip)  # first: nothing may hide it
-        names = [i for i in _inside(model, marked, view) if i in model.labels]
-        for i in names[:MAX_NAME_LABELS]:
+        for i in spots.names.query(view, MAX_NAME_LABELS):
             self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
                        palette.checkpoint, palette)
         agents = model.turns.agents if model.turns is not None else {}
-        for i in list(_inside(model, sides, view))[:MAX_NAME_LABELS]:
+        for i in spots.sides.query(view, MAX_NAME_LABELS):
             name = agents.get(i, "subagent")
             self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
                        below=i in model.labels)
         changes = model.turns.model_changes if model.turns is not None else {}
-        shown = [i for i in changes if _contains(view, model.xs[i], model.ys[i])]
-        for i in shown[:MAX_NAME_LABELS]:
+        for i in spots.changes.query(view, MAX_NAME_LABELS):
             self._model(painter, world, model, i, changes[i], palette)
-        seen = list(_inside(model, branches, view))
-        if len(seen) <= MAX_BRANCH_LABELS:
+        seen = list(spots.branches.query(view, MAX_BRANCH_LABELS + 1))
+        if len(seen) <= MAX_BRANCH_LABELS:  # more would pile up: the tooltip still tells
             for i in seen:
                 self._branch(painter, world, model, palette, i)
         painter.restore()
@@ -85,10 +80,19 @@ class LabelPainter:
         return box.translated(dx, dy)
 
     def _free(self, box: QRectF) -> bool:
-        """Claim ``box`` unless a label already drawn there overlaps it."""
-        if any(box.intersects(t) for t in self._taken):
+        """Claim ``box`` unless a label already drawn there overlaps it.
+
+        Drawn labels are kept in buckets of the viewport, so a claim looks only at
+        its neighbours, not at every label drawn so far.
+        """
+        keys = [(c, r) for c in range(int(box.left() // _BUCKET_W),
+                                      int(box.right() // _BUCKET_W) + 1)
+                for r in range(int(box.top() // _BUCKET_H), int(box.bottom() // _BUCKET_H) + 1)]
+        taken = self._taken
+        if any(box.intersects(t) for k in keys for t in taken.get(k, ())):
             return False
-        self._taken.append(box)
+        for k in keys:
+            taken.setdefault(k, []).append(box)
         return True
 
     def _tip(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
@@ -98,7 +102,7 @@ class LabelPainter:
         at = QPointF(max(corner.x(), centre.x() + 6), min(corner.y(), centre.y() - 6))
         w = self.bold_metrics.horizontalAdvance("TIP") + 10
         box = self._inside_view(QRectF(at.x() - w / 2, at.y() - 9, w, 16))
-        self._taken.append(box)
+        self._free(box)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pal.tip)
         painter.drawRoundedRect(box, 4, 4)
@@ -174,9 +178,3 @@ def _contains(view: tuple[float, float, float, float], x: float, y: float) -> bo
     left, top, right, bottom = view
     return left - BOX_W <= x <= right + BOX_W and top - BOX_H <= y <= bottom + BOX_H
 
-
-def _inside(
-    model: GraphModel, nodes: Iterable[int], view: tuple[float, float, float, float]
-) -> Iterable[int]:
-    xs, ys = model.xs, model.ys
-    return (i for i in nodes if _contains(view, xs[i], ys[i]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
 from explorer.ui.graph.view import GraphView
@@ -19,6 +19,8 @@ class Minimap(QWidget):
         self.setFixedSize(SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
+        self._scaled: tuple[int, QSize, QImage] | None = None  # the overview at this size
+        self.scaled_count = 0  # times the overview was scaled down (once per tree and size)
         view.viewChanged.connect(self.update)
 
     def _frame(self) -> tuple[QRectF, float] | None:
@@ -48,8 +50,7 @@ class Minimap(QWidget):
             painter.end()
             return
         target, scale = frame
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
-        painter.drawImage(target, item.geometry.overview)
+        painter.drawImage(target.topLeft(), self._overview(item.geometry.overview, target))
         visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         left, top = item.model.bounds[0], item.model.bounds[1]
         box = QRectF(target.left() + (visible.left() - left) * scale,
@@ -59,6 +60,19 @@ class Minimap(QWidget):
         painter.setPen(pen)
         painter.drawRect(box.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1)))
         painter.end()
+
+    def _overview(self, image: QImage, target: QRectF) -> QImage:
+        """The overview scaled to the minimap once, not on every repaint (a 4096-pixel
+        image smoothly scaled down cost several milliseconds a frame)."""
+        size = target.size().toSize()
+        got = self._scaled
+        if got is not None and got[0] == image.cacheKey() and got[1] == size:
+            return got[2]
+        scaled = image.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio,
+                              Qt.TransformationMode.SmoothTransformation)
+        self._scaled = (image.cacheKey(), size, scaled)
+        self.scaled_count += 1
+        return scaled
 
     def scene_point(self, pos: QPointF) -> QPointF | None:
         frame = self._frame()
