@@ -139,6 +139,27 @@ def cache_lines(plan: CompactionPlan, target: Target) -> list[str]:
             f"{cache.cost_in_input_tokens:,.0f} input tokens' worth"]
 
 
+BASIS_TEXT = {"measured": "measured", "documented": "the provider's documentation",
+              "assumed": "assumed where the documentation is silent"}
+
+
+def page_price(plan: CompactionPlan, target: Target) -> dict[str, Any]:
+    """Which rule priced the pages (with its source and basis) and what a page costs by it."""
+    g = target.geometry
+    w, h = (plan.pages[0].width, plan.pages[0].height) if plan.pages else (
+        g.page_width, g.page_height)
+    return {**target.images.to_dict(), "page": [w, h],
+            "tokens": plan.estimator.image_tokens(w, h)}
+
+
+def price_lines(plan: CompactionPlan, target: Target) -> list[str]:
+    """The page price as text, shown beside every preview (window and command line)."""
+    price = page_price(plan, target)
+    w, h = price["page"]
+    return [f"  page price: {price['name']} ({BASIS_TEXT[price['basis']]}: {price['source']}); "
+            f"{price['tokens']:,} tokens a {w}×{h} page at {target.kind} {target.model}"]
+
+
 def measured_cache_lines(store: Store, conv_id: int) -> list[str]:
     """What the provider read from and wrote to its cache for the last answer (its usage:
     Anthropic's cache reads and writes, OpenAI's ``cached_tokens``, Gemini's cached count)."""

@@ -53,8 +53,10 @@ def run_compact(args: argparse.Namespace) -> int:
             plan = compacting.plan(s, args.conversation, target, args.rung)
         except (LadderError, ValueError) as e:
             raise StoreError(str(e)) from e
-        payload: dict[str, Any] = {"plan": plan.to_record()}
-        lines = compacting.plan_lines(plan) + compacting.cache_lines(plan, target)
+        payload: dict[str, Any] = {"plan": plan.to_record(),
+                                   "page_price": compacting.page_price(plan, target)}
+        lines = (compacting.plan_lines(plan) + compacting.price_lines(plan, target)
+                 + compacting.cache_lines(plan, target))
         if args.preview:
             files = compacting.write_preview(plan, target, Path(args.preview), s.db_path)
             payload["files"] = [str(f) for f in files]

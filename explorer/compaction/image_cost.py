@@ -4,13 +4,23 @@ Snapshots pay off only because providers bill an image by its area or at a flat 
 the characters drawn in it. The rules below restate each provider's published pricing; where the
 documentation leaves something open, the docstring says what is assumed. Costs are computed for
 the image *after* the provider's own downscaling, since that is what is billed.
+
+The formulas are plain functions; what the rest of the program holds is one
+:class:`ImagePricing` rule object per provider kind and model (:func:`pricing_for`), which
+names its rule, its source and whether that source is the provider's documentation or a
+measurement, and answers what an image costs and at what size the provider reads it.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "gemini")
+from explorer.compaction.kinds import ProviderKind
+
+PROVIDERS: tuple[ProviderKind, ...] = (ProviderKind.ANTHROPIC, ProviderKind.OPENAI,
+                                       ProviderKind.GEMINI)
 CHARS_PER_TEXT_TOKEN = 4
 
 # --- Anthropic -----------------------------------------------------------------------------
@@ -30,28 +40,52 @@ def anthropic_is_high_res(model: str) -> bool:
     return model.lower().startswith(ANTHROPIC_HIGH_RES_MODELS)
 
 
-def anthropic_tokens(width: int, height: int, model: str = "") -> int:
-    """Tokens for one image sent to Claude.
+# Measured: the billed input tokens of one-image requests grow by ceil(w/28) x ceil(h/28)
+# (1280x720 -> 1,196; 1024x1024 -> 1,369; 768x768 -> 784; each plus the same fixed request
+# overhead), column ``claude45_tokens`` of this data set; the reference page shapes' measured
+# billing follows the same rule.
+ANTHROPIC_MEASURED = "https://huggingface.co/datasets/JOHNISKING/image-token-cost"
 
-    Source: https://docs.claude.com/en/docs/build-with-claude/vision ("Evaluate image size",
-    "Calculate image costs"): ``tokens = (width px * height px) / 750``; an image whose long edge
-    exceeds 1568 px, or that exceeds about 1,600 tokens, is first scaled down, preserving aspect
-    ratio. The page's table of sizes that are *not* resized goes up to 784x1568 (1.23 MP, ~1,639
-    tokens) and includes 1092x1092 (1,590 tokens), so that largest entry is used as the pixel
-    limit; the "1.15 megapixels" figure there is a latency recommendation, not the resize trigger.
 
-    Assumed for the high-resolution models (``ANTHROPIC_HIGH_RES_MODELS``): images are read in
-    28x28 px patches, one token each, up to a 2576 px long edge and 4,784 patches (2576x1456,
-    about 3.75 MP); larger images are downscaled to fit first.
+def anthropic_documented_tokens(width: int, height: int) -> int:
+    """The documented approximation: ``(width px * height px) / 750`` after the resize.
+
+    Source: https://docs.claude.com/en/docs/build-with-claude/vision ("Calculate image
+    costs"). Kept beside the measured rule so the preview can say how far the two are apart
+    (1,523 vs 1,456 tokens for a 1568x728 page).
     """
+    w, h = _fit(width, height, ANTHROPIC_LONG_EDGE, ANTHROPIC_MAX_PIXELS)
+    return math.ceil(w * h / ANTHROPIC_PIXELS_PER_TOKEN)
+
+
+def anthropic_seen_size(width: int, height: int, model: str = "") -> tuple[int, int]:
+    """The size Claude reads an image at, after its own downscaling."""
     if anthropic_is_high_res(model):
         max_pixels = ANTHROPIC_HIGH_RES_MAX_PATCHES * ANTHROPIC_PATCH**2
         w, h = _fit(width, height, ANTHROPIC_HIGH_RES_LONG_EDGE, max_pixels)
         while _patches(w, h, ANTHROPIC_PATCH) > ANTHROPIC_HIGH_RES_MAX_PATCHES:
             w, h = _fit(w, h, max(w, h) - 1, None)
-        return _patches(w, h, ANTHROPIC_PATCH)
-    w, h = _fit(width, height, ANTHROPIC_LONG_EDGE, ANTHROPIC_MAX_PIXELS)
-    return math.ceil(w * h / ANTHROPIC_PIXELS_PER_TOKEN)
+        return w, h
+    return _fit(width, height, ANTHROPIC_LONG_EDGE, ANTHROPIC_MAX_PIXELS)
+
+
+def anthropic_tokens(width: int, height: int, model: str = "") -> int:
+    """Tokens for one image sent to Claude: one per 28x28 px patch of the image it reads.
+
+    Resize (https://docs.claude.com/en/docs/build-with-claude/vision, "Evaluate image size"):
+    an image whose long edge exceeds 1568 px, or that exceeds about 1,600 tokens, is first
+    scaled down, preserving aspect ratio. The page's table of sizes that are *not* resized goes
+    up to 784x1568 (1.23 MP) and includes 1092x1092, so that largest entry is the pixel limit.
+
+    Price: the documentation approximates ``w*h/750``; measured billing counts
+    ``ceil(w/28) x ceil(h/28)`` patches (``ANTHROPIC_MEASURED``): that is what is used.
+
+    Assumed for the high-resolution models (``ANTHROPIC_HIGH_RES_MODELS``): the same patches,
+    up to a 2576 px long edge and 4,784 patches (2576x1456, about 3.75 MP); larger images are
+    downscaled to fit first.
+    """
+    w, h = anthropic_seen_size(width, height, model)
+    return _patches(w, h, ANTHROPIC_PATCH)
 
 
 # --- OpenAI --------------------------------------------------------------------------------
@@ -151,6 +185,16 @@ GEMINI_TILE = 768
 GEMINI_SMALL = 384
 GEMINI_TOKENS_PER_TILE = 258
 GEMINI_3_BUDGETS: dict[str, int] = {"low": 280, "medium": 560, "high": 1120, "ultra_high": 2240}
+GEMINI_3_MEDIA_RESOLUTION = "high"  # the documented default for images, sent explicitly
+# How many pixels a Gemini 3 budget reads is not published. Assumed: as many per token as the
+# older 258-token 768 px tile (about 2,286), so "high" (1,120 tokens) reads about 2.56 MP
+# and a larger image is scaled down to that area.
+GEMINI_PIXELS_PER_TOKEN = GEMINI_TILE**2 / GEMINI_TOKENS_PER_TILE
+
+
+def gemini_flat_pixels(media_resolution: str = GEMINI_3_MEDIA_RESOLUTION) -> int:
+    """The area (assumed, see ``GEMINI_PIXELS_PER_TOKEN``) a Gemini 3 budget reads."""
+    return int(GEMINI_3_BUDGETS[media_resolution] * GEMINI_PIXELS_PER_TOKEN)
 
 
 def gemini_is_flat_budget(model: str) -> bool:
@@ -178,53 +222,152 @@ def gemini_tokens(width: int, height: int, model: str = "", media_resolution: st
     return GEMINI_TOKENS_PER_TILE * tiles
 
 
-# --- Common ---------------------------------------------------------------------------------
+# --- Rule objects -----------------------------------------------------------------------------
 
 
-def page_cost(provider: str, model: str, width: int, height: int) -> int:
+@dataclass(frozen=True)
+class ImagePricing:
+    """What one image costs at one provider kind and model, and the size it is read at.
+
+    ``source`` is where the rule comes from; ``basis`` says whether that is the provider's
+    documentation, a measurement, or an assumption where the documentation is silent.
+    ``detail`` is the detail level (OpenAI) or media resolution (Gemini 3) the cost assumes:
+    the encoder sends it with the images, so the provider bills what was estimated.
+    """
+
+    kind: ProviderKind
+    model: str
+    name: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    basis: ClassVar[str] = "documented"
+    detail: ClassVar[str | None] = None
+
+    def tokens(self, width: int, height: int) -> int:
+        raise NotImplementedError
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def is_resampled(self, width: int, height: int) -> bool:
+        """True when the provider would not read the image at its own pixel size."""
+        return self.seen_size(width, height) != (width, height)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "basis": self.basis,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class AnthropicPatches(ImagePricing):
+    name = "28 px patches, ceil(w/28)·ceil(h/28), after fitting 1568 px and 1.23 MP"
+    source = ANTHROPIC_MEASURED
+    basis = "measured"
+
+    def tokens(self, width: int, height: int) -> int:
+        return anthropic_tokens(width, height, self.model)
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        return anthropic_seen_size(width, height, self.model)
+
+
+@dataclass(frozen=True)
+class AnthropicHighRes(AnthropicPatches):
+    name = "28 px patches up to 2576 px and 4,784 patches (high-resolution model)"
+    source = ANTHROPIC_DOCS
+    basis = "assumed"
+
+
+@dataclass(frozen=True)
+class OpenAITiles(ImagePricing):
+    name = "base + per-tile × 512 px tiles (high detail)"
+    source = OPENAI_DOCS
+    detail = "high"
+
+    def tokens(self, width: int, height: int) -> int:
+        return openai_tile_tokens(width, height, self.model, "high")
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        w, h = _fit(width, height, 2048, None)
+        return _fit(w, h, max(w, h) * 768 // min(w, h), None) if min(w, h) > 768 else (w, h)
+
+
+@dataclass(frozen=True)
+class OpenAIPatches(ImagePricing):
+    name = "32 px patches × the model's multiplier, at most 1,536"
+    source = OPENAI_DOCS
+    detail = "high"  # ignored by patch models, sent so a tile model behind a proxy bills alike
+
+    def tokens(self, width: int, height: int) -> int:
+        return openai_patch_tokens(width, height, self.model)
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        return _fit(width, height, max(width, height), OPENAI_PATCH**2 * OPENAI_MAX_PATCHES)
+
+
+@dataclass(frozen=True)
+class GeminiTiles(ImagePricing):
+    name = "258 per 768 px tile (258 flat up to 384x384)"
+    source = GEMINI_DOCS
+
+    def tokens(self, width: int, height: int) -> int:
+        return gemini_tokens(width, height, self.model)
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        """The crop-and-scale of an image that is not whole 768 px tiles is undocumented; it is
+        assumed scaled to fill its tiles (so a short page is stretched: pad it instead)."""
+        if (width <= GEMINI_SMALL and height <= GEMINI_SMALL) or (
+            width % GEMINI_TILE == 0 and height % GEMINI_TILE == 0
+        ):
+            return width, height
+        return (GEMINI_TILE * math.ceil(width / GEMINI_TILE),
+                GEMINI_TILE * math.ceil(height / GEMINI_TILE))
+
+
+@dataclass(frozen=True)
+class GeminiFlat(ImagePricing):
+    name = "flat 1,120 tokens an image (media resolution high)"
+    source = GEMINI_MEDIA_RESOLUTION_DOCS
+    detail = GEMINI_3_MEDIA_RESOLUTION
+
+    def tokens(self, width: int, height: int) -> int:
+        return GEMINI_3_BUDGETS[GEMINI_3_MEDIA_RESOLUTION]
+
+    def seen_size(self, width: int, height: int) -> tuple[int, int]:
+        return _fit(width, height, max(width, height), gemini_flat_pixels())
+
+
+def pricing_for(kind: ProviderKind | str, model: str) -> ImagePricing:
+    """The image rule for ``kind``/``model`` (an OpenAI-compatible server is priced as OpenAI).
+
+    An unknown kind is a clear error naming the known ones.
+    """
+    k = ProviderKind.parse(kind).pricing
+    if k is ProviderKind.ANTHROPIC:
+        return (AnthropicHighRes if anthropic_is_high_res(model) else AnthropicPatches)(k, model)
+    if k is ProviderKind.OPENAI:
+        return (OpenAIPatches if openai_family(model) == "patch" else OpenAITiles)(k, model)
+    return (GeminiFlat if gemini_is_flat_budget(model) else GeminiTiles)(k, model)
+
+
+# --- By kind and model (the rule objects above do the work) --------------------------------
+
+
+def page_cost(provider: ProviderKind | str, model: str, width: int, height: int) -> int:
     """Input tokens one ``width`` x ``height`` image costs at ``provider``/``model``."""
     if width <= 0 or height <= 0:
         raise ValueError(f"image size must be positive, got {width}x{height}")
-    if provider == "anthropic":
-        return anthropic_tokens(width, height, model)
-    if provider == "openai":
-        return openai_tokens(width, height, model)
-    if provider == "gemini":
-        return gemini_tokens(width, height, model)
-    raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+    return pricing_for(provider, model).tokens(width, height)
 
 
-def seen_size(provider: str, model: str, width: int, height: int) -> tuple[int, int]:
-    """The size the provider reads an image at, after its own downscaling (the rules above).
-
-    Gemini 2.x's crop-and-scale of an image larger than 384 px that is not a whole number of
-    768 px tiles is undocumented; it is assumed scaled to fill its tiles. Gemini 3.x is assumed
-    to read an image up to 768x768 as it is and to scale a larger one to that area.
-    """
-    if provider == "anthropic":
-        if anthropic_is_high_res(model):
-            max_pixels = ANTHROPIC_HIGH_RES_MAX_PATCHES * ANTHROPIC_PATCH**2
-            return _fit(width, height, ANTHROPIC_HIGH_RES_LONG_EDGE, max_pixels)
-        return _fit(width, height, ANTHROPIC_LONG_EDGE, ANTHROPIC_MAX_PIXELS)
-    if provider == "openai":
-        if openai_family(model) == "patch":
-            area = OPENAI_PATCH**2 * OPENAI_MAX_PATCHES
-            return _fit(width, height, max(width, height), area)
-        w, h = _fit(width, height, 2048, None)
-        return _fit(w, h, max(w, h) * 768 // min(w, h), None) if min(w, h) > 768 else (w, h)
-    if gemini_is_flat_budget(model):
-        return _fit(width, height, max(width, height), GEMINI_TILE**2)
-    if (width <= GEMINI_SMALL and height <= GEMINI_SMALL) or (
-        width % GEMINI_TILE == 0 and height % GEMINI_TILE == 0
-    ):
-        return width, height
-    tiles_w, tiles_h = math.ceil(width / GEMINI_TILE), math.ceil(height / GEMINI_TILE)
-    return GEMINI_TILE * tiles_w, GEMINI_TILE * tiles_h
+def seen_size(provider: ProviderKind | str, model: str, width: int, height: int
+              ) -> tuple[int, int]:
+    """The size the provider reads an image at, after its own downscaling."""
+    return pricing_for(provider, model).seen_size(width, height)
 
 
-def is_resampled(provider: str, model: str, width: int, height: int) -> bool:
+def is_resampled(provider: ProviderKind | str, model: str, width: int, height: int) -> bool:
     """True when the provider would not read the image at its own pixel size."""
-    return seen_size(provider, model, width, height) != (width, height)
+    return pricing_for(provider, model).is_resampled(width, height)
 
 
 def text_tokens(chars: int) -> int:

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from explorer.compaction import image_cost
+from explorer.compaction.kinds import ProviderKind
 
 TIERS: tuple[str, ...] = ("dense", "legible")
 
@@ -108,10 +109,15 @@ class PageGeometry:
         rounded = math.ceil(needed / self.height_quantum) * self.height_quantum
         return min(self.page_height, rounded)
 
+    @property
+    def pricing(self) -> image_cost.ImagePricing:
+        """The provider's price of one page of this geometry (its rule and source)."""
+        return image_cost.pricing_for(self.provider, self.model)
+
     def cost(self, height: int | None = None) -> int:
         """Input tokens of one page of this geometry (full height unless given)."""
         h = self.page_height if height is None else height
-        return image_cost.page_cost(self.provider, self.model, self.page_width, h)
+        return self.pricing.tokens(self.page_width, h)
 
 
 def _anthropic_page(model: str) -> tuple[int, int, int, str]:
@@ -152,33 +158,39 @@ def _openai_page(model: str) -> tuple[int, int, int, str]:
 
 def _gemini_page(model: str) -> tuple[int, int, int, str]:
     if image_cost.gemini_is_flat_budget(model):
+        side = 2 * image_cost.GEMINI_TILE
         return (
-            768,
-            768,
+            side,
+            side,
             16,
-            "Gemini 3 bills a flat budget per image and resizes to it; 768x768 (one tile of the "
-            "older rule) is kept so the page is not shrunk much below its glyph size.",
+            f"Gemini 3 bills a flat {image_cost.GEMINI_3_BUDGETS['high']:,} tokens an image "
+            f"(media resolution high) whatever its size, and reads up to about "
+            f"{image_cost.gemini_flat_pixels() / 1e6:.2f} MP (assumed: the older tiles' pixels "
+            f"a token); {side}x{side} is the largest square of whole 768 px tiles under that, "
+            "so a page carries four times the text of a 768x768 one for the same price.",
         )
     return (
         768,
         768,
-        16,
+        768,
         "768x768 is exactly one 258-token tile: four times the pixels of the largest flat-rate "
-        "small image (384x384) for the same price, and no crop or scale is needed to tile it.",
+        "small image (384x384) for the same price, and no crop or scale is needed to tile it. "
+        "A short last page is padded to the full tile: a cropped one is stretched to it and "
+        "billed the same.",
     )
 
 
 _PAGES = {"anthropic": _anthropic_page, "openai": _openai_page, "gemini": _gemini_page}
 
 
-def page_geometry(provider: str, model: str | None = None, tier: str = "dense") -> PageGeometry:
+def page_geometry(provider: ProviderKind | str, model: str | None = None, tier: str = "dense"
+                  ) -> PageGeometry:
     """The page geometry for ``provider`` (``anthropic``, ``openai``, ``gemini``), model, tier.
 
     ``model`` defaults to the provider's entry in ``DEFAULT_MODELS``; it selects the provider's
     pricing family (e.g. OpenAI tile vs patch models, Claude high-resolution models).
     """
-    if provider not in _PAGES:
-        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(_PAGES)}")
+    provider = ProviderKind.parse(provider).pricing
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
     name = model or DEFAULT_MODELS[provider]

@@ -12,53 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import cached_property
 from typing import Any, Protocol
 
 from explorer.compaction import image_cost
 from explorer.compaction.elision import DEFAULT_KEEP_TURNS
 from explorer.compaction.estimate import Estimator, Family
+from explorer.compaction.kinds import PROVIDER_KINDS, ProviderKind, TargetError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS, PageGeometry, page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.split import PageLike, Renderer
-from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
-
-class TargetError(ExplorerError, ValueError):
-    """A target that cannot be built as asked (an unknown provider or tier, no room)."""
-
-
-class ProviderKind(StrEnum):
-    """The one vocabulary for "which API": settings, flags, records and encoders use it."""
-
-    ANTHROPIC = "anthropic"
-    OPENAI = "openai"
-    OPENAI_COMPATIBLE = "openai-compatible"
-    GEMINI = "gemini"
-
-    @classmethod
-    def parse(cls, value: str | ProviderKind) -> ProviderKind:
-        """The kind named ``value``; an unknown name is a clear error listing the known ones."""
-        try:
-            return cls(value)
-        except ValueError:
-            known = ", ".join(k.value for k in cls)
-            raise TargetError(f"unknown provider {value!r}; expected one of {known}") from None
-
-    @property
-    def pricing(self) -> str:
-        """Whose published image pricing applies (compatible servers are assumed OpenAI's)."""
-        return "openai" if self is ProviderKind.OPENAI_COMPATIBLE else self.value
-
-    @property
-    def family(self) -> Family:
-        """The token-estimate family (local servers run other tokenizers: a generic one)."""
-        return "generic" if self is ProviderKind.OPENAI_COMPATIBLE else self.value  # type: ignore[return-value]
-
-
-PROVIDER_KINDS: tuple[ProviderKind, ...] = tuple(ProviderKind)
+__all__ = ["DEFAULT_OUTPUT_RESERVE", "DEFAULT_WINDOWS", "MAX_IMAGES", "PROVIDER_KINDS",
+           "ImageRule", "ProviderKind", "Redactor", "Target", "TargetError", "image_rule",
+           "rule_for"]
 
 # Windows when nothing else says (the settings file names one per provider).
 DEFAULT_WINDOWS: dict[ProviderKind, int] = {
@@ -90,44 +58,49 @@ class Redactor(Protocol):
 
 @dataclass(frozen=True)
 class ImageRule:
-    """What one image costs at a provider and model, and where that rule is published.
+    """The image rule a request is priced and encoded by: the provider's price of one image
+    (an :class:`image_cost.ImagePricing`, with its source) and its limit of images a request.
 
-    ``detail`` is the OpenAI detail level the cost assumes; the encoder sends it with every
-    image so the provider bills what was estimated.
+    ``detail`` is the detail level the cost assumes; the encoder sends it with every image so
+    the provider bills what was estimated.
     """
 
-    pricing: str
-    model: str
-    name: str
-    source: str
-    detail: str | None
+    pricing: image_cost.ImagePricing
     max_images: int
+
+    @property
+    def kind(self) -> ProviderKind:
+        return self.pricing.kind
+
+    @property
+    def model(self) -> str:
+        return self.pricing.model
+
+    @property
+    def name(self) -> str:
+        return self.pricing.name
+
+    @property
+    def source(self) -> str:
+        return self.pricing.source
+
+    @property
+    def detail(self) -> str | None:
+        return self.pricing.detail
 
     def tokens(self, width: int, height: int) -> int:
         if width <= 0 or height <= 0:
             return 0
-        return image_cost.page_cost(self.pricing, self.model, width, height)
+        return self.pricing.tokens(width, height)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "source": self.source, "detail": self.detail,
-                "max_images": self.max_images}
+        return {**self.pricing.to_dict(), "max_images": self.max_images}
 
 
-def image_rule(pricing: str, model: str) -> ImageRule:
+def image_rule(pricing: ProviderKind | str, model: str) -> ImageRule:
     """The one image-cost rule for ``pricing``/``model`` (see ``image_cost`` for each source)."""
-    limit = MAX_IMAGES[pricing]
-    if pricing == "anthropic":
-        name = ("28 px patches (high-resolution model)" if image_cost.anthropic_is_high_res(model)
-                else "w·h/750 after fitting 1568 px and 1.23 MP")
-        return ImageRule(pricing, model, name, image_cost.ANTHROPIC_DOCS, None, limit)
-    if pricing == "openai":
-        patch = image_cost.openai_family(model) == "patch"
-        name = "32 px patches × multiplier" if patch else "85 + 170 per 512 px tile (high detail)"
-        return ImageRule(pricing, model, name, image_cost.OPENAI_DOCS, "high", limit)
-    flat = image_cost.gemini_is_flat_budget(model)
-    name = "flat budget by media resolution (high)" if flat else "258 per 768 px tile"
-    source = image_cost.GEMINI_MEDIA_RESOLUTION_DOCS if flat else image_cost.GEMINI_DOCS
-    return ImageRule(pricing, model, name, source, None, limit)
+    price = image_cost.pricing_for(pricing, model)
+    return ImageRule(price, MAX_IMAGES[price.kind])
 
 
 def rule_for(kind: ProviderKind | str, model: str) -> ImageRule:

@@ -53,8 +53,12 @@ def request_body(
     if not contents or contents[0]["role"] != "user":
         notes.append("the path does not open with a user message; added one saying so")
         contents.insert(0, {"role": "user", "parts": [{"text": OPENING}]})
-    body: dict[str, Any] = {"contents": contents,
-                            "generationConfig": {"maxOutputTokens": max_tokens}}
+    config: dict[str, Any] = {"maxOutputTokens": max_tokens}
+    resolution = images.detail if images is not None else None
+    if resolution and any("inlineData" in part for c in contents for part in c["parts"]):
+        # the media resolution the flat price assumed (Gemini 3), so the bill matches it
+        config["mediaResolution"] = f"MEDIA_RESOLUTION_{resolution.upper()}"
+    body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if system:
         body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
     return body

@@ -315,6 +315,8 @@ def test_plan_and_costs_show_the_numbers_the_command_line_prints(
     assert preview.head_text.toPlainText().startswith("## system")
     assert str(len(plan.split.tail)) in preview.tail_box.title()
     assert plan.facts is not None and preview.facts_text.toPlainText() == plan.facts.text
+    price = compacting.price_lines(plan, preview.target())[0].strip()
+    assert price.startswith("page price:") and price in preview.notes.text()
 
 
 def test_auto_on_a_small_conversation_needs_no_compaction(

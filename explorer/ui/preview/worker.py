@@ -37,7 +37,7 @@ class PreviewResult:
     images: tuple[QImage, ...]
     head_text: str
     tail_text: str
-    cache: tuple[str, ...] = ()  # the prompt-cache outlook of the next request, as lines
+    cache: tuple[str, ...] = ()  # the page price's rule and the prompt-cache outlook, as lines
 
 
 def decode_png(data: bytes) -> QImage:
@@ -70,7 +70,8 @@ def build_preview(
         images.append(image)
     split = plan.split
     step("pricing the prompt cache")
-    cache = tuple(line.strip() for line in compacting.cache_lines(plan, target))
+    cache = tuple(line.strip() for line in compacting.price_lines(plan, target)
+                  + compacting.cache_lines(plan, target))
     return PreviewResult(
         target=target, rung=rung, plan=plan, record=record, images=tuple(images),
         head_text=messages_text(split.head) if split else "",

@@ -65,6 +65,24 @@ def test_compact_preview_writes_the_pages_the_request_carries(
     assert "record" not in json.loads(out), "a preview records nothing"
 
 
+def test_L5_the_preview_names_the_rule_that_priced_its_pages(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "preview"
+    code, out, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--preview", str(folder),
+                       "--window", "20000")
+    assert code == 0
+    [line] = [x for x in out.splitlines() if "page price:" in x]
+    assert "28 px patches" in line and "(measured: https://" in line
+    code, out, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--preview", str(folder),
+                       "--window", "20000", "--json")
+    price = json.loads(out)["page_price"]
+    assert price["basis"] == "measured" and price["page"][0] == 1568
+    assert price["tokens"] == -(-price["page"][0] // 28) * -(-price["page"][1] // 28)
+    plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
+    assert plan["target"]["image_rule"]["name"] == price["name"]
+
+
 def test_compact_without_preview_records_on_the_tip(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -73,23 +73,24 @@ def test_image_cost_reads_png_and_jpeg_headers() -> None:
     assert image_size(jpeg_bytes(640, 480)) == (640, 480)
     est = Estimator("anthropic")
     part = Part("image", data=png_bytes(1000, 750), media_type="image/png")
-    assert est.raw_part(part) == est.rules.part_overhead + 1000
+    assert est.raw_part(part) == est.rules.part_overhead + 36 * 27  # 28 px patches
 
 
 def test_anthropic_rule_scales_large_images_down_first() -> None:
-    assert anthropic_image_tokens(750, 100) == 100
+    assert anthropic_image_tokens(756, 112) == 27 * 4
     big = anthropic_image_tokens(4000, 3000)
-    assert big <= image_cost.ANTHROPIC_MAX_PIXELS // 750 + 2  # the one published rule
+    assert big <= image_cost.ANTHROPIC_MAX_PIXELS // 28**2 + 60  # the one rule, after the fit
     assert big == anthropic_image_tokens(8000, 6000)
     assert anthropic_image_tokens(3136, 100) == anthropic_image_tokens(1568, 50)
     assert anthropic_image_tokens(0, 10) == 0
 
 
 def test_X1_the_estimator_and_the_page_prices_use_one_anthropic_rule() -> None:
-    """A 1568x784 page once cost 1,534 tokens here and 1,640 in ``image_cost``."""
+    """A 1568x784 page once cost 1,534 tokens here and 1,640 in ``image_cost``; both now
+    follow the measured 28 px patches."""
     for w, h in ((1568, 784), (1568, 728), (4000, 3000), (200, 100)):
         assert Estimator().image_tokens(w, h) == image_cost.anthropic_tokens(w, h)
-    assert anthropic_image_tokens(1568, 784) == 1640
+    assert anthropic_image_tokens(1568, 784) == 56 * 28
 
 
 def test_image_cost_is_pluggable() -> None:

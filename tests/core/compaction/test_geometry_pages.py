@@ -39,8 +39,8 @@ def test_full_page_is_billed_without_downscaling(provider: str, model: str, tier
     if provider == "anthropic" and ic.anthropic_is_high_res(model):
         assert g.cost() == math.ceil(w / 28) * math.ceil(h / 28)
     elif provider == "anthropic":
-        assert max(w, h) <= ic.ANTHROPIC_LONG_EDGE
-        assert g.cost() == math.ceil(w * h / 750)
+        assert max(w, h) <= ic.ANTHROPIC_LONG_EDGE and w * h <= ic.ANTHROPIC_MAX_PIXELS
+        assert g.cost() == math.ceil(w / 28) * math.ceil(h / 28)
     elif provider == "openai" and ic.openai_family(model) == "patch":
         assert math.ceil(w / 32) * math.ceil(h / 32) <= ic.OPENAI_MAX_PATCHES
     elif provider == "openai":

@@ -56,17 +56,21 @@ def test_openai_patch_count_is_capped() -> None:
     assert ic.openai_patch_tokens(2048, 768, "gpt-4.1-mini") == math.ceil(1536 * 1.62)
 
 
-def test_anthropic_area_rule() -> None:
-    assert ic.anthropic_tokens(1092, 1092) == 1590
-    assert ic.anthropic_tokens(1568, 728) == math.ceil(1568 * 728 / 750)
-    assert ic.anthropic_tokens(200, 200) == 54
+def test_L5_anthropic_bills_measured_28px_patches_beside_the_documented_area_rule() -> None:
+    # measured: 1280x720 grows a request by 46 x 26 = 1,196 tokens (ANTHROPIC_MEASURED)
+    assert ic.anthropic_tokens(1280, 720) == 46 * 26
+    assert ic.anthropic_tokens(1568, 728) == 56 * 26 == 1456
+    assert ic.anthropic_documented_tokens(1568, 728) == math.ceil(1568 * 728 / 750) == 1523
+    assert ic.anthropic_tokens(1092, 1092) == 39 * 39
+    assert ic.anthropic_documented_tokens(1092, 1092) == 1590
+    assert ic.anthropic_tokens(200, 200) == 8 * 8
 
 
 def test_anthropic_downscales_before_counting() -> None:
     # Long edge 3136 halves to 1568x100.
-    assert ic.anthropic_tokens(3136, 200) == math.ceil(1568 * 100 / 750)
+    assert ic.anthropic_tokens(3136, 200) == 56 * 4
     big = ic.anthropic_tokens(4000, 3000)
-    assert big <= math.ceil(ic.ANTHROPIC_MAX_PIXELS / 750)
+    assert big <= math.ceil(ic.ANTHROPIC_MAX_PIXELS / 28**2) + 60  # the edge patches round up
     assert big < math.ceil(4000 * 3000 / 750)
 
 
@@ -94,7 +98,7 @@ def test_gemini_3_is_a_flat_budget_per_image() -> None:
 
 def test_page_cost_dispatches_and_refuses_nonsense() -> None:
     assert ic.page_cost("openai", "gpt-4o", 1024, 1024) == 765
-    assert ic.page_cost("anthropic", "claude-sonnet-4-5", 1092, 1092) == 1590
+    assert ic.page_cost("anthropic", "claude-sonnet-4-5", 1092, 1092) == 39 * 39
     assert ic.page_cost("gemini", "gemini-2.5-pro", 1024, 1024) == 1032
     with pytest.raises(ValueError, match="unknown provider"):
         ic.page_cost("acme", "m", 10, 10)

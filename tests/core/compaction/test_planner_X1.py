@@ -41,7 +41,8 @@ def test_X1_one_target_prices_estimates_and_draws_by_one_rule_per_model() -> Non
     g = target.geometry
     assert target.estimator().image_tokens(g.page_width, g.page_height) == g.cost()
     assert target.images.tokens(1568, 784) == image_cost.anthropic_tokens(1568, 784)
-    assert target.images.source.startswith("https://docs.claude.com")
+    assert target.images.source == image_cost.ANTHROPIC_MEASURED
+    assert target.images.pricing.basis == "measured"  # the rule says where it comes from
     openai = Target.default("openai-compatible")
     assert (openai.family, openai.kind.pricing, openai.images.detail) == (
         "generic", "openai", "high")

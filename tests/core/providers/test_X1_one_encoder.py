@@ -115,3 +115,15 @@ def test_gemini_body_is_in_gemini_shape_and_names_no_model() -> None:
     assert call == {"name": "read", "args": {"path": "a.py"}}
     answer = body["contents"][2]["parts"][0]["functionResponse"]
     assert answer == {"name": "read", "response": {"content": "print(1)"}}
+
+
+def test_gemini_3_images_carry_the_media_resolution_their_flat_price_assumes() -> None:
+    target = Target.default("gemini", model="gemini-3-pro-preview", output_reserve=512)
+    assert target.images.detail == "high" and target.images.tokens(20, 10) == 1120
+    body = encode_request(session(), target)
+    assert body["generationConfig"] == {"maxOutputTokens": 512,
+                                        "mediaResolution": "MEDIA_RESOLUTION_HIGH"}
+    text_only = [m for m in session() if not any(p.kind == "image" for p in m.parts)]
+    assert "mediaResolution" not in encode_request(text_only, target)["generationConfig"]
+    older = encode_request(session(), Target.default("gemini", output_reserve=512))
+    assert "mediaResolution" not in older["generationConfig"]  # tiles: priced at the default
