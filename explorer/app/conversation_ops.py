@@ -170,6 +170,22 @@ def _run(
         return RunResult([], answer, plan, retried_after_overflow=True, notes=notes, sent=sent)
 
 
+def plan_request(
+    store: Store, conv_id: int, context: list[Message], prompt: list[Message], target: Target,
+    summarizer: Summarizer | None = None,
+) -> tuple[CompactionPlan, list[Message], list[str]]:
+    """The plan and the messages ``send`` would post for ``prompt`` after ``context`` (with the
+    compaction applied where the context ends), without posting: "what the model saw"."""
+    estimator = target.estimator()
+    estimator.learn_from_path(context)
+    notes: list[str] = []
+    parent = db_id(context[-1].id) if context and isinstance(context[-1].id, int) else None
+    rung = applied_rung(store, conv_id, parent, target)
+    options = RunOptions(target, summarizer=summarizer)
+    plan, sent = _context(context, prompt, target, estimator, options, "proactive", rung, notes)
+    return plan, sent, notes
+
+
 def _context(
     context: list[Message], prompt: list[Message], target: Target, estimator: Estimator,
     options: RunOptions, mode: Mode, rung: str | None, notes: list[str],

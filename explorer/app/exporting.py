@@ -14,6 +14,8 @@ from explorer.formats.exporters import Exporter
 from explorer.providers.request_export import EXPORTERS as REQUEST_EXPORTERS
 from explorer.store import Store, StoreError
 from explorer.store.reads_all import conversation_messages
+from explorer.tree import secrets
+from explorer.tree.model import Message
 
 # The file formats, then the provider request bodies (one encoder per provider, as send uses).
 EXPORTERS: dict[str, Exporter] = {**FORMAT_EXPORTERS, **REQUEST_EXPORTERS}
@@ -23,6 +25,7 @@ FORMATS = ("native", *EXPORTERS)
 def export_lines(
     store: Store, conv_id: int, fmt: str = "native", at: int | None = None,
     notes: list[str] | None = None, place: Mapping[str, Any] | None = None,
+    redact: bool = True,
 ) -> Iterator[str]:
     """The export as lines; with ``at`` only the branch from the root to that message.
 
@@ -31,6 +34,10 @@ def export_lines(
 
     ``notes`` collects what a lossy format had to change (left-out system text,
     synthesized tool results) so the caller can tell the person.
+
+    Every format but ``native`` is meant for sharing or sending: its secrets are replaced by
+    ``[redacted: kind]`` and listed in ``notes`` unless ``redact`` is False (SPEC R1). The
+    native export is a backup and stays exact.
     """
     if fmt not in FORMATS:
         raise StoreError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -58,6 +65,8 @@ def export_lines(
     if fmt != native.FORMAT:
         # The checkpoints as they are now, not as the source file had them (pi writes labels).
         header["checkpoints"] = store.checkpoints(conv_id)
+        if redact:
+            messages = _redacted(messages, header, notes)
         yield from EXPORTERS[fmt].lines(header, messages, tip, notes)
         return
     yield from native.dump_lines(
@@ -67,8 +76,22 @@ def export_lines(
     )
 
 
+def _redacted(messages: list[Message], header: dict[str, Any], notes: list[str] | None
+              ) -> list[Message]:
+    """The messages (and the title, in ``header``) with their secrets replaced; listed."""
+    out, found = secrets.redact_messages(messages)
+    title, kinds = secrets.redact_text(str(header.get("title") or ""))
+    if kinds:
+        header["title"] = title
+        found += [secrets.Finding(k) for k in kinds]
+    if found and notes is not None:
+        notes.append(secrets.describe(found))
+    return out
+
+
 def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
-                   at: int | None = None, notes: list[str] | None = None) -> int:
+                   at: int | None = None, notes: list[str] | None = None,
+                   redact: bool = True) -> int:
     """Write the export; returns the number of lines written.
 
     The file is written beside ``dest`` and renamed into place when complete, and
@@ -76,7 +99,7 @@ def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
     """
     n = 0
     with safe_write.atomic_text(dest, store.db_path) as f:
-        for line in export_lines(store, conv_id, fmt, at, notes):
+        for line in export_lines(store, conv_id, fmt, at, notes, redact=redact):
             f.write(line + "\n")
             n += 1
     return n

@@ -27,6 +27,7 @@ from explorer.formats import claude_code, codex, pi
 from explorer.formats.common import finish
 from explorer.formats.exporters.steps import answered_steps
 from explorer.store import Store, StoreError
+from explorer.tree import secrets
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
 
@@ -52,8 +53,12 @@ class Handoff:
 
 
 def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
-            env: Environment | None = None, cwd: str | None = None) -> Handoff:
-    """Write the branch as a new session for ``agent``; never replaces a file."""
+            env: Environment | None = None, cwd: str | None = None,
+            redact: bool = True) -> Handoff:
+    """Write the branch as a new session for ``agent``; never replaces a file.
+
+    The agent sends the session to its model: secrets are replaced and listed in the notes
+    unless ``redact`` is False (SPEC R1)."""
     if agent not in AGENTS:
         raise StoreError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
     e = env or Environment.current()
@@ -64,14 +69,14 @@ def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
         meta.pop("version", None)  # another agent's version means nothing to this one
     notes: list[str] = []
     lines = list(export_lines(store, conv_id, agent, at, notes,
-                              place={"cwd": where, "meta": meta}))
+                              place={"cwd": where, "meta": meta}, redact=redact))
     session = _session_id(agent, lines)
     dest = _destination(agent, e, where, session)
     _refuse_a_second_copy(dest, session)
     _write_new(dest, lines)
     done = Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
                    len(lines), notes)
-    done.differences = _compare(store, conv_id, at, agent, dest)
+    done.differences = _compare(store, conv_id, at, agent, dest, redact)
     return done
 
 
@@ -139,7 +144,8 @@ def _write_new(dest: Path, lines: Sequence[str]) -> None:
         temp.unlink(missing_ok=True)
 
 
-def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path) -> list[str]:
+def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
+             redact: bool) -> list[str]:
     """Differences between the branch and what the agent's file says, read back."""
     module = {"claude-code": claude_code, "pi": pi, "codex": codex}[agent]
     read = next(iter(module.read(dest)))
@@ -148,6 +154,8 @@ def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path)
     back = message_path({m.id: m for m in read.messages}, read.tip) if read.tip else []
     tip = at if at is not None else store.conversation(conv_id).tip_id
     branch = store.path(conv_id, tip) if tip is not None else []
+    if redact:
+        branch = secrets.redact_messages(branch)[0]
     sent = [Message(i, None, "user" if s.role == "user" else s.role, s.parts)
             for i, s in enumerate(answered_steps(branch, []))]
     want, got = _signature(sent, agent), _signature(back, agent)

@@ -36,11 +36,13 @@ class ModelChoice:
     tier: str | None = None
     vision: bool = True
     summary: bool = True
+    redact: bool = True
 
     def target(self) -> Target:
         """The target these choices make over the settings (what the preview aims at too)."""
         return build_target(self.kind, model=self.model, window=self.window, tier=self.tier,
-                            max_tokens=self.max_tokens, vision=self.vision)
+                            max_tokens=self.max_tokens, vision=self.vision,
+                            redact=self.redact)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from explorer.app.preferences import load_app_prefs
 from explorer.compaction.page_geometry import DEFAULT_MODELS
 from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind, Target
 from explorer.providers.settings import load_settings
+from explorer.tree.secrets import SecretRedactor
 
 
 def build_target(
@@ -22,8 +23,12 @@ def build_target(
     tier: str | None = None,
     max_tokens: int | None = None,
     vision: bool = True,
+    redact: bool = True,
 ) -> Target:
-    """The target for these choices over the settings (``None`` keeps the settings' value)."""
+    """The target for these choices over the settings (``None`` keeps the settings' value).
+
+    Secrets are replaced before pages, summaries and bodies are made (SPEC R1) unless
+    ``redact`` is False (``--no-redact``: the person asked to send them)."""
     settings = load_settings()
     prefs = load_app_prefs()
     chosen_kind = ProviderKind.parse(kind or settings.provider)
@@ -42,6 +47,7 @@ def build_target(
         threshold=prefs.threshold,
         tier=tier or prefs.tier(chosen_kind.value),
         vision=vision,
+        redactor=SecretRedactor() if redact else None,
         notes=(*settings.notes, *prefs.notes),
     )
 

@@ -9,7 +9,7 @@ from types import FrameType
 
 from explorer.app import handoff, sync
 from explorer.app.sources import TOOL_NAMES, find_sources, iso
-from explorer.cli.commands import Command, open_store
+from explorer.cli.commands import Command, add_redact_arg, open_store
 from explorer.cli.output import emit
 
 
@@ -100,11 +100,13 @@ def _handoff_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", required=True, choices=handoff.AGENTS)
     p.add_argument("--cwd", help="the project folder the agent works in "
                    "(default: the session's own, else this folder)")
+    add_redact_arg(p)
 
 
 def run_handoff(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        done = handoff.handoff(store, args.conversation, args.agent, args.at, cwd=args.cwd)
+        done = handoff.handoff(store, args.conversation, args.agent, args.at, cwd=args.cwd,
+                               redact=not args.no_redact)
     lines = [f"wrote {done.path} ({done.lines} lines)", f"resume it with: {done.command}"]
     lines += [f"note: {n}" for n in done.notes]
     lines += [f"warning: read back differently: {d}" for d in done.differences]

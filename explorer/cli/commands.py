@@ -61,6 +61,12 @@ def add_conv_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
 
 
+def add_redact_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep secrets (API keys, tokens, passwords) in what is written or sent; "
+                        "by default each is replaced by [redacted: kind] and listed")
+
+
 def add_conv_msg_args(p: argparse.ArgumentParser) -> None:
     add_conv_arg(p)
     p.add_argument("message", type=int, metavar="MSG", help="message id")
@@ -226,12 +232,12 @@ def run_export(args: argparse.Namespace) -> int:
             args.at = tree_view.preferred_tip(s, args.conversation)
         if args.output:
             n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
-                                         args.at, notes)
+                                         args.at, notes, redact=not args.no_redact)
             print(f"wrote {n} lines to {args.output}", file=sys.stderr)
         else:
             show = visible if sys.stdout.isatty() else str  # a file or pipe gets it exact
             for line in exporting.export_lines(s, args.conversation, args.format, args.at,
-                                               notes):
+                                               notes, redact=not args.no_redact):
                 sys.stdout.write(show(line) + "\n")
     for note in notes:
         print(f"note: {visible(note)}", file=sys.stderr)
@@ -245,6 +251,7 @@ def _export_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preferred", action="store_true",
                    help="export only the preferred path (starred children, see `convo star`)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_redact_arg(p)
 
 
 def run_import(args: argparse.Namespace) -> int:

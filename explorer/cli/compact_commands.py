@@ -9,7 +9,8 @@ from typing import Any
 
 from explorer.app import compacting
 from explorer.app.targets import build_target
-from explorer.cli.commands import Command, add_conv_arg, open_store
+from explorer.cli import context_commands
+from explorer.cli.commands import Command, add_conv_arg, add_redact_arg, open_store
 from explorer.cli.output import emit
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import TIERS
@@ -25,18 +26,34 @@ def _target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, metavar="N",
                    help="room kept for the answer (default: the settings')")
     p.add_argument("--tier", choices=TIERS, help="snapshot page tier (default: the settings')")
+    add_redact_arg(p)
 
 
 def _target(args: argparse.Namespace) -> Target:
     """The same target ``convo send`` builds from these flags over the settings."""
     try:
         return build_target(args.provider, model=args.model, window=args.window,
-                            tier=args.tier, max_tokens=args.max_tokens)
+                            tier=args.tier, max_tokens=args.max_tokens,
+                            redact=not args.no_redact)
     except ValueError as e:
         raise StoreError(str(e)) from e
 
 
+def _context_args(p: argparse.ArgumentParser) -> None:
+    _target_args(p)
+    p.add_argument("--at", type=int, metavar="MSG",
+                   help="the request as it was (or would be) sent at message MSG, part by part")
+    p.add_argument("--diff", type=int, metavar="B",
+                   help="with --at A: what entered, left, was folded or elided between A and B")
+    p.add_argument("--out", metavar="DIR",
+                   help="with --at: write the request body and its page PNGs here")
+
+
 def run_context(args: argparse.Namespace) -> int:
+    if args.diff is not None and args.at is None:
+        raise StoreError("--diff B compares with --at A: give both")
+    if args.at is not None:
+        return context_commands.run_context_at(args, _target(args))
     with open_store(args) as s:
         use = compacting.usage(s, args.conversation, _target(args))
         data = use.to_dict()
@@ -84,7 +101,8 @@ def run_shake(args: argparse.Namespace) -> int:
 
 
 COMMANDS: list[Command] = [
-    Command("context", "what fills the context window, by part (as /context)", _target_args,
+    Command("context", "what fills the context window, by part (as /context); --at MSG: what "
+            "the model saw there; --diff B: how two contexts differ", _context_args,
             run_context, json=True),
     Command("compact", "run the compaction ladder or one rung (as /compact)", _compact_args,
             run_compact, json=True),

@@ -21,6 +21,7 @@ from explorer.cli.commands import (
     Command,
     add_conv_arg,
     add_conv_msg_args,
+    add_redact_arg,
     open_store,
     read_text,
     run_edit,
@@ -55,6 +56,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help="never spend a model call on the summary rung")
     p.add_argument("--no-vision", action="store_true",
                    help="the model cannot read images: do not send snapshot pages")
+    add_redact_arg(p)
 
 
 def _send_args(p: argparse.ArgumentParser) -> None:
@@ -78,7 +80,8 @@ def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     """The provider and options from the flags over the settings file, with its key."""
     choice = ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
                          window=args.window, max_tokens=args.max_tokens, tier=args.tier,
-                         vision=not args.no_vision, summary=not args.no_summary)
+                         vision=not args.no_vision, summary=not args.no_summary,
+                         redact=not args.no_redact)
     streaming = not getattr(args, "json", False)
     prepared = prepare(choice, on_text=_print_chunk if streaming else None)
     for note in prepared.notes:
@@ -107,11 +110,12 @@ def _run_model(args: argparse.Namespace, action: Action) -> int:
 
 def _report(args: argparse.Namespace, result: ops.RunResult) -> None:
     usage = result.answer.usage.to_dict() if result.answer.usage else {}
+    notes = [*result.notes, *(n for n in result.plan.notes if n.startswith("redacted "))]
     payload: dict[str, Any] = {
         "message_ids": result.message_ids, "answer_id": result.answer_id,
         "model": result.answer.model, "text": result.answer.text, "usage": usage,
         "compaction": list(result.plan.rungs), "retried_after_overflow":
-            result.retried_after_overflow, "notes": result.notes,
+            result.retried_after_overflow, "notes": notes,
     }
     if getattr(args, "json", False):
         emit(args, payload, [])
@@ -122,7 +126,7 @@ def _report(args: argparse.Namespace, result: ops.RunResult) -> None:
           file=sys.stderr)
     if result.plan.rungs:
         print(f"context compacted: {', '.join(result.plan.rungs)}", file=sys.stderr)
-    for note in result.notes:
+    for note in notes:
         print(f"note: {visible(note)}", file=sys.stderr)
 
 

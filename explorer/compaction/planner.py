@@ -76,6 +76,7 @@ def shake_plan(context: Sequence[Message], target: Target) -> CompactionPlan:
 
 def usage(context: Sequence[Message], target: Target) -> ContextUsage:
     """What fills ``target``'s window, by part (``/context``)."""
+    context = redacted(context, target, [])
     return context_usage(context, target.estimator(context), window=target.window,
                          output_reserve=target.output_reserve)
 
