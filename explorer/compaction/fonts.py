@@ -1,7 +1,8 @@
 """The bundled bitmap fonts and which of them can draw a given character.
 
 Each tier draws with one fixed-cell X.org misc-fixed font (PCF, through FreeType) and falls back to
-GNU Unifont for the scripts that font lacks. Coverage is read from the font files themselves: a
+GNU Unifont for the scripts that font lacks. A ``<name>.glyphs`` file beside the font adds or
+redraws a few glyphs by hand (``glyph_file``). Coverage is read from the font files themselves: a
 character counts as drawable only if the font maps it to a real glyph — not to the font's default
 glyph, and not to an empty one (unless the character is a space). Fonts are loaded once per process.
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 import gzip
 import struct
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageFont
 
+from explorer.compaction.glyph_file import GlyphFile, GlyphFileError, load_glyphs
 from explorer.resources import resource_path
 from explorer.tree.errors import ExplorerError
 
@@ -52,6 +54,7 @@ class CellFont:
     ascent: int
     freetype: ImageFont.FreeTypeFont
     covered: frozenset[str]
+    glyphs: GlyphFile = field(default_factory=GlyphFile)  # drawn over the PCF (glyph_file)
 
     def can_draw(self, char: str) -> bool:
         return char in self.covered
@@ -168,7 +171,12 @@ def cell_font(name: str) -> CellFont:
     ascent, descent = freetype.getmetrics()
     if ascent + descent != cell_h or freetype.getlength("M") != cell_w:
         raise FontFileError(f"{path.name} is not a {cell_w}x{cell_h} cell font")
-    return CellFont(name, cell_w, cell_h, ascent, freetype, pcf_coverage(path, cell_w))
+    covered = pcf_coverage(path, cell_w)
+    glyphs = load_glyphs(path.with_suffix(".glyphs"), (cell_w, cell_h))
+    for char, target in glyphs.aliases.items():
+        if target not in covered and target not in glyphs.drawn:
+            raise GlyphFileError(f"{name}.glyphs: {char!r} is drawn as {target!r}, which it lacks")
+    return CellFont(name, cell_w, cell_h, ascent, freetype, covered | glyphs.chars, glyphs)
 
 
 @lru_cache(maxsize=1)

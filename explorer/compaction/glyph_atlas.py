@@ -87,7 +87,15 @@ class GlyphAtlas:
 
 def draw_glyph(font: fonts.CellFont, char: str, advance: int, pitch: int, offset: tuple[int, int]
                ) -> Bitmap:
-    """One glyph drawn by FreeType into a cell, clipped to it (1 = paper, 0 = ink)."""
+    """One glyph in a cell (1 = paper, 0 = ink): hand-drawn when the font's glyph file has it,
+    else drawn by FreeType and clipped to the cell."""
+    char = font.glyphs.aliases.get(char, char)
+    rows = font.glyphs.drawn.get(char)
+    if rows is not None:
+        cell_bits = np.ones((pitch, advance), dtype=np.uint8)
+        x, y = offset
+        cell_bits[y : y + len(rows), x : x + len(rows[0])] = [[c == "." for c in r] for r in rows]
+        return cell_bits
     cell = Image.new("L", (advance, pitch), 255)
     x, y = offset
     ImageDraw.Draw(cell).text((x, y + font.ascent), char, font=font.freetype, fill=0, anchor="ls")

@@ -176,10 +176,16 @@ class _Layout:
         text = normalize(entry.text, self.spaced_marks)
         if self._col:
             text = " " + text
-        if self.atlas.font.covered.issuperset(text):
+        lacking = set(text) - self.atlas.font.covered
+        if not lacking:
             self._add_plain(text, entry.message_id)
-        else:
-            self._add_mixed(text, entry.message_id)
+            return
+        # Only the characters the font lacks take the per-character path; the runs between
+        # them stay on the fast one (one missing mark must not slow a whole message down).
+        runs = re.compile("([" + "".join(map(re.escape, sorted(lacking))) + "]+)")
+        for i, run in enumerate(runs.split(text)):
+            if run:
+                (self._add_mixed if i % 2 else self._add_plain)(run, entry.message_id)
 
     def finish(self) -> list[_Row]:
         if self._col:
@@ -204,6 +210,7 @@ class _Layout:
                 self._flush()
 
     def _add_mixed(self, text: str, mid: str) -> None:
+        """Lay out character by character: any text, at several times the plain path's cost."""
         for char in text:
             kind, cells = self._classify(char, mid)
             if self._col + cells > self.columns:
