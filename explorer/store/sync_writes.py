@@ -135,7 +135,7 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     _write_messages(conn, conv_id, fresh, ids, db_id)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if fresh:
-        _move_tip(conn, conv_id, db_id[ic.messages[-1].id], fresh, ids)
+        _move_tip(conn, conv_id, db_id[ic.messages[-1].id], fresh, ids, db_id)
     if ic.context_start is not None and ic.context_start in db_id:
         conn.execute("UPDATE conversations SET context_start_id = ? WHERE id = ?",
                      (db_id[ic.context_start], conv_id))
@@ -153,12 +153,22 @@ def _stored_keys(conn: sqlite3.Connection, conv_id: int, keys: set[str]) -> dict
 
 
 def _move_tip(conn: sqlite3.Connection, conv_id: int, tip: int, fresh: list[Message],
-              ids: dict[Hashable, int]) -> None:
-    """The tip follows the agent; the clean boundary is found on the new stretch of path."""
+              ids: dict[Hashable, int], db_id: dict[Hashable, int]) -> None:
+    """The tip follows the agent; the clean boundary is found on the new stretch of path.
+
+    Only from where the agent left off: a person who moved the tip to another branch
+    keeps it there, and the new messages wait in the tree until they switch back.
+    """
     old_tip, old_clean = conn.execute(
         "SELECT tip_id, clean_tip_id FROM conversations WHERE id = ?", (conv_id,)).fetchone()
     clean = old_clean
     segment = _new_stretch(fresh, ids, tip)
+    start = segment[0].parent_id if segment else None
+    below = db_id.get(start, db_id.get(str(start))) if start is not None else None
+    if old_tip is not None and (not segment or below != old_tip):
+        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?",
+                     (time.time(), conv_id))
+        return
     if segment and (old_tip == old_clean or old_tip is None):
         found = last_clean_boundary(segment)
         clean = ids[segment[found].id] if found is not None else old_clean

@@ -18,6 +18,7 @@ from explorer.ui.branch_state import BranchState
 from explorer.ui.command_bar import CommandBar
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
+from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
 from explorer.ui.model_worker import ModelJob
@@ -48,6 +49,8 @@ class MainWindow(QMainWindow):
         column.addWidget(self.context_panel)
         self.branch_state = BranchState(self)
         column.addWidget(self.branch_state.banner)
+        self.follow = LiveFollow(self)
+        column.addWidget(self.follow.bar)
         column.addWidget(self.transcript, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for w in (self.conversations, self.graph, right):
@@ -136,6 +139,8 @@ class MainWindow(QMainWindow):
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")
         self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
+        view.addAction(self.follow.action)
+        self.addAction(self.follow.action)
         view.addAction(self.graph.mode_action)
         self.addAction(self.graph.mode_action)
 
@@ -295,6 +300,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.sync()
+        self.follow.stop()
         self.graph.shutdown()
         self.transcript.shutdown()
         self.context_panel.shutdown()

@@ -260,12 +260,12 @@ class TranscriptView(QAbstractScrollArea):
         rows, heights = result
         if len(rows) != len(self.rows) or (rows and rows[0].mid != self.rows[0].mid):
             return  # another path was loaded meanwhile
-        anchor = self._anchor()
+        anchor, at_end = self._anchor(), self.at_end()
         for i, h in enumerate(heights):
             if i not in self._cards:
                 self._heights[i] = h
         self._recompute_offsets()
-        self._scroll_to_row(*anchor)
+        self._keep_place(anchor, at_end)
 
     def _card_width(self) -> int:
         return max(self.viewport().width() - 2 * MARGIN, 120)
@@ -302,6 +302,18 @@ class TranscriptView(QAbstractScrollArea):
             return None
         row, offset = self._anchor()
         return self.rows[row].mid, offset
+
+    def at_end(self) -> bool:
+        """True when the last row is in view: a reader there stays there as rows grow."""
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() > 0
+
+    def _keep_place(self, anchor: tuple[int, int], at_end: bool) -> None:
+        """After heights changed: the end stays the end, else the anchor row stays still."""
+        if at_end:
+            self.scroll_to_end()
+        else:
+            self._scroll_to_row(*anchor)
 
     def _scroll_to_row(self, row: int, offset: int) -> None:
         self._in_layout = True
@@ -492,11 +504,11 @@ class TranscriptView(QAbstractScrollArea):
         row = next((i for i, c in self._cards.items() if c is card), None)
         if row is None:
             return
-        anchor = self._anchor()
+        anchor, at_end = self._anchor(), self.at_end()
         card.updateGeometry()
         self._heights[row] = self._measure(card)
         self._recompute_offsets()
-        self._scroll_to_row(*anchor)
+        self._keep_place(anchor, at_end)
 
     def _siblings(self, mid: int) -> list[int]:
         """Read with the content (off the main thread); a row without them has none shown."""
@@ -510,7 +522,7 @@ class TranscriptView(QAbstractScrollArea):
         super().resizeEvent(event)
         if not self.rows:
             return
-        anchor = self._anchor()
+        anchor, at_end = self._anchor(), self.at_end()
         width = self._card_width()
         if width != self._width:
             self._width = width
@@ -519,7 +531,7 @@ class TranscriptView(QAbstractScrollArea):
             for i, card in self._cards.items():
                 self._heights[i] = self._measure(card)
         self._recompute_offsets()
-        self._scroll_to_row(*anchor)
+        self._keep_place(anchor, at_end)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()

@@ -1,0 +1,219 @@
+"""View → Follow live session: the open conversation's session file, polled as an agent writes it.
+
+A timer asks the window's task runner for one poll at a time (:func:`explorer.app.follow.poll`,
+a sync of that one file through the store's one writer); nothing is read or written on the
+main thread. When a poll stored new messages the graph and the transcript reload, keeping
+what the person looks at: the transcript stays where it is being read, the graph keeps its
+view and selection. Only a person who is at the end (the transcript scrolled to the bottom)
+is taken along: the transcript scrolls to the new end, and when the tip was selected the new
+tip is selected instead. A strip over the transcript says that the session is followed, what
+came in last, and has a Stop button; opening another conversation stops following.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from explorer.app.follow import Followed, NotFollowable, Poll, followable, poll
+from explorer.tree.errors import ExplorerError
+from explorer.ui.tasks import Task, Ticket
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+POLL_MS = 500
+"""How often the file is looked at: new turns show within a second."""
+END_SLACK = 4
+"""Pixels from the bottom that still count as "at the end"."""
+
+
+class FollowBar(QFrame):
+    """The strip over the transcript while a session is followed: a live dot, news, Stop."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("follow-bar")
+        self.setStyleSheet("QFrame#follow-bar { background:#e6f7ee; border:1px solid #2f9e44;"
+                           " border-radius:4px; } QLabel { color:#1b4d2b; }")
+        self.dot = QLabel("●", self)
+        self.dot.setStyleSheet("color:#2f9e44; font-size:14px;")
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.detail = QLabel(self)
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.stop_button = QPushButton("Stop following", self)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 3, 8, 3)
+        layout.addWidget(self.dot)
+        layout.addWidget(self.title)
+        layout.addWidget(self.detail, 1)
+        layout.addWidget(self.stop_button)
+
+
+class LiveFollow(QObject):
+    """Following the open conversation's session file; one poll in flight at a time."""
+
+    polled = Signal(object)  # the Poll, after the views were told
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.bar = FollowBar()
+        self.bar.hide()
+        self.bar.stop_button.clicked.connect(self.stop)
+        self.action = QAction("Follow live session", window)
+        self.action.setObjectName("follow_live_session")
+        self.action.setCheckable(True)
+        self.action.setShortcut(QKeySequence("Ctrl+L"))
+        self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.action.toggled.connect(self._toggled)
+        self.timer = QTimer(self)
+        self.timer.setInterval(POLL_MS)
+        self.timer.timeout.connect(self.poll_now)
+        self.followed: Followed | None = None
+        self.task: Task | None = None
+        self.new_messages = 0
+        self._land_on_end = False
+        self._select_tip: int | None = None
+        window.transcript.loaded.connect(self._transcript_loaded)
+
+    @property
+    def following(self) -> bool:
+        return self.followed is not None
+
+    # -- starting and stopping ---------------------------------------------------------
+    def _toggled(self, on: bool) -> None:
+        if on and not self.following:
+            self.start()
+        elif not on and self.following:
+            self.stop()
+
+    def start(self) -> bool:
+        """Follow the open conversation's session file; says why not when it cannot."""
+        conv = self.w.conversation_id
+        try:
+            if conv is None:
+                raise NotFollowable("open a conversation read from an agent's session first")
+            followed = followable(self.w.store, conv)
+        except (NotFollowable, ExplorerError) as exc:
+            self._set_checked(False)
+            self.w.actions_.tell("Follow", str(exc))
+            return False
+        self.followed = followed
+        self.new_messages = 0
+        self.bar.title.setText(f"Following {followed.agent} session {followed.path.name}")
+        self.bar.detail.setText("  waiting for the agent to write…")
+        self.bar.setToolTip(str(followed.path))
+        self.bar.show()
+        self._set_checked(True)
+        self.timer.start()
+        self.poll_now()
+        return True
+
+    def stop(self) -> None:
+        """Stop polling; a poll under way is cancelled and reports nothing."""
+        self.timer.stop()
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        self.followed = None
+        self._land_on_end = False
+        self._select_tip = None
+        self.bar.hide()
+        self._set_checked(False)
+
+    def _set_checked(self, on: bool) -> None:
+        self.action.blockSignals(True)
+        self.action.setChecked(on)
+        self.action.blockSignals(False)
+
+    # -- polling -----------------------------------------------------------------------
+    def poll_now(self) -> None:
+        """Start one poll unless one is still running (a slow disk never piles them up)."""
+        followed = self.followed
+        if followed is None or (self.task is not None and self.task.running):
+            return
+        if self.w.conversation_id != followed.conversation_id:
+            self.stop()
+            return
+        store = self.w.store
+
+        def job(ticket: Ticket) -> Poll:
+            return poll(store, followed, ticket.is_cancelled)
+
+        def done(result: object) -> None:
+            if isinstance(result, Poll):
+                self._polled(followed, result)
+
+        def failed(error: BaseException) -> None:
+            self._failed(followed, error)
+
+        task = self.w.tasks.run(job, on_done=done, on_failed=failed)
+        task.ended.connect(lambda t=task: self._ended(t))
+        self.task = task
+
+    def _ended(self, task: Task) -> None:
+        if task is self.task:
+            self.task = None
+
+    def _failed(self, followed: Followed, error: BaseException) -> None:
+        if followed is self.followed:
+            self.bar.detail.setText(f"  could not read the session: {error}")
+
+    def _polled(self, followed: Followed, result: Poll) -> None:
+        if followed is not self.followed or self.w.conversation_id != followed.conversation_id:
+            return
+        if result.errors:
+            self.bar.detail.setText(f"  {result.errors[0]}")
+        if result.added:
+            self.new_messages += result.added
+            self._show_new(result)
+        self.polled.emit(result)
+
+    def _show_new(self, result: Poll) -> None:
+        """Reload the views; take the person along only when they are at the end."""
+        w = self.w
+        conv = w.conversation_id
+        if conv is None:
+            return
+        stamp = time.strftime("%H:%M:%S")
+        self.bar.detail.setText(f"  {result.added} new message(s) at {stamp} · "
+                                f"{self.new_messages} since following began")
+        at_end = self.at_end()
+        selected = w.transcript.selected()
+        old_tip = w.transcript.tip
+        moved = result.tip is not None and result.tip != old_tip
+        w.graph.refresh()
+        if w.branch_state.previewing:
+            w.update_status()
+            return  # the person reads another branch: the new turns wait in the graph
+        self._land_on_end = at_end
+        self._select_tip = (result.tip if at_end and moved and selected in (None, old_tip)
+                            else None)
+        w.transcript.load_path(conv)
+        w.update_status()
+
+    def at_end(self) -> bool:
+        """True when the transcript shows its last row (or nothing yet)."""
+        bar = self.w.transcript.verticalScrollBar()
+        return bar.value() >= bar.maximum() - END_SLACK
+
+    def _transcript_loaded(self, conv_id: int) -> None:
+        followed = self.followed
+        if followed is not None and conv_id != followed.conversation_id:
+            self.stop()  # another conversation was opened
+            return
+        if not self._land_on_end:
+            return
+        self._land_on_end = False
+        tip, self._select_tip = self._select_tip, None
+        if tip is not None and self.w.transcript.has_message(tip):
+            self.w.transcript.select(tip)
+            self.w.graph.select_node(tip)
+            self.w.graph.center_on(tip)
+        self.w.transcript.scroll_to_end()
