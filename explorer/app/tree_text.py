@@ -25,6 +25,10 @@ class TreeMarks:
     hidden: frozenset[int] = frozenset()
     markers: Mapping[int | None, Sequence[str]] = field(default_factory=dict)
     stale: frozenset[int] = frozenset()
+    # branch point → (archived branches folded there, deleted branches), and merge links
+    # (side branch tip, merge message), for the graph's glyphs and link edges.
+    folded: Mapping[int | None, tuple[int, int]] = field(default_factory=dict)
+    merges: Sequence[tuple[int, int]] = ()
 
 
 def render_tree(nodes: Sequence[SkeletonNode], marks: TreeMarks, width: int = 100) -> list[str]:

@@ -36,11 +36,16 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
                 *(end for link in view.merges for end in link), *view.stale}:
         notes.setdefault(mid, []).extend(view.notes_for(mid))
     markers: dict[int | None, list[str]] = {}
+    folded: dict[int | None, tuple[int, int]] = {}
     for m in view.markers:
         markers.setdefault(m.at, []).append(m.text())
+        archived, deleted = folded.get(m.at, (0, 0))
+        n = len(m.roots)
+        folded[m.at] = (archived + n, deleted) if m.kind == "archived" else (archived,
+                                                                              deleted + n)
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes,
                      hidden=frozenset(view.hidden), markers=markers,
-                     stale=frozenset(view.stale))
+                     stale=frozenset(view.stale), folded=folded, merges=list(view.merges))
 
 
 def tree_lines(

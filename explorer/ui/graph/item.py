@@ -33,6 +33,7 @@ from explorer.ui.graph.model import (
 )
 from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
 from explorer.ui.graph.sibling_words import SiblingWords
+from explorer.ui.graph.tend_glyphs import TendPainter
 from explorer.ui.graph.tiles import TileCache
 
 TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
@@ -98,6 +99,7 @@ class GraphItem(QGraphicsItem):
         self._bold_metrics = QFontMetricsF(self._bold)
         self._small_metrics = QFontMetricsF(self._small)
         self.labels = LabelPainter()
+        self.tending = TendPainter()
         self.tiles = TileCache(geometry, palette, model.bounds)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         left, top, right, bottom = model.bounds
@@ -128,7 +130,10 @@ class GraphItem(QGraphicsItem):
             self.tiles.paint(painter, scale, view, self.update)
         else:
             paint_batches(painter, self.geometry.batches_in(*view), self.palette, None)
+            self.tending.paint_links(painter, self.model, self.palette, view, True)
             self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
+        self.tending.paint(painter, self.model, self.palette, view, lod >= Lod.BOXES,
+                           lod == Lod.TEXT)
         self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
         paint_compare_marks(painter, self.model, self.compare_marks, scale,

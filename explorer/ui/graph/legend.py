@@ -29,6 +29,9 @@ _TURN_ROWS = (("box", STYLE_TURN, "turn"), ("box", STYLE_AGENT, "subagent"),
               ("dash", "agent", "subagent link"), ("badge", "tip", "tip"),
               ("dot", "checkpoint", "checkpoint"), ("dot", "fork", "fork"),
               ("dot", "rewind", "rewind"), ("dot", "compaction", "compaction"))
+# Tending (T6, T7): what is folded or deleted at a branch point, stale answers, merge links.
+_TEND_ROWS = (("chip", "archived", "archived branches"), ("chip", "deleted", "deleted branch"),
+              ("stale", "stale", "stale answer"), ("dash", "merge", "merge link"))
 _MESSAGE_ROWS = (("box", STYLE_USER, "user"), ("box", STYLE_ASSISTANT, "assistant"),
                  ("box", STYLE_TOOL_CALL, "tool call"), ("box", STYLE_TOOL_RESULT, "result"),
                  ("box", STYLE_ERROR, "error"), ("line", "active", "active path"),
@@ -70,7 +73,7 @@ class Legend(QWidget):
         self.update()
 
     def rows(self) -> tuple[tuple[str, object, str], ...]:
-        return _TURN_ROWS if self.mode == "turns" else _MESSAGE_ROWS
+        return (_TURN_ROWS if self.mode == "turns" else _MESSAGE_ROWS) + _TEND_ROWS
 
     def sizeHint(self) -> QSize:
         if self.folded:
@@ -120,8 +123,15 @@ def _swatch(painter: QPainter, pal: GraphPalette, row: tuple[str, object, str],
                             else Qt.PenStyle.SolidLine))
         painter.setBrush(pal.styles[what])
         painter.drawRect(r)
+    elif kind in ("chip", "stale"):
+        color = {"archived": pal.archived, "deleted": pal.deleted}.get(str(what), pal.stale)
+        pen = QPen(color, 1.5 if kind == "chip" else 2)
+        pen.setStyle(Qt.PenStyle.DashLine if what != "deleted" else Qt.PenStyle.SolidLine)
+        painter.setPen(pen)
+        painter.setBrush(pal.background)
+        painter.drawRoundedRect(r, 3 if kind == "chip" else 0, 3 if kind == "chip" else 0)
     elif kind in ("line", "dash"):
-        color = pal.active if what == "active" else pal.agent
+        color = {"active": pal.active, "merge": pal.merge}.get(str(what), pal.agent)
         style = Qt.PenStyle.DashLine if kind == "dash" else Qt.PenStyle.SolidLine
         painter.setPen(QPen(color, 2, style))
         painter.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))

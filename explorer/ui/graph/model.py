@@ -37,6 +37,9 @@ F_ACTIVE, F_TIP, F_CHECKPOINT, F_FORK, F_REWIND, F_COMPACTION = 8, 16, 32, 64, 1
 F_CONTEXT_START, F_CLEAN_BOUNDARY = 512, 1024
 F_SIDE = 2048  # the first node of a subagent: linked to its call, never anyone's sibling
 F_RUN = 4096  # a folded straight run of turns
+# Tending (T6, T7): branches folded or deleted below, an answer gone stale, a merge's ends.
+F_ARCHIVED, F_DELETED, F_STALE, F_MERGE = 8192, 16384, 32768, 65536
+TEND_FLAGS = F_ARCHIVED | F_DELETED | F_STALE | F_MERGE
 MARK_FLAGS = F_CHECKPOINT | F_FORK | F_REWIND | F_COMPACTION | F_CONTEXT_START | F_CLEAN_BOUNDARY
 
 
@@ -55,6 +58,31 @@ class GraphMarks:
     context_start: int | None = None
     clean_boundary: int | None = None
     side_links: Mapping[int, int] = field(default_factory=dict)  # subagent root → its call
+    # branch point → (archived branches folded there, deleted branches waiting for undo)
+    folded: Mapping[int, tuple[int, int]] = field(default_factory=dict)
+    stale: frozenset[int] = frozenset()  # answers whose prompt chain was edited upstream
+    merges: tuple[tuple[int, int], ...] = ()  # (side branch tip, merge message)
+
+
+@dataclass(frozen=True, eq=False)
+class Tending:
+    """What the tending glyphs draw, by node position."""
+
+    folded: dict[int, tuple[int, int]] = field(default_factory=dict)  # (archived, deleted)
+    merges: tuple[tuple[int, int], ...] = ()  # (side tip node, merge node), both drawn
+
+
+def tending_by_node(marks: GraphMarks, index: Mapping[int, int]) -> Tending:
+    """Marks keyed by message, summed per node (a turn node holds several messages)."""
+    folded: dict[int, tuple[int, int]] = {}
+    for mid, (archived, deleted) in marks.folded.items():
+        i = index.get(mid)
+        if i is not None:
+            a, d = folded.get(i, (0, 0))
+            folded[i] = (a + archived, d + deleted)
+    merges = tuple((index[tip], index[msg]) for tip, msg in marks.merges
+                   if tip in index and msg in index and index[tip] != index[msg])
+    return Tending(folded, merges)
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +118,7 @@ class GraphModel:
     bounds: tuple[float, float, float, float]  # left, top, right, bottom of all boxes
     tip: int  # node position of the conversation's tip, -1 when it has none
     turns: TurnInfo | None = None  # set when the nodes are turns, not messages
+    tending: Tending = field(default_factory=Tending)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -201,6 +230,7 @@ def build_model(
         notes={index[m]: tuple(v) for m, v in marks.notes.items() if m in index},
         grid=_grid(sx, sy), bounds=_bounds(sx, sy),
         tip=index.get(marks.tip, -1) if marks.tip is not None else -1,
+        tending=tending_by_node(marks, index),
     )
 
 
@@ -211,9 +241,10 @@ def _flags(ids: array[int], marks: GraphMarks) -> array[int]:
             (marks.compactions, F_COMPACTION), (frozenset(marks.labels), F_CHECKPOINT),
             (frozenset(marks.side_links), F_SIDE))
     extra = marks.message_flags
+    tend = tend_flags(marks)
     out = array("I", [0]) * len(ids)
     for i, mid in enumerate(ids):
-        f = extra.get(mid, 0) | single.get(mid, 0)
+        f = extra.get(mid, 0) | single.get(mid, 0) | tend.get(mid, 0)
         for members, bit in sets:
             if mid in members:
                 f |= bit
@@ -221,9 +252,24 @@ def _flags(ids: array[int], marks: GraphMarks) -> array[int]:
     return out
 
 
+def tend_flags(marks: GraphMarks) -> dict[int, int]:
+    """The tending bits by message id: folded or deleted branches below, stale, merge ends."""
+    out: dict[int, int] = {}
+    for mid, (archived, deleted) in marks.folded.items():
+        out[mid] = (F_ARCHIVED if archived else 0) | (F_DELETED if deleted else 0)
+    for mid in marks.stale:
+        out[mid] = out.get(mid, 0) | F_STALE
+    for tip, msg in marks.merges:
+        out[tip] = out.get(tip, 0) | F_MERGE
+        out[msg] = out.get(msg, 0) | F_MERGE
+    return out
+
+
 def node_flags(marks: GraphMarks) -> dict[int, int]:
     """Flags of every message that has any, by message id (the turn view ORs them per node)."""
     out: dict[int, int] = dict(marks.message_flags)
+    for mid, bits in tend_flags(marks).items():
+        out[mid] = out.get(mid, 0) | bits
     for mid in marks.active:
         out[mid] = out.get(mid, 0) | F_ACTIVE
     for one, bit in ((marks.tip, F_TIP), (marks.context_start, F_CONTEXT_START),

@@ -31,6 +31,11 @@ class GraphPalette:
     compaction: QColor
     styles: tuple[QColor, ...]
     agent: QColor = field(default_factory=lambda: QColor("#9c36b5"))  # subagent links, names
+    # Tending glyphs (T6, T7): folded, deleted, stale, and the merge link.
+    archived: QColor = field(default_factory=lambda: QColor("#5c6b7a"))
+    deleted: QColor = field(default_factory=lambda: QColor("#d6336c"))
+    stale: QColor = field(default_factory=lambda: QColor("#b07b00"))
+    merge: QColor = field(default_factory=lambda: QColor("#4263eb"))
 
     def style(self, index: int) -> QColor:
         return self.styles[index]
@@ -58,6 +63,8 @@ def dark_palette() -> GraphPalette:
         muted_text=QColor("#9aa1ac"), badge=QColor("#ced4da"),
         checkpoint=QColor("#69db7c"), rewind=QColor("#da77f2"), fork=QColor("#3bc9db"),
         compaction=QColor("#ffc078"), agent=QColor("#da77f2"),
+        archived=QColor("#a5b4c4"), deleted=QColor("#f783ac"), stale=QColor("#ffd43b"),
+        merge=QColor("#91a7ff"),
         styles=(QColor("#6c757d"), QColor("#1c7ed6"), QColor("#2f9e44"), QColor("#e67700"),
                 QColor("#6741d9"), QColor("#e03131"), QColor("#1f3a5a"), QColor("#4a2d5e"),
                 QColor("#343a40")),

@@ -28,6 +28,7 @@ from explorer.ui.graph.model import (
     _children,
     _grid,
     node_flags,
+    tending_by_node,
 )
 from explorer.ui.graph.palette import STYLE_AGENT, STYLE_RUN, STYLE_SYSTEM, STYLE_TURN
 
@@ -61,6 +62,7 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         previews=info.answers, labels=_by_node(marks.labels, index),
         notes=_by_node(marks.notes, index), grid=_grid(xs, ys), bounds=_bounds(xs, ys),
         tip=index.get(marks.tip, -1) if marks.tip is not None else -1, turns=info,
+        tending=tending_by_node(marks, index),
     )
 
 

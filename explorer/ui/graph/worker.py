@@ -60,6 +60,8 @@ def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> Gr
         context_start=conv.context_start_id,
         clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
         side_links=subagent_links(store.reader, conv_id),
+        folded={k: v for k, v in marks.folded.items() if k is not None},
+        stale=marks.stale, merges=tuple(marks.merges),
     )
 
 

@@ -1,0 +1,134 @@
+"""Tending drawn on the graph (T6, T7): folded and deleted branches, stale answers, merge links.
+
+The demo is tended the way a person would (archive, delete, merge back, edit a prompt);
+then the graph's model must carry every mark in both projections, and painting must
+draw the chips up close, small glyphs far away and the merge link at every zoom, in the
+light and the dark palette alike; undoing the actions takes the drawings away again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+from explorer.app import merge, tree_actions, undo
+from explorer.app.demo import load_demo
+from explorer.store import Store
+from explorer.ui.graph.item import GraphItem, Lod
+from explorer.ui.graph.legend import Legend
+from explorer.ui.graph.model import F_ARCHIVED, F_DELETED, F_MERGE, F_STALE
+from explorer.ui.graph.palette import GraphPalette, dark_palette, light_palette
+from explorer.ui.graph.worker import build_graph, build_turn_graph
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+@pytest.fixture
+def tended(tmp_path: Path) -> Iterator[Store]:
+    """Demo: 18 archived (at 17), 23 deleted (at 22), 11 merged after 24 (as the new tip),
+    and prompt 20 edited into a sibling, so 21 and 24 are stale; the tip is the merge."""
+    store = Store(tmp_path / "t.db")
+    conv = load_demo(store)
+    tree_actions.archive(store, 18)
+    tree_actions.delete(store, 23)
+    merge.merge(store, 11, 24)
+    tip = store.conversation(conv).tip_id
+    tree_actions.edit(store, conv, 20, "Is the dashboard count right?")
+    tree_actions.branch(store, conv, tip or 0)
+    yield store
+    store.close()
+
+
+def _paint(item: GraphItem, mid: int, scale: float, pal: GraphPalette) -> QImage:
+    """The item painted as the view would, centred on ``mid`` at ``scale``."""
+    m = item.model
+    image = QImage(700, 500, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(pal.background)
+    painter = QPainter(image)
+    i = m.index[mid]
+    painter.translate(350, 250)
+    painter.scale(scale, scale)
+    painter.translate(-m.xs[i], -m.ys[i])
+    option = QStyleOptionGraphicsItem()
+    option.exposedRect = painter.worldTransform().inverted()[0].mapRect(QRectF(0, 0, 700, 500))
+    item.paint(painter, option)
+    painter.end()
+    return image
+
+
+def _pixels_like(image: QImage, color: QColor, tolerance: int = 30) -> int:
+    target = (color.red(), color.green(), color.blue())
+    count = 0
+    for y in range(0, image.height(), 1):
+        for x in range(0, image.width(), 2):
+            c = image.pixelColor(x, y)
+            if sum(abs(a - b) for a, b in zip((c.red(), c.green(), c.blue()), target,
+                                              strict=True)) < tolerance:
+                count += 1
+    return count
+
+
+def test_T6_T7_the_model_carries_every_tending_mark_in_both_projections(tended: Store) -> None:
+    data = build_graph(tended, 1, light_palette())
+    m = data.model
+    flags = {mid: m.flags[m.index[mid]] for mid in (17, 22, 21, 24, 11)}
+    assert flags[17] & F_ARCHIVED and not flags[17] & F_DELETED
+    assert flags[22] & F_DELETED and not flags[22] & F_ARCHIVED
+    assert flags[21] & F_STALE and flags[24] & F_STALE and not flags[17] & F_STALE
+    assert flags[11] & F_MERGE
+    tip = m.tip
+    assert m.flags[tip] & F_MERGE
+    assert m.tending.folded == {m.index[17]: (1, 0), m.index[22]: (0, 1)}
+    assert m.tending.merges == ((m.index[11], tip),)
+    turns = build_turn_graph(tended, 1, light_palette()).model
+    assert turns.tending.merges == ((turns.index[11], turns.tip),)
+    assert turns.tending.folded[turns.index[17]] == (1, 0)
+    assert turns.tending.folded[turns.index[22]] == (0, 1)
+    assert turns.flags[turns.index[21]] & F_STALE
+
+
+@pytest.mark.parametrize("pal", [light_palette(), dark_palette()], ids=["light", "dark"])
+def test_T6_T7_chips_up_close_glyphs_far_away_and_the_merge_link_always(
+    tended: Store, pal: GraphPalette
+) -> None:
+    data = build_graph(tended, 1, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    near = _paint(item, 22, 1.0, pal)
+    assert item.last_lod == Lod.TEXT
+    assert item.tending.chips == ["▸ 1 archived", "✕ 1 deleted · undo"]
+    assert item.tending.links == 1
+    assert _pixels_like(near, pal.deleted) > 20  # the chip is there, in its colour
+    assert _pixels_like(near, pal.stale) > 20  # the dashed outline of stale answers
+    assert _pixels_like(near, pal.merge) > 20  # the merge link
+    _paint(item, 20, 0.3, pal)  # boxes without text: short chips, still there
+    assert item.last_lod == Lod.BOXES
+    assert sorted(item.tending.chips) == ["▸ 1", "✕ 1"]
+    far = _paint(item, 20, 0.03, pal)
+    assert item.last_lod in (Lod.OVERVIEW, Lod.DOTS) and item.tending.chips == []
+    assert item.tending.glyphs == 4  # archived, deleted, the stale answers 21 and 24
+    assert item.tending.links == 1 and _pixels_like(far, pal.stale) > 3
+
+
+def test_T7_undoing_the_actions_takes_the_drawings_away(tended: Store) -> None:
+    for _ in range(5):
+        undo.undo(tended, 1)
+    pal = light_palette()
+    data = build_graph(tended, 1, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    image = _paint(item, 22, 1.0, pal)
+    assert item.tending.chips == [] and item.tending.links == 0
+    assert _pixels_like(image, pal.deleted) == 0 and _pixels_like(image, pal.merge) == 0
+
+
+def test_the_legend_explains_the_tending_marks() -> None:
+    legend = Legend()
+    for mode in ("turns", "messages"):
+        legend.set_mode(mode)
+        texts = [row[2] for row in legend.rows()]
+        assert {"archived branches", "deleted branch", "stale answer", "merge link"} <= set(texts)
+    legend.deleteLater()
