@@ -161,14 +161,12 @@ def price_lines(plan: CompactionPlan, target: Target) -> list[str]:
 
 
 def measured_cache_lines(store: Store, conv_id: int) -> list[str]:
-    """What the provider read from and wrote to its cache for the last answer (its usage:
-    Anthropic's cache reads and writes, OpenAI's ``cached_tokens``, Gemini's cached count)."""
-    for m in reversed(active_context(store, conv_id)):
-        if m.role == "assistant" and m.usage is not None and m.usage.input_tokens is not None:
-            read, wrote = m.usage.cache_read_tokens or 0, m.usage.cache_write_tokens or 0
-            return [f"last answer (message {m.id}): {read:,} prompt tokens read from the "
-                    f"provider's cache, {wrote:,} written"]
-    return []
+    """What the provider read from and wrote to its cache for the last answer."""
+    last = prompt_cache.last_measured(active_context(store, conv_id))
+    if last is None:
+        return []
+    return [f"last answer (message {last['message']}): {last['read']:,} prompt tokens read "
+            f"from the provider's cache, {last['written']:,} written"]
 
 
 def usage_lines(use: ContextUsage) -> list[str]:

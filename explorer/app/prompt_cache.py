@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.target import ProviderKind, Target
@@ -90,3 +91,25 @@ def _previous(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.role == "assistant" and m.source_meta.get(META_KEY):
             return [p for p in m.source_meta[META_KEY] if isinstance(p, dict)]
     return []
+
+
+def last_measured(context: Sequence[Message]) -> dict[str, int] | None:
+    """What the provider read from and wrote to its cache for the last answer on ``context``
+    (its usage: Anthropic's cache reads and writes, OpenAI's ``cached_tokens``, Gemini's
+    cached count); ``None`` before any measured answer."""
+    for m in reversed(context):
+        if m.role == "assistant" and m.usage is not None and m.usage.input_tokens is not None:
+            return {"message": int(m.id) if isinstance(m.id, int) else -1,
+                    "read": m.usage.cache_read_tokens or 0,
+                    "written": m.usage.cache_write_tokens or 0}
+    return None
+
+
+def figures(context: Sequence[Message], target: Target) -> dict[str, Any]:
+    """The context panel's cache figures: the next request's outlook (planned as the preview
+    and ``send`` plan it) and what the last answer measured."""
+    out: dict[str, Any] = {"outlook": None, "last": last_measured(context)}
+    if context and target.kind is ProviderKind.ANTHROPIC:
+        cache = outlook(planner.build_plan(context, target), target)
+        out["outlook"] = cache.to_dict() if cache is not None else None
+    return out

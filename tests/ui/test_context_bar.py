@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,13 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
-from explorer.app import compacting
+from explorer.app import compacting, prompt_cache
+from explorer.app import conversation_ops as ops
 from explorer.app.demo import load_demo
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target
+from explorer.providers import make_provider
 from explorer.store import Store
 from explorer.tree.model import text_message
 from explorer.ui.preview import context_bar
@@ -192,3 +195,52 @@ def test_V2_a_long_path_is_counted_and_measured_only_when_asked(
     assert panel.bar.usage is not None
     expected = compacting.usage(store, conv, Target.default()).to_dict()
     assert panel.bar.usage["estimated_total"] == expected["estimated_total"]
+
+
+def test_the_bar_shows_the_prompt_cache_outlook_of_the_next_request(
+    qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
+) -> None:
+    """After an answer from a caching stand-in of the Anthropic API, the panel shows what the
+    next request is expected to read from the cache, as the preview and the CLI count it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+    from provider_server import ProviderServer, ServerState
+
+    store, cid = demo
+    target = Target.default(window=100_000, output_reserve=256)
+    state = ServerState()
+    state.prompt_cache = {}
+    server = ProviderServer(state).start()
+    try:
+        provider = make_provider("anthropic", model=target.model, api_key=None,
+                                 base_url=server.url, max_tokens=target.output_reserve)
+        ops.send(store, cid, "first question", provider, ops.RunOptions(target))
+    finally:
+        server.close()
+    panel.show_conversation(cid, target)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=20_000)
+    plan = compacting.plan(store, cid, target)
+    outlook = prompt_cache.outlook(plan, target)
+    assert outlook is not None and outlook.read > 0
+    assert panel.bar.usage is not None and context_bar.CACHE_KEY not in panel.bar.usage
+    assert panel.bar.bars.cache == [("read", outlook.read), ("written", outlook.written),
+                                    ("uncached", outlook.uncached)]
+    text = panel.bar.cache_text.text()
+    assert f"{outlook.read:,} tokens expected from the cache" in text
+    assert f"last answer read {state.hits[0].cache_read:,}" in text
+    assert f"wrote {state.hits[0].cache_write:,}" in text
+    qtbot.wait(10)
+    image = panel.bar.bars.grab().toImage()
+    y = 2 * (context_bar.ROW_HEIGHT + 4) + context_bar.ROW_HEIGHT // 2
+    assert QColor(image.pixel(LABEL_WIDTH + 2, y)).name() == context_bar.CACHE_COLOURS["read"]
+
+
+def test_a_provider_without_an_outlook_still_shows_what_the_last_answer_cached(
+    qtbot: QtBot,
+) -> None:
+    bar = ContextBar()
+    qtbot.addWidget(bar)
+    bar.set_usage(usage_of(1000), 0.8)
+    bar.set_cache({"outlook": None, "last": {"message": 7, "read": 1200, "written": 0}})
+    assert bar.bars.cache == []
+    assert "no outlook" in bar.cache_text.text()
+    assert "last answer read 1,200 from the cache" in bar.cache_text.text()

@@ -4,6 +4,8 @@ The estimate is split by part so a person sees *what* to compact; the provider's
 measured count (the last stored prompt count plus what came after) has no parts,
 so it is drawn as its own bar under the estimate. The threshold line sits where
 the proactive ladder starts, so the warning comes before the wall, not at it.
+A third row shows the other half of the window's price: how much of the next request is
+expected from the provider's prompt cache, written to it, or paid in full.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.app import compacting
+from explorer.app import compacting, prompt_cache
 from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.compaction.context import PART_NAMES
@@ -34,6 +36,7 @@ COLOURS: dict[str, str] = {
 }
 MEASURED_COLOUR = "#546e7a"
 COLOURS["measured"] = MEASURED_COLOUR
+CACHE_COLOURS: dict[str, str] = {"read": "#26a69a", "written": "#ffa726", "uncached": "#90a4ae"}
 LEGEND: tuple[str, ...] = (*BAR_PARTS, "measured")
 LABEL_WIDTH = 76
 WARNING_COLOUR = "#c62828"
@@ -42,6 +45,7 @@ DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
 # Paths longer than this are measured when asked: reading and estimating every message of a
 # 100,000-message agent session takes a minute and hundreds of MB, which opening must not cost.
 AUTO_MEASURE_LIMIT = 20_000
+CACHE_KEY = "prompt_cache"  # the cache figures travel beside the usage from the worker
 
 
 def free_colour(widget: QWidget) -> QColor:
@@ -83,22 +87,24 @@ class _Bars(QWidget):
         self.scale_total = 1
         self.threshold: int | None = None
         self.warning = False
-        self.setMinimumHeight(2 * ROW_HEIGHT + 6)
+        self.cache: list[tuple[str, int]] = []  # read, written, uncached of the next request
+        self.setMinimumHeight(3 * ROW_HEIGHT + 10)
         self.setMinimumWidth(LABEL_WIDTH + 200)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         left, w = LABEL_WIDTH, self.width() - LABEL_WIDTH - 1
-        rows = (QRectF(left, 0, w, ROW_HEIGHT), QRectF(left, ROW_HEIGHT + 4, w, ROW_HEIGHT))
+        rows = tuple(QRectF(left, i * (ROW_HEIGHT + 4), w, ROW_HEIGHT) for i in range(3))
         free = free_colour(self)
-        colours = {**COLOURS, "free": free.name()}
-        for row, name in zip(rows, ("estimated", "measured"), strict=True):
+        colours = {**COLOURS, "free": free.name(), **CACHE_COLOURS}
+        for row, name in zip(rows, ("estimated", "measured", "cache"), strict=True):
             p.fillRect(row, free)
             p.drawText(QRectF(0, row.top(), left - 6, ROW_HEIGHT),
                        int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), name)
         paint_segments(p, rows[0], self.estimated, self.scale_total, colours)
         if self.measured is not None:
             paint_segments(p, rows[1], [("measured", self.measured)], self.scale_total, colours)
+        paint_segments(p, rows[2], self.cache, self.scale_total, colours)
         text = self.palette().color(QPalette.ColorRole.WindowText)
         if self.threshold is not None:
             colour = QColor(WARNING_COLOUR) if self.warning else text
@@ -108,7 +114,7 @@ class _Bars(QWidget):
         border = QColor(WARNING_COLOUR) if self.warning else self.palette().color(
             QPalette.ColorRole.Mid)
         p.setPen(QPen(border, 2 if self.warning else 1))
-        p.drawRect(QRectF(left, 0, w, 2 * ROW_HEIGHT + 4))
+        p.drawRect(QRectF(left, 0, w, 3 * ROW_HEIGHT + 8))
         p.end()
 
 
@@ -123,6 +129,10 @@ class ContextBar(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.cache_text = QLabel("Prompt cache: –")
+        self.cache_text.setWordWrap(True)
+        self.cache_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.cache_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.legend: dict[str, QLabel] = {}
         self.shares: dict[str, QLabel] = {}
         grid = QGridLayout()
@@ -143,8 +153,10 @@ class ContextBar(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.bars)
         layout.addLayout(grid)
+        layout.addWidget(self.cache_text)
         layout.addWidget(self.status)
         self.usage: dict[str, Any] | None = None
+        self.cache: dict[str, Any] | None = None
 
     @property
     def warning(self) -> bool:
@@ -176,6 +188,18 @@ class ContextBar(QWidget):
         self._set_status(used, limit)
         self.bars.update()
 
+    def set_cache(self, cache: dict[str, Any] | None) -> None:
+        """Show ``prompt_cache.figures()``: the next request's expected cache read, write and
+        full-price part (a row of the bar and a line), and what the last answer measured."""
+        self.cache = cache
+        outlook = (cache or {}).get("outlook")
+        last = (cache or {}).get("last")
+        self.bars.cache = [] if outlook is None else [
+            ("read", int(outlook["read_tokens"])), ("written", int(outlook["written_tokens"])),
+            ("uncached", int(outlook["uncached_tokens"]))]
+        self.cache_text.setText(cache_text(outlook, last))
+        self.bars.update()
+
     def _set_status(self, used: int, limit: int | None) -> None:
         if limit is not None and used > limit:
             self.status.setText(f"⚠ Compaction due: {used:,} tokens pass the threshold of "
@@ -193,6 +217,21 @@ class ContextBar(QWidget):
     def show_note(self, message: str) -> None:
         self.status.setText(message)
         self.status.setStyleSheet("")
+
+
+def cache_text(outlook: dict[str, Any] | None, last: dict[str, Any] | None) -> str:
+    """The cache row as words, in the units the preview and ``convo compact`` print."""
+    if outlook is not None:
+        head = (f"Prompt cache, next request: {outlook['read_tokens']:,} tokens expected from "
+                f"the cache (at {outlook['read_price']:g}×), {outlook['written_tokens']:,} "
+                f"written (at {outlook['write_price']:g}×), {outlook['uncached_tokens']:,} "
+                f"uncached: about {outlook['cost_in_input_tokens']:,} input tokens' worth")
+    else:
+        head = "Prompt cache: no outlook for this provider (it caches on its own)"
+    if last is not None:
+        head += (f" · last answer read {last['read']:,} from the cache, wrote "
+                 f"{last['written']:,}")
+    return head + "."
 
 
 def _summary_text(usage: dict[str, Any], limit: int | None, threshold: float) -> str:
@@ -253,7 +292,9 @@ class ContextPanel(QWidget):
                     return {"deferred": length}
             context = compacting.active_context(store, conv_id)
             ticket.check()  # a newer request or a closing window: the estimate is not wanted
-            return planner.usage(context, use).to_dict()
+            usage = planner.usage(context, use).to_dict()
+            ticket.step("pricing the prompt cache")
+            return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
 
         self.runner.submit(job)
 
@@ -275,7 +316,9 @@ class ContextPanel(QWidget):
             self.measure_button.show()
             return
         self.deferred = None
+        cache = usage.pop(CACHE_KEY, None)
         self.bar.set_usage(usage, self.threshold)
+        self.bar.set_cache(cache)
 
     def shutdown(self) -> None:
         self.runner.shutdown()
