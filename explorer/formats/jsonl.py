@@ -52,6 +52,7 @@ class JsonlReader:
     path: Path
     skipped: list[SkippedLine] = field(default_factory=list)
     lines_read: int = 0
+    line_offset: int = 0  # where the line last yielded starts, in bytes
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         report = read_progress.get()
@@ -65,6 +66,7 @@ class JsonlReader:
                     report(done)
                 obj = self._parse(number, raw)
                 if obj is not None:
+                    self.line_offset = done - len(raw)
                     yield number, obj
 
     def _parse(self, number: int, raw: bytes) -> dict[str, Any] | None:

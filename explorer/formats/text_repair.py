@@ -19,12 +19,29 @@ REPLACEMENT = "\ufffd"
 
 
 def repair_surrogates(ic: ImportedConversation) -> int:
-    """Replace lone surrogates everywhere in ``ic``; answers how many were replaced."""
+    """Replace lone surrogates everywhere in ``ic``; answers how many were replaced.
+
+    The messages of a lazily read conversation hold only openings now; their
+    content source repairs (and counts) their full text when it is read.
+    """
     counter = [0]
-    _walk_object(ic, counter)
+    lazy = ic.content is not None
+    messages, ic.messages = ic.messages, []
+    try:
+        _walk_object(ic, counter)
+    finally:
+        ic.messages = messages
+    _clean(messages, [0] if lazy else counter)
     if counter[0]:
         ic.notes.append(f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
                         f"in {counter[0]} place(s)")
+    return counter[0]
+
+
+def repair_in(obj: Any) -> int:
+    """Replace lone surrogates in a dataclass (a message) in place; answers how many."""
+    counter = [0]
+    _walk_object(obj, counter)
     return counter[0]
 
 

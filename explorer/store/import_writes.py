@@ -19,7 +19,7 @@ from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
-from explorer.tree.imported import ImportedConversation
+from explorer.tree.imported import ContentUnavailable, ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
 from explorer.tree.repair import repair_tree
@@ -146,7 +146,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
         title = _newest_title(conn, conv_id, ic, msgs, bool(fresh))
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
     db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
-    _write_messages(conn, conv_id, fresh, ids, db_id)
+    _write_messages(conn, conv_id, fresh, ids, db_id, ic)
     _write_labels(conn, conv_id, ic, db_id, {m.id: m for m in msgs})
     if not known or ic.tip in ids:  # a merge that brings nothing further keeps the tip
         _set_pointers(conn, conv_id, ic, msgs, db_id)
@@ -158,31 +158,35 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
 
 def _write_messages(
     conn: sqlite3.Connection, conv_id: int, fresh: list[Message],
-    ids: dict[Hashable, int], db_id: dict[Hashable, int],
+    ids: dict[Hashable, int], db_id: dict[Hashable, int], ic: ImportedConversation,
 ) -> None:
-    blobs: dict[str, tuple[bytes, str | None]] = {}
-    mrows, prows = [], []
-    for m in fresh:
-        mid = ids[m.id]
-        parent = db_id[m.parent_id] if m.parent_id is not None else None
-        mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
-                                 if m.source_id is None else None))
-        prows.extend(part_rows(m.parts, mid, blobs))
+    """Rows for ``fresh``, written a chunk at a time: a lazily read conversation holds the
+    content of one chunk only, and no write builds the rows of a whole session at once."""
     # Parents must exist before children for the foreign key: write in tree order.
-    if not _parents_first(mrows):
-        order = {mid: i for i, mid in enumerate(_topological([(r[0], r[2]) for r in mrows]))}
-        mrows.sort(key=lambda r: order[r[0]])
-    insert_rows(conn, mrows, prows, blobs)
+    pairs = [(ids[m.id], db_id[m.parent_id] if m.parent_id is not None else None) for m in fresh]
+    if not _parents_first(pairs):
+        order = {mid: i for i, mid in enumerate(_topological(pairs))}
+        fresh = sorted(fresh, key=lambda m: order[ids[m.id]])
+    for chunk in ic.chunks(fresh):
+        blobs: dict[str, tuple[bytes, str | None]] = {}
+        mrows, prows = [], []
+        for m in chunk:
+            mid = ids[m.id]
+            parent = db_id[m.parent_id] if m.parent_id is not None else None
+            mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
+                                     if m.source_id is None else None))
+            prows.extend(part_rows(m.parts, mid, blobs))
+        insert_rows(conn, mrows, prows, blobs)
 
 
-def _parents_first(rows: list[tuple[Any, ...]]) -> bool:
+def _parents_first(pairs: list[tuple[int, int | None]]) -> bool:
     """True when every new parent is written before its children (the usual case)."""
-    new = {r[0] for r in rows}
+    new = {mid for mid, _ in pairs}
     seen: set[int] = set()
-    for r in rows:
-        if r[2] in new and r[2] not in seen:
+    for mid, parent in pairs:
+        if parent in new and parent not in seen:
             return False
-        seen.add(r[0])
+        seen.add(mid)
     return True
 
 
@@ -286,5 +290,8 @@ def insert_many(
         except StoreError as e:
             conn.execute(f"ROLLBACK TO conv_{i}")
             out.append(e)
+        except ContentUnavailable as e:  # its file changed between the two reads
+            conn.execute(f"ROLLBACK TO conv_{i}")
+            out.append(StoreError(str(e)))
         conn.execute(f"RELEASE conv_{i}")
     return out

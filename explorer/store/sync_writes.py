@@ -27,6 +27,7 @@ from explorer.store.import_writes import (
     message_keys,
 )
 from explorer.store.rows import dumps, insert_rows, load_messages, part_rows, preview
+from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.turns import last_clean_boundary
@@ -72,9 +73,19 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
     for ic, outcome in zip(conversations, out, strict=False):
         if isinstance(outcome, ImportOutcome):
             known = message_keys(conn, outcome.conversation_id)
-            refresh_grown(conn, [(known[k], m) for k, m in _keyed(ic) if k in known])
+            _refresh_in_chunks(conn, ic, [(known[k], m) for k, m in _keyed(ic) if k in known])
     save_record(conn, rec)
     return out
+
+
+def _refresh_in_chunks(conn: sqlite3.Connection, ic: ImportedConversation,
+                       present: list[tuple[int, Message]]) -> None:
+    """:func:`refresh_grown` with the content of a lazily read conversation a chunk at a time."""
+    step = imported.CONTENT_CHUNK
+    for start in range(0, len(present), step):
+        part = present[start:start + step]
+        for _ in ic.chunks([m for _, m in part], size=step):
+            refresh_grown(conn, part)
 
 
 def _keyed(ic: ImportedConversation) -> list[tuple[str, Message]]:
@@ -124,7 +135,8 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     wanted |= {str(c.message_key) for c in ic.compactions}
     known = _stored_keys(conn, conv_id, wanted)
     fresh = [m for m in ic.messages if key_of[m.id] not in known]
-    refresh_grown(conn, [(known[key_of[m.id]], m) for m in ic.messages if key_of[m.id] in known])
+    _refresh_in_chunks(conn, ic, [(known[key_of[m.id]], m) for m in ic.messages
+                                  if key_of[m.id] in known])
     for m in fresh:
         parent = m.parent_id
         if parent is not None and parent not in by_key and str(parent) not in known:
@@ -132,7 +144,7 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
     db_id: dict[Hashable, int] = {k: v for k, v in known.items()}
     db_id.update({m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in ic.messages})
-    _write_messages(conn, conv_id, fresh, ids, db_id)
+    _write_messages(conn, conv_id, fresh, ids, db_id, ic)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if fresh:
         _move_tip(conn, conv_id, db_id[ic.messages[-1].id], fresh, ids, db_id)

@@ -7,10 +7,11 @@ They sit in the domain layer because two layers share them: ``formats`` produces
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
 
@@ -41,6 +42,33 @@ class ImportedRewind:
     created_at: float | None = None
 
 
+CONTENT_CHUNK = 2000
+"""Messages given their full content at a time when a conversation's content is read lazily."""
+
+
+class ContentUnavailable(ExplorerError, ValueError):
+    """A lazily read message's content cannot be read again (its file changed or went)."""
+
+
+class ContentSource(Protocol):
+    """Where the full content of a lazily read conversation's messages is.
+
+    A huge session is read in two passes: the tree (keys, parents, roles, tool ids
+    and enough text for previews and the title) first, each message's parts and
+    source metadata when it is written. The writer fills a chunk, writes it and
+    releases it, so an import holds one chunk of content, never the whole file.
+    """
+
+    def fill(self, messages: Sequence[Message]) -> None:
+        """Give ``messages`` (of this conversation) their full parts and source metadata.
+
+        Raises :class:`ContentUnavailable` when the source no longer holds them.
+        """
+
+    def release(self, messages: Sequence[Message]) -> None:
+        """Put ``messages`` back to their light form once written."""
+
+
 @dataclass
 class ImportedConversation:
     """One conversation as read from a source file, before storage."""
@@ -60,3 +88,27 @@ class ImportedConversation:
     incomplete: bool = False
     notes: list[str] = field(default_factory=list)
     ignored_records: Counter[str] = field(default_factory=Counter)
+    content: ContentSource | None = None
+    """Set when the messages hold only their tree and previews (see :class:`ContentSource`)."""
+
+    def chunks(self, messages: Sequence[Message] | None = None,
+               size: int | None = None) -> Iterator[Sequence[Message]]:
+        """``messages`` (default: all) in chunks, each with its full content while it is held."""
+        todo = self.messages if messages is None else messages
+        size = size or CONTENT_CHUNK
+        for start in range(0, len(todo), size):
+            chunk = todo[start:start + size]
+            if self.content is not None:
+                self.content.fill(chunk)
+            try:
+                yield chunk
+            finally:
+                if self.content is not None:
+                    self.content.release(chunk)
+
+    def materialize(self) -> ImportedConversation:
+        """Every message with its full content from now on (for readers of small results)."""
+        if self.content is not None:
+            self.content.fill(self.messages)
+            self.content = None
+        return self

@@ -23,6 +23,7 @@ from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.claude_code.blocks import as_str
+from explorer.formats.claude_code.content import SessionContent
 from explorer.formats.claude_code.session import Session, SessionReader
 from explorer.formats.claude_code.shape import FORMAT, Subagent, assemble
 from explorer.formats.jsonl import JsonlReader, peek_objects, peek_prefix, skipped_notes
@@ -89,27 +90,45 @@ def read(path: Path) -> Iterator[ImportedConversation]:
 _Outcome = tuple[ImportedConversation | None, str, bool]
 """A conversation, or None with the reason and whether the file was damaged."""
 
+LAZY_BYTES = 8 << 20
+"""A session (with its subagents) this large is read light: its content when it is stored."""
+
 
 def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
-    main = _read_file(path, "line")
+    light = _size(path) + sum(_size(p) for _, p in agents) >= LAZY_BYTES
+    main = _read_file(path, "line", light)
     if not main.nodes:
         return None, _empty_problem(path, main), bool(main.notes)
     subs = []
     for agent_id, agent_path in agents:
-        session = _read_file(agent_path, f"agent-{agent_id}")
+        session = _read_file(agent_path, f"agent-{agent_id}", light)
         if session.nodes:
             subs.append(Subagent(agent_id, agent_path, session, _agent_meta(agent_path)))
         else:
             main.notes.append(f"subagent {agent_id}: {_empty_problem(agent_path, session)}")
-    return assemble(path, main, subs), "", False
+    conv = assemble(path, main, subs)
+    if light:
+        content = SessionContent(conv.notes)
+        content.add_file(path, main.nodes)
+        for sub in subs:
+            content.add_file(sub.path, sub.session.nodes)
+        conv.content = content if len(content) else None
+    return conv, "", False
 
 
-def _read_file(path: Path, label: str) -> Session:
-    reader = SessionReader(label)
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_file(path: Path, label: str, light: bool = False) -> Session:
+    reader = SessionReader(label, light=light)
     lines = JsonlReader(path)
     try:
         for number, entry in lines:
-            reader.add(number, entry)
+            reader.add(number, entry, lines.line_offset)
     except OSError as exc:
         raise FormatError(f"{path}: cannot be read ({exc})") from exc
     reader.session.notes[:0] = skipped_notes(lines.skipped)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.formats.claude_code.blocks import (
+    LIGHT_FIELDS,
     as_dict,
     as_str,
     content_parts,
@@ -54,6 +55,7 @@ class Node:
     sidechain: bool = False
     compact_boundary: bool = False
     synthetic_key: bool = False
+    offsets: list[int] = field(default_factory=list)  # a light node's lines, by byte offset
 
     @property
     def result_only(self) -> bool:
@@ -110,18 +112,25 @@ class Session:
 
 
 class SessionReader:
-    """Feed entries in file order with :meth:`add`; the result is in :attr:`session`."""
+    """Feed entries in file order with :meth:`add`; the result is in :attr:`session`.
 
-    def __init__(self, label: str = "line") -> None:
+    ``light`` keeps of each message only what shaping the tree needs (see
+    :mod:`explorer.formats.claude_code.content`) and the byte offsets of its lines, so
+    that its full parts and metadata are read again when it is written.
+    """
+
+    def __init__(self, label: str = "line", *, light: bool = False) -> None:
         self.session = Session()
         self._label = label
+        self._light = light
 
     def _line_key(self, number: int) -> str:
         """A key for a line without a uuid, unique across the files of one session."""
         self.session.without_uuid += 1
         return f"{self._label}:{number}"
 
-    def add(self, number: int, entry: dict[str, Any]) -> None:
+    def add(self, number: int, entry: dict[str, Any], offset: int = 0) -> None:
+        """Take the entry of line ``number``, which starts at byte ``offset``."""
         s = self.session
         uuid = as_str(entry.get("uuid"))
         kind = entry.get("type")
@@ -141,7 +150,7 @@ class SessionReader:
         if sid and sid not in s.session_ids:
             s.session_ids.append(sid)
         if complete and isinstance(message, dict):
-            self._add_message(number, entry, message, uuid, stamp)
+            self._add_message(number, entry, message, uuid, stamp, offset)
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
             self._add_boundary(number, entry, uuid, stamp)
         else:
@@ -159,11 +168,13 @@ class SessionReader:
         message: dict[str, Any],
         uuid: str | None,
         stamp: float | None,
+        offset: int,
     ) -> None:
         s = self.session
         role: Role = "assistant" if entry.get("type") == "assistant" else "user"
         parts, problems = content_parts(message.get("content"))
         s.notes.extend(f"line {number}: {p}" for p in problems)
+        self._note_agent_link(entry, parts)
         synthetic = uuid is None
         if uuid is None:
             uuid = self._line_key(number)
@@ -173,6 +184,9 @@ class SessionReader:
         usage = usage_from(message.get("usage"))
         group = self._joinable(parent, api_id) if api_id else None
         if group is not None:
+            if group.offsets:
+                group.offsets.append(offset)
+                parts = light_parts(parts, group.parts)
             group.parts.extend(parts)
             group.uuids.append(uuid)
             group.usage = usage or group.usage
@@ -180,6 +194,10 @@ class SessionReader:
                 group.meta["stop_reason"] = message.get("stop_reason")
             s.line_node[uuid] = group
         else:
+            meta = line_meta(number, entry, message)
+            light = self._light and bool(s.nodes) and meta.get("isCompactSummary") is not True
+            if light:  # the first node keeps its metadata: the conversation's comes from it
+                parts, meta = light_parts(parts), light_meta(meta)
             node = Node(
                 key=uuid,
                 role=role,
@@ -190,7 +208,8 @@ class SessionReader:
                 created_at=stamp,
                 model=as_str(message.get("model")),
                 usage=usage,
-                meta=_line_meta(number, entry, message),
+                meta=meta,
+                offsets=[offset] if light else [],
                 uuids=[uuid],
                 sidechain=entry.get("isSidechain") is True,
                 synthetic_key=synthetic,
@@ -200,7 +219,6 @@ class SessionReader:
         s.last_any = uuid
         if entry.get("isSidechain") is not True:
             s.last_main = uuid
-        self._note_agent_link(entry, parts)
 
     def _joinable(self, parent: str | None, api_id: str | None) -> Node | None:
         """The node of the same API response this line continues, if it descends from it."""
@@ -228,7 +246,7 @@ class SessionReader:
         parent = as_str(entry.get("parentUuid"))
         s.raw_parent[uuid] = parent
         text = as_str(entry.get("content")) or "Conversation compacted"
-        meta = _line_meta(number, entry, {})
+        meta = line_meta(number, entry, {})
         meta["compactMetadata"] = as_dict(entry.get("compactMetadata"))
         meta["logicalParentUuid"] = as_str(entry.get("logicalParentUuid"))
         node = Node(
@@ -265,13 +283,54 @@ class SessionReader:
             self.session.agent_links.setdefault(agent_id, use_ids[0])
 
 
+def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The metadata shaping the tree reads; the rest is read again when the message is written."""
+    return {k: v for k, v in meta.items() if k in LIGHT_FIELDS}
+
+
+def light_parts(parts: list[Part], before: list[Part] | None = None) -> list[Part]:
+    """Parts without their content, except the opening of the one a preview or title shows.
+
+    Kinds and tool ids stay (tool results are chained by them); the part a preview
+    is made from keeps its first :data:`LIGHT_TEXT` characters. ``before`` are the
+    light parts earlier lines of the same message gave.
+    """
+    before = before or []
+    pick = _preview_index([*before, *parts])
+    pick = pick - len(before) if pick is not None and pick >= len(before) else None
+    return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=p.tool_name,
+                 tool_use_id=p.tool_use_id, is_error=p.is_error, media_type=p.media_type)
+            for i, p in enumerate(parts)]
+
+
+LIGHT_TEXT = 400
+"""Characters kept of the previewed part: more than a preview or a title ever shows."""
+
+
+def _preview_index(parts: list[Part]) -> int | None:
+    for i, p in enumerate(parts):
+        if p.kind == "text" and p.text and not p.text.isspace():
+            return i
+    for i, p in enumerate(parts):
+        if p.kind in ("tool_use", "tool_result", "image", "thinking"):
+            return i
+    return None
+
+
+def _opening(text: str) -> str:
+    head = text[:LIGHT_TEXT]
+    if head.isspace() and not text.isspace():  # the title reads past leading blank lines
+        return head + text.lstrip()[:LIGHT_TEXT]
+    return head
+
+
 def _complete(kind: object, message: object) -> bool:
     """A user or assistant line with a message object that has content."""
     return (kind in ("user", "assistant") and isinstance(message, dict)
             and message.get("content") is not None)
 
 
-def _line_meta(number: int, entry: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+def line_meta(number: int, entry: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {"line": number}
     for name in _LINE_FIELDS:
         if entry.get(name) is not None:

@@ -1,0 +1,130 @@
+"""The full content of a light Claude Code session, read again line by line when written.
+
+A session of 100,000 messages is 100 MB of text and far more as Python objects;
+holding it whole while it is shaped and stored cost an import over 400 MB. So a
+large session is read twice: the first pass keeps of each message only its tree
+(keys, parents, roles, tool ids, the opening of the part its preview shows, a
+few flags) and the byte offsets of its lines; the store then asks for the full
+parts and metadata of a chunk of messages at a time, which are parsed again
+from those offsets and dropped once written. Memory is bounded by a chunk and
+the largest line, not by the file.
+
+Claude Code only appends to a session, so the offsets stay valid while the file
+grows; a file rewritten between the passes no longer holds the same line at an
+offset, which is found (the line's uuid is the message's key) and reported as
+:class:`ContentUnavailable` instead of storing the wrong content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from explorer.formats.claude_code.blocks import as_dict, content_parts
+from explorer.formats.claude_code.session import Node, line_meta
+from explorer.formats.text_repair import repair_in
+from explorer.tree.imported import ContentUnavailable
+from explorer.tree.model import Message, Part
+
+_Where = tuple[int, tuple[int, ...]]  # file index, offsets of the message's lines
+
+
+class SessionContent:
+    """Fills light messages of one conversation from the files they were read from."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.files: list[Path] = []
+        self._where: dict[Hashable, _Where] = {}
+        self._held: dict[Hashable, tuple[list[Part], dict[str, Any]]] = {}
+        self._notes = notes
+        self._note_at: int | None = None
+        self.repaired = 0  # lone surrogates replaced so far
+
+    def add_file(self, path: Path, nodes: Sequence[Node]) -> None:
+        """The light nodes read from ``path``."""
+        index = len(self.files)
+        self.files.append(path)
+        for node in nodes:
+            if node.offsets:
+                self._where[node.key] = (index, tuple(node.offsets))
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def fill(self, messages: Sequence[Message]) -> None:
+        handles: dict[int, BinaryIO] = {}
+        try:
+            for m in messages:
+                where = self._where.get(m.id)
+                if where is None or m.id in self._held:
+                    continue
+                index, offsets = where
+                if index not in handles:
+                    handles[index] = self._open(index)
+                parts, meta = self._read(handles[index], index, offsets, m)
+                self._held[m.id] = (m.parts, m.source_meta)
+                m.parts, m.source_meta = parts, {**meta, **m.source_meta}
+                self._repair(m)
+        finally:
+            for handle in handles.values():
+                handle.close()
+
+    def release(self, messages: Sequence[Message]) -> None:
+        for m in messages:
+            held = self._held.pop(m.id, None)
+            if held is not None:
+                m.parts, m.source_meta = held
+
+    def _open(self, index: int) -> BinaryIO:
+        try:
+            return self.files[index].open("rb")
+        except OSError as exc:
+            raise ContentUnavailable(f"{self.files[index]}: cannot be read again ({exc}); "
+                                     "the conversation was not stored") from exc
+
+    def _read(self, handle: BinaryIO, index: int, offsets: tuple[int, ...],
+              m: Message) -> tuple[list[Part], dict[str, Any]]:
+        parts: list[Part] = []
+        meta: dict[str, Any] = {}
+        for n, offset in enumerate(offsets):
+            entry = self._entry(handle, index, offset, m if n == 0 else None)
+            message = as_dict(entry.get("message"))
+            parts.extend(content_parts(message.get("content"))[0])
+            if n == 0:
+                meta = line_meta(int(m.source_meta.get("line", 0)), entry, message)
+            elif message.get("stop_reason") is not None:
+                meta["stop_reason"] = message["stop_reason"]
+        return parts, meta
+
+    def _entry(self, handle: BinaryIO, index: int, offset: int,
+               first_of: Message | None) -> dict[str, Any]:
+        handle.seek(offset)
+        raw = handle.readline()
+        if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            entry = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            entry = None
+        if not isinstance(entry, dict) or (
+                first_of is not None and first_of.source_id is not None
+                and entry.get("uuid") != first_of.id):
+            raise ContentUnavailable(
+                f"{self.files[index]}: changed while it was imported (byte {offset} no longer "
+                "holds the line read first); the conversation was not stored, import it again")
+        return entry
+
+    def _repair(self, m: Message) -> None:
+        found = repair_in(m)
+        if not found:
+            return
+        self.repaired += found
+        note = (f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
+                f"in {self.repaired} place(s)")
+        if self._note_at is None:
+            self._note_at = len(self._notes)
+            self._notes.append(note)
+        else:
+            self._notes[self._note_at] = note

@@ -1,0 +1,148 @@
+"""A large Claude Code session is read light and its content read again when stored (V2).
+
+Reading light must change nothing a person can see: every message, part, note, title
+and pointer of a light read, once its content is filled, equals the whole read, and
+the stored rows are the same; meanwhile the read holds only openings of the text.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.app.importing import import_paths
+from explorer.formats import claude_code
+from explorer.formats.base import ImportedConversation
+from explorer.formats.claude_code import reader
+from explorer.formats.claude_code.session import LIGHT_TEXT
+from explorer.store import Store
+from explorer.tree import imported
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _sessions(samples: Path) -> list[Path]:
+    found = sorted(p for p in FIXTURES.glob("*.jsonl") if p.name not in {
+        "empty.jsonl", "only_records.jsonl"})
+    found += sorted((FIXTURES / name) for name in ("compact_agent", "old_project"))
+    found += sorted(p for p in (samples / "claude_code").rglob("*.jsonl")
+                    if "subagents" not in p.parts)
+    return found
+
+
+def _read(path: Path) -> list[ImportedConversation]:
+    return list(claude_code.read(path))
+
+
+def _light(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[ImportedConversation]:
+    with monkeypatch.context() as m:
+        m.setattr(reader, "LAZY_BYTES", 0)
+        return _read(path)
+
+
+def _view(ic: ImportedConversation) -> dict[str, Any]:
+    return {"messages": ic.messages, "tip": ic.tip, "title": ic.title, "notes": ic.notes,
+            "meta": ic.meta, "compactions": ic.compactions, "start": ic.context_start,
+            "incomplete": ic.incomplete, "ignored": ic.ignored_records}
+
+
+def test_V2_a_light_read_filled_equals_the_whole_read(
+        samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in _sessions(samples_dir):
+        whole = [_view(ic) for ic in _read(path)]
+        light = _light(path, monkeypatch)
+        assert all(ic.content is not None for ic in light if len(ic.messages) > 2), path
+        assert [_view(ic.materialize()) for ic in light] == whole, path
+
+
+def test_V2_a_light_read_holds_only_openings_of_long_text(
+        samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = samples_dir / "claude_code" / "tool_heavy.jsonl"
+    whole = _read(path)[0]
+    light = _light(path, monkeypatch)[0]
+    longest = max(p.size for m in whole.messages for p in m.parts)
+    assert longest > LIGHT_TEXT  # the sample has long tool output to leave out
+    held = [p.size for m in light.messages[1:] for p in m.parts]
+    assert max(held) <= 2 * LIGHT_TEXT
+    assert sum(held) < sum(p.size for m in whole.messages for p in m.parts) / 2
+    assert all(set(m.source_meta) <= {"line", "isSidechain", "isMeta", "isCompactSummary",
+                                      "agentId", "uuids", "meta_record", "subagent",
+                                      "reparented_from", "written_parent", "started_from",
+                                      "spawned_by_tool_use_id"}
+               for m in light.messages[1:])
+
+
+def _rows(db: Path) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        msgs = conn.execute(
+            "SELECT m.source_id, m.role, m.model, m.usage, m.source_meta, m.preview, "
+            "p.source_id, (SELECT group_concat(kind || ':' || coalesce(text, '') || ':' || "
+            "coalesce(tool_use_id, '') || ':' || coalesce(blob_hash, ''), '|') FROM "
+            "(SELECT * FROM parts WHERE message_id = m.id ORDER BY idx)) "
+            "FROM messages m LEFT JOIN messages p ON p.id = m.parent_id ORDER BY m.source_id"
+        ).fetchall()
+        convs = conn.execute(
+            "SELECT c.title, c.meta IS NOT NULL, t.source_id, k.source_id FROM conversations c "
+            "LEFT JOIN messages t ON t.id = c.tip_id LEFT JOIN messages k ON k.id = "
+            "c.clean_tip_id ORDER BY c.source_id").fetchall()
+        return [*convs, *[(*r[:4], json.loads(r[4]), *r[5:]) for r in msgs]]
+    finally:
+        conn.close()
+
+
+def test_V2_a_light_session_is_stored_as_the_whole_read_stores_it(
+        samples_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In chunks smaller than the session, so content is filled and released many times."""
+    source = samples_dir / "claude_code" / "-experiments-worktrees"
+    with Store(tmp_path / "whole.db") as store:
+        assert not import_paths(store, [source]).errors
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    monkeypatch.setattr(imported, "CONTENT_CHUNK", 7)
+    with Store(tmp_path / "light.db") as store:
+        report = import_paths(store, [source])
+        assert not report.errors and report.added_messages > 7
+        again = import_paths(store, [source])  # merged by ids: nothing twice
+        assert again.added_messages == 0 and not again.errors
+    assert _rows(tmp_path / "light.db") == _rows(tmp_path / "whole.db")
+
+
+def test_V2_a_session_rewritten_between_the_reads_is_refused_and_nothing_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    session = tmp_path / "s.jsonl"
+    lines = (FIXTURES / "parallel_blocks.jsonl").read_text(encoding="utf-8").splitlines()
+    session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    conv = _read(session)[0]
+    session.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    with Store(tmp_path / "x.db") as store:
+        (outcome,) = store.import_conversations([conv])
+        assert "changed while it was imported" in str(outcome)
+        assert store.conversations() == []
+
+
+def test_V2_a_lone_surrogate_in_a_light_message_is_repaired_and_counted_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    session = tmp_path / "s.jsonl"
+    entries = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "hello"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"id": "m1", "role": "assistant", "content": [
+             {"type": "text", "text": "cut \ud83d here " + "x" * 1000}]}},
+    ]
+    session.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    with Store(tmp_path / "x.db") as store:
+        report = import_paths(store, [session])
+        assert not report.errors
+        (outcome,) = report.conversations
+        assert sum("lone surrogates" in n for n in outcome.notes) == 1
+        assert any("in 1 place(s)" in n for n in outcome.notes)
+        conv = outcome.conversation_id
+        path = store.path(conv, store.conversation(conv).tip_id)
+        assert path[-1].text.startswith("cut \ufffd here x")
