@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from explorer.app import agent_homes as homes
 from explorer.app.agent_homes import Environment
+from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import find_layouts
 
 
@@ -135,9 +137,30 @@ def _opencode(found: Found) -> None:
                     continue
                 found.size += st.st_size
                 found.newest = max(found.newest or 0.0, st.st_mtime)
-    if (found.path / "opencode.db").is_file():
-        found.problems.append(f"{found.path / 'opencode.db'}: OpenCode 1.2+ keeps sessions in "
-                              "a database this program does not read yet")
+    _opencode_db(found, found.path / "opencode.db")
+
+
+def _opencode_db(found: Found, db: Path) -> None:
+    """OpenCode 1.2+: every session in one SQLite file, written through its ``-wal`` file."""
+    if not db.is_file():
+        return
+    if not is_database(db):
+        found.problems.append(f"{db}: not an OpenCode database this program can read; skipped")
+        return
+    try:
+        uri = f"{db.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
+            count = int(conn.execute("SELECT count(*) FROM session").fetchone()[0])
+        stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
+    except (OSError, sqlite3.Error) as exc:
+        found.problems.append(f"{db}: cannot be read ({exc}); skipped")
+        return
+    size = sum(st.st_size for st in stats)
+    newest = max(st.st_mtime_ns for st in stats)
+    found.sessions += count
+    found.size += size
+    found.newest = max(found.newest or 0.0, newest / 1e9)
+    found.units.append(Unit(db, "opencode", size, newest))
 
 
 def _llm(found: Found) -> None:

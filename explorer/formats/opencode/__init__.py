@@ -1,8 +1,9 @@
-"""OpenCode sessions: ``opencode export`` JSON files and OpenCode's storage folders.
+"""OpenCode sessions: ``opencode export`` JSON files, storage folders and ``opencode.db``.
 
 An export is ``{info, messages: [{info, parts}]}`` for one session; a storage
-folder (see :mod:`explorer.formats.opencode.storage`) holds many. Both become
-one conversation per session through :mod:`explorer.formats.opencode.convert`.
+folder (see :mod:`explorer.formats.opencode.storage`) and, from OpenCode 1.2, the
+SQLite database (see :mod:`explorer.formats.opencode.database`) hold many. All
+become one conversation per session through :mod:`explorer.formats.opencode.convert`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.jsonl import peek_prefix
 from explorer.formats.opencode.convert import FORMAT, conversation
+from explorer.formats.opencode.database import is_database, read_database
 from explorer.formats.opencode.storage import find_layouts, layout_at, load, session_records
 
 __all__ = ["FORMAT", "read", "sniff"]
@@ -25,6 +27,8 @@ def sniff(path: Path) -> bool:
         return next(find_layouts(path), None) is not None and _has_session(path)
     if not path.is_file():
         return False
+    if is_database(path):
+        return True
     head = peek_prefix(path, max_bytes=4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"{") and b'"info"' in head and b'"ses_' in head and (
         b'"messages"' in peek_prefix(path, max_bytes=1 << 20) or b'"messages"' in head)
@@ -37,6 +41,9 @@ def _has_session(path: Path) -> bool:
 def read(path: Path) -> Iterator[ImportedConversation]:
     if path.is_dir():
         yield from _read_storage(path)
+        return
+    if is_database(path):
+        yield from read_database(path)
         return
     notes: list[str] = []
     data = _load_export(path)
@@ -76,7 +83,7 @@ def _read_storage(path: Path) -> Iterator[ImportedConversation]:
         raise FormatError(f"{path}: no OpenCode storage folder inside")
     for file in sorted(path.iterdir()):
         if file.is_file() and sniff(file):
-            yield from read(file)
+            yield from read(file)  # exports, and an opencode.db beside the folder
     for layout in layouts:
         for file in layout.sessions():
             notes: list[str] = []

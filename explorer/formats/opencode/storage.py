@@ -9,7 +9,7 @@ Two layouts have shipped (both under ``~/.local/share/opencode/``):
 
 Ids sort by creation time (``msg_``/``prt_`` carry a time prefix), so files are
 read in id order. A file that does not parse is named in a note and skipped.
-OpenCode 1.2 moved to a SQLite database, which this reader does not open.
+OpenCode 1.2 moved to a SQLite database: see :mod:`explorer.formats.opencode.database`.
 """
 
 from __future__ import annotations
