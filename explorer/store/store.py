@@ -75,8 +75,10 @@ class Store:
         self.close()
 
     # -- reads ------------------------------------------------------------------
-    def conversation(self, conv_id: int) -> Conversation:
-        return reads.get_conversation(self.reader, conv_id)
+    def conversation(self, conv_id: int, *, boundary: bool = True) -> Conversation:
+        """``boundary=False``: without the derived clean boundary, cheap enough for the
+        window's main thread on a conversation of any length."""
+        return reads.get_conversation(self.reader, conv_id, boundary)
 
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)

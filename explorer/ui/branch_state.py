@@ -129,7 +129,7 @@ class BranchState(QObject):
             return
         self._end_preview()
         self.w.transcript.load_path(conv)
-        tip = self.w.store.conversation(conv).tip_id
+        tip = self.w.store.conversation(conv, boundary=False).tip_id
         if tip is not None:
             self.select_everywhere(tip)
             self.w.transcript.scroll_to(tip)
@@ -155,5 +155,5 @@ class BranchState(QObject):
 
     def _active_ids(self) -> set[int]:
         conv = self.w.conversation_id
-        tip = None if conv is None else self.w.store.conversation(conv).tip_id
+        tip = None if conv is None else self.w.store.conversation(conv, boundary=False).tip_id
         return set() if tip is None else set(self.w.store.path_ids(tip))

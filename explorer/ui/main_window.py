@@ -190,7 +190,7 @@ class MainWindow(QMainWindow):
         self.branch_state.reset()
         self.graph.load_conversation(conv_id)
         self.transcript.load_path(conv_id)
-        tip = self.store.conversation(conv_id).tip_id
+        tip = self.store.conversation(conv_id, boundary=False).tip_id
         if tip is not None:
             self.graph.select_node(tip)
             self.transcript.scroll_to(tip)
@@ -246,7 +246,7 @@ class MainWindow(QMainWindow):
     def go_to_tip(self) -> None:
         if self._conv is None:
             return
-        tip = self.store.conversation(self._conv).tip_id
+        tip = self.store.conversation(self._conv, boundary=False).tip_id
         if tip is not None:
             self.branch_state.reset()
             self.transcript.load_path(self._conv)
@@ -259,7 +259,7 @@ class MainWindow(QMainWindow):
             self.status_label.setText(str(self.store.db_path))
             return
         self.context_panel.show_conversation(self._conv)
-        conv = self.store.conversation(self._conv)
+        conv = self.store.conversation(self._conv, boundary=False)
         labels = len(self.store.checkpoints(self._conv))
         self.status_label.setText(
             f"{conv.title} · {conv.message_count} messages · tip {conv.tip_id} · "

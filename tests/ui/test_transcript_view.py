@@ -16,8 +16,7 @@ from transcript_helpers import load, settle
 from explorer.store import Store
 from explorer.store.reads_path import FOLD_CHARS
 from explorer.tree.model import Part, text_message
-from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript import view as view_module
+from explorer.ui.transcript import TranscriptView, fetching
 from explorer.ui.transcript.cards import Card, MessageCard, PendingCard
 
 PATH_LENGTH = 5000
@@ -226,7 +225,7 @@ def test_V2_a_jump_is_immediate_and_content_follows(qtbot: QtBot, big: tuple[Sto
 def test_V2_content_far_behind_is_let_go(
     qtbot: QtBot, big: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(view_module, "CACHED_ROWS", 60)
+    monkeypatch.setattr(fetching, "CACHED_ROWS", 60)
     store, conv = big
     view = open_view(qtbot, store, conv)
     ids = view.message_ids()
@@ -258,7 +257,7 @@ def test_V2_a_huge_part_is_folded_with_its_size_and_opens_whole(
         assert len(card.message.parts[1].text) == FOLD_CHARS, "only the head was read"
         [note] = card.folded
         assert note.total == len(paste) and "1.2 M characters" in note.label.text()
-        with qtbot.waitSignal(view.unfolds.finished, timeout=10_000):
+        with qtbot.waitSignal(view.content.unfolds.finished, timeout=10_000):
             note.button.click()
         assert view.long_text is not None
         assert view.long_text.view.toPlainText() == paste.rstrip("\n") or \

@@ -24,9 +24,6 @@ memory follows the screen, not the conversation.
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
-from collections import OrderedDict
-from itertools import accumulate
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -42,25 +39,14 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
 from explorer.app.branch_labels import sibling_lines
 from explorer.store import Store
-from explorer.ui.tasks import LatestRunner, Ticket
+from explorer.ui.tasks import LatestRunner
 from explorer.ui.transcript.cards import Card, CardContext, MessageCard, PendingCard
-from explorer.ui.transcript.loading import (
-    PreparedPath,
-    WindowContent,
-    prepare_path,
-    read_part,
-    read_window,
-)
+from explorer.ui.transcript.fetching import ContentWindow
+from explorer.ui.transcript.heights import RowHeights
+from explorer.ui.transcript.loading import PreparedPath, prepare_path
 from explorer.ui.transcript.parts import LongTextDialog, format_size
 from explorer.ui.transcript.render import card_for_row, connect_card
-from explorer.ui.transcript.rows import (
-    Metrics,
-    PathInfo,
-    Row,
-    estimate_height,
-    with_content,
-    without_content,
-)
+from explorer.ui.transcript.rows import Metrics, PathInfo, Row, estimate_height
 
 SPACING = 8
 MARGIN = 10
@@ -74,8 +60,6 @@ BUILD_BUDGET_S = 0.012
 """Time per event-loop turn spent building cards beyond the visible ones."""
 FETCH = 2.0
 """Viewport heights beyond each edge whose content is read ahead of the scroll."""
-CACHED_ROWS = 600
-"""Rows whose content is kept once read; the least recently shown beyond this are let go."""
 
 
 class TranscriptView(QAbstractScrollArea):
@@ -96,11 +80,10 @@ class TranscriptView(QAbstractScrollArea):
         self.skeletons = LatestRunner(self, threads=1, name="transcript-skeleton")
         self.skeletons.finished.connect(self._apply_skeleton)
         self.skeletons.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
-        self.contents = LatestRunner(self, threads=1, name="transcript-content")
-        self.contents.finished.connect(self._apply_content)
-        self.contents.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
-        self.unfolds = LatestRunner(self, threads=1, name="transcript-unfold")
-        self.unfolds.finished.connect(self._show_unfolded)
+        self.content = ContentWindow(store, self)
+        self.content.arrived.connect(self._content_arrived)
+        self.content.failed.connect(self.loadFailed)
+        self.content.unfolded.connect(self._show_unfolded)
         self.estimates = LatestRunner(self, threads=1, name="transcript-estimates")
         self.estimates.finished.connect(self._apply_estimates)
         self.long_text: LongTextDialog | None = None
@@ -109,14 +92,8 @@ class TranscriptView(QAbstractScrollArea):
         self._requested: tuple[int, int | None] | None = None
         self._pending_scroll: int | None = None
         self._pending_select: int | None = None
-        self._siblings_of: dict[int, list[int]] = {}
-        self._tool_names: dict[str, str] = {}
         self._labels: dict[int, list[str]] = {}
-        self._cached: OrderedDict[int, None] = OrderedDict()  # rows holding content
-        self._fetching: set[int] = set()
-        self._gone: set[int] = set()  # asked for but no longer in the store: not asked again
-        self._heights: list[int] = []
-        self._offsets: list[int] = [0]
+        self._heights = RowHeights((), SPACING)
         self._cards: dict[int, Card] = {}
         self._message_row: dict[int, int] = {}
         self._selected: int | None = None
@@ -145,16 +122,16 @@ class TranscriptView(QAbstractScrollArea):
     @property
     def is_loading(self) -> bool:
         """True while the skeleton or the content of the rows on screen is being read."""
-        return (self.skeletons.busy or self.contents.busy or bool(self._fetching)
-                or self.estimates.busy or self._more.isActive())
+        return (self.skeletons.busy or self.content.busy or self.estimates.busy
+                or self._more.isActive())
 
     def shutdown(self) -> None:
         """Cancel every read and wait for the workers (the view stays usable)."""
         self._more.stop()
-        for runner in (self.skeletons, self.contents, self.unfolds, self.estimates):
+        for runner in (self.skeletons, self.estimates):
             runner.cancel()
             runner.wait()
-        self._fetching.clear()
+        self.content.shutdown()
 
     def _apply_skeleton(self, prepared: object) -> None:
         assert isinstance(prepared, PreparedPath)
@@ -165,22 +142,19 @@ class TranscriptView(QAbstractScrollArea):
         self.tip = result.tip
         self._requested = None
         self._clear_cards()
-        self.contents.cancel()
-        self._fetching.clear()
-        self._cached.clear()
         self.rows = prepared.rows
+        self.content.reset(self.rows, prepared.message_row)
         self._labels = result.labels
-        self._siblings_of = {}
         self._tended = (prepared.notes, prepared.archived)
-        self._ctx = CardContext(PathInfo(self._tool_names, self._labels, *self._tended),
+        self._ctx = CardContext(PathInfo(self.content.tool_names, self._labels, *self._tended),
                                 self._siblings, self._describe_siblings)
         self._message_row = prepared.message_row
         self._width = self._card_width()
-        self._heights = prepared.heights
+        self._heights = RowHeights(prepared.heights, SPACING)
         self._estimated_at = prepared.width
         if abs(self._width - prepared.width) > REESTIMATE * max(prepared.width, 1):
             self._estimate_heights_later()
-        self._recompute_offsets()
+        self._update_range()
         self.verticalScrollBar().setValue(0)
         if self._pending_scroll in self._message_row:
             self._scroll_to_row(self._message_row[self._pending_scroll], 0)
@@ -261,18 +235,19 @@ class TranscriptView(QAbstractScrollArea):
         if len(rows) != len(self.rows) or (rows and rows[0].mid != self.rows[0].mid):
             return  # another path was loaded meanwhile
         anchor, at_end = self._anchor(), self.at_end()
-        for i, h in enumerate(heights):
-            if i not in self._cards:
-                self._heights[i] = h
-        self._recompute_offsets()
+        fresh = RowHeights(heights, SPACING)
+        for i in self._cards:
+            fresh[i] = self._heights[i]
+        self._heights = fresh
+        self._update_range()
         self._keep_place(anchor, at_end)
 
     def _card_width(self) -> int:
         return max(self.viewport().width() - 2 * MARGIN, 120)
 
-    def _recompute_offsets(self) -> None:
-        self._offsets = list(accumulate(map(SPACING.__add__, self._heights), initial=0))
-        total = self._offsets[-1] + 2 * MARGIN
+    def _update_range(self) -> None:
+        """Size the scroll bar to the stack (the offsets themselves are kept current)."""
+        total = self._heights.total + 2 * MARGIN
         page = self.viewport().height()
         bar = self.verticalScrollBar()
         bar.setPageStep(page)
@@ -284,10 +259,10 @@ class TranscriptView(QAbstractScrollArea):
         return self._message_row[mid]
 
     def _row_at(self, y: int) -> int:
-        return max(0, min(len(self.rows) - 1, bisect_right(self._offsets, y - MARGIN) - 1))
+        return self._heights.row_at(y - MARGIN)
 
     def _row_visible(self, row: int) -> bool:
-        top = self._offsets[row] + MARGIN
+        top = self._heights.offset(row) + MARGIN
         value = self.verticalScrollBar().value()
         return value <= top and top + self._heights[row] <= value + self.viewport().height()
 
@@ -295,7 +270,7 @@ class TranscriptView(QAbstractScrollArea):
         """The row at the top of the viewport and how far into it the view is scrolled."""
         value = self.verticalScrollBar().value()
         row = self._row_at(value + MARGIN)
-        return row, value - self._offsets[row]
+        return row, value - self._heights.offset(row)
 
     def _anchor_mid(self) -> tuple[int, int] | None:
         if not self.rows:
@@ -318,7 +293,7 @@ class TranscriptView(QAbstractScrollArea):
     def _scroll_to_row(self, row: int, offset: int) -> None:
         self._in_layout = True
         try:
-            self.verticalScrollBar().setValue(self._offsets[row] + offset)
+            self.verticalScrollBar().setValue(self._heights.offset(row) + offset)
         finally:
             self._in_layout = False
         self._relayout(anchor=(row, offset))
@@ -336,8 +311,8 @@ class TranscriptView(QAbstractScrollArea):
                 row, offset = anchor or self._anchor()
                 if not self._build_window():
                     break
-                self._recompute_offsets()
-                bar.setValue(bar.maximum() if at_end else self._offsets[row] + offset)
+                self._update_range()
+                bar.setValue(bar.maximum() if at_end else self._heights.offset(row) + offset)
             self._place_cards()
             self._evict_far_cards()
         finally:
@@ -397,65 +372,26 @@ class TranscriptView(QAbstractScrollArea):
         card.resized.connect(lambda c=card: self._card_resized(c))
         card.set_selected(row.is_message and row.mid == self._selected)
         card.set_compare_mark(self._mark_number(row.mid) if row.is_message else None)
-        if row.message is not None:
-            self._cached.pop(i, None)
-            self._cached[i] = None  # most recently shown last
+        self.content.shown(i)
         return card
 
     # -- reading content near the viewport ---------------------------------------------
     def _fetch_window(self) -> None:
-        """Ask for the content of pending rows near the viewport (newest request wins)."""
-        if not self.rows or self.conversation_id is None:
-            return
-        wanted = [self.rows[i].mid for i in self._window(FETCH)
-                  if self.rows[i].is_pending and self.rows[i].mid not in self._gone]
-        if not wanted or set(wanted) <= self._fetching:
-            return
-        self._fetching = set(wanted)
-        self.contents.submit(lambda t: self._read_window(wanted, t))
+        if self.rows and self.conversation_id is not None:
+            self.content.request(self._window(FETCH))
 
-    def _read_window(self, ids: list[int], ticket: Ticket) -> WindowContent:
-        ticket.check()
-        return read_window(self.store, ids)
-
-    def _apply_content(self, result: object) -> None:
-        assert isinstance(result, WindowContent)
-        self._fetching.clear()
-        self._gone.update(set(result.asked) - set(result.messages))  # deleted meanwhile
-        self._siblings_of.update(result.siblings)
-        self._tool_names.update(result.tool_names)
-        for mid, message in result.messages.items():
-            for i in self._rows_of(mid):
-                if self.rows[i].is_pending:
-                    self.rows[i] = with_content(self.rows[i], message)
-                    self._cached[i] = None
-        self._let_go_of_far_content()
-        if result.messages:
+    def _content_arrived(self, filled: bool) -> None:
+        self.content.let_go(self._window(KEEP))
+        if filled:
             self._relayout()  # placeholders are swapped for cards within the time budget
         if not self.is_loading:
             self.contentArrived.emit()
 
-    def _rows_of(self, mid: int) -> list[int]:
-        i = self._message_row.get(mid)
-        return [] if i is None else [i]
-
-    def _let_go_of_far_content(self) -> None:
-        """Drop the content of the least recently shown rows beyond the cache size."""
-        excess = len(self._cached) - CACHED_ROWS
-        if excess <= 0:
-            return
-        keep = self._window(KEEP)
-        for i in [i for i in self._cached if i not in keep][:excess]:
-            del self._cached[i]
-            self.rows[i] = without_content(self.rows[i])
-
     def unfold(self, mid: int, index: int) -> None:
         """Read the whole of a folded part off the main thread and show it in a viewer."""
-        self.unfolds.submit(lambda t: (mid, index, read_part(self.store, mid, index)))
+        self.content.unfold(mid, index)
 
-    def _show_unfolded(self, result: object) -> None:
-        assert isinstance(result, tuple)
-        mid, index, text = int(result[0]), int(result[1]), str(result[2])
+    def _show_unfolded(self, mid: int, index: int, text: str) -> None:
         self.long_text = LongTextDialog(
             f"Message {mid}, part {index + 1} — {format_size(len(text))}", text, self.window())
         self.long_text.show()
@@ -480,7 +416,7 @@ class TranscriptView(QAbstractScrollArea):
     def _place_cards(self) -> None:
         value = self.verticalScrollBar().value()
         for i, card in self._cards.items():
-            card.setGeometry(MARGIN, self._offsets[i] + MARGIN - value, self._width,
+            card.setGeometry(MARGIN, self._heights.offset(i) + MARGIN - value, self._width,
                              self._heights[i])
             if card.isHidden():
                 card.show()
@@ -507,12 +443,12 @@ class TranscriptView(QAbstractScrollArea):
         anchor, at_end = self._anchor(), self.at_end()
         card.updateGeometry()
         self._heights[row] = self._measure(card)
-        self._recompute_offsets()
+        self._update_range()
         self._keep_place(anchor, at_end)
 
     def _siblings(self, mid: int) -> list[int]:
         """Read with the content (off the main thread); a row without them has none shown."""
-        return self._siblings_of.get(mid, [mid])
+        return self.content.siblings_of.get(mid, [mid])
 
     # -- Qt events ------------------------------------------------------------------
     def scrollContentsBy(self, dx: int, dy: int) -> None:
@@ -530,7 +466,7 @@ class TranscriptView(QAbstractScrollArea):
                 self._estimate_heights_later()
             for i, card in self._cards.items():
                 self._heights[i] = self._measure(card)
-        self._recompute_offsets()
+        self._update_range()
         self._keep_place(anchor, at_end)
 
     def closeEvent(self, event: QCloseEvent) -> None:
