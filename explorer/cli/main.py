@@ -22,6 +22,7 @@ from explorer.cli import (
     compare_command,
     display,
     model_commands,
+    probe_command,
     replay_commands,
     tend_commands,
 )
@@ -44,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
-                 *compare_command.COMMANDS, *replay_commands.COMMANDS]:
+                 *compare_command.COMMANDS, *replay_commands.COMMANDS,
+                 *probe_command.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

@@ -76,12 +76,17 @@ def _regenerate_args(p: argparse.ArgumentParser) -> None:
     _model_args(p)
 
 
+def choice_from(args: argparse.Namespace) -> ModelChoice:
+    """The model flags as a choice over the settings file."""
+    return ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
+                       window=args.window, max_tokens=args.max_tokens, tier=args.tier,
+                       vision=not args.no_vision, summary=not args.no_summary,
+                       redact=not args.no_redact)
+
+
 def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     """The provider and options from the flags over the settings file, with its key."""
-    choice = ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
-                         window=args.window, max_tokens=args.max_tokens, tier=args.tier,
-                         vision=not args.no_vision, summary=not args.no_summary,
-                         redact=not args.no_redact)
+    choice = choice_from(args)
     streaming = not getattr(args, "json", False)
     prepared = prepare(choice, on_text=_print_chunk if streaming else None)
     for note in prepared.notes:

@@ -71,7 +71,25 @@ def redacted(messages: Sequence[Message], target: Target, notes: list[str]) -> l
 
 def shake_plan(context: Sequence[Message], target: Target) -> CompactionPlan:
     """The free rungs only (``/shake``), costed for ``target``."""
-    return shake(context, target.estimator(context), keep_turns=target.keep_turns)
+    notes: list[str] = []
+    plan = shake(redacted(context, target, notes), target.estimator(context),
+                 keep_turns=target.keep_turns)
+    plan.notes[:0] = notes
+    return plan
+
+
+def full_plan(context: Sequence[Message], target: Target) -> CompactionPlan:
+    """The context with nothing compacted (a probe's baseline), costed for ``target``."""
+    if not context:
+        raise LadderError("the context is empty")
+    notes: list[str] = []
+    path = tuple(redacted(context, target, notes))
+    est = target.estimator(context)
+    plan = CompactionPlan(mode="proactive", trigger="none", rungs=(), path=path, estimator=est,
+                          window=target.window, output_reserve=target.output_reserve,
+                          target=int(target.available * target.threshold), notes=notes)
+    plan.tokens_before = est.estimate(path)
+    return plan
 
 
 def usage(context: Sequence[Message], target: Target) -> ContextUsage:

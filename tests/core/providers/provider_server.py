@@ -18,6 +18,7 @@ import math
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -64,6 +65,8 @@ class ServerState:
     slow_seconds: float = 3.0
     retry_after: str = "7"
     faults: deque[str] = field(default_factory=deque)
+    # answers from the body instead of naming the last user text (Anthropic and OpenAI shapes)
+    responder: Callable[[dict[str, Any], bool], str] | None = None
     hits: list[Hit] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -530,7 +533,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _stream(self, state: ServerState, hit: Hit, anthropic: bool) -> None:
         assert hit.body is not None and hit.measured is not None
-        reply = reply_text(hit.body, anthropic)
+        reply = (state.responder(hit.body, anthropic) if state.responder is not None
+                 else reply_text(hit.body, anthropic))
         chunks = [reply[i : i + 7] for i in range(0, len(reply), 7)]
         cached = (hit.cache_read, hit.cache_write) if state.prompt_cache is not None else (
             state.cache_read, 0)
