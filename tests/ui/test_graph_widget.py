@@ -292,10 +292,16 @@ def test_refresh_after_a_branch_moves_the_active_path_and_keeps_selection(
     store.branch(cid, off_path)
     with qtbot.waitSignal(graph.loaded, timeout=20_000):
         graph.refresh()
-    assert graph.data is not None and not graph.data.layout_computed
+    # The spine follows the active path: the new path is laid out as the straight column.
+    assert graph.data is not None and graph.data.layout_computed
     m = graph.data.model
     assert m.tip == m.index[off_path] and m.flags[m.index[off_path]] & F_ACTIVE
+    path = [m.index[mid] for mid in store.path_ids(off_path)]
+    assert {m.xs[i] for i in path} == {m.xs[m.roots[0]]} and m.xs[path[0]] == min(m.xs)
     assert graph.selected_node() == off_path
+    with qtbot.waitSignal(graph.loaded, timeout=20_000):
+        graph.refresh()
+    assert not graph.data.layout_computed, "an unchanged tree and tip reads its stored layout"
 
 
 def test_a_newer_load_wins_over_an_older_one(

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import cast
 
 from explorer.app.turn_text import TurnView, node_subagent
-from explorer.tree.layout import tidy_layout
+from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_labels import chips, first_words, top_tools
 from explorer.ui.graph.model import (
     COL_W,
@@ -39,10 +39,11 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     proj = view.projection
     n = len(proj.nodes)
     parents = array("i", (node.parent for node in proj.nodes))
-    lay = tidy_layout(parents)
     members = [proj.messages(i) for i in range(n)]
     ids = array("q", (_int(m[-1]) for m in members))
     index = {_int(mid): i for i, ms in enumerate(members) for mid in ms}
+    tip = index.get(marks.tip, -1) if marks.tip is not None else -1
+    lay = spine_layout(parents, tip)  # the active path straight down, branches beside it
     flags = array("I", [0]) * n
     message_flags = node_flags(marks)
     for i, ms in enumerate(members):
@@ -61,7 +62,7 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         roots=array("i", (i for i in range(n) if parents[i] < 0)),
         previews=info.answers, labels=_by_node(marks.labels, index),
         notes=_by_node(marks.notes, index), grid=_grid(xs, ys), bounds=_bounds(xs, ys),
-        tip=index.get(marks.tip, -1) if marks.tip is not None else -1, turns=info,
+        tip=tip, turns=info,
         tending=tending_by_node(marks, index),
     )
 

@@ -18,7 +18,7 @@ from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.turn_reads import read_turn_source, subagent_links
-from explorer.tree.layout import layout_ids
+from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_runs import collapse_runs
 from explorer.tree.turn_view import group_turns
 from explorer.ui.graph.geometry import Geometry, build_geometry
@@ -77,12 +77,15 @@ def build_graph(
     ids = array("q", (n.id for n in nodes))
     _check(cancelled)
     stored = store.load_layout(conv_id)
-    if stored is not None and stored.ids == ids and not marks.side_links:
+    if (stored is not None and stored.ids == ids and not marks.side_links
+            and _spine_kept(stored.xs, ids, marks)):
         xs, depths, computed, stamp = stored.xs, stored.depths, False, stored.computed_at
     else:
         links = marks.side_links
-        lay = layout_ids(ids, [links.get(n.id) if n.parent_id is None else n.parent_id
-                               for n in nodes])
+        index = {mid: i for i, mid in enumerate(ids)}
+        parents = [index.get(links.get(n.id, -1) if n.parent_id is None else n.parent_id, -1)
+                   for n in nodes]
+        lay = spine_layout(parents, index.get(marks.tip, -1) if marks.tip is not None else -1)
         _check(cancelled)
         xs, depths, computed = lay.xs, lay.depths, True
         stamp = store.save_layout(conv_id, ids, xs, depths)
@@ -92,6 +95,14 @@ def build_graph(
     geometry = build_geometry(model, palette, cancelled)
     _check(cancelled)
     return GraphData(conv_id, model, geometry, computed, stamp)
+
+
+def _spine_kept(xs: array[float], ids: array[int], marks: GraphMarks) -> bool:
+    """A stored layout still fits when exactly the active path is its straight column 0."""
+    active = marks.active
+    straight = sum(1 for x in xs if x == 0.0)
+    return straight == len(active) and all(
+        xs[i] == 0.0 for i, mid in enumerate(ids) if mid in active)
 
 
 def build_turn_graph(
