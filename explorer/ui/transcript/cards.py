@@ -24,10 +24,11 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app.agent_display import command_chips
+from explorer.app.meta_records import meta_record
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
-from explorer.ui.transcript.chips import ChipRow
+from explorer.ui.transcript.chips import ChipRow, MetaText
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
     ERROR_ACCENT,
@@ -42,6 +43,8 @@ from explorer.ui.transcript.rows import Marker, PathInfo, entry_role, is_elided
 from explorer.ui.transcript.switcher import SiblingSwitcher
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
+META_ACCENT = "#b0b4bb"
+"""The stripe of a tool's own record (a note, command output, compaction marker): faint."""
 MARKER_ACCENTS = {
     "compaction": "#9b59b6", "rewind": "#e67e22", "explored": "#e67e22",
     "context_start": "#7f8c8d", "incomplete": ERROR_ACCENT, "elided": "#7f8c8d",
@@ -169,8 +172,11 @@ class MessageCard(Card):
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
         role = shown_role(message)
-        super().__init__(mid, ROLE_ACCENTS.get(role, "#888888"), False, parent)
+        self.meta = meta_record(message)  # a tool's own record: dashed, faint, muted text
+        accent = META_ACCENT if self.meta is not None else ROLE_ACCENTS.get(role, "#888888")
+        super().__init__(mid, accent, self.meta is not None, parent)
         self.message = message
+        self.meta_texts: list[MetaText] = []
         self.thinking: list[ThinkingBlock] = []
         self.results: list[ToolResultBlock] = []
         self.thumbnails: list[ImageThumbnail] = []
@@ -201,6 +207,10 @@ class MessageCard(Card):
         pal = self.role_label.palette()
         pal.setColor(QPalette.ColorRole.WindowText, self.accent)
         self.role_label.setPalette(pal)
+        if self.meta is not None:
+            self.role_label.setText(self.meta.label)
+            self.role_label.setToolTip(self.meta.explain)
+            self.role_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         row.addWidget(self.role_label)
         self.model_label = self._label(self.message.model or "")
         row.addWidget(self.model_label)
@@ -258,6 +268,11 @@ class MessageCard(Card):
             row = ChipRow(chips, self)
             self.chip_rows.append(row)
             return row
+        if self.meta is not None and part.kind == "text":
+            muted = MetaText(part.text, self)
+            muted.more.clicked.connect(lambda _=False: self.resized.emit())
+            self.meta_texts.append(muted)
+            return muted
         view = self._forward_presses(DocumentView(self))
         view.set_markdown(part.text)
         self.texts.append(view)

@@ -1,4 +1,5 @@
-"""Agent command tags (``/exit``, its output, the local-command caveat) as small chips.
+"""Agent command tags (``/exit``, its output, the local-command caveat) as small chips,
+and the text of the agents' own records (see :mod:`explorer.app.meta_records`), muted.
 
 Claude Code records a local command as a user message made of tags; shown raw they read as
 markup a person never typed. A chip row says what happened in a line: the command, what it
@@ -9,9 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.app.agent_display import CommandChip, chip_label
+from explorer.app.meta_records import folded_preview
 
 CHIP_STYLE = ("QLabel {{ border: 1px solid palette(mid); border-radius: 8px; padding: 1px 7px;"
               " background: palette({background}); }}")
@@ -45,3 +47,42 @@ class ChipRow(QWidget):
 
     def texts(self) -> list[str]:
         return [label.text() for label in self.labels]
+
+
+class MetaText(QWidget):
+    """A tool record's text, muted and smaller, its first lines shown and the rest on request.
+
+    Skill expansions and injected instructions run to hundreds of lines that nobody
+    typed; folded, they stay findable without pushing the conversation off screen.
+    """
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.full_text = text
+        shown, self.hidden_lines = folded_preview(text)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        self.label = QLabel(shown, self)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        font = self.label.font()
+        font.setPointSizeF(font.pointSizeF() * 0.9)
+        self.label.setFont(font)
+        column.addWidget(self.label)
+        self.more = QPushButton(f"show {self.hidden_lines} more line(s)", self)
+        self.more.setFlat(True)
+        self.more.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.more.setStyleSheet("QPushButton { text-align: left; color: palette(link); "
+                                "padding: 0; border: none; }")
+        self.more.setVisible(self.hidden_lines > 0)
+        self.more.clicked.connect(self.unfold)
+        column.addWidget(self.more)
+
+    def unfold(self) -> None:
+        self.label.setText(self.full_text)
+        self.hidden_lines = 0
+        self.more.hide()
+        self.updateGeometry()
