@@ -86,13 +86,14 @@ class TendedView:
 
 
 def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedView:
-    skeleton = store.skeleton(conv_id)
-    parents = {n.id: n.parent_id for n in skeleton}
+    parents = store.parents(conv_id)  # ids and parents only: 100,000 messages stay cheap
     view = build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
                       show_all)
     view.merges = store.merge_links(conv_id)
-    roles = {n.id: n.role for n in skeleton}
-    view.stale = stale_answers(parents, roles, store.edits(conv_id), store.replays(conv_id))
+    edits = store.edits(conv_id)
+    if edits:  # only an edited prompt makes answers stale
+        roles = dict.fromkeys(store.ids_with_role(conv_id, "assistant"), "assistant")
+        view.stale = stale_answers(parents, roles, edits, store.replays(conv_id))
     return view
 
 

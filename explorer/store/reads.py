@@ -147,6 +147,19 @@ def skeleton(conn: sqlite3.Connection, conv_id: int) -> list[SkeletonNode]:
     )]
 
 
+def parents(conn: sqlite3.Connection, conv_id: int) -> dict[int, int | None]:
+    """Every message's parent, and nothing else: the tree's shape for a conversation of
+    any length without a row object or a preview per message."""
+    return dict(conn.execute(
+        "SELECT id, parent_id FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)))
+
+
+def ids_with_role(conn: sqlite3.Connection, conv_id: int, role: str) -> list[int]:
+    return [r[0] for r in conn.execute(
+        "SELECT id FROM messages WHERE conversation_id = ? AND role = ? ORDER BY id",
+        (conv_id, role))]
+
+
 def checkpoints(conn: sqlite3.Connection, conv_id: int) -> dict[str, int]:
     return {r[0]: r[1] for r in conn.execute(
         "SELECT label, message_id FROM checkpoints WHERE conversation_id = ? ORDER BY id",

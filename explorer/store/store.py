@@ -109,6 +109,12 @@ class Store:
     def skeleton(self, conv_id: int) -> list[SkeletonNode]:
         return reads.skeleton(self.reader, conv_id)
 
+    def parents(self, conv_id: int) -> dict[int, int | None]:
+        return reads.parents(self.reader, conv_id)
+
+    def ids_with_role(self, conv_id: int, role: str) -> list[int]:
+        return reads.ids_with_role(self.reader, conv_id, role)
+
     def checkpoints(self, conv_id: int) -> dict[str, int]:
         return reads.checkpoints(self.reader, conv_id)
 

@@ -66,3 +66,13 @@ def test_tool_names_are_read_from_the_calling_messages(tmp_path: Path) -> None:
         ids = store.append_turn(conv, tool_turn(0, tool="Grep"))
         assert rp.tool_names_in(store.reader, ids) == {"call-0": "Grep"}
         assert rp.tool_names_in(store.reader, [ids[0], ids[-1]]) == {}
+
+
+def test_V2_the_tree_shape_is_read_without_previews(tmp_path: Path) -> None:
+    store, conv, ids, _long = _store(tmp_path)
+    with store:
+        more = store.append_turn(conv, [text_message(9, 4, "user", "and then")])
+        parents = store.parents(conv)
+        assert parents == {ids[0]: None, ids[1]: ids[0], ids[2]: ids[1], ids[3]: ids[2],
+                           more[0]: ids[3]}
+        assert store.ids_with_role(conv, "assistant") == [ids[1], ids[3]]
