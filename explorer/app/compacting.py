@@ -198,5 +198,16 @@ def plan_lines(plan: CompactionPlan) -> list[str]:
         lines.append(f"  {len(plan.pages)} snapshot page(s), "
                      f"{sum(p['tokens'] for p in rec['pages']):,} image tokens")
     lines += [f"  {k}: {v:,}" for k, v in tokens.items() if k not in ("before", "after")]
+    lines += density_lines(plan)
     lines += [f"note: {n}" for n in plan.notes]
     return lines
+
+
+def density_lines(plan: CompactionPlan) -> list[str]:
+    """How many characters the pages carry per token, without and with the fact sheet."""
+    d = plan.density()
+    if d is None:
+        return []
+    return [f"  density: {d['chars']:,.0f} chars on {len(plan.pages)} page(s) = "
+            f"{d['chars_per_token']:.1f} chars/token; {d['chars_per_token_with_facts']:.1f} "
+            f"with the {d['fact_tokens']:,.0f}-token fact sheet"]

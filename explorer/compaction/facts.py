@@ -1,9 +1,12 @@
 """The fact sheet: exact strings from the imaged middle, kept as text beside the pages.
 
 A model reading pixels can misread one character of a hash or a path and then
-act on the wrong one. Identifiers, hashes, paths, URLs, versions and measured
-numbers are the strings that must be exact, so they travel as text as well:
-deduplicated, in order of first appearance, under a size cap.
+act on the wrong one. Identifiers, hashes, paths, URLs, versions and numbers
+(quantities, durations, money, dates, times, line numbers, and bare numbers of
+three digits or more, where one misread digit goes unnoticed) are the strings
+that must be exact, so they travel as text as well: deduplicated, in order of
+first appearance, under a size cap, and not when the verbatim start or end
+already carries them.
 """
 
 from __future__ import annotations
@@ -54,6 +57,30 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "location",
+        re.compile(r"(?<![\w/.~-])(?:[\w@+.~/-]*[\w@+])?\.[A-Za-z0-9]{1,8}:\d+(?::\d+)?\b"),
+    ),
+    ("line", re.compile(r"\b(?:[Ll]ines?|ln|L)\s?\d+(?:\s?[-–]\s?\d+)?\b")),
+    (
+        "date",
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+            r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?\b"
+        ),
+    ),
+    (
+        "time",
+        re.compile(r"(?<![\w:.])\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?(?:UTC|GMT))?(?![\w:])"),
+    ),
+    (
+        "money",
+        re.compile(
+            r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?![\w])"
+            r"|(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|dollars?|cents?)\b"
+        ),
+    ),
+    ("duration", re.compile(r"\b\d+h\d+m(?:\d+s)?\b|\b\d+m\d+(?:\.\d+)?s\b")),
+    (
         "quantity",
         re.compile(
             r"(?<![\w.])\d+(?:[.,]\d+)*\s?(?:[kKMGTP]i?B|bytes?|B|ms|µs|us|ns|s|sec|seconds?|min|"
@@ -61,7 +88,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?![\w])"
         ),
     ),
+    # A bare number: kept only from the narrative, and only with NUMBER_DIGITS digits or more.
+    (
+        "number",
+        re.compile(r"(?<![\w.,:/#-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,:]\d)"),
+    ),
 )
+NUMBER_DIGITS = 3  # "7" is read right; in "1,838" or "0.866" one digit misread goes unnoticed
+NUMERIC_KINDS = ("location", "line", "date", "time", "money", "duration", "quantity", "number")
 
 
 @dataclass(frozen=True)
@@ -76,6 +110,7 @@ class FactSheet:
 
     facts: tuple[Fact, ...]
     omitted: int = 0
+    in_verbatim: int = 0  # left out: the verbatim start or end already holds them as text
 
     @property
     def values(self) -> list[str]:
@@ -96,6 +131,7 @@ class FactSheet:
         return {
             "facts": [{"kind": f.kind, "value": f.value} for f in self.facts],
             "omitted": self.omitted,
+            "in_verbatim": self.in_verbatim,
         }
 
 
@@ -110,8 +146,11 @@ def find_facts(text: str) -> list[Fact]:
     for start, end, kind in spans:
         if start < taken_until:
             continue
-        out.append(Fact(kind, text[start:end]))
+        value = text[start:end]
         taken_until = end
+        if kind == "number" and sum(c.isdigit() for c in value) < NUMBER_DIGITS:
+            continue
+        out.append(Fact(kind, value))
     return out
 
 
@@ -135,18 +174,37 @@ def _tier(narrative: bool, fact: Fact) -> int:
     """What the cap keeps first: strings the narrative names, then rare kinds in outputs.
 
     A directory listing can hold hundreds of paths; they must not crowd out the
-    one commit hash the conversation acted on.
+    one commit hash the conversation acted on. Numbers come after the strings of their
+    kind of text: a misread id sends the model to the wrong thing, a misread number misquotes.
     """
+    numeric = fact.kind in NUMERIC_KINDS
     if narrative:
-        return 0
-    return 1 if fact.kind in RARE_KINDS else 2
+        return 1 if numeric else 0
+    return 2 if fact.kind in RARE_KINDS else 3
 
 
-def fact_sheet(messages: Sequence[Message], *, max_chars: int = DEFAULT_MAX_CHARS) -> FactSheet:
-    """Collect the exact strings of ``messages`` into a capped, deduplicated sheet."""
+def fact_sheet(
+    messages: Sequence[Message],
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    verbatim: Sequence[Message] = (),
+) -> FactSheet:
+    """Collect the exact strings of ``messages`` into a capped, deduplicated sheet.
+
+    A string the ``verbatim`` messages (the start and end sent as text) already hold is left
+    out: the model has it exactly there. Bare numbers are taken from the narrative only (a
+    tool's output can hold thousands of them, and its measured sizes are quantities).
+    """
+    known = "\n".join(text for _, text in message_texts(verbatim))
     first: dict[str, tuple[int, int, Fact]] = {}
+    in_verbatim: set[str] = set()
     for narrative, text in message_texts(messages):
         for fact in find_facts(text):
+            if fact.kind == "number" and not narrative:
+                continue
+            if fact.value in in_verbatim or (known and fact.value in known):
+                in_verbatim.add(fact.value)
+                continue
             tier = _tier(narrative, fact)
             seen = first.get(fact.value)
             if seen is None:
@@ -161,4 +219,4 @@ def fact_sheet(messages: Sequence[Message], *, max_chars: int = DEFAULT_MAX_CHAR
             kept.append((order, fact))
             used += cost
     kept.sort(key=lambda e: e[0])
-    return FactSheet(tuple(f for _, f in kept), len(first) - len(kept))
+    return FactSheet(tuple(f for _, f in kept), len(first) - len(kept), len(in_verbatim))

@@ -174,7 +174,7 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer) -> None:
     best: tuple[int, Split, tuple[PageLike, ...], FactSheet] | None = None
     for split in candidates:
         pages = tuple(renderer(split.middle))
-        facts = fact_sheet(split.middle, max_chars=max_chars)
+        facts = fact_sheet(split.middle, max_chars=max_chars, verbatim=[*split.head, *split.tail])
         msg = snapshot_message(pages, facts)
         tokens = plan.estimator.estimate([*split.head, msg, *split.tail])
         if best is None or tokens < best[0]:

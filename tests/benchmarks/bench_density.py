@@ -145,7 +145,27 @@ def run() -> list[Result]:
         results += _rows(measured[shape], est_tokens[shape.geometry.provider], ocr)
     results += _targets(shapes, measured, ocr)
     results += _fact_rows(messages, source)
+    results += _density_with_sheet(shapes, measured, messages, len(source))
     return results
+
+
+def _density_with_sheet(shapes: list[Shape], measured: dict[Shape, Measured],
+                        messages: list[Message], chars: int) -> list[Result]:
+    """Chars per token of each shipped tier alone and with the fact sheet sent beside it."""
+    sheet = fact_sheet(messages, max_chars=DEFAULT_MAX_CHARS)
+    out: list[Result] = []
+    for shape in shapes:
+        if shape.reference:
+            continue
+        m, g = measured[shape], shape.geometry
+        est = Estimator(family=cast(Family, g.provider))
+        sheet_tokens = est.text_tokens(sheet.text)
+        out += [Result("density with sheet", f"{g.provider} {shape.name}: pages alone",
+                       chars / m.sample_tokens, "chars/token"),
+                Result("density with sheet", f"{g.provider} {shape.name}: pages + "
+                       f"{sheet_tokens:,}-token sheet", chars / (m.sample_tokens + sheet_tokens),
+                       "chars/token")]
+    return out
 
 
 def _rows(m: Measured, text_tokens: int, ocr: dict[Key, Outcome]

@@ -71,7 +71,7 @@ def build_preview(
     split = plan.split
     step("pricing the prompt cache")
     cache = tuple(line.strip() for line in compacting.price_lines(plan, target)
-                  + compacting.cache_lines(plan, target))
+                  + compacting.density_lines(plan) + compacting.cache_lines(plan, target))
     return PreviewResult(
         target=target, rung=rung, plan=plan, record=record, images=tuple(images),
         head_text=messages_text(split.head) if split else "",

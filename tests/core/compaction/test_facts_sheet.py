@@ -78,3 +78,55 @@ def test_fact_sheet_leaves_messages_unchanged() -> None:
     before = copy.deepcopy(path)
     fact_sheet(path)
     assert path == before
+
+
+def test_numbers_ocr_would_misread_are_facts() -> None:
+    text = (
+        "Fixed in export.py:142 (line 88-90) on 2026-11-28T02:15:00Z, cron at 02:15 UTC; cost "
+        "$12.50 or 3 EUR, took 1h30m and 2m14s, used 12,345 tokens; 1838 of 7 tests passed, "
+        "score 0.866, run #123, port 8080."
+    )
+    kinds = {f.value: f.kind for f in find_facts(text)}
+    assert kinds == {
+        "export.py:142": "location",
+        "line 88-90": "line",
+        "2026-11-28T02:15:00Z": "date",
+        "02:15 UTC": "time",
+        "$12.50": "money",
+        "3 EUR": "money",
+        "1h30m": "duration",
+        "2m14s": "duration",
+        "12,345 tokens": "quantity",
+        "1838": "number",
+        "0.866": "number",
+        "8080": "number",
+    }  # "7" has too few digits to be misread unnoticed; "#123" is a message marker
+
+
+def test_bare_numbers_come_from_the_narrative_not_from_tool_output() -> None:
+    from explorer.tree.model import Message, Part
+
+    narrative = text_message(1, None, "assistant", "The export took 4711 rows and 1,250 ms.")
+    output = Message(2, 1, "user", [Part("tool_result", "1001 1002 1003 took 250 ms")])
+    values = fact_sheet([narrative, output]).values
+    assert values == ["4711", "1,250 ms", "250 ms"]
+
+
+def test_L3_strings_the_verbatim_start_or_end_hold_are_not_repeated() -> None:
+    head = [text_message(1, None, "user", "Fix services/billing/export.py by 2026-12-01.")]
+    said = "Edited services/billing/export.py at 9fceb02d; 2026-12-01 holds; 4711 rows"
+    middle = [text_message(2, 1, "assistant", said)]
+    tail = [text_message(3, 2, "assistant", "Done: 4711 rows exported.")]
+    sheet = fact_sheet(middle, verbatim=[*head, *tail])
+    assert sheet.values == ["9fceb02d"]
+    assert sheet.in_verbatim == 3
+    assert sheet.to_dict()["in_verbatim"] == 3
+    assert fact_sheet(middle).values == [
+        "services/billing/export.py", "9fceb02d", "2026-12-01", "4711"]
+
+
+def test_numbers_rank_below_the_ids_under_the_cap() -> None:
+    text = " ".join(f"took {1000 + i} ms" for i in range(200)) + " at commit 9fceb02d"
+    sheet = fact_sheet([text_message(1, None, "assistant", text)], max_chars=60)
+    assert "9fceb02d" in sheet.values
+    assert sheet.omitted > 0
