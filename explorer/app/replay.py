@@ -17,6 +17,7 @@ from typing import Any
 
 from explorer.app import conversation_ops as ops
 from explorer.app.tree_actions import Change
+from explorer.app.tree_view import tended_view
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.ladder import LadderError
 from explorer.providers.base import Provider, ProviderError
@@ -74,6 +75,22 @@ def _cost(model: str | None, tokens_in: int, tokens_out: int) -> float | None:
     if price is None:
         return None
     return round((tokens_in * price[0] + tokens_out * price[1]) / 1_000_000, 6)
+
+
+def replay_tip(store: Store, onto: int) -> int:
+    """The end of the old branch an edited prompt replaces: the preferred (else the active,
+    else the newest) leaf below the prompt it was edited from."""
+    conv_id = store.message_conversation(onto)
+    original = store.edits(conv_id).get(onto)
+    if original is None:
+        raise StoreError(f"message {onto} is not an edited prompt: edit a prompt first, then "
+                         "replay the branch after it onto the edit")
+    tip = store.conversation(conv_id).tip_id
+    active = store.path_ids(tip) if tip is not None else []
+    leaf = tended_view(store, conv_id).preferred_tip(original, active)
+    if leaf is None or leaf == original:
+        raise StoreError(f"nothing follows prompt {original}: there is no branch to replay")
+    return leaf
 
 
 def plan_replay(

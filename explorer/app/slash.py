@@ -66,6 +66,10 @@ SPECS: tuple[CommandSpec, ...] = (
                 "merge the selected branch back after the tip, as a digest"),
     CommandSpec("undo", Arg.NONE, "/undo", "undo the last tree action"),
     CommandSpec("redo", Arg.NONE, "/redo", "make the action undone last again"),
+    CommandSpec("replay", Arg.NONE, "/replay",
+                "re-run the old branch's later prompts on the selected edited prompt"),
+    CommandSpec("fanout", Arg.OPTIONAL_TEXT, "/fanout [TEXT]",
+                "ask several models the same prompt; answers open side by side"),
 )
 BY_NAME: dict[str, CommandSpec] = {s.name: s for s in SPECS}
 NAMES: tuple[str, ...] = tuple(s.name for s in SPECS)

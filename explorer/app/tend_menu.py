@@ -30,4 +30,5 @@ def tending_availability(store: Store, conv_id: int, mid: int) -> dict[str, Avai
         "label": Availability(True),
         "note": Availability(True),
         "merge": Availability(not on_path, "already on the active path"),
+        "replay": Availability(mid in store.edits(conv_id), "not an edited prompt"),
     }

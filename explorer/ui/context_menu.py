@@ -78,6 +78,9 @@ class MessageMenu(QMenu):
         self._add("Name branch…", "label", tending["label"])
         self._add("Note…", "note", tending["note"])
         self._add("Merge branch back after the tip", "merge", tending["merge"])
+        if "replay" in tending:
+            self._add("Replay branch onto this edit…", "replay", tending["replay"])
+        self._add("Ask several models…", "fanout", Availability(True))
         self.addSeparator()
 
     def _add(self, text: str, key: str, availability: Availability) -> QAction:

@@ -27,6 +27,7 @@ from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
 from explorer.ui.tend_actions import TendActions
+from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status_label)
         self.actions_ = WindowActions(self)
         self.tend = TendActions(self)
+        self.runs = TendRuns(self)
         self._conv: int | None = None
         # Windows and menus opened from here, kept alive while they are shown.
         self.last_menu: QMenu | None = None
@@ -99,6 +101,7 @@ class MainWindow(QMainWindow):
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
+        self.command_bar.closed.connect(self.runs.cancel)
         self.tasks.changed.connect(self.refresh_views)
         self.actions_.marks.changed.connect(self.graph.set_compare_marks)
         self.actions_.marks.changed.connect(self.transcript.set_compare_marks)
@@ -155,6 +158,9 @@ class MainWindow(QMainWindow):
                 ("Note…", "note", "Ctrl+Shift+O"),
                 ("Merge branch back after the tip", "merge", "Ctrl+Shift+G")):
             self._action(menu, text, self._on_selected(self.tend.handlers()[key]), shortcut)
+        menu.addSeparator()
+        self._action(menu, "Replay branch onto this edit…", self._on_selected(self.runs.replay))
+        self._action(menu, "Ask several models…", self.runs.fanout, "Ctrl+Shift+F")
 
     def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
         return lambda: self.actions_._selected(handler)
@@ -274,7 +280,8 @@ class MainWindow(QMainWindow):
         if self._conv is None:
             return
         menu = MessageMenu(self.actions_.availability(mid),
-                           {**self.actions_.menu_handlers(), **self.tend.handlers()}, self,
+                           {**self.actions_.menu_handlers(), **self.tend.handlers(),
+                            **self.runs.handlers()}, self,
                            marked=self.actions_.marked, tending=self.tend.availability(mid))
         self.last_menu = menu
         menu.popup(pos)
@@ -308,6 +315,7 @@ class MainWindow(QMainWindow):
             self.preview_window.shutdown()
         if self.model_job is not None:
             self.model_job.cancel()
+        self.runs.cancel()
         self.tasks.shutdown()
         super().closeEvent(event)
 

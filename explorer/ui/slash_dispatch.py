@@ -139,5 +139,11 @@ class SlashDispatcher:
     def _undo(self, _: SlashCommand) -> None:
         self._tend("undo", lambda: undo.undo(self.w.store, self.w.conversation_id))
 
+    def _replay(self, _: SlashCommand) -> None:
+        self.w.runs.replay(self._target())
+
+    def _fanout(self, command: SlashCommand) -> None:
+        self.w.runs.fanout(command.arg or "")
+
     def _redo(self, _: SlashCommand) -> None:
         self._tend("redo", lambda: redo.redo(self.w.store, self.w.conversation_id))

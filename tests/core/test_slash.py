@@ -44,7 +44,7 @@ def test_the_table_covers_the_spec_commands() -> None:
                           "export", "search", "send",
                           # tending the tree (T6–T8)
                           "archive", "unarchive", "delete", "star", "label", "note", "merge",
-                          "undo", "redo"}
+                          "undo", "redo", "replay", "fanout"}
 
 
 @pytest.mark.parametrize("rung", RUNGS)

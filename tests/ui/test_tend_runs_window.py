@@ -1,0 +1,190 @@
+"""Replay after an edit and ask several models, in the window, against a real loopback server
+(T8): the plan with its estimates first, progress in the command bar, cancel keeps finished
+turns, fan-out answers open side by side, and each run is one undoable operation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from helpers import MemoryKeyring
+from PySide6.QtCore import QPoint, QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from explorer.app import tree_actions
+from explorer.app.replay import ReplayPlan
+from explorer.app.slash import parse
+from explorer.app.tree_view import tended_view
+from explorer.ui.app import open_store
+from explorer.ui.main_window import MainWindow
+from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog, parse_models
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+from provider_server import ProviderServer, ServerState
+
+
+@pytest.fixture
+def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerState]:
+    state = ServerState(anthropic_key="sk-ant-window-test")
+    server = ProviderServer(state).start()
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"provider": "anthropic", "providers": {
+        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
+    monkeypatch.setenv("CONVO_CONFIG", str(config))
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    memory.set_password("conversation-explorer", "anthropic", "sk-ant-window-test")
+    keyring.set_keyring(memory)
+    yield state
+    state.stop.set()
+    keyring.set_keyring(previous)
+    server.close()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path, provider: ServerState) -> Iterator[MainWindow]:
+    store = open_store(tmp_path / "ui.db")
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(1)
+    yield w
+    w.close()
+    store.close()
+
+
+def _edit_20(window: MainWindow, qtbot: QtBot) -> int:
+    """Prompt 20 edited into a sibling (the new tip): 21–24 go stale."""
+    new = tree_actions.edit(window.store, 1, 20, "Does the dashboard count match the log?")
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.refresh()
+    return int(new.changed["created"][0])
+
+
+def _finished(window: MainWindow, qtbot: QtBot) -> None:
+    qtbot.waitUntil(lambda: window.runs.task is not None and not window.runs.task.running,
+                    timeout=30_000)
+    window.tasks.wait()
+
+
+def test_T8_replay_from_the_right_click_shows_the_plan_then_redoes_the_branch(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    onto = _edit_20(window, qtbot)
+    assert {21, 24} <= tended_view(store, 1).stale
+    plans: list[ReplayPlan] = []
+    monkeypatch.setattr(window.runs, "confirm_replay",
+                        lambda plan, model: plans.append(plan) or True)
+    window.show_message_menu(onto, QPoint(0, 0))
+    assert window.last_menu is not None
+    act = window.last_menu.action("replay")  # type: ignore[attr-defined]
+    assert act.isEnabled()
+    window.last_menu.close()
+    act.trigger()
+    _finished(window, qtbot)
+    [plan] = plans
+    assert plan.tip == 24 and plan.onto == onto and len(plan.steps) == 2
+    assert all(s.input_tokens > 0 for s in plan.steps)
+    assert [line.split(":")[0] for line in window.runs.progress[1:3]] == ["step 1/2",
+                                                                        "step 2/2"]
+    path = store.path(1)
+    assert [m.text for m in path if m.role == "user"][-2:] == [
+        "Does the dashboard count match the log?", store.message(22).text]
+    assert path[-1].role == "assistant" and not {21, 24} & tended_view(store, 1).stale
+    assert "Edit → Undo removes it" in window.command_bar.result_view.toPlainText()
+    window.menuBar().actions()[1].menu().aboutToShow.emit()
+    assert window.undo_action.text() == "Undo replay"
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.undo_action.trigger()
+    assert store.conversation(1).tip_id == onto and store.children(onto) == []
+
+
+def test_T8_cancelling_a_replay_keeps_the_finished_turns(
+    window: MainWindow, qtbot: QtBot, provider: ServerState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    onto = _edit_20(window, qtbot)
+    provider.slow_seconds = 60
+    provider.faults.extend(["none", "slow"])  # step 2 waits until released
+    monkeypatch.setattr(window.runs, "confirm_replay", lambda plan, model: True)
+
+    say = window.runs._say
+
+    def on_step(line: str) -> None:
+        say(line)
+        if line.startswith("step 2/2"):
+            window.command_bar.edit.setFocus()
+            for _ in range(2):  # the first Esc may only close the completion list
+                if window.command_bar.isVisible():
+                    qtbot.keyClick(window.command_bar.edit, Qt.Key.Key_Escape)
+            assert not window.command_bar.isVisible()  # closing the bar cancels
+            provider.stop.set()  # the held response comes, and is not taken
+    monkeypatch.setattr(window.runs, "_say", on_step)
+    window.runs.replay(onto)
+    _finished(window, qtbot)
+    assert window.runs.cancel_event.is_set()
+    kept = store.children(onto)
+    assert len(kept) == 1  # step 1's answer stays; step 2 left nothing
+    assert store.conversation(1).tip_id == kept[0]
+    assert "finished turns are kept" in window.command_bar.error_text()
+    assert store.operations(1)[0].kind == "replay"
+
+
+def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(
+    window: MainWindow, qtbot: QtBot, provider: ServerState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    before = store.conversation(1)
+    asked: list[tuple[str, str]] = []
+
+    def ask(models: str, text: str = "") -> FanoutRequest:
+        asked.append((models, text))
+        return FanoutRequest("Which fix is safer?", ("anthropic:claude-a", "anthropic:claude-b"),
+                             2)
+    monkeypatch.setattr(window.runs, "ask_fanout", ask)
+    window.open_command_bar()
+    window.slash.run(parse("/fanout Which fix?"))
+    _finished(window, qtbot)
+    assert asked == [("anthropic:claude-test", "Which fix?")]
+    tip = store.conversation(1).tip_id or 0
+    prompt = store.message(tip).parent_id
+    answers = store.children(int(prompt or 0))
+    assert len(answers) == 4
+    models = {h.body["model"] for h in provider.hits if h.body}
+    assert {"claude-a", "claude-b"} <= models
+    assert window.compare_window is not None
+    assert sorted(window.compare_window.ids) == sorted(answers)
+    assert sum(line.startswith("anthropic:claude-") for line in window.runs.progress) == 4
+    window.compare_window.close()
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.undo_action.trigger()
+    after = store.conversation(1)
+    assert (after.tip_id, after.message_count) == (before.tip_id, before.message_count)
+
+
+def test_the_dialogs_show_the_plan_and_refuse_a_bad_model(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    from explorer.app.replay import plan_replay
+    onto = _edit_20(window, qtbot)
+    plan = plan_replay(window.store, 24, onto)
+    dialog = ReplayDialog(plan, "claude-test", window)
+    qtbot.addWidget(dialog)
+    assert dialog.steps.topLevelItemCount() == 2
+    assert "2 step(s) with claude-test" in dialog.total.text()
+    fan = FanoutDialog("anthropic:claude-test", "", window)
+    qtbot.addWidget(fan)
+    fan.prompt.setPlainText("hello")
+    fan.models.setPlainText("nonsense")
+    fan.accept()
+    assert fan.isVisible() is False and "PROVIDER:MODEL" in fan.error.text()
+    fan.models.setPlainText("anthropic:a, openai:b")
+    assert fan.request().models == ("anthropic:a", "openai:b")
+    with pytest.raises(ValueError, match="expected PROVIDER:MODEL"):
+        parse_models("anthropic")
