@@ -52,7 +52,7 @@ _OWN_EXPORT = re.compile(r"^ce:([0-9a-f]{32})$")
 
 
 def _existing(
-    conn: sqlite3.Connection, fmt: str, sid: str, msgs: list[Message]
+    conn: sqlite3.Connection, fmt: str, sid: str, msgs: list[Message], ic: ImportedConversation
 ) -> tuple[int | None, dict[str, int], bool]:
     """The conversation this import continues, its messages by source key, and whether
     another conversation holds the source id with different content.
@@ -78,7 +78,7 @@ def _existing(
             "SELECT id, source_id, role, coalesce(preview, '') FROM messages "
             "WHERE conversation_id = ?", (conv_id,),
         ).fetchall()
-        if own or _same_conversation(rows, uid, msgs):
+        if own or _same_conversation(rows, uid, msgs, ic):
             return conv_id, {(s or f"ce:{uid}:{i}"): i for i, s, _, _ in rows}, False
     return None, {}, bool(found)
 
@@ -92,16 +92,20 @@ def message_keys(conn: sqlite3.Connection, conv_id: int) -> dict[str, int]:
     return {(s or f"ce:{uid}:{i}"): i for i, s in rows}
 
 
-def _same_conversation(rows: list[tuple[Any, ...]], uid: str, msgs: list[Message]) -> bool:
+def _same_conversation(rows: list[tuple[Any, ...]], uid: str, msgs: list[Message],
+                       ic: ImportedConversation) -> bool:
     """Messages in common agree (role and opening words) at least half the time; with
-    none in common, only an empty side makes it the same conversation."""
+    none in common, only an empty side makes it the same conversation. (A lazily read
+    conversation's messages are compared with their content, a chunk at a time.)"""
     if not rows or not msgs:
         return True
     stored = {(s or f"ce:{uid}:{i}"): (role, text) for i, s, role, text in rows}
     common = [m for m in msgs if _key(m) in stored]
     if not common:
         return False
-    agree = sum(stored[_key(m)] == (m.role, preview(m)) for m in common)
+    agree = 0
+    for chunk in ic.chunks(common):
+        agree += sum(stored[_key(m)] == (m.role, preview(m)) for m in chunk)
     return agree * 2 >= len(common)
 
 
@@ -130,7 +134,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
     repaired = repair_tree(ic.messages)
     msgs = repaired.messages
     sid = identity(ic)
-    conv_id, known, clash = _existing(conn, ic.source_format, sid, msgs)
+    conv_id, known, clash = _existing(conn, ic.source_format, sid, msgs, ic)
     title = ic.title or "Untitled"
     if conv_id is None:
         conv_id = create_conversation(

@@ -18,6 +18,9 @@ from explorer.store.migrations import migrate
 
 T = TypeVar("T")
 AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, for ordinary writes
+CACHE_KIB = 8192
+"""The write connection's page cache. Imports append in id order, so a larger cache bought
+no speed (a 100 MB session: 15.0 s CPU at 8 MB, 16.1 s at 64 MB) but 56 MB more memory."""
 
 
 class Writer:
@@ -31,7 +34,7 @@ class Writer:
 
     def _open(self, path: str | Path) -> None:
         self._conn = open_connection(path)
-        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk imports stay in memory
+        self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         self._conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
         self._thread = threading.current_thread()
         migrate(self._conn)

@@ -22,13 +22,13 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from explorer.formats.claude_code.blocks import as_dict, content_parts
+from explorer.formats.claude_code.blocks import as_dict, content_parts, usage_from
 from explorer.formats.claude_code.session import Node, line_meta
 from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
-from explorer.tree.model import Message, Part
+from explorer.tree.model import Message, Part, Usage
 
-_Where = tuple[int, tuple[int, ...]]  # file index, offsets of the message's lines
+_Where = tuple[int, ...]  # the file's index, then the offsets of the message's lines
 
 
 class SessionContent:
@@ -48,7 +48,7 @@ class SessionContent:
         self.files.append(path)
         for node in nodes:
             if node.offsets:
-                self._where[node.key] = (index, tuple(node.offsets))
+                self._where[node.key] = (index, *node.offsets)
 
     def __len__(self) -> int:
         return len(self._where)
@@ -60,12 +60,12 @@ class SessionContent:
                 where = self._where.get(m.id)
                 if where is None or m.id in self._held:
                     continue
-                index, offsets = where
+                index, offsets = where[0], where[1:]
                 if index not in handles:
                     handles[index] = self._open(index)
-                parts, meta = self._read(handles[index], index, offsets, m)
+                parts, meta, usage = self._read(handles[index], index, offsets, m)
                 self._held[m.id] = (m.parts, m.source_meta)
-                m.parts, m.source_meta = parts, {**meta, **m.source_meta}
+                m.parts, m.source_meta, m.usage = parts, {**meta, **m.source_meta}, usage
                 self._repair(m)
         finally:
             for handle in handles.values():
@@ -76,6 +76,7 @@ class SessionContent:
             held = self._held.pop(m.id, None)
             if held is not None:
                 m.parts, m.source_meta = held
+                m.usage = None
 
     def _open(self, index: int) -> BinaryIO:
         try:
@@ -85,18 +86,20 @@ class SessionContent:
                                      "the conversation was not stored") from exc
 
     def _read(self, handle: BinaryIO, index: int, offsets: tuple[int, ...],
-              m: Message) -> tuple[list[Part], dict[str, Any]]:
+              m: Message) -> tuple[list[Part], dict[str, Any], Usage | None]:
         parts: list[Part] = []
         meta: dict[str, Any] = {}
+        usage: Usage | None = None
         for n, offset in enumerate(offsets):
             entry = self._entry(handle, index, offset, m if n == 0 else None)
             message = as_dict(entry.get("message"))
             parts.extend(content_parts(message.get("content"))[0])
+            usage = usage_from(message.get("usage")) or usage  # as the whole read: last wins
             if n == 0:
                 meta = line_meta(int(m.source_meta.get("line", 0)), entry, message)
             elif message.get("stop_reason") is not None:
                 meta["stop_reason"] = message["stop_reason"]
-        return parts, meta
+        return parts, meta, usage
 
     def _entry(self, handle: BinaryIO, index: int, offset: int,
                first_of: Message | None) -> dict[str, Any]:

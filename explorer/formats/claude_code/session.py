@@ -13,6 +13,7 @@ a message whose parent is such a record can be resolved to the nearest message.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,7 +190,8 @@ class SessionReader:
                 parts = light_parts(parts, group.parts)
             group.parts.extend(parts)
             group.uuids.append(uuid)
-            group.usage = usage or group.usage
+            if not group.offsets:
+                group.usage = usage or group.usage
             if message.get("stop_reason") is not None:
                 group.meta["stop_reason"] = message.get("stop_reason")
             s.line_node[uuid] = group
@@ -197,7 +199,8 @@ class SessionReader:
             meta = line_meta(number, entry, message)
             light = self._light and bool(s.nodes) and meta.get("isCompactSummary") is not True
             if light:  # the first node keeps its metadata: the conversation's comes from it
-                parts, meta = light_parts(parts), light_meta(meta)
+                prompt = role == "user" and not all(p.kind == "tool_result" for p in parts)
+                parts, meta = light_parts(parts, keep_text=prompt), light_meta(meta)
             node = Node(
                 key=uuid,
                 role=role,
@@ -206,8 +209,8 @@ class SessionReader:
                 parts=parts,
                 api_id=api_id,
                 created_at=stamp,
-                model=as_str(message.get("model")),
-                usage=usage,
+                model=_interned(as_str(message.get("model"))),
+                usage=None if light else usage,  # a light message's comes with its content
                 meta=meta,
                 offsets=[offset] if light else [],
                 uuids=[uuid],
@@ -283,28 +286,35 @@ class SessionReader:
             self.session.agent_links.setdefault(agent_id, use_ids[0])
 
 
+def _interned(text: str | None) -> str | None:
+    """One string for a model name every line repeats."""
+    return sys.intern(text) if text is not None else None
+
+
 def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """The metadata shaping the tree reads; the rest is read again when the message is written."""
     return {k: v for k, v in meta.items() if k in LIGHT_FIELDS}
 
 
-def light_parts(parts: list[Part], before: list[Part] | None = None) -> list[Part]:
-    """Parts without their content, except the opening of the one a preview or title shows.
+def light_parts(parts: list[Part], before: list[Part] | None = None, *,
+                keep_text: bool = False) -> list[Part]:
+    """Parts without their content; a prompt (``keep_text``) keeps the opening of the part
+    its preview and the title are made from.
 
-    Kinds and tool ids stay (tool results are chained by them); the part a preview
-    is made from keeps its first :data:`LIGHT_TEXT` characters. ``before`` are the
-    light parts earlier lines of the same message gave.
+    Kinds and tool ids stay (tool results are chained by them, turns are cut by
+    them); the opening is the first :data:`LIGHT_TEXT` characters. ``before`` are
+    the light parts earlier lines of the same message gave.
     """
     before = before or []
-    pick = _preview_index([*before, *parts])
+    pick = _preview_index([*before, *parts]) if keep_text else None
     pick = pick - len(before) if pick is not None and pick >= len(before) else None
     return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=p.tool_name,
                  tool_use_id=p.tool_use_id, is_error=p.is_error, media_type=p.media_type)
             for i, p in enumerate(parts)]
 
 
-LIGHT_TEXT = 400
-"""Characters kept of the previewed part: more than a preview or a title ever shows."""
+LIGHT_TEXT = 320
+"""Characters kept of the previewed part: all a preview (and a title) reads of it."""
 
 
 def _preview_index(parts: list[Part]) -> int | None:
