@@ -8,8 +8,11 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap, QTransform
 
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
@@ -21,6 +24,7 @@ MAX_NAME_LABELS = 200
 NAME_CHARS_PX = 220  # longest checkpoint or agent name, in pixels
 NAME_MIN_PX = 70  # names are cut to a column's width on screen, but never below this
 _BUCKET_W, _BUCKET_H = 128.0, 32.0  # viewport buckets of drawn labels
+MAX_STAMPS = 2000
 
 
 class LabelPainter:
@@ -35,6 +39,8 @@ class LabelPainter:
         self.room = float(NAME_CHARS_PX)
         self._taken: dict[tuple[int, int], list[QRectF]] = {}
         self._bounds: QRectF | None = None
+        self._stamps: dict[tuple[object, ...], QPixmap] = {}
+        self.stamped = 0  # labels rendered into a new stamp so far (for tests)
 
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
@@ -103,13 +109,7 @@ class LabelPainter:
         w = self.bold_metrics.horizontalAdvance("TIP") + 10
         box = self._inside_view(QRectF(at.x() - w / 2, at.y() - 9, w, 16))
         self._free(box)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(pal.tip)
-        painter.drawRoundedRect(box, 4, 4)
-        painter.setPen(QColor("#ffffff"))
-        painter.setFont(self.bold)
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "TIP")
-        self.drawn += 1
+        self._draw(painter, box, _Look("TIP", 4, pal.tip, None, QColor("#ffffff"), True, True))
 
     def _name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, text: str,
               color: QColor, pal: GraphPalette, below: bool = False) -> None:
@@ -125,14 +125,7 @@ class LabelPainter:
             return
         back = QColor(pal.background)
         back.setAlpha(225)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(back)
-        painter.drawRoundedRect(box, 3, 3)
-        painter.setPen(color)
-        painter.setFont(self.font)
-        painter.drawText(box.adjusted(4, 0, 0, 0),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-        self.drawn += 1
+        self._draw(painter, box, _Look(text, 3, back, None, color, False, False))
 
     def _model(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, name: str,
                pal: GraphPalette) -> None:
@@ -146,13 +139,8 @@ class LabelPainter:
             return
         back = QColor(pal.background)
         back.setAlpha(225)
-        painter.setPen(QPen(pal.muted_text, 1))
-        painter.setBrush(back)
-        painter.drawRoundedRect(box, 3, 3)
-        painter.setFont(self.font)
-        painter.drawText(box.adjusted(4, 0, 0, 0),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-        self.drawn += 1
+        self._draw(painter, box, _Look(text, 3, back, pal.muted_text, pal.muted_text, False,
+                                       False))
 
     def _branch(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
                 i: int) -> None:
@@ -166,12 +154,65 @@ class LabelPainter:
         box = QRectF(centre.x() + 6, y + 2, w, 15)
         if not self._free(box):
             return
-        painter.setPen(pal.badge)
-        painter.setBrush(pal.background)
-        painter.drawRoundedRect(box, 7, 7)
-        painter.setFont(self.font)
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        self._draw(painter, box, _Look(text, 7, pal.background, pal.badge, pal.badge, False,
+                                       True))
+
+    def _draw(self, painter: QPainter, box: QRectF, look: _Look) -> None:
+        """Blit the label's pre-rendered stamp: an antialiased rounded box and its text
+        cost far more per frame than copying their pixels."""
+        at = QPointF(round(box.left()), round(box.top()))
+        painter.drawPixmap(at, self._stamp(look, box.width(), box.height(), painter))
         self.drawn += 1
+
+    def _stamp(self, look: _Look, w: float, h: float, painter: QPainter) -> QPixmap:
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        key = (look.key(), round(w, 2), round(h, 2), ratio)
+        got = self._stamps.get(key)
+        if got is not None:
+            return got
+        pix = QPixmap(max(1, math.ceil(w * ratio)), max(1, math.ceil(h * ratio)))
+        pix.setDevicePixelRatio(ratio)
+        pix.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        rect = QRectF(0, 0, w, h)
+        p.setPen(QPen(look.border, 1) if look.border is not None else Qt.PenStyle.NoPen)
+        p.setBrush(look.fill)
+        p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5) if look.border else rect,
+                          look.radius, look.radius)
+        p.setPen(look.color)
+        p.setFont(self.bold if look.bold else self.font)
+        if look.centred:
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, look.text)
+        else:
+            p.drawText(rect.adjusted(4, 0, 0, 0),
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, look.text)
+        p.end()
+        if len(self._stamps) > MAX_STAMPS:
+            self._stamps.clear()
+        self._stamps[key] = pix
+        self.stamped += 1
+        return pix
+
+
+@dataclass(frozen=True)
+class _Look:
+    """What one label looks like: its text, box and colours (the stamp cache's key)."""
+
+    text: str
+    radius: float
+    fill: QColor
+    border: QColor | None
+    color: QColor
+    bold: bool
+    centred: bool
+
+    def key(self) -> tuple[object, ...]:
+        return (self.text, self.radius, self.fill.rgba(),
+                None if self.border is None else self.border.rgba(), self.color.rgba(),
+                self.bold, self.centred)
 
 
 def _contains(view: tuple[float, float, float, float], x: float, y: float) -> bool:

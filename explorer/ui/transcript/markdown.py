@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QImage,
     QMouseEvent,
     QPalette,
+    QResizeEvent,
     QTextCursor,
     QTextDocument,
     QTextFormat,
@@ -30,6 +31,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
+from explorer.ui.transcript.copying import CodeBlock, CopyButton, code_blocks
 from explorer.ui.transcript.highlight import CodeHighlighter
 
 MARKDOWN_FEATURES = (
@@ -112,6 +114,7 @@ class DocumentView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.safe_document = SafeDocument(self)
+        self.copy_buttons: list[tuple[CopyButton, CodeBlock]] = []
         self.setDocument(self.safe_document)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
@@ -129,7 +132,34 @@ class DocumentView(QTextBrowser):
 
     def set_markdown(self, text: str) -> None:
         self.safe_document.set_markdown_text(text)
+        self._add_copy_buttons(text)
         self.updateGeometry()
+
+    def _add_copy_buttons(self, source: str) -> None:
+        """A "Copy" at the top right of every fenced code block (its source, exactly)."""
+        for button, _ in self.copy_buttons:
+            button.deleteLater()
+        self.copy_buttons = []
+        if "```" not in source and "~~~" not in source:
+            return
+        for code in code_blocks(self.document(), source):
+            button = CopyButton(code.text, "this code", self.viewport())
+            button.adjustSize()
+            button.show()
+            self.copy_buttons.append((button, code))
+        self._place_copy_buttons()
+
+    def _place_copy_buttons(self) -> None:
+        layout = self.document().documentLayout()
+        right = self.viewport().width() - 2
+        for button, code in self.copy_buttons:
+            top = layout.blockBoundingRect(code.first).top()
+            button.move(max(0, right - button.width()), round(top))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.copy_buttons:
+            self._place_copy_buttons()
 
     def set_code(self, text: str, language: str | None = None) -> None:
         """Plain monospace text (tool arguments and output), optionally highlighted."""

@@ -31,6 +31,7 @@ from explorer.app.agent_display import (
     thinking_title,
 )
 from explorer.tree.model import Part
+from explorer.ui.transcript.copying import CopyButton
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.rows import COLLAPSED_LINES
 
@@ -52,6 +53,16 @@ def _column(widget: QWidget) -> QVBoxLayout:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(2)
     return layout
+
+
+def _row(first: QWidget, copy: QWidget) -> QHBoxLayout:
+    """A row's title, then its copy button at the far right."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(first)
+    row.addStretch(1)
+    row.addWidget(copy)
+    return row
 
 
 def _caption(text: str, parent: QWidget, color: str | None = None) -> QLabel:
@@ -128,8 +139,9 @@ class ToolCallBlock(QWidget):
         self.toggle.setCheckable(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setText(f"⚙ {self.summary}")
-        layout.addWidget(self.toggle)
         self.arguments = DocumentView(self)
+        self.copy_button = CopyButton(self.arguments.toPlainText, "the call's arguments", self)
+        layout.addLayout(_row(self.toggle, self.copy_button))
         fields = argument_fields(part.text)
         if fields is not None and has_multiline_string(part.text):
             self.arguments.set_code("\n".join(f"{key}:\n{value}" if "\n" in value
@@ -167,7 +179,8 @@ class ToolResultBlock(QWidget):
                  else f"↳ {tool_name} result {outcome}")
         self.caption = _caption(title, self, ERROR_ACCENT if part.is_error else None)
         self.markdown = looks_like_markdown(part.text)
-        layout.addWidget(self.caption)
+        self.copy_button = CopyButton(part.text, "the whole output", self)
+        layout.addLayout(_row(self.caption, self.copy_button))
         self.output = DocumentView(self)
         layout.addWidget(self.output)
         self.expand_button: QToolButton | None = None
