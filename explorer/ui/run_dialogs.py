@@ -53,10 +53,12 @@ class ReplayDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Replay the branch onto the edit")
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(
+        intro = QLabel(
             f"Each later prompt of the branch ending at message {plan.tip} is sent again, in "
             f"order, after the edited prompt {plan.onto}. A failed step keeps every finished "
-            "turn; Edit → Undo removes them all."))
+            "turn; Edit → Undo removes them all.")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
         self.steps = QTreeWidget(self)
         self.steps.setHeaderLabels(["#", "Prompt", "Tokens in", "Tokens out", "Cost"])
         self.steps.setRootIsDecorated(False)
@@ -109,8 +111,14 @@ class FanoutDialog(QDialog):
         self.models.setFixedHeight(80)
         self.samples = QSpinBox(self)
         self.samples.setRange(1, MAX_SAMPLES)
+        hint = QLabel("The prompt is added after the tip of the active path; each model's "
+                      "answers become sibling answers, then open side by side to compare. "
+                      "The first model's first answer becomes the tip.", self)
+        hint.setWordWrap(True)
+        form.addRow(hint)
         self.error = QLabel("", self)
-        self.error.setStyleSheet("color: #c92a2a")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #e03131")
         form.addRow("Prompt", self.prompt)
         form.addRow("Models", self.models)
         form.addRow("Answers per model", self.samples)
