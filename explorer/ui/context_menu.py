@@ -22,7 +22,8 @@ class MessageMenu(QMenu):
 
     def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
                  parent: QWidget | None = None, marked: Sequence[int] = (),
-                 tending: Mapping[str, Availability] | None = None) -> None:
+                 tending: Mapping[str, Availability] | None = None,
+                 context: Mapping[str, Availability] | None = None) -> None:
         super().__init__(parent)
         self.info = actions
         self.handlers = handlers
@@ -52,6 +53,10 @@ class MessageMenu(QMenu):
         others = len(marked)
         self._add(f"Compare marked ({others})", "compare_marked",
                   Availability(2 <= others <= MAX_MARKED, "mark 2 to 4 messages first"))
+        self._add("Context at this point…", "context_at", Availability(True))
+        self._add("Compare context (with marked)", "compare_context",
+                  (context or {}).get("compare_context",
+                                      Availability(False, "mark one or two nodes first")))
         export = self.addMenu("Export branch")
         export.setObjectName("export")
         for fmt in FORMATS:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout
 from explorer.store import Store
 from explorer.ui.branch_state import BranchState
 from explorer.ui.command_bar import CommandBar
+from explorer.ui.context_actions import ContextActions
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
 from explorer.ui.follow import LiveFollow
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.actions_ = WindowActions(self)
         self.tend = TendActions(self)
         self.runs = TendRuns(self)
+        self.context_actions = ContextActions(self, self.actions_.marks)
         self._conv: int | None = None
         # Windows and menus opened from here, kept alive while they are shown.
         self.last_menu: QMenu | None = None
@@ -138,6 +140,8 @@ class MainWindow(QMainWindow):
         self._action(conv, "Compare marked", a.compare_marked, "Ctrl+D")
         self._action(conv, "Clear compare marks", a.clear_marks)
         self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
+        self._action(conv, "Context at this point…",
+                     self._on_selected(self.context_actions.context_at), "Ctrl+Shift+X")
         self._tend_menu(conv.addMenu("Tend branch"))
         view = self.menuBar().addMenu("&View")
         self._action(view, "Fit tree", self.graph.fit, "F")
@@ -281,8 +285,9 @@ class MainWindow(QMainWindow):
             return
         menu = MessageMenu(self.actions_.availability(mid),
                            {**self.actions_.menu_handlers(), **self.tend.handlers(),
-                            **self.runs.handlers()}, self,
-                           marked=self.actions_.marked, tending=self.tend.availability(mid))
+                            **self.runs.handlers(), **self.context_actions.handlers()}, self,
+                           marked=self.actions_.marked, tending=self.tend.availability(mid),
+                           context=self.context_actions.availability(mid))
         self.last_menu = menu
         menu.popup(pos)
 

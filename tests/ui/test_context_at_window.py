@@ -1,0 +1,109 @@
+"""SPEC X1 and R1 in the window: "Context at this point" shows the request the node sent,
+part by part with its pages, secrets redacted; "Compare context" sets two nodes' contexts
+side by side with what was folded into pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import assistant, user
+from PySide6.QtCore import QPoint, QSettings
+from pytestqt.qtbot import QtBot
+
+from explorer.compaction.target import Target
+from explorer.store import Store
+from explorer.tree.secrets import SecretRedactor
+from explorer.ui import context_actions
+from explorer.ui.context_view import ContextDialog, ContextDiffDialog
+from explorer.ui.main_window import MainWindow
+
+SECRET = "sk-proj-Zq8vN3xW7yT2uK9pL4mR6sJ1hG5fD0aBcE3iO8nQ"
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Store, int]]:
+    monkeypatch.setattr(context_actions, "build_target", lambda: Target.default(
+        "anthropic", window=6_000, output_reserve=500, redactor=SecretRedactor()))
+    s = Store(tmp_path / "w.db")
+    conv = s.create_conversation("long session")
+    for n in range(30):
+        extra = f" (deploy key {SECRET})" if n == 4 else ""
+        s.append_turn(conv, [user(f"question {n}: src/app/mod_{n}.py{extra} " + "word " * 220),
+                             assistant(f"answer {n}: " + "text " * 220)])
+    yield s, conv
+    s.close()
+
+
+def open_window(qtbot: QtBot, tmp_path: Path, store: Store, conv: int) -> MainWindow:
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(conv)
+    w.graph.set_mode("messages")
+    qtbot.waitUntil(lambda: not w.graph.is_loading, timeout=10_000)
+    return w
+
+
+def test_X1_R1_context_at_this_point_shows_the_parts_pages_and_redactions(
+    qtbot: QtBot, tmp_path: Path, store: tuple[Store, int], screenshot_dir: Path,
+) -> None:
+    s, conv = store
+    w = open_window(qtbot, tmp_path, s, conv)
+    tip = s.conversation(conv).tip_id or 0
+    w.show_message_menu(tip, QPoint(10, 10))
+    assert w.last_menu is not None
+    action = w.last_menu.action("context_at")
+    assert action.isEnabled()
+    action.trigger()
+    dialog = w.context_actions.dialogs[-1]
+    assert isinstance(dialog, ContextDialog)
+    qtbot.waitUntil(lambda: dialog.context is not None, timeout=30_000)
+    ctx = dialog.context
+    assert ctx is not None and ctx.plan.pages
+    panel = dialog.panel
+    assert panel.table.rowCount() == len(ctx.parts())
+    page_row = next(i for i, p in enumerate(panel.parts) if p.kind == "page")
+    panel.table.selectRow(page_row)
+    assert panel.detail.currentWidget() is panel.pages
+    assert panel.pages.page_bytes() == [p.png for p in ctx.plan.pages]
+    shown = "\n".join(p.text for p in panel.parts)
+    assert SECRET not in shown
+    assert "redacted 1 secret(s) (1 openai-key)" in panel.notes.text()
+    assert f"{ctx.tokens:,} tokens" in panel.header.text()
+    dialog.grab().save(str(screenshot_dir / "context-at-node.png"))
+    dialog.close()
+
+
+def test_X1_compare_context_of_a_marked_node_and_another(
+    qtbot: QtBot, tmp_path: Path, store: tuple[Store, int], screenshot_dir: Path,
+) -> None:
+    s, conv = store
+    w = open_window(qtbot, tmp_path, s, conv)
+    path = s.path(conv)
+    early, tip = int(path[7].id), int(path[-1].id)
+    w.show_message_menu(tip, QPoint(10, 10))
+    assert w.last_menu is not None and not w.last_menu.action("compare_context").isEnabled()
+    w.actions_.toggle_mark(early)
+    w.show_message_menu(tip, QPoint(10, 10))
+    action = w.last_menu.action("compare_context")
+    assert action.isEnabled()
+    action.trigger()
+    dialog = w.context_actions.dialogs[-1]
+    assert isinstance(dialog, ContextDiffDialog)
+    qtbot.waitUntil(lambda: dialog.diff is not None, timeout=60_000)
+    d = dialog.diff
+    assert d is not None and (d.a.at, d.b.at) == (early, tip)
+    changes = {r.change for r in dialog.rows}
+    assert {"folded into pages", "entered"} <= changes
+    assert dialog.pages_b.count == len(d.b.plan.pages) > 0 and dialog.pages_a.count == 0
+    row = next(i for i, r in enumerate(dialog.rows) if r.change == "folded into pages")
+    dialog.table.selectRow(row)
+    assert dialog.text_a.toPlainText().startswith("[verbatim")
+    assert dialog.text_b.toPlainText().startswith("[paged")
+    assert w.actions_.marked == []  # the mark was used
+    dialog.grab().save(str(screenshot_dir / "context-compare.png"))
+    dialog.close()
