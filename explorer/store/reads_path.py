@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from explorer.store.reads import path_ids
@@ -38,26 +39,70 @@ class PathEntry:
     chars: int  # text characters over all parts, each part counted up to FOLD_CHARS
 
 
+class PathColumns:
+    """A path's skeleton in columns: a few machine words per message, not an object each.
+
+    An 80,000-message path held as :class:`PathEntry` objects costs tens of megabytes
+    of Python objects; here ids, parents and sizes are integer arrays, roles one byte,
+    and the part-kind tuples shared. ``columns[i]`` builds the entry of message ``i``
+    when a row needs it (a few dozen at a time, for the rows on screen).
+    """
+
+    __slots__ = ("chars", "ids", "kinds", "parents", "previews", "role_names", "roles")
+
+    def __init__(self) -> None:
+        self.ids = array("q")
+        self.parents = array("q")  # -1: a root
+        self.roles = bytearray()  # index into role_names
+        self.role_names: list[str] = []
+        self.previews: list[str] = []
+        self.kinds: list[tuple[str, ...]] = []  # equal tuples are one object
+        self.chars = array("q")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: int) -> PathEntry:
+        parent = self.parents[i]
+        return PathEntry(self.ids[i], None if parent < 0 else parent,
+                         self.role_names[self.roles[i]], self.previews[i], self.kinds[i],
+                         self.chars[i])
+
+    def __iter__(self) -> Iterator[PathEntry]:
+        return (self[i] for i in range(len(self)))
+
+
+def path_columns(conn: sqlite3.Connection, tip: int) -> PathColumns:
+    """The path from the root to ``tip`` in columns, in order (no part text is read)."""
+    key = json.dumps(path_ids(conn, tip))
+    out = PathColumns()
+    role_index: dict[str, int] = {}
+    for mid, parent, role, preview in conn.execute(
+        "SELECT m.id, m.parent_id, m.role, coalesce(m.preview, '') FROM json_each(?) j "
+        "JOIN messages m ON m.id = j.value ORDER BY j.key", (key,),
+    ):
+        out.ids.append(mid)
+        out.parents.append(-1 if parent is None else parent)
+        out.roles.append(role_index.setdefault(role, len(role_index)))
+        out.previews.append(preview)
+    out.role_names = list(role_index)
+    n = len(out.ids)
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
+    kinds: list[list[str]] = [[] for _ in range(n)]
+    out.chars = array("q", bytes(8 * n))
+    for at, kind, size in conn.execute(
+        "SELECT j.key, p.kind, min(coalesce(length(p.text), 0), ?) FROM json_each(?) j "
+        "JOIN parts p ON p.message_id = j.value ORDER BY j.key, p.idx", (FOLD_CHARS, key),
+    ):
+        kinds[at].append(kind)
+        out.chars[at] += size
+    out.kinds = [shared.setdefault(tuple(k), tuple(k)) for k in kinds]
+    return out
+
+
 def path_entries(conn: sqlite3.Connection, tip: int) -> list[PathEntry]:
     """The path from the root to ``tip`` as entries, in order (no part text is returned)."""
-    ids = path_ids(conn, tip)
-    key = json.dumps(ids)
-    heads: dict[int, tuple[int | None, str, str]] = {
-        r[0]: (r[1], r[2], r[3] or "") for r in conn.execute(
-            "SELECT id, parent_id, role, preview FROM messages "
-            "WHERE id IN (SELECT value FROM json_each(?))", (key,))
-    }
-    kinds: dict[int, list[str]] = {}
-    sizes: dict[int, int] = {}
-    for mid, kind, size in conn.execute(
-        "SELECT message_id, kind, min(coalesce(length(text), 0), ?) FROM parts "
-        "WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, idx",
-        (FOLD_CHARS, key),
-    ):
-        kinds.setdefault(mid, []).append(kind)
-        sizes[mid] = sizes.get(mid, 0) + size
-    return [PathEntry(i, heads[i][0], heads[i][1], heads[i][2], tuple(kinds.get(i, ())),
-                      sizes.get(i, 0)) for i in ids]
+    return list(path_columns(conn, tip))
 
 
 def window_messages(

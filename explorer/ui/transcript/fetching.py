@@ -13,13 +13,16 @@ screen, not the conversation. Long parts arrive cut at the store's fold limit;
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from PySide6.QtCore import QObject, Signal
 
 from explorer.store import Store
+from explorer.store.reads_path import PathColumns
 from explorer.ui.tasks import LatestRunner, Ticket
 from explorer.ui.transcript.loading import WindowContent, read_part, read_window
-from explorer.ui.transcript.rows import Row, with_content, without_content
+from explorer.ui.transcript.row_table import RowTable
+from explorer.ui.transcript.rows import with_content, without_content
 
 CACHED_ROWS = 600
 """Rows whose content is kept once read; the least recently shown beyond this are let go."""
@@ -33,8 +36,8 @@ class ContentWindow(QObject):
     def __init__(self, store: Store, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.rows: list[Row] = []
-        self.message_row: dict[int, int] = {}
+        self.rows = RowTable(PathColumns())
+        self.message_row: Mapping[int, int] = {}
         self.siblings_of: dict[int, list[int]] = {}
         self.tool_names: dict[str, str] = {}  # kept across paths: the cards hold this dict
         self._cached: OrderedDict[int, None] = OrderedDict()  # rows holding content
@@ -46,7 +49,7 @@ class ContentWindow(QObject):
         self.unfolds = LatestRunner(self, threads=1, name="transcript-unfold")
         self.unfolds.finished.connect(self._unfolded)
 
-    def reset(self, rows: list[Row], message_row: dict[int, int]) -> None:
+    def reset(self, rows: RowTable, message_row: Mapping[int, int]) -> None:
         """Follow a new path's rows (the view's own list: content is filled in place)."""
         self.reads.cancel()
         self._fetching.clear()

@@ -13,10 +13,11 @@ from typing import Any
 from explorer.app.tree_view import tended_view
 from explorer.store import Store
 from explorer.store import reads_path as rp
-from explorer.store.reads_path import PathEntry
+from explorer.store.reads_path import PathColumns
 from explorer.tree.model import Message
 from explorer.ui.tasks import Ticket
-from explorer.ui.transcript.rows import Metrics, Row, build_rows, estimate_height
+from explorer.ui.transcript.row_table import MessageRows, RowTable
+from explorer.ui.transcript.rows import Metrics
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,7 +26,7 @@ class PathSkeleton:
 
     conversation_id: int
     tip: int | None
-    entries: list[PathEntry]
+    entries: PathColumns
     rewinds: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
     labels: dict[int, list[str]] = field(default_factory=dict)
@@ -50,7 +51,7 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     target = tip if tip is not None else conv.tip_id
     if ticket is not None:
         ticket.check()
-    entries = rp.path_entries(store.reader, target) if target is not None else []
+    entries = rp.path_columns(store.reader, target) if target is not None else PathColumns()
     if ticket is not None:
         ticket.check()
     labels: dict[int, list[str]] = {}
@@ -66,9 +67,9 @@ class PreparedPath:
     """A skeleton turned into rows with estimated heights, ready for the view to take over."""
 
     skeleton: PathSkeleton
-    rows: list[Row]
-    heights: list[int]
-    message_row: dict[int, int]
+    rows: RowTable
+    heights: Sequence[int]
+    message_row: MessageRows
     width: int
     notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
     archived: frozenset[int] = frozenset()  # archived alternatives, out of ◀ ▶'s count
@@ -83,17 +84,14 @@ def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metric
     measures and width the view had when it asked.
     """
     skeleton = read_skeleton(store, conv_id, tip, ticket)
-    rows = build_rows(skeleton.entries, rewinds=skeleton.rewinds,
-                      compactions=skeleton.compactions, context_start=skeleton.context_start,
-                      clean_tip=skeleton.clean_tip)
+    rows = RowTable(skeleton.entries, rewinds=skeleton.rewinds,
+                    compactions=skeleton.compactions, context_start=skeleton.context_start,
+                    clean_tip=skeleton.clean_tip)
     if ticket is not None:
         ticket.check()
-    heights = [estimate_height(r, width, metrics) for r in rows]
-    message_row: dict[int, int] = {}
-    for i, row in enumerate(rows):
-        if row.is_message:
-            message_row.setdefault(row.mid, i)
-    notes, archived = path_notes(store, conv_id, [e.id for e in skeleton.entries])
+    heights = rows.estimates(width, metrics)
+    message_row = rows.message_rows()
+    notes, archived = path_notes(store, conv_id, skeleton.entries.ids)
     return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived)
 
 

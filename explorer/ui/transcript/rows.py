@@ -108,28 +108,39 @@ def build_rows(
 
     ``path`` holds skeleton entries (content is read later, by window) or full messages.
     """
+    last = entry_id(path[-1]) if path else None
+    after = markers_after(rewinds, compactions, clean_tip, last)
+    rows: list[Row] = []
+    for m in path:
+        mid = entry_id(m)
+        if mid == context_start and rows:
+            rows.append(Row(mid, marker=CONTEXT_START))
+        rows.append(Row(mid, entry=m) if isinstance(m, PathEntry) else _message_row(mid, m))
+        rows.extend(Row(mid, marker=mk) for mk in after.get(mid, ()))
+    return rows
+
+
+CONTEXT_START = Marker("context_start", "Active context starts here",
+                       "Earlier messages stay in the tree but are no longer sent.")
+
+
+def markers_after(
+    rewinds: Sequence[dict[str, Any]], compactions: Sequence[dict[str, Any]],
+    clean_tip: int | None, last: int | None,
+) -> dict[int, list[Marker]]:
+    """The markers that follow each message, from the conversation's records."""
     after: dict[int, list[Marker]] = {}
     for rec in compactions:
         after.setdefault(int(rec["message_id"]), []).append(compaction_marker(rec))
     for rec in rewinds:
         after.setdefault(int(rec["to_message_id"]), []).append(rewind_marker(rec))
         after.setdefault(int(rec["from_tip_id"]), []).append(explored_marker(rec))
-    last = entry_id(path[-1]) if path else None
     if clean_tip is not None and clean_tip != last:
         after.setdefault(clean_tip, []).append(Marker(
             "incomplete", "Last clean turn boundary",
             "The messages below end in the middle of a turn; resume and compaction start here.",
         ))
-    rows: list[Row] = []
-    for m in path:
-        mid = entry_id(m)
-        if mid == context_start and rows:
-            rows.append(Row(mid, marker=Marker(
-                "context_start", "Active context starts here",
-                "Earlier messages stay in the tree but are no longer sent.")))
-        rows.append(Row(mid, entry=m) if isinstance(m, PathEntry) else _message_row(mid, m))
-        rows.extend(Row(mid, marker=mk) for mk in after.get(mid, ()))
-    return rows
+    return after
 
 
 def _message_row(mid: int, m: Message, entry: PathEntry | None = None) -> Row:
@@ -201,10 +212,14 @@ def estimate_height(row: Row, width: int, fm: Metrics) -> int:
 
 def estimate_entry_height(entry: PathEntry, width: int, fm: Metrics) -> int:
     """The same guess from the skeleton alone: part kinds and the characters they hold."""
+    return estimate_sized(entry.kinds, entry.chars, width, fm)
+
+
+def estimate_sized(kinds: tuple[str, ...], chars: int, width: int, fm: Metrics) -> int:
     per_line = int(max(width - 40, 100) / fm.char)
     per_mono = int(max(width - 40, 100) / fm.mono_char)
-    kinds = entry.kinds or ("text",)
-    share = entry.chars // max(len(kinds), 1)
+    kinds = kinds or ("text",)
+    share = chars // max(len(kinds), 1)
     height = 48
     for kind in kinds:
         if kind == "text":

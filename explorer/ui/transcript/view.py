@@ -24,6 +24,7 @@ memory follows the screen, not the conversation.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
 from explorer.app.branch_labels import sibling_lines
 from explorer.store import Store
+from explorer.store.reads_path import PathColumns
 from explorer.ui.tasks import LatestRunner
 from explorer.ui.transcript.cards import Card, CardContext, MessageCard, PendingCard
 from explorer.ui.transcript.fetching import ContentWindow
@@ -46,7 +48,8 @@ from explorer.ui.transcript.heights import RowHeights
 from explorer.ui.transcript.loading import PreparedPath, prepare_path
 from explorer.ui.transcript.parts import LongTextDialog, format_size
 from explorer.ui.transcript.render import card_for_row, connect_card
-from explorer.ui.transcript.rows import Metrics, PathInfo, Row, estimate_height
+from explorer.ui.transcript.row_table import RowTable
+from explorer.ui.transcript.rows import Metrics, PathInfo
 
 SPACING = 8
 MARGIN = 10
@@ -76,7 +79,7 @@ class TranscriptView(QAbstractScrollArea):
         self.store = store
         self.conversation_id: int | None = None
         self.tip: int | None = None
-        self.rows: list[Row] = []
+        self.rows = RowTable(PathColumns())
         self.skeletons = LatestRunner(self, threads=1, name="transcript-skeleton")
         self.skeletons.finished.connect(self._apply_skeleton)
         self.skeletons.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
@@ -95,7 +98,7 @@ class TranscriptView(QAbstractScrollArea):
         self._labels: dict[int, list[str]] = {}
         self._heights = RowHeights((), SPACING)
         self._cards: dict[int, Card] = {}
-        self._message_row: dict[int, int] = {}
+        self._message_row: Mapping[int, int] = {}
         self._selected: int | None = None
         self.compare_marks: list[int] = []
         self._ctx = CardContext()
@@ -156,8 +159,9 @@ class TranscriptView(QAbstractScrollArea):
             self._estimate_heights_later()
         self._update_range()
         self.verticalScrollBar().setValue(0)
-        if self._pending_scroll in self._message_row:
-            self._scroll_to_row(self._message_row[self._pending_scroll], 0)
+        jump = self._pending_scroll
+        if jump is not None and jump in self._message_row:
+            self._scroll_to_row(self._message_row[jump], 0)
         elif anchor is not None and anchor[0] in self._message_row:
             self._scroll_to_row(self._message_row[anchor[0]], anchor[1])
         else:
@@ -225,14 +229,14 @@ class TranscriptView(QAbstractScrollArea):
 
     def _estimate_heights_later(self) -> None:
         """Guess the heights again for the current width on a worker (80k rows take a while)."""
-        rows, width, metrics = list(self.rows), self._width, self._metrics()
+        rows, width, metrics = self.rows, self._width, self._metrics()
         self._estimated_at = width
-        self.estimates.submit(lambda t: (rows, [estimate_height(r, width, metrics) for r in rows]))
+        self.estimates.submit(lambda t: (rows, rows.estimates(width, metrics)))
 
     def _apply_estimates(self, result: object) -> None:
         assert isinstance(result, tuple)
         rows, heights = result
-        if len(rows) != len(self.rows) or (rows and rows[0].mid != self.rows[0].mid):
+        if rows is not self.rows:
             return  # another path was loaded meanwhile
         anchor, at_end = self._anchor(), self.at_end()
         fresh = RowHeights(heights, SPACING)

@@ -1,0 +1,62 @@
+"""The compact row table shows exactly the rows the plain row list would, and holds row
+objects only for rows whose content has been read (V2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import chat_turn, tool_turn
+
+from explorer.store import Store
+from explorer.store import reads_path as rp
+from explorer.ui.transcript.row_table import RowTable
+from explorer.ui.transcript.rows import Metrics, build_rows, estimate_height, with_content
+
+
+def _path(tmp_path: Path) -> tuple[Store, list[int]]:
+    store = Store(tmp_path / "rows.db")
+    conv = store.create_conversation("rows")
+    store.append_turn(conv, [m for n in range(30) for m in
+                             (tool_turn(n) if n % 2 else chat_turn(n))])
+    tip = store.conversation(conv).tip_id
+    assert tip is not None
+    return store, store.path_ids(tip)
+
+
+def test_V2_the_row_table_matches_the_row_list_with_every_marker(tmp_path: Path) -> None:
+    store, ids = _path(tmp_path)
+    with store:
+        columns = rp.path_columns(store.reader, ids[-1])
+        records = {
+            "rewinds": [{"to_message_id": ids[3], "from_tip_id": ids[9], "label": "start",
+                         "digest": {}}],
+            "compactions": [{"message_id": ids[5], "kind": "snapshot", "summary": "s"}],
+            "context_start": ids[4], "clean_tip": ids[-3],
+        }
+        table = RowTable(columns, **records)  # type: ignore[arg-type]
+        plain = build_rows(rp.path_entries(store.reader, ids[-1]), **records)  # type: ignore[arg-type]
+        assert list(table) == plain and len(table) == len(plain) == len(ids) + 5
+        assert table[-1] == plain[-1] and table[2:5] == plain[2:5]
+        assert [table.mid(i) for i in range(len(table))] == [r.mid for r in plain]
+        index = table.message_rows()
+        assert list(index) == ids
+        assert all(table[index[mid]].mid == mid and table[index[mid]].is_message for mid in ids)
+        assert 12345678 not in index
+        metrics = Metrics()
+        assert list(table.estimates(700, metrics)) == [estimate_height(r, 700, metrics)
+                                                       for r in plain]
+
+
+def test_V2_rows_hold_content_only_while_it_is_kept(tmp_path: Path) -> None:
+    store, ids = _path(tmp_path)
+    with store:
+        table = RowTable(rp.path_columns(store.reader, ids[-1]))
+        messages = rp.window_messages(store.reader, ids[:3])
+        for i, mid in enumerate(ids[:3]):
+            table[i] = with_content(table[i], messages[mid])
+        assert [table[i].message is not None for i in range(4)] == [True, True, True, False]
+        assert table[1].entry is not None and table[1].entry.id == ids[1]
+        for i in range(3):
+            table[i] = table[i].__class__(table[i].mid, entry=table[i].entry)  # let go
+        assert all(table[i].is_pending for i in range(len(table)))
+        assert table._filled == {}
