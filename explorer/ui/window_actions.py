@@ -197,8 +197,14 @@ class WindowActions(CompareActions):
             self.w.preview_window.close()
         window = CompactionPreview(self.w.store, conv, self.w)
         window.applied.connect(lambda _record: self.w.refresh())
+        window.bench.probed.connect(self._probed)
         self.w.preview_window = window
         window.show()
+
+    def _probed(self, ids: list[int]) -> None:
+        """The preview's probe answers, side by side with their costs (the test bench)."""
+        self.w.refresh()
+        self._open_compare(ids)
 
     # -- model calls (on a worker; the turn is stored only when the answer is complete) ----
     def send(self, text: str) -> None:

@@ -36,6 +36,7 @@ from explorer.compaction.target import PROVIDER_KINDS, ProviderKind, Target
 from explorer.store import Store
 from explorer.ui.preview.page_viewer import PageViewer
 from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
+from explorer.ui.preview.probe_bench import ProbeBench
 from explorer.ui.preview.worker import LatestRunner, PreviewResult, Ticket, build_preview
 
 AUTO = "auto"
@@ -171,8 +172,12 @@ class CompactionPreview(QWidget):
         self.apply_button = QPushButton("Apply")
         self.save_button.clicked.connect(self.save_pages)
         self.apply_button.clicked.connect(self.apply)
+        self.bench = ProbeBench(self.store, self.conversation_id, self)
+        self.bench.button.clicked.connect(self.probe)
+        self.bench.status.connect(self._set_status)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.bench.button)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
@@ -331,6 +336,14 @@ class CompactionPreview(QWidget):
         self.applied.emit(record_id)
         return record_id
 
+    def probe(self) -> bool:
+        """Send one prompt after the full and each rung's context (the test bench)."""
+        try:
+            return self.bench.start(self.target())
+        except ValueError as e:
+            self._set_status(f"Cannot probe: {e}", error=True)
+            return False
+
     def ask_folder(self) -> Path | None:
         """Where ``Save pages…`` writes; ``None`` when the person cancels."""
         chosen = QFileDialog.getExistingDirectory(self, "Save pages and request into")
@@ -355,6 +368,7 @@ class CompactionPreview(QWidget):
         """Stop planning and wait for the worker threads."""
         self._timer.stop()
         self.runner.shutdown()
+        self.bench.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
