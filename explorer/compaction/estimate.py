@@ -237,13 +237,20 @@ class Estimator:
         hidden overhead does not affect); the last one then sets the overhead.
         Returns the number of measurements used.
         """
-        pairs: list[tuple[int, int, int]] = []
-        text = image = 0
+        counts = []
         for m in path:
             measured = measured_prompt(m.usage, self.family) if m.role == "assistant" else None
+            counts.append((*self.raw_split([m]), measured))
+        return self.learn_from_counts(counts)
+
+    def learn_from_counts(self, counts: Iterable[tuple[int, int, int | None]]) -> int:
+        """:meth:`learn_from_path` from each message's (raw text, image tokens, measured
+        prompt or None), for a caller that keeps those per message (the context figure)."""
+        pairs: list[tuple[int, int, int]] = []
+        text = image = 0
+        for t, i, measured in counts:
             if measured:
                 pairs.append((text, image, measured))
-            t, i = self.raw_split([m])
             text, image = text + t, image + i
         if not pairs:
             return 0

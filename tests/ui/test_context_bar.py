@@ -177,23 +177,27 @@ def test_screenshot_of_the_context_bar(
     assert (saved.width(), saved.height()) == (panel.width(), panel.height())
 
 
-def test_V2_a_long_path_is_counted_and_measured_only_when_asked(
+def test_V2_a_long_path_shows_its_figure_and_plans_the_cache_only_when_asked(
     qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, conv = demo
     monkeypatch.setattr(context_bar, "AUTO_MEASURE_LIMIT", 5)
-    length = len(store.path_ids(store.conversation(conv).tip_id or 0))
+    length = len(panel.figure.context_ids(conv))
     assert length > 5
     with qtbot.waitSignal(panel.runner.finished, timeout=10_000):
         panel.show_conversation(conv, Target.default())
-    assert panel.deferred == length
-    assert f"{length:,} messages" in panel.bar.status.text()
-    assert panel.measure_button.isVisible() and panel.bar.usage is None
+    expected = compacting.usage(store, conv, Target.default()).to_dict()
+    assert panel.bar.usage is not None  # the figure itself is shown at any length
+    assert panel.bar.usage["estimated_total"] == expected["estimated_total"]
+    assert panel.deferred == length and panel.bar.cache is None
+    assert f"{length:,} messages" in panel.bar.cache_text.text()
+    assert panel.measure_button.isVisible()
+    costed = panel.figure.costed
     with qtbot.waitSignal(panel.runner.finished, timeout=10_000):
         panel.measure_button.click()
     assert panel.deferred is None and not panel.measure_button.isVisible()
-    assert panel.bar.usage is not None
-    expected = compacting.usage(store, conv, Target.default()).to_dict()
+    assert panel.bar.cache is not None and "last" in panel.bar.cache
+    assert panel.figure.costed == costed  # asking again estimated no message twice
     assert panel.bar.usage["estimated_total"] == expected["estimated_total"]
 
 

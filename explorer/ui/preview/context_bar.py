@@ -18,8 +18,8 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.app import compacting, prompt_cache
+from explorer.app.context_figure import ContextFigure
 from explorer.app.targets import build_target
-from explorer.compaction import planner
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target
@@ -42,8 +42,9 @@ LABEL_WIDTH = 76
 WARNING_COLOUR = "#c62828"
 ROW_HEIGHT = 18
 DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
-# Paths longer than this are measured when asked: reading and estimating every message of a
-# 100,000-message agent session takes a minute and hundreds of MB, which opening must not cost.
+# On paths longer than this the prompt-cache outlook is planned when asked: it plans the whole
+# next request (every message read and laid out), which opening a huge session must not cost.
+# The context figure itself is costed incrementally and shown at any length.
 AUTO_MEASURE_LIMIT = 20_000
 CACHE_KEY = "prompt_cache"  # the cache figures travel beside the usage from the worker
 
@@ -257,9 +258,11 @@ class ContextPanel(QWidget):
         self.runner = LatestRunner(self, threads=1)
         self.runner.finished.connect(self._on_usage)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
-        self.measure_button = QPushButton("Measure this long path")
-        self.measure_button.setToolTip("Read and estimate every message of the active path "
-                                       "(off the main thread; the window stays usable).")
+        self.figure = ContextFigure(store)  # costs kept across refreshes: only new messages
+        self.measure_button = QPushButton("Plan the prompt cache for this long path")
+        self.measure_button.setToolTip("Read every message of the active path and plan the "
+                                       "next request as send would (off the main thread; the "
+                                       "window stays usable).")
         self.measure_button.clicked.connect(self._measure_on_request)
         self.measure_button.hide()
         layout = QVBoxLayout(self)
@@ -274,33 +277,32 @@ class ContextPanel(QWidget):
                           *, force: bool = False) -> None:
         """Recompute for ``conv_id`` (call again when the tip moves); newer calls win.
 
-        A path longer than ``AUTO_MEASURE_LIMIT`` is only counted, and measured when the
-        person asks (``force``), so opening a huge session never waits on its context figure.
+        The figure is costed incrementally (:class:`ContextFigure`); the prompt-cache
+        outlook plans the whole next request, so on a path longer than
+        ``AUTO_MEASURE_LIMIT`` it waits until the person asks (``force``).
         """
         use = target or build_target()
         self.conversation_id, self._target = conv_id, use
         self.title.setText(f"Context · {use.kind} · {use.model}")
         self.measure_button.hide()
-        store = self.store
+        store, figure = self.store, self.figure
 
         def job(ticket: Ticket) -> dict[str, Any]:
             ticket.step("measuring")
-            if not force:
-                tip = store.conversation(conv_id).tip_id
-                length = len(store.path_ids(tip)) if tip is not None else 0
-                if length > AUTO_MEASURE_LIMIT:
-                    return {"deferred": length}
-            context = compacting.active_context(store, conv_id)
-            ticket.check()  # a newer request or a closing window: the estimate is not wanted
-            usage = planner.usage(context, use).to_dict()
+            usage = figure.usage(conv_id, use, ticket.check).to_dict()
+            length = len(figure.context_ids(conv_id))
+            if length > AUTO_MEASURE_LIMIT and not force:
+                return {**usage, "deferred": length}
             ticket.step("pricing the prompt cache")
+            context = compacting.active_context(store, conv_id)
+            ticket.check()  # a newer request or a closing window: the plan is not wanted
             return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
 
         self.runner.submit(job)
 
     def _measure_on_request(self) -> None:
         if self.conversation_id is not None:
-            self.bar.show_note("Measuring…")
+            self.bar.cache_text.setText("Planning the prompt cache…")
             self.show_conversation(self.conversation_id, self._target, force=True)
 
     @property
@@ -309,16 +311,18 @@ class ContextPanel(QWidget):
 
     def _on_usage(self, usage: object) -> None:
         assert isinstance(usage, dict)
-        if "deferred" in usage:
-            self.deferred = int(usage["deferred"])
-            self.bar.show_note(f"The active path holds {self.deferred:,} messages: its context "
-                                "figure is measured when you ask.")
-            self.measure_button.show()
-            return
-        self.deferred = None
+        deferred = usage.pop("deferred", None)
         cache = usage.pop(CACHE_KEY, None)
         self.bar.set_usage(usage, self.threshold)
-        self.bar.set_cache(cache)
+        self.deferred = int(deferred) if deferred is not None else None
+        if self.deferred is None:
+            self.bar.set_cache(cache)
+            return
+        self.bar.set_cache(None)
+        self.bar.cache_text.setText(
+            f"Prompt cache: the active path holds {self.deferred:,} messages; the next "
+            "request's cache outlook is planned when you ask.")
+        self.measure_button.show()
 
     def shutdown(self) -> None:
         self.runner.shutdown()
