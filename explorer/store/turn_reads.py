@@ -40,8 +40,8 @@ class TurnSource:
     subagents: dict[Hashable, SubagentInfo]  # by root message id
 
 
-def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
-    parts = _part_counts(conn, conv_id)
+def read_subagents(conn: sqlite3.Connection, conv_id: int) -> dict[Hashable, SubagentInfo]:
+    """Every subagent transcript of the conversation, by its root message id."""
     roots = _subagent_roots(conn, conv_id)
     calls = _call_messages(conn, conv_id, [u for _, u in roots.values() if u])
     meta = _subagent_meta(conn, conv_id)
@@ -51,6 +51,12 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
         name = _text(info.get("description")) or _text(info.get("agentType")) or agent_id
         subagents[root] = SubagentInfo(root, agent_id, name, _text(info.get("agentType")),
                                        use_id, calls.get(use_id) if use_id else None)
+    return subagents
+
+
+def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
+    parts = _part_counts(conn, conv_id)
+    subagents = read_subagents(conn, conv_id)
     empty = (0, 0, 0, 0, "")
     out: list[TurnInput] = []
     for mid, parent, role, preview, meta_record, model in conn.execute(

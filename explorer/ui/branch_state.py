@@ -17,6 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from explorer.app.message_actions import branch_target
+from explorer.app.subagents import subagent_of
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -54,6 +55,7 @@ class BranchState(QObject):
         super().__init__(window)
         self.w = window
         self.preview_leaf: int | None = None
+        self._tabs_conv: int | None = None  # conversation whose subagent tabs are open
         self.banner = PreviewBanner()
         self.banner.hide()
         self.banner.switch_button.clicked.connect(self.switch)
@@ -77,7 +79,10 @@ class BranchState(QObject):
         conv = self.w.conversation_id
         if conv is None:
             return
-        if mid in self._active_ids():
+        active = self._active_ids()
+        if mid not in active and self.open_subagent(mid):
+            return
+        if mid in active:
             if self.previewing:
                 self._end_preview()
                 self.w.transcript.load_path(conv)
@@ -88,6 +93,21 @@ class BranchState(QObject):
                 self._start_preview(mid, leaf)
         self.w.transcript.select(mid)
         self.w.statusBar().showMessage(f"message {mid}", 3000)
+
+    def open_subagent(self, mid: int) -> bool:
+        """A subagent's message: its transcript opens in a tab of its own, the tip stays (V1).
+
+        False when ``mid`` is the conversation's own message.
+        """
+        conv = self.w.conversation_id
+        info = None if conv is None else subagent_of(self.w.store, conv, mid)
+        if conv is None or info is None:
+            return False
+        self._tabs_conv = conv
+        self.w.transcript_tabs.open_subagent(conv, info, select=mid)
+        self.w.statusBar().showMessage(
+            f"subagent “{info.name}”: read beside the conversation, the tip is unchanged", 5000)
+        return True
 
     def transcript_selected(self, mid: int) -> None:
         self.w.graph.select_node(mid)
@@ -105,6 +125,8 @@ class BranchState(QObject):
     def activated(self, mid: int) -> None:
         """Enter or a double click in the graph: switch to the previewed branch, else branch."""
         leaf = self.preview_leaf
+        if mid not in self._active_ids() and self.open_subagent(mid):
+            return  # a subagent is never made the tip
         if leaf is not None and mid in self.w.store.path_ids(leaf) and (
                 mid not in self._active_ids()):
             self.switch()
@@ -137,6 +159,9 @@ class BranchState(QObject):
     def reset(self) -> None:
         """The transcript shows the active path again (a refresh, another conversation)."""
         self._end_preview()
+        if self._tabs_conv is not None and self._tabs_conv != self.w.conversation_id:
+            self.w.transcript_tabs.close_subagents()  # they belong to the one left
+            self._tabs_conv = None
 
     def _start_preview(self, mid: int, leaf: int) -> None:
         self.preview_leaf = leaf

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.agent_tabs import TranscriptTabs
 from explorer.ui.branch_state import BranchState
 from explorer.ui.command_bar import CommandBar
 from explorer.ui.context_actions import ContextActions
@@ -53,7 +54,8 @@ class MainWindow(QMainWindow):
         column.addWidget(self.branch_state.banner)
         self.follow = LiveFollow(self)
         column.addWidget(self.follow.bar)
-        column.addWidget(self.transcript, 1)
+        self.transcript_tabs = TranscriptTabs(store, self.transcript)  # + subagent tabs
+        column.addWidget(self.transcript_tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for w in (self.conversations, self.graph, right):
             self.splitter.addWidget(w)
@@ -315,6 +317,7 @@ class MainWindow(QMainWindow):
         self.follow.stop()
         self.graph.shutdown()
         self.transcript.shutdown()
+        self.transcript_tabs.shutdown()
         self.context_panel.shutdown()
         if self.preview_window is not None:
             self.preview_window.shutdown()

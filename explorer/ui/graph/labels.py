@@ -36,6 +36,7 @@ class LabelPainter:
         self.metrics = QFontMetricsF(self.font)
         self.bold_metrics = QFontMetricsF(self.bold)
         self.drawn = 0  # labels drawn in the last paint (for tests)
+        self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.room = float(NAME_CHARS_PX)
         self._taken: dict[tuple[int, int], list[QRectF]] = {}
         self._bounds: QRectF | None = None
@@ -53,6 +54,7 @@ class LabelPainter:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         self.drawn = 0
+        self.agent_boxes = []
         self._taken = {}
         device = painter.device()
         self._bounds = QRectF(2, 2, device.width() - 4, device.height() - 4) if device else None
@@ -65,8 +67,10 @@ class LabelPainter:
         agents = model.turns.agents if model.turns is not None else {}
         for i in spots.sides.query(view, MAX_NAME_LABELS):
             name = agents.get(i, "subagent")
-            self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
-                       below=i in model.labels)
+            box = self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
+                             below=i in model.labels)
+            if box is not None:
+                self.agent_boxes.append((box, i))
         changes = model.turns.model_changes if model.turns is not None else {}
         for i in spots.changes.query(view, MAX_NAME_LABELS):
             self._model(painter, world, model, i, changes[i], palette)
@@ -75,6 +79,10 @@ class LabelPainter:
             for i in seen:
                 self._branch(painter, world, model, palette, i)
         painter.restore()
+
+    def agent_at(self, x: float, y: float) -> int:
+        """The node whose subagent name was drawn under viewport point (x, y), or -1."""
+        return next((i for box, i in self.agent_boxes if box.contains(QPointF(x, y))), -1)
 
     def _inside_view(self, box: QRectF) -> QRectF:
         """``box`` moved back inside the viewport when it would stick out of an edge."""
@@ -112,7 +120,7 @@ class LabelPainter:
         self._draw(painter, box, _Look("TIP", 4, pal.tip, None, QColor("#ffffff"), True, True))
 
     def _name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, text: str,
-              color: QColor, pal: GraphPalette, below: bool = False) -> None:
+              color: QColor, pal: GraphPalette, below: bool = False) -> QRectF | None:
         y = m.ys[i] + BOX_H / 2 if below else m.ys[i] - BOX_H / 2
         at = world.map(QPointF(m.xs[i] - BOX_W / 2, y))
         centre = world.map(QPointF(m.xs[i], m.ys[i]))
@@ -122,10 +130,11 @@ class LabelPainter:
         top = (max(at.y(), centre.y() + 6) + 2) if below else (min(at.y(), centre.y() - 6) - 17)
         box = self._inside_view(QRectF(x, top, w, 15))
         if not self._free(box):
-            return
+            return None
         back = QColor(pal.background)
         back.setAlpha(225)
         self._draw(painter, box, _Look(text, 3, back, None, color, False, False))
+        return box
 
     def _model(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, name: str,
                pal: GraphPalette) -> None:

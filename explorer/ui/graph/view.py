@@ -229,6 +229,8 @@ class GraphView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and self._press is not None:
             if not self._dragging:
                 i = self.node_at_view(event.position().toPoint())
+                if i < 0 and self.item is not None:  # a subagent's name opens that subagent
+                    i = self.item.labels.agent_at(event.position().x(), event.position().y())
                 m = self.model
                 if i >= 0 and m is not None and m.flags[i] & F_RUN:
                     self.runClicked.emit(i)
