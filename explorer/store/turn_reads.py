@@ -59,6 +59,9 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
     subagents = read_subagents(conn, conv_id)
     empty = (0, 0, 0, 0, "")
     out: list[TurnInput] = []
+    # Roles, models and tool lists repeat on every message: one object each, not 100,000.
+    words: dict[str, str] = {}
+    tool_lists: dict[str, tuple[str, ...]] = {}
     for mid, parent, role, preview, meta_record, model in conn.execute(
         "SELECT id, parent_id, role, coalesce(preview, ''), "
         "json_extract(source_meta, '$.meta_record'), model FROM messages "
@@ -67,11 +70,13 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
         calls_n, errors, others, texts, names = parts.get(mid, empty)
         sub = subagents.get(mid)
         result_only = others == 0 and mid in parts
+        role = words.setdefault(role, role)
+        model = words.setdefault(model, model) if model is not None else None
         out.append(TurnInput(
             mid, parent, role, preview,
             prompt=meta_record is None and opens_turn(role, result_only, preview),
             has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
-            tools=tuple(names.split(_SEP)) if names else (),
+            tools=tool_lists.setdefault(names, tuple(names.split(_SEP))) if names else (),
             subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,
             model=model if role == "assistant" else None,
         ))  # fmt: skip

@@ -23,6 +23,7 @@ from explorer.ui.conversations import ConversationList
 from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
+from explorer.ui.memory import release_freed_memory
 from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview import CompactionPreview, ContextPanel
 from explorer.ui.search_dialog import SearchDialog
@@ -107,9 +108,16 @@ class MainWindow(QMainWindow):
         self.command_bar.closed.connect(self.actions_.cancel_model)
         self.command_bar.closed.connect(self.runs.cancel)
         self.tasks.changed.connect(self.refresh_views)
+        self.graph.loaded.connect(self._after_load)
+        self.transcript.loaded.connect(self._after_load)
         self.actions_.marks.changed.connect(self.graph.set_compare_marks)
         self.actions_.marks.changed.connect(self.transcript.set_compare_marks)
         self.transcript.installEventFilter(self)
+
+    def _after_load(self, _conv: int) -> None:
+        """Once both views hold their data, what the loads freed goes back to the system."""
+        if not self.graph.is_loading and not self.transcript.skeletons.busy:
+            self.tasks.run(lambda _t: release_freed_memory())
 
     def _build_menus(self) -> None:
         a = self.actions_

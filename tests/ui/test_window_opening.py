@@ -92,3 +92,11 @@ def test_V2_the_main_thread_never_walks_the_path_or_reads_message_text(
     finally:
         store.reader.set_trace_callback(None)
         window.close()
+
+
+def test_memory_freed_by_a_load_can_be_handed_back() -> None:
+    import platform
+
+    from explorer.ui.memory import release_freed_memory
+
+    assert release_freed_memory() is (platform.libc_ver()[0] == "glibc")
