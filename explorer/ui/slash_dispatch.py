@@ -14,8 +14,8 @@ from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
-from explorer.tree.digest import digest_text
 from explorer.tree.errors import ExplorerError, error_line
+from explorer.ui.tree_commands import TreeCommands
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 class SlashDispatcher:
     def __init__(self, window: MainWindow) -> None:
         self.w = window
+        self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
 
     def run(self, command: SlashCommand) -> None:
         bar = self.w.command_bar
@@ -73,23 +74,17 @@ class SlashDispatcher:
     def _fork(self, command: SlashCommand) -> None:
         conv = self.w.conversation_id or 0
         target = self._target()
-        new = self.w.store.fork(conv, target, command.arg or None)
-        self.w.refresh(new)
-        self.w.command_bar.show_result(f"forked message {target} into conversation {new}")
+        self.w.command_bar.show_result(self.commands.fork(conv, target, command.arg or None))
 
     def _checkpoint(self, command: SlashCommand) -> None:
         conv = self.w.conversation_id or 0
-        target = self._target()
-        tree_actions.checkpoint(self.w.store, conv, command.arg or "", at=target)
-        self.w.refresh()
+        result = self.commands.checkpoint(conv, self._target(), command.arg or "")
         self.w.command_bar.set_context(sorted(self.w.store.checkpoints(conv)))
-        self.w.command_bar.show_result(f"checkpoint {command.arg!r} set at message {target}")
+        self.w.command_bar.show_result(result)
 
     def _rewind(self, command: SlashCommand) -> None:
         conv = self.w.conversation_id or 0
-        digest = tree_actions.rewind(self.w.store, conv, command.arg or "").changed["digest"]
-        self.w.refresh()
-        self.w.command_bar.show_result(f"back at {command.arg!r}. {digest_text(digest)}")
+        self.w.command_bar.show_result(self.commands.rewind(conv, command.arg or ""))
 
     def _export(self, command: SlashCommand) -> None:
         self.w.actions_.export(command.arg or "native", None)

@@ -18,7 +18,6 @@ from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
 from explorer.app.handoff import Handoff, handoff
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
-from explorer.tree.digest import digest_text
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
@@ -35,6 +34,7 @@ from explorer.ui.preview import CompactionPreview
 from explorer.ui.search_dialog import SearchDialog
 from explorer.ui.settings_dialog import SettingsDialog
 from explorer.ui.sources_dialog import SourcesDialog
+from explorer.ui.tree_commands import TreeCommands
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -49,6 +49,7 @@ class WindowActions(CompareActions):
         self.streamed = ""
         self.marks = CompareMarks(window)  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
+        self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
 
     # -- questions (replaced in tests) ------------------------------------------------
     def ask_text(self, title: str, label: str, default: str = "") -> str | None:
@@ -145,11 +146,7 @@ class WindowActions(CompareActions):
         if title is None:
             return
 
-        def run() -> None:
-            new = self.w.store.fork(conv, mid, title or None)
-            self.w.refresh(new)
-            self.tell("Fork", f"conversation {new} holds a copy of the path to message {mid}")
-        self._guard(run)
+        self._guard(lambda: self.tell("Fork", self.commands.fork(conv, mid, title)))
 
     def checkpoint(self, mid: int) -> None:
         conv = self._conv()
@@ -159,22 +156,14 @@ class WindowActions(CompareActions):
         if not label:
             return
 
-        def run() -> None:
-            tree_actions.checkpoint(self.w.store, conv, label, at=mid)
-            self.w.refresh()
-            self.tell("Checkpoint", f"checkpoint {label!r} set at message {mid}")
-        self._guard(run)
+        self._guard(lambda: self.tell("Checkpoint", self.commands.checkpoint(conv, mid, label)))
 
     def rewind(self, label: str) -> None:
         conv = self._conv()
         if conv is None:
             return
 
-        def run() -> None:
-            digest = tree_actions.rewind(self.w.store, conv, label).changed["digest"]
-            self.w.refresh()
-            self.tell("Rewind", f"back at {label!r}. {digest_text(digest)}")
-        self._guard(run)
+        self._guard(lambda: self.tell("Rewind", self.commands.rewind(conv, label)))
 
     def rewind_dialog(self) -> None:
         conv = self._conv()
