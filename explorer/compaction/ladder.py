@@ -147,14 +147,25 @@ def _apply(
 
 
 def _candidates(plan: CompactionPlan) -> list[Split]:
-    """Splits from the longest verbatim tail to the shortest, each with a middle."""
+    """Splits from the longest verbatim tail to the shortest, each with a middle.
+
+    The head is chosen by a price that does not move between rounds: the uncorrected
+    heuristic, against the proactive aim (threshold of the window less the reserve) in every
+    mode. A conversation compacted again, reactively or after the estimator learned, keeps
+    the same verbatim start, so the provider's cache of it keeps hitting.
+    """
     target = min(plan.target or 10**12, plan.estimator.estimate(plan.path))
-    head_budget = int(target * float(plan.parameters.get("head_fraction", 0.15)))
+    fixed = Estimator(plan.estimator.family, image_tokens=plan.estimator.image_tokens)
+    aim = plan.target
+    if plan.window is not None:
+        aim = int((plan.window - plan.output_reserve) * float(plan.parameters.get(
+            "threshold", 0.8)))
+    head_target = min(aim or 10**12, fixed.estimate(plan.path))
+    head_budget = int(head_target * float(plan.parameters.get("head_fraction", 0.15)))
     out: list[Split] = []
     for frac in TAIL_FRACTIONS:
-        split = best_split(
-            plan.path, plan.estimator, head_budget=head_budget, tail_budget=int(target * frac)
-        )
+        split = best_split(plan.path, plan.estimator, head_budget=head_budget,
+                           tail_budget=int(target * frac), head_estimator=fixed)
         if split.middle and all(s.tail_start != split.tail_start for s in out):
             out.append(split)
     return out

@@ -85,17 +85,22 @@ def split_path(
     head_budget: int,
     tail_budget: int,
     cuts: CutMode = "turns",
+    head_estimator: Estimator | None = None,
 ) -> Split:
     """Cut the path into head, middle and tail within the two token budgets.
 
     The head always holds what precedes the first prompt and the first turn
     (the task); the tail always holds at least the last turn, even when it
     alone is over budget, because a request without it cannot continue.
+    ``head_estimator`` (default: ``estimator``) prices the head's turns: the ladder gives one
+    that does not learn, so the head a compaction keeps does not move when a later round
+    has learned another correction (the provider's prompt cache keeps its prefix).
     """
     costs = [estimator.message(m) for m in path]
     points = [c for c in cut_points(path, cuts) if 0 < c < len(path)]
     first_prompt = next((i for i, m in enumerate(path) if m.is_prompt), None)
-    head_end = _head_end(costs, points, first_prompt, head_budget)
+    head_costs = costs if head_estimator is None else [head_estimator.message(m) for m in path]
+    head_end = _head_end(head_costs, points, first_prompt, head_budget)
     tail_start = _tail_start(costs, points, head_end, tail_budget)
     return Split(
         head=tuple(path[:head_end]),
@@ -140,12 +145,13 @@ def _tail_start(costs: list[int], points: list[int], head_end: int, budget: int)
 
 
 def best_split(
-    path: Sequence[Message], estimator: Estimator, *, head_budget: int, tail_budget: int
+    path: Sequence[Message], estimator: Estimator, *, head_budget: int, tail_budget: int,
+    head_estimator: Estimator | None = None,
 ) -> Split:
     """Split at turn starts; fall back to clean boundaries when that leaves no middle."""
-    split = split_path(path, estimator, head_budget=head_budget, tail_budget=tail_budget)
+    split = split_path(path, estimator, head_budget=head_budget, tail_budget=tail_budget,
+                       head_estimator=head_estimator)
     if split.middle:
         return split
-    return split_path(
-        path, estimator, head_budget=head_budget, tail_budget=tail_budget, cuts="boundaries"
-    )
+    return split_path(path, estimator, head_budget=head_budget, tail_budget=tail_budget,
+                      cuts="boundaries", head_estimator=head_estimator)
