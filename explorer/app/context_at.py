@@ -24,6 +24,7 @@ from explorer.compaction.target import Target, TargetError
 from explorer.providers.encoding import encode_request
 from explorer.store import Store, StoreError
 from explorer.tree.model import Message, Part
+from explorer.tree.secrets import redact_text
 
 SECTIONS = ("verbatim", "head", "middle", "tail", "prompt")
 
@@ -126,7 +127,7 @@ def context_at(store: Store, conv_id: int, at: int, target: Target) -> NodeConte
     own = [r for r in records if r["message_id"] == at]
     if own:
         target = _recorded_target(own[-1], target, notes)
-    summarizer = _stored_summary(records, notes)
+    summarizer = _stored_summary(records, notes, redact=target.redactor is not None)
     if not request:
         raise StoreError(f"nothing was sent before message {at}")
     plan, sent, plan_notes = plan_request(store, conv_id, context, prompt, target, summarizer)
@@ -154,13 +155,18 @@ def _recorded_target(record: dict[str, Any], target: Target, notes: list[str]) -
     return made
 
 
-def _stored_summary(records: Sequence[dict[str, Any]], notes: list[str]) -> StoredSummary | None:
-    """The latest stored summary on the path, standing in for the summary call."""
+def _stored_summary(records: Sequence[dict[str, Any]], notes: list[str], *, redact: bool
+                    ) -> StoredSummary | None:
+    """The latest stored summary on the path, standing in for the summary call (redacted
+    too: it may have been written before redaction, or by a model that echoed a secret)."""
     for r in reversed(records):
         if r["kind"] == "summary" and r["summary"]:
             notes.append(f"the summary is the one stored with compaction {r['id']} (drawing it "
                          "again would need a model call)")
-            return StoredSummary(r["summary"])
+            text, kinds = redact_text(r["summary"]) if redact else (r["summary"], [])
+            if kinds:
+                notes.append(f"redacted {len(kinds)} secret(s) in that stored summary")
+            return StoredSummary(text)
     return None
 
 

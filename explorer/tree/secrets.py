@@ -22,52 +22,49 @@ from explorer.tree.model import Message, Part
 PLACEHOLDER = "[redacted: {kind}]"
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One kind of secret: a pattern, and which group is the secret (0: the whole match)."""
-
-    kind: str
-    pattern: re.Pattern[str]
-    groups: tuple[int, ...] = (0,)
-
-    def span(self, m: re.Match[str]) -> tuple[int, int, str] | None:
-        """The secret's span in match ``m`` (the first of the rule's groups that matched)."""
-        for g in self.groups:
-            if m.group(g) is not None:
-                return m.start(g), m.end(g), m.group(g)
-        return None
-
-
-def _rule(kind: str, pattern: str, groups: int | tuple[int, ...] = 0) -> Rule:
-    return Rule(kind, re.compile(pattern), groups if isinstance(groups, tuple) else (groups,))
-
-
 _KEYWORDS = (r"password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
              r"private[_-]?key|credentials?")
-# Order matters where patterns overlap: the first rule to claim a span names it.
-RULES: tuple[Rule, ...] = (
-    _rule("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-          r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
-    _rule("anthropic-key", r"\bsk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{20,}"),
-    _rule("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}"),
-    _rule("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})"),
-    _rule("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-    _rule("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    _rule("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"),
-    _rule("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    _rule("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    _rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
-    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}"),
-    _rule("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-    _rule("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@", 1),
-    _rule("bearer-token", r"\b[Bb]earer\s+([A-Za-z0-9\-._~+/]{20,}=*)", 1),
-    # NAME_KEY=value, NAME_TOKEN: value, password = "two words" (shell, dotenv, YAML, code)
-    _rule("credential", r"(?i)\b[A-Za-z0-9_.\-]*(?:" + _KEYWORDS + r")s?(?:_[A-Za-z0-9]+)?"
-          r"[\"']?\s*(?:=|:)\s*(?:\"([^\"\n\\]{4,})\"|'([^'\n\\]{4,})'"
-          r"|([^\s\"'`\\,;)\]}]{6,}))", (1, 2, 3)),
+# Secrets whose whole match is the secret. One alternation scans the text once; where two
+# could match at the same place the first listed names it.
+TOKEN_RULES: tuple[tuple[str, str], ...] = (
+    ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+     r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
+    ("anthropic-key", r"\bsk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{20,}"),
+    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}"),
+    ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})"),
+    ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"),
+    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
 )
+# What each rule's match must contain: a substring test skips the rule on almost all text.
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",), "anthropic-key": ("sk-ant-",), "openai-key": ("sk-",),
+    "aws-access-key": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-",), "slack-token": ("xox",), "slack-webhook": ("hooks.slack",),
+    "stripe-key": ("_live_", "_test_"), "google-api-key": ("AIza",), "huggingface-token": ("hf_",),
+    "npm-token": ("npm_",), "pypi-token": ("pypi-",), "jwt": ("eyJ",),
+}
+_TOKENS = tuple((kind, _LITERALS[kind], re.compile(p)) for kind, p in TOKEN_RULES)
+# Secrets inside a match: the password of a URL, the token after "Bearer".
+_URL_PASSWORD = re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@")
+_BEARER = re.compile(r"[Bb]earer\s+([A-Za-z0-9\-._~+/]{20,}=*)")
+# NAME_KEY=value, NAME_TOKEN: value, password = "two words" (shell, dotenv, YAML, code): found
+# from each "=" or ":" back to its key, which costs far less than a keyword search everywhere.
+_ASSIGN = re.compile(r"[=:]")
+_NAME_REVERSED = re.compile(r"\s*[\"']?([A-Za-z0-9_.\-]+)")  # matched on the reversed lookback
+_KEY = re.compile(r"(?:" + _KEYWORDS + r")s?(?:_[a-z0-9]+)?$")
+_STEMS = ("pass", "pwd", "secret", "token", "key", "credential")
+_VALUE = re.compile(r"\s*(?:\"([^\"\n\\]{4,})\"|'([^'\n\\]{4,})'|([^\s\"'`\\,;)\]}]{6,}))")
+KEY_LOOKBACK = 48
+KINDS = (*(k for k, _ in TOKEN_RULES), "url-password", "bearer-token", "credential")
 
 _NOT_A_VALUE = re.compile(
     r"^(?:\$|%|<|\{|\[redacted|\*{3}|x{4}|\.\.\.|(?:true|false|null|none|required|optional"
@@ -85,24 +82,44 @@ class Finding:
     part_index: int | None = None
 
 
-def _plausible(rule: Rule, value: str) -> bool:
+def _plausible(value: str) -> bool:
     """An assignment's value that is a real secret, not a placeholder or a variable name."""
-    if rule.kind != "credential":
-        return True
     return not (_NOT_A_VALUE.match(value) or _CODE.match(value))
+
+
+def _credentials(text: str) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for sign in _ASSIGN.finditer(text):
+        at = sign.start()
+        key = _NAME_REVERSED.match(text[max(0, at - KEY_LOOKBACK):at][::-1])
+        if key is None:
+            continue
+        name = key.group(1)[::-1].lower()
+        if not any(stem in name for stem in _STEMS) or not _KEY.search(name):
+            continue
+        m = _VALUE.match(text, at + 1)
+        if m is None:
+            continue
+        g = next(i for i in (1, 2, 3) if m.group(i) is not None)
+        if _plausible(m.group(g)):
+            out.append((m.start(g), m.end(g), "credential"))
+    return out
 
 
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """The spans of ``text`` that are secrets, left to right, without overlaps."""
     spans: list[tuple[int, int, str]] = []
-    for rule in RULES:
-        for m in rule.pattern.finditer(text):
-            found = rule.span(m)
-            if found is None or not _plausible(rule, found[2]):
-                continue
-            start, end, _ = found
-            if not any(start < e and s < end for s, e, _ in spans):
-                spans.append((start, end, rule.kind))
+    for kind, literals, pattern in _TOKENS:
+        if any(lit in text for lit in literals):
+            for m in pattern.finditer(text):
+                if not any(m.start() < e and s < m.end() for s, e, _ in spans):
+                    spans.append((m.start(), m.end(), kind))
+    found = [(m.start(1), m.end(1), "url-password") for m in _URL_PASSWORD.finditer(text)]
+    found += [(m.start(1), m.end(1), "bearer-token") for m in _BEARER.finditer(text)]
+    found += _credentials(text) if ":" in text or "=" in text else []
+    for start, end, kind in found:
+        if not any(start < e and s < end for s, e, _ in spans):
+            spans.append((start, end, kind))
     return sorted(spans)
 
 
