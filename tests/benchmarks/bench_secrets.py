@@ -48,6 +48,7 @@ def run() -> list[Result]:
     wall, cpu = _measure(lambda: found.append(len(redact_messages(messages)[1])))
     results = [
         Result(AREA, f"redact {MESSAGES:,} messages ({megabytes:.1f} MB), CPU", cpu, "ms"),
+        Result(AREA, f"redact {MESSAGES:,} messages, wall (loaded machine)", wall, "ms"),
         Result(AREA, "redaction throughput (CPU)", megabytes / (cpu / 1000), "MB/s", "≥ 5 MB/s",
                megabytes / (cpu / 1000) >= 5),
         Result(AREA, "planted secrets found", float(found[0]), "", f"= {MESSAGES // 100}",
@@ -55,7 +56,7 @@ def run() -> list[Result]:
     ]
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "bench.db") as s:
         conv = s.create_conversation("bench")
-        for i in range(0, 400, 2):
+        for _ in range(200):
             s.append_turn(conv, [Message(None, None, "user", [Part("text", LINE * 8)]),
                                  Message(None, None, "assistant", [Part("text", LINE * 8)])])
         tip = s.conversation(conv).tip_id or 0
@@ -64,4 +65,5 @@ def run() -> list[Result]:
         wall, cpu = _measure(lambda: context_at(s, conv, tip, target))
         results.append(Result(AREA, "context at the tip of 400 messages, pages drawn (CPU)",
                               cpu, "ms"))
+        results.append(Result(AREA, "context at the tip of 400 messages, wall", wall, "ms"))
     return results
