@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from explorer.store import Store, StoreError, label_writes, operations, reads, tree_writes
-from explorer.store.marks import mark_row, set_marks
+from explorer.store.marks import conversation_marks, mark_row, set_marks
 from explorer.store.tombstones import bury
 from explorer.tree.model import Message
 from explorer.tree.tending import (
@@ -79,11 +79,29 @@ def _refused(e: TendingError) -> StoreError:
 # --- pointer moves, edits and labels ----------------------------------------------------------
 
 
+def _unfold(conn: sqlite3.Connection, conv_id: int, tip: int | None) -> list[dict[str, Any]]:
+    """Unarchive the archived roots the path to ``tip`` runs through: the active path is
+    never folded away (T6). Returns their mark rows as they were, for the undo record."""
+    if tip is None:
+        return []
+    archived = conversation_marks(conn, conv_id).archived
+    roots = [m for m in reads.path_ids(conn, tip) if m in archived]
+    before = [mark_row(conn, m) or {"message_id": m, "conversation_id": conv_id}
+              for m in roots]
+    for m in roots:
+        set_marks(conn, conv_id, m, archived_at=None)
+    return before
+
+
 def _branch(conn: sqlite3.Connection, conv_id: int, mid: int) -> Change:
     before = tip_of(conn, conv_id)
     tree_writes.branch(conn, conv_id, mid)
-    return _done(conn, conv_id, "branch", f"tip moved from {before} to {mid}",
-                 {"tip": before}, {"tip": {"from": before, "to": mid}})
+    unfolded = _unfold(conn, conv_id, mid)
+    undo: dict[str, Any] = {"tip": before, **({"marks": unfolded} if unfolded else {})}
+    changed: dict[str, Any] = {"tip": {"from": before, "to": mid}}
+    if unfolded:
+        changed["unarchived"] = [int(r["message_id"]) for r in unfolded]
+    return _done(conn, conv_id, "branch", f"tip moved from {before} to {mid}", undo, changed)
 
 
 def branch(store: Store, conv_id: int, mid: int) -> Change:
@@ -94,8 +112,9 @@ def branch(store: Store, conv_id: int, mid: int) -> Change:
 def _edit(conn: sqlite3.Connection, conv_id: int, mid: int, text: str) -> Change:
     before = tip_of(conn, conv_id)
     new = tree_writes.edit_prompt(conn, conv_id, mid, text)
+    unfolded = _unfold(conn, conv_id, new)
     return _done(conn, conv_id, "edit", f"prompt {mid} edited into sibling {new}",
-                 {"tip": before, "created": [new]},
+                 {"tip": before, "created": [new], **({"marks": unfolded} if unfolded else {})},
                  {"created": [new], "tip": {"from": before, "to": new}})
 
 
@@ -122,10 +141,12 @@ def _write_turn(
 ) -> list[int]:
     before = tip_of(conn, conv_id)
     ids = tree_writes.append_turn(conn, conv_id, messages, parent_id=parent_id, as_root=as_root)
+    unfolded = _unfold(conn, conv_id, ids[-1])  # an answer inside an archived branch
     if log:
         what = f"message {ids[0]}" if len(ids) == 1 else f"messages {ids[0]}–{ids[-1]}"
         operations.record(conn, conv_id, kind, f"{what} written by {kind}",
-                          {"tip": before, "created": ids})
+                          {"tip": before, "created": ids,
+                           **({"marks": unfolded} if unfolded else {})})
     return ids
 
 
@@ -156,8 +177,10 @@ def _rewind(conn: sqlite3.Connection, conv_id: int, label: str) -> Change:
     rewind_id = conn.execute("SELECT max(id) FROM rewinds WHERE conversation_id = ?",
                              (conv_id,)).fetchone()[0]
     after = tip_of(conn, conv_id)
+    unfolded = _unfold(conn, conv_id, after)
     return _done(conn, conv_id, "rewind", f"rewound to {label!r} (tip {before} → {after})",
-                 {"tip": before, "rewind": rewind_id},
+                 {"tip": before, "rewind": rewind_id,
+                  **({"marks": unfolded} if unfolded else {})},
                  {"tip": {"from": before, "to": after}, "digest": digest})
 
 

@@ -20,7 +20,8 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 SHAPES = st.lists(st.integers(0, 1000), min_size=1, max_size=14)
 ACTIONS = st.lists(
     st.tuples(st.sampled_from(["archive", "unarchive", "delete", "delete!", "star", "label",
-                               "note", "branch", "checkpoint"]), st.integers(0, 1000)),
+                               "note", "branch", "checkpoint", "send"]),
+              st.integers(0, 1000)),
     min_size=1, max_size=8,
 )
 
@@ -42,6 +43,9 @@ def _act(s: Store, conv: int, action: str, pick: int, i: int) -> None:
         ta.note(s, mid, f"note {i}")
     elif action == "branch":
         ta.branch(s, conv, mid)
+    elif action == "send":  # how a model call writes its turn (send, rerun, regenerate)
+        ta.write_turn(s, conv, "send", [user(f"msg sent {i}"), assistant(f"msg answer {i}")],
+                      parent_id=mid)
     else:
         ta.checkpoint(s, conv, f"cp{i}", mid)
 
@@ -248,3 +252,24 @@ def test_T7_the_purge_setting_drops_only_branches_deleted_long_enough_ago(
         gone = undo.purge_expired(s)
         assert gone is not None and [p["root"] for p in gone["purged"]] == [old_side[0]]
         assert [t.root_id for t in s.tombstones(conv)] == [new_side[0]]
+
+
+def test_T6_switching_into_an_archived_branch_unfolds_it_and_undo_folds_it_again(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path) as s:
+        conv = s.create_conversation("c")
+        first = s.append_turn(conv, chat_turn(1))
+        side = s.append_turn(conv, [user("side"), assistant("side answer")])
+        s.branch(conv, first[-1])
+        s.append_turn(conv, chat_turn(3))
+        ta.archive(s, side[0])
+        folded = state(s, conv)
+        change = ta.branch(s, conv, side[-1])  # the active path is never folded away
+        assert change.changed["unarchived"] == [side[0]]
+        assert tended_view(s, conv).hidden == set() and s.marks(conv).archived == {}
+        unfolded = state(s, conv)
+        undo.undo(s, conv)
+        assert state(s, conv) == folded
+        redo.redo(s, conv)
+        assert state(s, conv) == unfolded
