@@ -107,3 +107,30 @@ def test_X1_compare_context_of_a_marked_node_and_another(
     assert w.actions_.marked == []  # the mark was used
     dialog.grab().save(str(screenshot_dir / "context-compare.png"))
     dialog.close()
+
+
+def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
+    qtbot: QtBot, tmp_path: Path, store: tuple[Store, int],
+) -> None:
+    s, conv = store
+    w = open_window(qtbot, tmp_path, s, conv)
+    dest = tmp_path / "shared.md"
+    w.actions_.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
+    w.actions_.export_branch(s.conversation(conv).tip_id or 0, "markdown")
+    text = dest.read_text(encoding="utf-8")
+    assert SECRET not in text and "[redacted: openai-key]" in text
+    assert "redacted 1 secret(s) (1 openai-key)" in w.statusBar().currentMessage()
+    native = tmp_path / "backup.jsonl"
+    w.actions_.ask_save_path = lambda *_: native  # type: ignore[method-assign]
+    w.actions_.export_branch(s.conversation(conv).tip_id or 0, "native")
+    assert SECRET in native.read_text(encoding="utf-8")  # the backup stays exact
+    w.actions_.compaction_preview()
+    preview = w.preview_window
+    assert preview is not None
+    preview.set_options(provider="anthropic", window=6000)
+    qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
+    assert preview.result is not None
+    assert "redacted 1 secret(s) (1 openai-key)" in preview.notes.text()
+    assert SECRET not in (preview.facts_text.toPlainText() + preview.head_text.toPlainText()
+                          + preview.tail_text.toPlainText())
+    preview.close()

@@ -50,8 +50,11 @@ def read_like_a_text_model(body: dict[str, Any], anthropic: bool) -> str:
     anything else by saying how much text and how many images it saw."""
     *before, last = body["messages"]
     seen = [t for m in before for t in _texts(m.get("content"))]
-    if anthropic and isinstance(body.get("system"), list):
-        seen += [b.get("text", "") for b in body["system"]]
+    system = body.get("system")
+    if anthropic and isinstance(system, list):
+        seen += [b.get("text", "") for b in system]
+    if "compress a conversation" in json.dumps(system):  # the summary rung's own request
+        return "SUMMARY: the jobs failed and were fixed one by one."
     text = " ".join(" ".join(seen).replace('"', "'").split())
     asked = "\n".join(_texts(last.get("content")))
     if not asked.startswith(INSTRUCTIONS):
@@ -153,3 +156,23 @@ def test_probe_refuses_an_unknown_rung_and_a_summary_without_a_summarizer(
                                  url, "--no-summary", "--json"]) == 0
     (run,) = json.loads(capsys.readouterr().out)["runs"]
     assert "summarizer" in run["skipped"] and state.hits == []
+
+
+def test_probe_the_summary_rung_scores_what_the_summary_kept(
+    tmp_path: Path, server: ProviderServer, state: ServerState,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    state.responder = read_like_a_text_model
+    db = tmp_path / "x.db"
+    with Store(db) as s:
+        conv = seed(s, 24)
+    capsys.readouterr()
+    assert run_cli(monkeypatch, ["--db", str(db), "probe", str(conv), "--quiz", "5",
+                                 "--rungs", "full,summary", "--provider", "anthropic",
+                                 "--window", "200000", "--max-tokens", "1000", "--base-url",
+                                 base_url("anthropic", server), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    scores = {r["rung"]: r["score"]["right"] for r in out["runs"]}
+    assert scores == {"full": 5, "summary": 0}  # the summary kept none of the exact strings
+    summary = next(r for r in out["runs"] if r["rung"] == "summary")
+    assert summary["rungs"][-1] == "summary" and summary["pages"] == 0
