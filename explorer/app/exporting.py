@@ -22,6 +22,13 @@ EXPORTERS: dict[str, Exporter] = {**FORMAT_EXPORTERS, **REQUEST_EXPORTERS}
 FORMATS = ("native", *EXPORTERS)
 
 
+def purpose(fmt: str) -> str:
+    """What a format is for, in a line for the format picker."""
+    if fmt == native.FORMAT:
+        return "lossless file this program imports again (tree, checkpoints, compactions)"
+    return EXPORTERS[fmt].description if fmt in EXPORTERS else ""
+
+
 def export_lines(
     store: Store, conv_id: int, fmt: str = "native", at: int | None = None,
     notes: list[str] | None = None, place: Mapping[str, Any] | None = None,
@@ -91,7 +98,7 @@ def _redacted(messages: list[Message], header: dict[str, Any], notes: list[str] 
 
 def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
                    at: int | None = None, notes: list[str] | None = None,
-                   redact: bool = True) -> int:
+                   redact: bool = True, place: Mapping[str, Any] | None = None) -> int:
     """Write the export; returns the number of lines written.
 
     The file is written beside ``dest`` and renamed into place when complete, and
@@ -99,7 +106,7 @@ def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
     """
     n = 0
     with safe_write.atomic_text(dest, store.db_path) as f:
-        for line in export_lines(store, conv_id, fmt, at, notes, redact=redact):
+        for line in export_lines(store, conv_id, fmt, at, notes, place, redact=redact):
             f.write(line + "\n")
             n += 1
     return n

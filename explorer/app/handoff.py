@@ -59,25 +59,45 @@ def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
 
     The agent sends the session to its model: secrets are replaced and listed in the notes
     unless ``redact`` is False (SPEC R1)."""
+    done, lines = _plan(store, conv_id, agent, at, env, cwd, redact)
+    _refuse_a_second_copy(done.path, done.session_id)
+    _write_new(done.path, lines)
+    done.differences = _compare(store, conv_id, at, agent, done.path, redact)
+    return done
+
+
+def planned(store: Store, conv_id: int, agent: str, at: int | None = None,
+            env: Environment | None = None) -> Handoff:
+    """Where a hand-back to ``agent`` would write the branch, and the command, writing nothing.
+
+    The export dialog proposes this path for an agent's format, so an export lands
+    where the agent lists its sessions for that project instead of in the current folder.
+    """
+    return _plan(store, conv_id, agent, at, env, None, True)[0]
+
+
+def _plan(store: Store, conv_id: int, agent: str, at: int | None, env: Environment | None,
+          cwd: str | None, redact: bool) -> tuple[Handoff, list[str]]:
     if agent not in AGENTS:
         raise StoreError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
     e = env or Environment.current()
+    where = cwd or store.conversation(conv_id).meta.get("cwd") or os.getcwd()
+    notes: list[str] = []
+    lines = list(export_lines(store, conv_id, agent, at, notes,
+                              place=place_for(store, conv_id, agent, where), redact=redact))
+    session = _session_id(agent, lines)
+    dest = _destination(agent, e, where, session)
+    return Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
+                   len(lines), notes), lines
+
+
+def place_for(store: Store, conv_id: int, agent: str, cwd: str) -> dict[str, Any]:
+    """The header fields the agent files the session by: the folder, and the meta it keeps."""
     conv = store.conversation(conv_id)
-    where = cwd or conv.meta.get("cwd") or os.getcwd()
     meta = dict(conv.meta)
     if conv.source_format != _SOURCE[agent]:
         meta.pop("version", None)  # another agent's version means nothing to this one
-    notes: list[str] = []
-    lines = list(export_lines(store, conv_id, agent, at, notes,
-                              place={"cwd": where, "meta": meta}, redact=redact))
-    session = _session_id(agent, lines)
-    dest = _destination(agent, e, where, session)
-    _refuse_a_second_copy(dest, session)
-    _write_new(dest, lines)
-    done = Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
-                   len(lines), notes)
-    done.differences = _compare(store, conv_id, at, agent, dest, redact)
-    return done
+    return {"cwd": cwd, "meta": meta}
 
 
 def _session_id(agent: str, lines: Sequence[str]) -> str:

@@ -20,10 +20,11 @@ AGENT_NAMES = {"claude-code": "Claude Code", "pi": "pi", "codex": "Codex CLI"}
 
 
 class HandoffDialog(QDialog):
-    def __init__(self, done: Handoff, parent: QWidget | None = None) -> None:
+    def __init__(self, done: Handoff, parent: QWidget | None = None,
+                 title: str | None = None) -> None:
         super().__init__(parent)
         self.written = done
-        self.setWindowTitle(f"Continue in {AGENT_NAMES.get(done.agent, done.agent)}")
+        self.setWindowTitle(title or f"Continue in {AGENT_NAMES.get(done.agent, done.agent)}")
         layout = QVBoxLayout(self)
         for caption, text in (("New session file", str(done.path)),
                               ("Resume it with", done.command)):

@@ -19,6 +19,12 @@ from explorer.app.exporting import EXPORTERS
 from explorer.app.handoff import Handoff, handoff
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.tree.errors import ExplorerError, error_line
+from explorer.ui.agent_export import (
+    AGENT_FORMATS,
+    chosen_format,
+    export_for_agent,
+    format_choices,
+)
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.handoff_dialog import HandoffDialog
@@ -263,13 +269,16 @@ class WindowActions(CompareActions):
         self.export(fmt, mid)
 
     def export_conversation(self) -> None:
-        fmt = self.ask_item("Export conversation", "Format:", list(exporting.FORMATS))
-        if fmt:
-            self.export(fmt, None)
+        answer = self.ask_item("Export conversation", "Format:", format_choices())
+        if answer:
+            self.export(chosen_format(answer), None)
 
     def export(self, fmt: str, at: int | None) -> None:
         conv = self._conv()
         if conv is None:
+            return
+        if fmt in AGENT_FORMATS:  # proposed where the agent keeps this project's sessions
+            export_for_agent(self, conv, fmt, at)
             return
         title = self.w.store.conversation(conv).title
         stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
