@@ -100,14 +100,16 @@ class ContextFigure:
               estimator: Estimator) -> None:
         loaded = load_messages(self.store.reader, ids)
         messages = [loaded[i] for i in ids if i in loaded]
+        overhead = estimator.rules.message_overhead
         for m in redacted(messages, target, []):  # costed as sent: after the redactor
-            text, image = estimator.raw_split([m])
+            parts = _part_costs(m, estimator)  # each part estimated once, for both uses
+            image = sum(raw for _, raw, is_image in parts if is_image)
+            text = overhead + sum(raw for _, raw, is_image in parts if not is_image)
             measured = (measured_prompt(m.usage, estimator.family)
                         if m.role == "assistant" else None)
             mid = db_id(m.id)
-            self._costs[mid] = _Costed(
-                signatures.get(mid, (0, 0)), text, image, measured,
-                _BUCKET[_role_bucket(m)], _part_costs(m, estimator))
+            self._costs[mid] = _Costed(signatures.get(mid, (0, 0)), text, image, measured,
+                                       _BUCKET[_role_bucket(m)], parts)
         self.costed += len(messages)
 
 
