@@ -52,12 +52,15 @@ def run_ladder(
     keep_turns: int = DEFAULT_KEEP_TURNS,
     head_fraction: float = 0.15,
     max_fact_chars: int = DEFAULT_MAX_CHARS,
+    max_images: int | None = None,
 ) -> CompactionPlan:
     """Build the context for ``path`` within a window of ``budget`` tokens.
 
     ``measured`` (reactive) is the provider's count for ``path`` or its error
     text; ``force`` runs every rung up to and including the named one. Without a
-    ``renderer`` (a model that cannot see) the snapshot rung is skipped.
+    ``renderer`` (a model that cannot see) the snapshot rung is skipped. ``max_images`` is the
+    provider's limit of images a request: pages over it go to the summary rung when there is
+    one, and are otherwise left out oldest first, the plan saying so.
     """
     path = expand_compacted(path)  # L4: pages are drawn from source text, never from pixels
     available = budget - output_reserve
@@ -83,6 +86,7 @@ def run_ladder(
             "keep_turns": keep_turns,
             "head_fraction": head_fraction,
             "max_fact_chars": max_fact_chars,
+            "max_images": max_images,
             "force": force,
         },
     )
@@ -141,7 +145,7 @@ def _apply(
         plan.reports[rung] = report
         plan.rungs += (rung,)
     elif rung == "snapshot" and renderer is not None:
-        _snapshot(plan, renderer)
+        _snapshot(plan, renderer, summarizer is not None)
     elif rung == "summary" and summarizer is not None:
         _summary(plan, summarizer)
 
@@ -171,7 +175,7 @@ def _candidates(plan: CompactionPlan) -> list[Split]:
     return out
 
 
-def _snapshot(plan: CompactionPlan, renderer: Renderer) -> None:
+def _snapshot(plan: CompactionPlan, renderer: Renderer, summary_next: bool = False) -> None:
     """Image the middle: the longest tail whose context fits, else the smallest context."""
     candidates = _candidates(plan)
     if not candidates:
@@ -197,8 +201,39 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer) -> None:
     if best[0] >= plan.tokens and plan.parameters.get("force") != "snapshot":
         plan.notes.append(f"snapshot skipped: pages would cost {best[0]} >= {plan.tokens} tokens")
         return
-    _, plan.split, plan.pages, plan.facts = best
+    _, split, drawn, facts = best
+    sent = _within_image_limit(plan, split, drawn, summary_next)
+    if sent is None:
+        return
+    plan.split, plan.pages, plan.facts = split, sent, facts
     plan.rungs += ("snapshot",)
+
+
+def _within_image_limit(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],
+                        summary_next: bool) -> tuple[PageLike, ...] | None:
+    """The pages a request may carry beside the images the head and tail keep.
+
+    Over the provider's limit, the middle goes to the summary rung when a summarizer can take
+    it (``None``: snapshots skipped); otherwise the oldest pages are left out and the plan
+    says which, so the preview shows exactly what the encoder will send.
+    """
+    limit = plan.parameters.get("max_images")
+    if not isinstance(limit, int):
+        return pages
+    kept = sum(1 for m in (*split.head, *split.tail) for p in m.parts
+               if p.kind == "image" and p.data)
+    room = max(0, limit - kept)
+    if len(pages) <= room:
+        return pages
+    why = (f"{len(pages)} pages and {kept} kept image(s) pass the provider's limit of {limit} "
+           "images per request")
+    if summary_next and plan.parameters.get("force") != "snapshot":
+        plan.notes.append(f"snapshot skipped: {why}; the summary rung carries the middle")
+        return None
+    left = len(pages) - room
+    plan.notes.append(f"{why}: the {left} oldest page(s) are left out (their text is not sent; "
+                      "the fact sheet still carries the middle's ids)")
+    return pages[left:]
 
 
 def _summary(plan: CompactionPlan, summarizer: Summarizer) -> None:

@@ -56,6 +56,7 @@ def build_plan(
         context, target.window, est, renderer, summarizer, mode=mode, force=force,
         threshold=target.threshold, safety=target.safety,
         output_reserve=target.output_reserve, keep_turns=target.keep_turns,
+        max_images=target.images.max_images,
     )
     plan.notes[:0] = notes
     return plan
