@@ -5,7 +5,8 @@ spawning calls, so a 100,000-message conversation is read without loading text
 beyond the stored previews. Subagent transcripts are recognised by what the
 importers write: ``source_meta.subagent`` on their messages and
 ``source_meta.spawned_by_tool_use_id`` on their root. A user message an importer
-marked ``source_meta.meta_record`` (a tool's own text, a slash command or its output)
+marked ``source_meta.meta_record`` (a tool's own text, a slash command or its output), or
+Claude Code's compaction summary (``isCompactSummary``), the model's text not a person's,
 never opens a turn.
 """
 
@@ -64,7 +65,9 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
     tool_lists: dict[str, tuple[str, ...]] = {}
     for mid, parent, role, preview, meta_record, model in conn.execute(
         "SELECT id, parent_id, role, coalesce(preview, ''), "
-        "json_extract(source_meta, '$.meta_record'), model FROM messages "
+        "coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN "
+        "json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END), "
+        "model FROM messages "
         "WHERE conversation_id = ? ORDER BY id", (conv_id,),
     ):
         calls_n, errors, others, texts, names = parts.get(mid, empty)

@@ -188,6 +188,7 @@ class LiveFollow(QObject):
         selected = w.transcript.selected()
         old_tip = w.transcript.tip
         moved = result.tip is not None and result.tip != old_tip
+        w.conversations.reload()  # its message count and newest date
         w.graph.refresh()
         if w.branch_state.previewing:
             w.update_status()

@@ -88,6 +88,10 @@ def test_S1_a_followed_session_shows_new_turns_and_takes_the_person_at_the_end_a
     assert w.graph.selected_node() == new_tip
     assert w.follow.at_end()
     assert f"{done.added} new message(s)" in w.follow.bar.detail.text()
+    assert w.conversations.current() == conv  # the list shows the new count, same choice
+    row = w.conversations.model.row_of(conv)
+    assert row is not None
+    assert w.conversations.model.conversation(row).message_count == count + done.added
 
 
 def test_a_person_reading_further_up_is_not_moved(

@@ -8,8 +8,11 @@ from pathlib import Path
 
 from agent_home import CODEX_MAY
 
+from explorer.app.importing import import_paths
 from explorer.app.meta_records import folded_preview, meta_record
 from explorer.formats import claude_code, codex
+from explorer.store import Store
+from explorer.store.turn_reads import read_turn_source
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tool_records.jsonl"
 
@@ -36,3 +39,15 @@ def test_a_long_record_is_folded_after_its_first_lines() -> None:
     text = "\n".join(f"line {n}" for n in range(1, 11))
     assert folded_preview(text) == ("line 1\nline 2\nline 3\nline 4", 6)
     assert folded_preview("one line") == ("one line", 0)
+
+
+def test_V1_a_compaction_summary_opens_no_turn(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    try:
+        (outcome,) = import_paths(store, [FIXTURE]).conversations
+        source = read_turn_source(store.reader, outcome.conversation_id)
+        by_source = {m.id: m.source_id for m in store.path(outcome.conversation_id)}
+        prompts = [by_source[t.id] for t in source.messages if t.prompt]
+        assert prompts == ["u1", "u2", "u3"]  # not the skill note, the marker or the summary
+    finally:
+        store.close()
