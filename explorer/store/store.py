@@ -29,13 +29,12 @@ from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
-from explorer.store.rows import db_id, dumps, load_messages
+from explorer.store.rows import dumps, load_messages
 from explorer.store.tombstones import Tombstone, tombstones
 from explorer.store.writer import Writer
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.trim import TrimPlan
-from explorer.tree.turns import last_clean_boundary
 
 __all__ = ["NotFound", "Store", "StoreError"]
 
@@ -128,10 +127,9 @@ class Store:
         return reads.search(self.reader, query, limit)
 
     def clean_boundary(self, conv_id: int) -> int | None:
-        """The id of the last clean turn boundary on the active path (P3)."""
-        path = self.path(conv_id)
-        i = last_clean_boundary(path)
-        return db_id(path[i].id) if i is not None else None
+        """The id of the last clean turn boundary on the active path (P3): the one the
+        conversation derives from its parts' call ids, without reading any text."""
+        return self.conversation(conv_id).clean_tip_id
 
     # -- writes (each one transaction on the writer thread) ---------------------
     def create_conversation(self, title: str, **kw: Any) -> int:

@@ -28,8 +28,21 @@ def pending_after(path: Sequence[Message]) -> list[list[str]]:
 
 
 def boundary_flags(path: Sequence[Message]) -> list[bool]:
-    """``flags[i]`` is True when the point after ``path[i]`` is a turn boundary."""
-    return [not pending for pending in pending_after(path)]
+    """``flags[i]`` is True when the point after ``path[i]`` is a turn boundary.
+
+    One pass with one set: a path whose unanswered calls pile up (an agent killed
+    mid-call, again and again) costs its length, not its length times the pile.
+    """
+    open_calls: set[str] = set()
+    flags: list[bool] = []
+    for m in path:
+        for p in m.parts:
+            if p.kind == "tool_use" and p.tool_use_id:
+                open_calls.add(p.tool_use_id)
+            elif p.kind == "tool_result" and p.tool_use_id:
+                open_calls.discard(p.tool_use_id)
+        flags.append(not open_calls)
+    return flags
 
 
 def is_boundary(path: Sequence[Message], index: int) -> bool:

@@ -44,3 +44,18 @@ def test_a_path_without_a_prompt_has_no_turns() -> None:
     greeting = [assistant("Are you new here?")]
     assert split_turns(greeting) == []
     assert split_turns([]) == []
+
+
+def test_P1_boundaries_agree_with_the_pending_calls_when_calls_pile_up() -> None:
+    from explorer.tree.turns import pending_after
+
+    path: list[Message] = []
+    for n in range(300):  # every third call is never answered: the open set only grows
+        path.append(tool_call("Bash", f"c{n}"))
+        if n % 3:
+            path.append(tool_result(f"c{n}", "ok"))
+        if n % 50 == 0:
+            path += [tool_result(f"c{k}", "late") for k in range(0, n, 3)]
+    path = _ids(path)
+    assert boundary_flags(path) == [not pending for pending in pending_after(path)]
+    assert any(boundary_flags(path)) and not all(boundary_flags(path))
