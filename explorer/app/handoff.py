@@ -168,7 +168,7 @@ def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
              redact: bool) -> list[str]:
     """Differences between the branch and what the agent's file says, read back."""
     module = {"claude-code": claude_code, "pi": pi, "codex": codex}[agent]
-    read = next(iter(module.read(dest)))
+    read = next(iter(module.read(dest))).materialize()  # every part, even of a huge file
     if read.tip is None and read.messages:
         read = finish(read, read.messages[-1].id)
     back = message_path({m.id: m for m in read.messages}, read.tip) if read.tip else []

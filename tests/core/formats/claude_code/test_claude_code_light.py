@@ -146,3 +146,32 @@ def test_V2_a_lone_surrogate_in_a_light_message_is_repaired_and_counted_once(
         conv = outcome.conversation_id
         path = store.path(conv, store.conversation(conv).tip_id)
         assert path[-1].text.startswith("cut \ufffd here x")
+
+
+def test_S1_a_light_session_synced_mid_response_is_merged_as_the_whole_read_merges_it(
+        tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-read of a grown light session merges by ids and refreshes the response stored
+    mid-write, with its content read a chunk at a time."""
+    from explorer.app.agent_homes import Environment
+    from explorer.app.sync import sync_sources
+
+    name = "-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+    source = samples_dir / "claude_code" / name
+    lines = source.read_bytes().splitlines(keepends=True)
+    target = tmp_path / "home" / ".claude" / "projects" / name
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[:5]))  # cut inside a response written over several lines
+    env = Environment(tmp_path / "home")
+    with Store(tmp_path / "light.db") as light, Store(tmp_path / "whole.db") as whole:
+        with monkeypatch.context() as m:
+            m.setattr(reader, "LAZY_BYTES", 0)
+            m.setattr(imported, "CONTENT_CHUNK", 3)
+            sync_sources(light, env, {"claude-code"})
+            target.write_bytes(source.read_bytes())
+            report = sync_sources(light, env, {"claude-code"})
+        assert report.reread == 1 and report.added_messages > 0 and not report.errors
+        sync_sources(whole, env, {"claude-code"})
+
+    def content(db: Path) -> list[tuple[Any, ...]]:  # a merge refreshes content, not metadata
+        return [r[:4] + r[5:] if len(r) > 4 else r for r in _rows(db)]
+    assert content(tmp_path / "light.db") == content(tmp_path / "whole.db")
