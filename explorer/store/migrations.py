@@ -9,10 +9,12 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # imported when a migration runs: opening an up-to-date file needs none
+    import sqlite_utils
 
-Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
+Migration = tuple[str, Callable[["sqlite_utils.Database"], None]]
 
 
 def _0001_tree(db: sqlite_utils.Database) -> None:
@@ -211,9 +213,14 @@ def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
     known = [name for name, _ in MIGRATIONS]
     if done != known[: len(done)]:
         raise RuntimeError(f"database has unknown migrations {done}; is it from a newer version?")
-    ran = []
+    ran: list[str] = []
+    pending = MIGRATIONS[len(done) : upto]
+    if not pending:
+        return ran
+    import sqlite_utils  # half a second of imports (its plugins scan every installed package)
+
     db = sqlite_utils.Database(conn)
-    for name, step in MIGRATIONS[len(done) : upto]:
+    for name, step in pending:
         conn.execute("BEGIN IMMEDIATE")
         try:
             step(db)

@@ -67,3 +67,18 @@ def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
 def test_migration_names_are_unique_and_ordered() -> None:
     names = [name for name, _ in MIGRATIONS]
     assert names == sorted(names) and len(set(names)) == len(names)
+
+
+def test_opening_an_up_to_date_file_loads_no_migration_library(tmp_path: Path) -> None:
+    """Start-up cost: sqlite_utils (and the plugin scan it does) is imported only to migrate."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "current.db"
+    Store(db).close()  # created and migrated here
+    probe = ("import sys; from explorer.store import Store; Store(sys.argv[1]).close(); "
+             "print('sqlite_utils' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[3])
+    assert out.stdout.strip() == "False"
+    assert applied(open_connection(db)) == [name for name, _ in MIGRATIONS]
