@@ -157,6 +157,8 @@ class TreeGraphWidget(QWidget):
 
     def _start(self, conv_id: int, previous: bool = False) -> None:
         self._cancel()
+        if self.runner.closed:
+            return  # the window is closing: a late palette change must not start a load
         earlier = self.data.turn_view if previous and self.data is not None else None
         job = graph_job(self.store, conv_id, palette_for_application(), self.mode,
                         self._expanded, earlier)
