@@ -307,7 +307,8 @@ class TreeGraphWidget(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_palette()
-            self.refresh()
+            if not self.runner.closed:  # a closed window's graph is not laid out again
+                self.refresh()
         super().changeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
