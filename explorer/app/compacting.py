@@ -148,16 +148,26 @@ def page_price(plan: CompactionPlan, target: Target) -> dict[str, Any]:
     g = target.geometry
     w, h = (plan.pages[0].width, plan.pages[0].height) if plan.pages else (
         g.page_width, g.page_height)
-    return {**target.images.to_dict(), "page": [w, h],
-            "tokens": plan.estimator.image_tokens(w, h)}
+    est = plan.estimator
+    price = {**target.images.to_dict(), "page": [w, h], "tokens": est.image_price(w, h),
+             "rule_tokens": est.image_tokens(w, h)}
+    if est.image_measured:  # the provider's usage measured it: preferred over the rule
+        price.update(basis="usage", image_factor=round(est.image_factor, 4),
+                     image_observations=est.image_observations)
+    return price
 
 
 def price_lines(plan: CompactionPlan, target: Target) -> list[str]:
     """The page price as text, shown beside every preview (window and command line)."""
     price = page_price(plan, target)
     w, h = price["page"]
+    where = f"{price['tokens']:,} tokens a {w}×{h} page at {target.kind} {target.model}"
+    if price["basis"] == "usage":
+        return [f"  page price: measured by the provider's usage over "
+                f"{price['image_observations']} answer(s): {where} (the rule, {price['name']}, "
+                f"says {price['rule_tokens']:,}; {price['source']})"]
     return [f"  page price: {price['name']} ({BASIS_TEXT[price['basis']]}: {price['source']}); "
-            f"{price['tokens']:,} tokens a {w}×{h} page at {target.kind} {target.model}"]
+            f"{where}"]
 
 
 def measured_cache_lines(store: Store, conv_id: int) -> list[str]:

@@ -20,7 +20,13 @@ from explorer.app.compacting import applied_rung, from_context_start
 from explorer.app.tree_actions import write_turn
 from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan
-from explorer.compaction.estimate import Estimator
+from explorer.compaction.estimate import (
+    IMAGE_PRICE_KEY,
+    REQUEST_KEY,
+    Estimator,
+    image_price_ratio,
+    measured_prompt,
+)
 from explorer.compaction.ladder import Mode, Rung
 from explorer.compaction.summary import Summarizer, SummaryTooLarge
 from explorer.compaction.target import Target
@@ -154,6 +160,7 @@ def _run(
         completion = _complete(sent, len(prompt), provider, target, options)
         keys = _keys(sent, len(prompt), target, plan.estimator)
         answer = _answer(completion, provider, plan, False, keys)
+        answer.source_meta.update(_request_meta(sent, target, plan.estimator, completion))
         return RunResult([], answer, plan, notes=notes, sent=sent)
     except ContextOverflow as rejection:
         if rejection.measured is not None:
@@ -167,6 +174,7 @@ def _run(
         completion = _complete(sent, len(prompt), provider, target, options)
         keys = _keys(sent, len(prompt), target, plan.estimator)
         answer = _answer(completion, provider, plan, True, keys)
+        answer.source_meta.update(_request_meta(sent, target, plan.estimator, completion))
         return RunResult([], answer, plan, retried_after_overflow=True, notes=notes, sent=sent)
 
 
@@ -239,6 +247,26 @@ def _keys(sent: list[Message], prompt: int, target: Target, estimator: Estimator
           ) -> list[dict[str, Any]]:
     """The prefixes the request wrote to the cache, for the next request's preview."""
     return prompt_cache.written_prefixes(sent, target, len(sent) - prompt, estimator)
+
+
+def _request_meta(sent: list[Message], target: Target, estimator: Estimator,
+                  completion: Completion) -> dict[str, Any]:
+    """What the request carried (text by the heuristic, images by the rule), so the estimator
+    learns from this answer's usage against the request that was sent, not the path; and,
+    when images are a large share of it, the per-image price the provider's count implies."""
+    rule = Estimator(target.family, image_tokens=target.images.tokens)
+    text, image = rule.raw_split(sent)
+    count = sum(1 for m in sent for p in m.parts if p.kind == "image" and p.data)
+    meta: dict[str, Any] = {REQUEST_KEY: {"text": text, "image_rule_tokens": image,
+                                          "images": count}}
+    measured = measured_prompt(completion.usage, target.family)
+    if measured and count and estimator.observations > 0:
+        ratio = image_price_ratio(measured, estimator.correct(text) + estimator.overhead, image)
+        if ratio is not None:
+            meta[IMAGE_PRICE_KEY] = {"key": target.images.key, "ratio": round(ratio, 4),
+                                     "images": count, "rule_tokens": image,
+                                     "measured_prompt": measured}
+    return meta
 
 
 def _answer(

@@ -193,7 +193,7 @@ class CompactionPlan:
                     "width": p.width,
                     "height": p.height,
                     "bytes": len(p.png),
-                    "tokens": self.estimator.image_tokens(p.width, p.height),
+                    "tokens": self.estimator.image_price(p.width, p.height),
                 }
                 for i, p in enumerate(self.pages)
             ]

@@ -123,6 +123,22 @@ def measured_prompt(usage: Usage | None, family: Family = "anthropic") -> int | 
     return usage.input_tokens
 
 
+REQUEST_KEY = "request"  # on an answer: the text and image tokens its request carried
+IMAGE_PRICE_KEY = "image_price"  # on an answer: the per-image price its usage showed
+MIN_IMAGE_SHARE = 0.25  # of the measured prompt, for a request to say what an image costs
+IMAGE_RATIO_LIMITS = (0.5, 2.0)
+
+
+def image_price_ratio(measured: int, text_tokens: int, rule_tokens: int) -> float | None:
+    """What the provider's count says an image costs, over what the rule says: the measured
+    prompt less its (corrected) text, over the images' rule price. ``None`` when images are too
+    small a share of the prompt for the difference to mean anything."""
+    if rule_tokens <= 0 or measured <= 0 or rule_tokens < MIN_IMAGE_SHARE * measured:
+        return None
+    low, high = IMAGE_RATIO_LIMITS
+    return min(high, max(low, (measured - text_tokens) / rule_tokens))
+
+
 @dataclass
 class Estimator:
     """Token estimates for one provider family that learn from measured counts.
@@ -141,6 +157,9 @@ class Estimator:
     max_factor: float = 3.0
     observations: int = 0
     history: list[tuple[int, int]] = field(default_factory=list)
+    image_key: str = ""  # the rule an image price learned from usage must have been made for
+    image_factor: float = 1.0  # the provider's measured per-image price over the rule's
+    image_observations: int = 0
 
     @property
     def rules(self) -> FamilyRules:
@@ -161,7 +180,17 @@ class Estimator:
     def image_part_tokens(self, data: bytes | None) -> int:
         size = image_size(data) if data else None
         w, h = size or (_UNKNOWN_SIDE, _UNKNOWN_SIDE)
-        return self.image_tokens(w, h)
+        return self.image_price(w, h)
+
+    def image_price(self, width: int, height: int) -> int:
+        """One image's tokens: the rule's price, or what the provider's usage measured."""
+        base = self.image_tokens(width, height)
+        return base if self.image_observations == 0 else math.ceil(base * self.image_factor)
+
+    @property
+    def image_measured(self) -> bool:
+        """True when image prices follow what the provider measured, not the rule alone."""
+        return self.image_observations > 0
 
     def raw_part(self, part: Part) -> int:
         r = self.rules
@@ -235,35 +264,76 @@ class Estimator:
 
         Successive measurements give the factor from their growth (which the
         hidden overhead does not affect); the last one then sets the overhead.
-        Returns the number of measurements used.
+        An answer that records the request it was sent (after a compaction, not the path
+        before it) is compared with that request; the per-image prices the answers' usage
+        showed for this estimator's rule are learned first. Returns the number of
+        measurements used.
         """
+        self._learn_image_price(path)
         counts = []
-        for m in path:
+        sent: dict[int, tuple[int, int]] = {}
+        for k, m in enumerate(path):
             measured = measured_prompt(m.usage, self.family) if m.role == "assistant" else None
             counts.append((*self.raw_split([m]), measured))
-        return self.learn_from_counts(counts)
+            recorded = self._sent(m) if measured else None
+            if recorded is not None:
+                sent[k] = recorded
+        return self.learn_from_counts(counts, sent)
 
-    def learn_from_counts(self, counts: Iterable[tuple[int, int, int | None]]) -> int:
+    def learn_from_counts(self, counts: Iterable[tuple[int, int, int | None]],
+                          sent: dict[int, tuple[int, int]] | None = None) -> int:
         """:meth:`learn_from_path` from each message's (raw text, image tokens, measured
-        prompt or None), for a caller that keeps those per message (the context figure)."""
+        prompt or None), for a caller that keeps those per message (the context figure);
+        ``sent`` gives, by message index, the (text, image) of the request an answer records."""
         pairs: list[tuple[int, int, int]] = []
         text = image = 0
-        for t, i, measured in counts:
+        for k, (t, i, measured) in enumerate(counts):
             if measured:
-                pairs.append((text, image, measured))
+                st, si = (sent or {}).get(k, (text, image))
+                pairs.append((st, si, measured))
             text, image = text + t, image + i
         if not pairs:
             return 0
-        for (r0, i0, m0), (r1, i1, m1) in pairwise(pairs):
+        # Requests made mostly of images say little about text: the text factor and the
+        # overhead come from the others when there are any (the image price is learned apart).
+        quiet = [p for p in pairs if p[1] < MIN_IMAGE_SHARE * p[2]] or pairs
+        for (r0, i0, m0), (r1, i1, m1) in pairwise(quiet):
             if r1 - r0 >= 50 and m1 - i1 > m0 - i0:
                 self._fold_ratio(((m1 - i1) - (m0 - i0)) / (r1 - r0))
-        raw_last, image_last, measured_last = pairs[-1]
+        raw_last, image_last, measured_last = quiet[-1]
         if self.observations == 0:
             self.observe(raw_last, measured_last, images=image_last)
         else:
             self.overhead = max(0, measured_last - self.correct(raw_last) - image_last)
             self._remember(raw_last, measured_last)
         return len(pairs)
+
+    def _sent(self, answer: Message) -> tuple[int, int] | None:
+        """(text, image) of the request an answer records it was sent."""
+        rec = answer.source_meta.get(REQUEST_KEY)
+        if not isinstance(rec, dict) or not isinstance(rec.get("text"), int):
+            return None
+        rule = int(rec.get("image_rule_tokens", 0))
+        image = rule if self.image_observations == 0 else math.ceil(rule * self.image_factor)
+        return int(rec["text"]), image
+
+    def _learn_image_price(self, path: Sequence[Message]) -> None:
+        """Fold the per-image prices the answers' usage showed for this estimator's rule."""
+        for m in path:
+            price = m.source_meta.get(IMAGE_PRICE_KEY) if m.role == "assistant" else None
+            if not isinstance(price, dict) or not self.image_key:
+                continue
+            ratio = price.get("ratio")
+            if price.get("key") == self.image_key and isinstance(ratio, (int, float)):
+                self.fold_image_ratio(float(ratio))
+
+    def fold_image_ratio(self, ratio: float) -> None:
+        """One measured (per-image price / rule price); a running geometric mean."""
+        low, high = IMAGE_RATIO_LIMITS
+        ratio = min(high, max(low, ratio))
+        w = 1.0 if self.image_observations == 0 else self.weight
+        self.image_factor = math.exp((1 - w) * math.log(self.image_factor) + w * math.log(ratio))
+        self.image_observations += 1
 
     def learn_from_rejection(self, messages: Sequence[Message], measured: int | str) -> int | None:
         """Trust a rejection's count fully: it measured exactly this request."""
@@ -294,4 +364,6 @@ class Estimator:
             "factor": round(self.factor, 4),
             "overhead": self.overhead,
             "observations": self.observations,
+            "image_factor": round(self.image_factor, 4),
+            "image_observations": self.image_observations,
         }

@@ -88,6 +88,11 @@ class ImageRule:
     def detail(self) -> str | None:
         return self.pricing.detail
 
+    @property
+    def key(self) -> str:
+        """Names the rule a measured image price was learned against (kind, model, rule)."""
+        return f"{self.kind}:{self.model}:{type(self.pricing).__name__}"
+
     def tokens(self, width: int, height: int) -> int:
         if width <= 0 or height <= 0:
             return 0
@@ -166,8 +171,9 @@ class Target:
 
     def estimator(self, path: Sequence[Message] = ()) -> Estimator:
         """A fresh estimator of the target's family, costing images by its rule, corrected by
-        the usage ``path`` carries (L7)."""
-        est = Estimator(self.family, image_tokens=self.images.tokens)
+        the usage ``path`` carries (L7): its text factor, and the per-image price the provider
+        measured for this rule, which is then preferred over the rule."""
+        est = Estimator(self.family, image_tokens=self.images.tokens, image_key=self.images.key)
         if path:
             est.learn_from_path(path)
         return est
