@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ def _cell(font: str, char: str) -> np.ndarray:
     return atlas.cells[atlas.indices(char)[0]]
 
 
-@pytest.mark.parametrize("font", ["5x8", "6x9"])
+@pytest.mark.parametrize("font", ["5x8", "6x9", "6x13"])
 def test_transcript_marks_are_drawn_by_the_cell_font_in_one_cell(font: str) -> None:
     for char in MARKS:
         assert fonts.font_for(char, font) == font, char
@@ -35,14 +36,14 @@ def test_transcript_marks_are_drawn_by_the_cell_font_in_one_cell(font: str) -> N
 
 @pytest.mark.parametrize("font", ["5x8", "6x9"])
 def test_a_check_mark_is_its_drawn_picture_not_a_squeezed_fallback(font: str) -> None:
-    g = page_geometry("anthropic", tier="dense" if font == "5x8" else "legible")
+    w, h = fonts.CELL_FONTS[font]
+    g = replace(page_geometry("anthropic", tier="dense"), font=font, cell_width=w, cell_height=h)
     snapshot = render_snapshot([SourceEntry("1", "tests ✓ done")], g)
     assert snapshot.missing == ()
     rows = fonts.cell_font(font).glyphs.drawn["✓"]
     want = np.array([[c == "." for c in r] for r in rows], dtype=np.uint8)
     assert np.array_equal(_cell(font, "✓"), want)
     page = np.asarray(Image.open(io.BytesIO(snapshot.pages[0].png)).convert("L")) >= 128
-    w, h = fonts.CELL_FONTS[font]
     col = len("tests ")
     assert np.array_equal(page[:h, col * w : (col + 1) * w], want.astype(bool))
     assert page[:h, (col + 1) * w : (col + 2) * w].all()  # one cell: the next one is the space
