@@ -188,3 +188,31 @@ def test_the_dialogs_show_the_plan_and_refuse_a_bad_model(
     assert fan.request().models == ("anthropic:a", "openai:b")
     with pytest.raises(ValueError, match="expected PROVIDER:MODEL"):
         parse_models("anthropic")
+
+
+def test_T8_a_send_in_the_window_is_undone_and_redone_from_the_edit_menu(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    before = store.conversation(1)
+    window.actions_.send("Is the fallback covered by a test?")
+    job = window.model_job
+    assert job is not None
+    with qtbot.waitSignal(job.done, timeout=20_000):
+        pass
+    job.wait()
+    after = store.conversation(1)
+    assert after.message_count == before.message_count + 2
+    edit_menu = window.menuBar().actions()[1].menu()
+    edit_menu.aboutToShow.emit()
+    assert window.undo_action.text() == "Undo send"
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.undo_action.trigger()
+    now = store.conversation(1)
+    assert (now.tip_id, now.message_count) == (before.tip_id, before.message_count)
+    edit_menu.aboutToShow.emit()
+    assert window.redo_action.text() == "Redo send"
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.redo_action.trigger()
+    now = store.conversation(1)
+    assert (now.tip_id, now.message_count) == (after.tip_id, after.message_count)
