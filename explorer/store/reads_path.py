@@ -76,16 +76,19 @@ def path_columns(conn: sqlite3.Connection, tip: int) -> PathColumns:
     """The path from the root to ``tip`` in columns, in order (no part text is read)."""
     key = json.dumps(path_ids(conn, tip))
     out = PathColumns()
-    role_index: dict[str, int] = {}
-    for mid, parent, role, preview in conn.execute(
+    heads = conn.execute(
         "SELECT m.id, m.parent_id, m.role, coalesce(m.preview, '') FROM json_each(?) j "
         "JOIN messages m ON m.id = j.value ORDER BY j.key", (key,),
-    ):
-        out.ids.append(mid)
-        out.parents.append(-1 if parent is None else parent)
-        out.roles.append(role_index.setdefault(role, len(role_index)))
-        out.previews.append(preview)
-    out.role_names = list(role_index)
+    ).fetchall()
+    if heads:  # columns straight from the rows, without a Python step per cell
+        ids, parents, roles, previews = zip(*heads, strict=True)
+        del heads
+        out.ids = array("q", ids)
+        out.parents = array("q", [-1 if p is None else p for p in parents])
+        role_index: dict[str, int] = {}
+        out.roles = bytearray(role_index.setdefault(r, len(role_index)) for r in roles)
+        out.role_names = list(role_index)
+        out.previews = list(previews)
     n = len(out.ids)
     shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
     kinds: list[list[str]] = [[] for _ in range(n)]

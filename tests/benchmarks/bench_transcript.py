@@ -1,8 +1,11 @@
-"""The transcript of a 5,000-message path: time to first paint, scrolling, cards built.
+"""The transcript of a 5,000-message path: the tip's neighbourhood on screen, scrolling, cards.
 
-Headless (``QT_QPA_PLATFORM=offscreen``). First paint is measured from the call
-that loads the path to the end of a synchronous repaint of the view, on a view
-that is already shown, as when a person picks a conversation in the list.
+Headless (``QT_QPA_PLATFORM=offscreen``). The path is read on workers (V2), so
+"on screen" is measured from the call that loads the path, on a view that is
+already shown (as when a person picks a conversation in the list), to the
+repaint after the tip's card holds its message; the event loop runs meanwhile.
+Scroll steps and the jump are measured on a settled view, each followed by a
+synchronous repaint; content read after the step is not part of it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.store import Store
 from explorer.ui.transcript import TranscriptView
+from explorer.ui.transcript.cards import MessageCard
 from tests.benchmarks.harness import Result, timed
 from tests.helpers import tool_turn
 
@@ -43,17 +47,38 @@ def _view(store: Store) -> TranscriptView:
     return view
 
 
-def _first_paint(store: Store, conv: int) -> tuple[float, int]:
+def _settle(view: TranscriptView, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while view.is_loading:
+        if time.monotonic() > end:
+            raise TimeoutError("the transcript did not settle")
+        QApplication.processEvents()
+        time.sleep(0.0005)
+
+
+def _tip_on_screen(store: Store, conv: int) -> tuple[float, float, int]:
+    """Milliseconds to the rows being in and to the tip's card showing its message."""
     view = _view(store)
+    tip = store.conversation(conv).tip_id
+    assert tip is not None
     t0 = time.perf_counter()
     view.load_path(conv)
+    view.scroll_to(tip)
+    rows_in: float | None = None
+    while not isinstance(view.card_for(tip) if view.has_message(tip) else None, MessageCard):
+        QApplication.processEvents()
+        if rows_in is None and view.has_message(tip):
+            rows_in = time.perf_counter()
+        if time.perf_counter() - t0 > 120:
+            raise TimeoutError("the tip never showed")
     view.repaint()
-    elapsed = (time.perf_counter() - t0) * 1000
+    shown = (time.perf_counter() - t0) * 1000
     cards = len(view.live_cards())
+    _settle(view)
     view.close()
     view.deleteLater()
     QApplication.processEvents()
-    return elapsed, cards
+    return ((rows_in or time.perf_counter()) - t0) * 1000, shown, cards
 
 
 def _scroll_step(view: TranscriptView) -> float:
@@ -77,22 +102,26 @@ def run() -> list[Result]:
     with tempfile.TemporaryDirectory() as tmp:
         store, conv = _store(Path(tmp))
         try:
-            samples = [_first_paint(store, conv) for _ in range(REPEAT)]
-            paint = statistics.median(s[0] for s in samples)
+            samples = [_tip_on_screen(store, conv) for _ in range(REPEAT)]
+            rows_in = statistics.median(s[0] for s in samples)
+            shown = statistics.median(s[1] for s in samples)
             view = _view(store)
             view.load_path(conv)
+            _settle(view)
             step = _scroll_step(view)
             end = timed(lambda: _jump_to_end(view))
+            _settle(view)
             cards = len(view.live_cards())
             view.close()
         finally:
             store.close()
     del app
     return [
-        Result(AREA, f"first paint, {MESSAGES:,}-message path", paint, "ms", "< 200 ms",
-               paint < 200),
-        Result(AREA, "cards built at first paint", samples[0][1], "cards", "< 200",
-               samples[0][1] < 200),
+        Result(AREA, f"rows in (skeleton), {MESSAGES:,}-message path", rows_in, "ms"),
+        Result(AREA, f"tip's neighbourhood on screen, {MESSAGES:,}-message path", shown, "ms",
+               "< 150 ms", shown < 150),
+        Result(AREA, "cards built when the tip shows", samples[0][2], "cards", "< 200",
+               samples[0][2] < 200),
         Result(AREA, "scroll one page (build + repaint)", step, "ms", "≤ 16 ms", step <= 16),
         Result(AREA, "jump to the end (build + repaint)", end, "ms"),
         Result(AREA, "cards alive after scrolling", cards, "cards", "< 200", cards < 200),
