@@ -141,11 +141,8 @@ class TreeGraphWidget(QWidget):
         self.nodeSelected.emit(mid)
 
     def refresh(self) -> None:
-        """Read the current conversation again (a new tip, branch or mark), keeping the view.
-
-        Nothing to read once the runner was shut down (a closed window whose widget still
-        gets the application's theme change)."""
-        if self._conv is not None and not self.runner.closed:
+        """Read the current conversation again (a new tip, branch or mark), keeping the view."""
+        if self._conv is not None:
             self._keep_view = self.data is not None
             if self.selected_node() is not None and self._pending_select is None:
                 self._pending_select = self.selected_node()
