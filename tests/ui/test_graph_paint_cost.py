@@ -19,6 +19,7 @@ from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod
 from explorer.ui.graph.labels import MAX_BRANCH_LABELS
 from explorer.ui.graph.model import BOX_H, BOX_W
+from explorer.ui.graph.palette import palette_for_application
 from explorer.ui.graph.spots import build_spots
 
 N = 8_000
@@ -122,3 +123,22 @@ def test_overview_mips_halve_down_to_a_small_side(bushy: TreeGraphWidget) -> Non
     assert 128 <= sides[-1] <= 256
     half = g.overview_at(g.overview.width() / 3, g.overview.height() / 3)
     assert abs(half.width() - g.overview.width() / 3) <= 1
+
+
+def test_labels_are_stamped_once_and_blitted_on_later_frames(bushy: TreeGraphWidget) -> None:
+    item = bushy.view.item
+    assert item is not None
+    bushy.view.set_scale(0.3)
+    bushy.view.center_on_node(item.model.tip)
+    _frame(bushy)
+    assert item.labels.drawn > 0
+    stamped = item.labels.stamped
+    assert 0 < stamped <= item.labels.drawn
+    for _ in range(4):
+        bushy.view.pan_by(3, 2)
+        _frame(bushy)
+    assert item.labels.stamped == stamped, "a pan draws the same labels from their stamps"
+
+
+def test_the_graph_palette_is_made_once_per_theme() -> None:
+    assert palette_for_application() is palette_for_application()

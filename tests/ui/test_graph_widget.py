@@ -337,6 +337,8 @@ def test_the_layout_runs_on_the_given_task_runner_and_a_newer_load_cancels_the_o
     finally:
         runner.shutdown()
     assert not runner.active
+    w.refresh()  # after its runner shut down (a theme change reaching a closed window)
+    assert not w.is_loading
 
 
 def test_a_failed_layout_is_reported_and_the_widget_stops_loading(

@@ -41,6 +41,7 @@ class LabelPainter:
         self._taken: dict[tuple[int, int], list[QRectF]] = {}
         self._bounds: QRectF | None = None
         self._stamps: dict[tuple[object, ...], QPixmap] = {}
+        self._counts: dict[int, str] = {}  # branch label text by node
         self.stamped = 0  # labels rendered into a new stamp so far (for tests)
 
     def paint(
@@ -153,9 +154,11 @@ class LabelPainter:
 
     def _branch(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
                 i: int) -> None:
-        kids = m.own_children(i)
-        active = next((k for k, c in enumerate(kids, 1) if m.flags[c] & F_ACTIVE), 0)
-        text = f"{active}/{len(kids)}" if active else str(len(kids))
+        text = self._counts.get(i)
+        if text is None:  # the model never changes under this painter: count once per node
+            kids = m.own_children(i)
+            active = next((k for k, c in enumerate(kids, 1) if m.flags[c] & F_ACTIVE), 0)
+            text = self._counts[i] = f"{active}/{len(kids)}" if active else str(len(kids))
         bottom = world.map(QPointF(m.xs[i], m.ys[i] + BOX_H / 2))
         centre = world.map(QPointF(m.xs[i], m.ys[i]))
         y = max(bottom.y(), centre.y() + 5)

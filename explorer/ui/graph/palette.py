@@ -78,7 +78,15 @@ def is_dark(palette: QPalette) -> bool:
     return window.lightness() < text.lightness()
 
 
+_MADE: dict[bool, GraphPalette] = {}
+
+
 def palette_for_application() -> GraphPalette:
+    """The light or dark graph palette, made once each: the legend and the minimap ask on
+    every repaint, and building two dozen colours per frame showed up in frame times."""
     app = QApplication.instance()
-    pal = app.palette() if isinstance(app, QApplication) else QPalette()
-    return dark_palette() if is_dark(pal) else light_palette()
+    dark = is_dark(app.palette() if isinstance(app, QApplication) else QPalette())
+    made = _MADE.get(dark)
+    if made is None:
+        made = _MADE[dark] = dark_palette() if dark else light_palette()
+    return made
