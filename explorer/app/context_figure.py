@@ -19,7 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
-from explorer.compaction.estimate import Estimator, measured_prompt
+from explorer.compaction.estimate import (
+    IMAGE_PRICE_KEY,
+    REQUEST_KEY,
+    Estimator,
+    measured_prompt,
+)
 from explorer.compaction.planner import redacted
 from explorer.compaction.target import Target
 from explorer.store import Store
@@ -44,6 +49,8 @@ class _Costed:
     measured: int | None  # the prompt count its usage holds (assistant messages)
     role_bucket: int
     parts: tuple[tuple[int, int, bool], ...]  # (bucket, raw tokens, is image), redacted
+    request: object = None  # the request record a measured answer keeps (REQUEST_KEY)
+    image_price: object = None  # the per-image price its usage showed (IMAGE_PRICE_KEY)
 
 
 class ContextFigure:
@@ -108,9 +115,21 @@ class ContextFigure:
             measured = (measured_prompt(m.usage, estimator.family)
                         if m.role == "assistant" else None)
             mid = db_id(m.id)
+            meta = m.source_meta if measured else {}
             self._costs[mid] = _Costed(signatures.get(mid, (0, 0)), text, image, measured,
-                                       _BUCKET[_role_bucket(m)], parts)
+                                       _BUCKET[_role_bucket(m)], parts,
+                                       meta.get(REQUEST_KEY), meta.get(IMAGE_PRICE_KEY))
         self.costed += len(messages)
+
+
+def _learn(estimator: Estimator, costs: Sequence[_Costed]) -> None:
+    """What ``Estimator.learn_from_path`` learns, from kept costs: image prices first, then
+    each answer compared with the request it records it was sent (after a compaction)."""
+    for c in costs:
+        estimator.learn_image_price_record(c.image_price)
+    sent = {k: s for k, c in enumerate(costs)
+            if c.measured and (s := estimator.sent_from_record(c.request)) is not None}
+    estimator.learn_from_counts(((c.text, c.image, c.measured) for c in costs), sent)
 
 
 def _role_bucket(m: Message) -> str:
@@ -125,7 +144,7 @@ def _part_costs(m: Message, estimator: Estimator) -> tuple[tuple[int, int, bool]
 def _usage(ids: Sequence[int], costs: Sequence[_Costed], estimator: Estimator,
            target: Target) -> ContextUsage:
     """``context_usage`` from kept costs: the same sums, part by part."""
-    estimator.learn_from_counts((c.text, c.image, c.measured) for c in costs)
+    _learn(estimator, costs)
     totals = [0] * len(PART_NAMES)
     overhead = estimator.correct(estimator.rules.message_overhead)
     correct = estimator.correct

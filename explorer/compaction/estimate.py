@@ -310,7 +310,10 @@ class Estimator:
 
     def _sent(self, answer: Message) -> tuple[int, int] | None:
         """(text, image) of the request an answer records it was sent."""
-        rec = answer.source_meta.get(REQUEST_KEY)
+        return self.sent_from_record(answer.source_meta.get(REQUEST_KEY))
+
+    def sent_from_record(self, rec: object) -> tuple[int, int] | None:
+        """(text, image) of a stored request record (``REQUEST_KEY`` on an answer)."""
         if not isinstance(rec, dict) or not isinstance(rec.get("text"), int):
             return None
         rule = int(rec.get("image_rule_tokens", 0))
@@ -320,12 +323,16 @@ class Estimator:
     def _learn_image_price(self, path: Sequence[Message]) -> None:
         """Fold the per-image prices the answers' usage showed for this estimator's rule."""
         for m in path:
-            price = m.source_meta.get(IMAGE_PRICE_KEY) if m.role == "assistant" else None
-            if not isinstance(price, dict) or not self.image_key:
-                continue
-            ratio = price.get("ratio")
-            if price.get("key") == self.image_key and isinstance(ratio, (int, float)):
-                self.fold_image_ratio(float(ratio))
+            if m.role == "assistant":
+                self.learn_image_price_record(m.source_meta.get(IMAGE_PRICE_KEY))
+
+    def learn_image_price_record(self, price: object) -> None:
+        """Fold one stored per-image price (``IMAGE_PRICE_KEY``) if it is for this rule."""
+        if not isinstance(price, dict) or not self.image_key:
+            return
+        ratio = price.get("ratio")
+        if price.get("key") == self.image_key and isinstance(ratio, (int, float)):
+            self.fold_image_ratio(float(ratio))
 
     def fold_image_ratio(self, ratio: float) -> None:
         """One measured (per-image price / rule price); a running geometric mean."""

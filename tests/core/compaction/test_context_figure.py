@@ -15,7 +15,7 @@ from explorer.app import compacting
 from explorer.app.context_figure import ContextFigure
 from explorer.app.demo import load_demo
 from explorer.app.targets import build_target
-from explorer.compaction import planner
+from explorer.compaction import estimate, planner
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
@@ -102,3 +102,37 @@ def test_V2_a_superseded_figure_stops_between_chunks(tmp_path: Path,
         with pytest.raises(RuntimeError, match="superseded"):
             figure.usage(conv, build_target(), check)
         assert figure.costed == 3  # the first chunk only
+
+
+def test_V2_the_figure_learns_from_recorded_requests_and_image_prices_as_the_plan_does(
+        tmp_path: Path) -> None:
+    """After a compaction an answer records the request it was sent and the image price its
+    usage showed; the kept costs must learn from those records exactly as the plan does."""
+    target = build_target()
+    key = target.estimator().image_key
+    with Store(tmp_path / "x.db") as store:
+        conv = store.create_conversation("compacted")
+        for n in range(4):
+            store.append_turn(conv, chat_turn(n))
+        for n, (sent_text, measured) in enumerate([(1200, 2900), (1500, 3400)]):
+            answer = Message(id=None, parent_id=None, role="assistant",
+                             parts=[Part("text", "after the compaction " * 30)],
+                             usage=Usage(input_tokens=measured, output_tokens=30))
+            answer.source_meta[estimate.REQUEST_KEY] = {"text": sent_text,
+                                                        "image_rule_tokens": 1456}
+            answer.source_meta[estimate.IMAGE_PRICE_KEY] = {"key": key, "ratio": 1.05}
+            store.append_turn(conv, [user(f"question {n} " * 20), answer])
+        figure = ContextFigure(store)
+        got = figure.usage(conv, target).to_dict()
+        assert got == _expected(store, conv, target)
+        # the same counts without the records learn otherwise: the records matter
+        plain = planner.usage([_strip(m) for m in compacting.active_context(store, conv)],
+                              target).to_dict()
+        assert plain != got
+
+
+def _strip(m: Message) -> Message:
+    meta = {k: v for k, v in m.source_meta.items()
+            if k not in (estimate.REQUEST_KEY, estimate.IMAGE_PRICE_KEY)}
+    return Message(id=m.id, parent_id=m.parent_id, role=m.role, parts=m.parts, usage=m.usage,
+                   source_meta=meta)
