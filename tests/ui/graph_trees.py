@@ -2,11 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
 from explorer.store.ids import next_ids
+from explorer.ui.graph import TreeGraphWidget
+
+
+@contextlib.contextmanager
+def loaded_graph(qtbot: QtBot, path: Path, cid: int, size: tuple[int, int]
+                 ) -> Iterator[TreeGraphWidget]:
+    """A shown message-view graph of conversation ``cid`` in the file at ``path``, laid out;
+    shut down and its store closed on exit."""
+    store = Store(path)
+    w = TreeGraphWidget(store, mode="messages")
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.loaded, timeout=60_000):
+            w.load_conversation(cid)
+        yield w
+    finally:
+        w.shutdown()
+        store.close()
 
 
 def generated_conversation(store: Store, n: int, *, seed: int = 1, branch: float = 0.05) -> int:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from graph_trees import generated_conversation
+from graph_trees import generated_conversation, loaded_graph
 from PySide6.QtCore import QPoint, QRectF, Qt, QThreadPool
 from PySide6.QtGui import QImage, QPainter
 from pytestqt.qtbot import QtBot
@@ -29,19 +29,8 @@ def big_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 @pytest.fixture
 def big(qtbot: QtBot, big_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]:
-    path, cid = big_db
-    store = Store(path)
-    w = TreeGraphWidget(store, mode="messages")
-    qtbot.addWidget(w)
-    w.resize(1000, 700)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.loaded, timeout=60_000):
-            w.load_conversation(cid)
+    with loaded_graph(qtbot, *big_db, (1000, 700)) as w:
         yield w
-    finally:
-        w.shutdown()
-        store.close()
     assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 

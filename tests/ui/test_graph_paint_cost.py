@@ -9,7 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from graph_trees import generated_conversation
+from graph_trees import generated_conversation, loaded_graph
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 from pytestqt.qtbot import QtBot
@@ -55,19 +55,8 @@ def bushy_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 @pytest.fixture
 def bushy(qtbot: QtBot, bushy_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]:
-    path, cid = bushy_db
-    store = Store(path)
-    w = TreeGraphWidget(store, mode="messages")
-    qtbot.addWidget(w)
-    w.resize(900, 700)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.loaded, timeout=60_000):
-            w.load_conversation(cid)
+    with loaded_graph(qtbot, *bushy_db, (900, 700)) as w:
         yield w
-    finally:
-        w.shutdown()
-        store.close()
 
 
 def _frame(w: TreeGraphWidget) -> None:
