@@ -20,7 +20,6 @@ from explorer.compaction.elision import DEFAULT_KEEP_TURNS
 from explorer.compaction.estimate import Estimator, Family
 from explorer.compaction.kinds import PROVIDER_KINDS, ProviderKind, TargetError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS, PageGeometry, page_geometry
-from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.split import PageLike, Renderer
 from explorer.tree.model import Message
 
@@ -185,6 +184,9 @@ class Target:
         geometry = self.geometry
 
         def render(middle: Sequence[Message]) -> Sequence[PageLike]:
+            # drawing pulls in numpy: imported when a page is drawn, not when the window starts
+            from explorer.compaction.snapshot_render import render_snapshot
+
             return render_snapshot(middle, geometry).pages
 
         return render

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from explorer.providers.anthropic import AnthropicProvider
+from typing import TYPE_CHECKING, Any
+
 from explorer.providers.base import (
     PROVIDER_KINDS,
     Completion,
@@ -12,9 +13,30 @@ from explorer.providers.base import (
     ProviderKind,
     Secret,
 )
-from explorer.providers.gemini import GeminiProvider
-from explorer.providers.http import HttpPolicy
-from explorer.providers.openai import OpenAIProvider
+
+if TYPE_CHECKING:
+    from explorer.providers.anthropic import AnthropicProvider
+    from explorer.providers.gemini import GeminiProvider
+    from explorer.providers.http import HttpPolicy
+    from explorer.providers.openai import OpenAIProvider
+
+# The HTTP clients pull in httpx: they are imported when first named, so that the
+# window (which needs the request encoders early, the clients only for a call) starts sooner.
+_LAZY = {
+    "AnthropicProvider": "explorer.providers.anthropic",
+    "GeminiProvider": "explorer.providers.gemini",
+    "HttpPolicy": "explorer.providers.http",
+    "OpenAIProvider": "explorer.providers.openai",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PROVIDER_KINDS",
@@ -42,6 +64,11 @@ def make_provider(
     policy: HttpPolicy | None = None,
 ) -> Provider:
     """A provider of ``kind`` (``anthropic``, ``openai``, ``openai-compatible``, ``gemini``)."""
+    from explorer.providers.anthropic import AnthropicProvider
+    from explorer.providers.gemini import GeminiProvider
+    from explorer.providers.http import HttpPolicy
+    from explorer.providers.openai import OpenAIProvider
+
     policy = policy or HttpPolicy()
     parsed = ProviderKind.parse(kind)
     if parsed is ProviderKind.ANTHROPIC:

@@ -19,6 +19,7 @@ import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
 from explorer.compaction.target import ImageRule, ProviderKind, rule_for
+from explorer.providers import endpoints
 from explorer.providers.anthropic_body import request_body
 from explorer.providers.base import (
     Completion,
@@ -38,7 +39,7 @@ from explorer.providers.http import (
 )
 from explorer.tree.model import Message, Part, Usage
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_BASE_URL = endpoints.ANTHROPIC_URL
 API_VERSION = "2023-06-01"
 
 

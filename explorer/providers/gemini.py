@@ -20,6 +20,7 @@ import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
 from explorer.compaction.target import ImageRule, ProviderKind, rule_for
+from explorer.providers import endpoints
 from explorer.providers.base import (
     AuthError,
     Completion,
@@ -34,7 +35,7 @@ from explorer.providers.gemini_body import request_body
 from explorer.providers.http import HttpPolicy, SseEvent, classify, stream_events
 from explorer.tree.model import Message, Part, Usage
 
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+DEFAULT_BASE_URL = endpoints.GEMINI_URL
 _STATUS_TYPES = {"RESOURCE_EXHAUSTED": "rate_limit_error", "UNAVAILABLE": "overloaded_error",
                  "INTERNAL": "api_error", "UNAUTHENTICATED": "authentication_error",
                  "PERMISSION_DENIED": "permission_error"}

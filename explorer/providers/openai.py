@@ -20,6 +20,7 @@ import httpx
 
 from explorer.compaction.estimate import Family, parse_overflow
 from explorer.compaction.target import ImageRule, ProviderKind, rule_for
+from explorer.providers import endpoints
 from explorer.providers.base import (
     Completion,
     ConnectionLost,
@@ -39,8 +40,8 @@ from explorer.providers.http import (
 from explorer.providers.openai_body import request_body
 from explorer.tree.model import Message, Part, Usage
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_COMPATIBLE_URL = "http://localhost:11434/v1"
+DEFAULT_BASE_URL = endpoints.OPENAI_URL
+DEFAULT_COMPATIBLE_URL = endpoints.OPENAI_COMPATIBLE_URL
 OVERFLOW_CODES = ("context_length_exceeded", "exceed_context_size_error")
 _MEASURED = (
     re.compile(r"\(([\d,]+) in the messages"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import platformdirs
 
-from explorer.providers import anthropic, gemini, openai
+from explorer.providers import endpoints
 from explorer.providers.base import PROVIDER_KINDS, ProviderKind
 
 APP_NAME = "conversation-explorer"
@@ -31,12 +31,12 @@ class ProviderSettings:
 
 
 DEFAULTS: dict[str, ProviderSettings] = {
-    "anthropic": ProviderSettings(anthropic.DEFAULT_BASE_URL, "claude-sonnet-4-5", 200_000),
-    "openai": ProviderSettings(openai.DEFAULT_BASE_URL, "gpt-4.1", 1_047_576),
-    "openai-compatible": ProviderSettings(openai.DEFAULT_COMPATIBLE_URL, "llama3.2", 8192, 1024),
+    "anthropic": ProviderSettings(endpoints.ANTHROPIC_URL, "claude-sonnet-4-5", 200_000),
+    "openai": ProviderSettings(endpoints.OPENAI_URL, "gpt-4.1", 1_047_576),
+    "openai-compatible": ProviderSettings(endpoints.OPENAI_COMPATIBLE_URL, "llama3.2", 8192, 1024),
     # Gemini 2.5 Flash: 1,048,576 input tokens, 65,536 output
     # (https://ai.google.dev/gemini-api/docs/models#gemini-2.5-flash); 8,192 kept for answers.
-    "gemini": ProviderSettings(gemini.DEFAULT_BASE_URL, "gemini-2.5-flash", 1_048_576, 8192),
+    "gemini": ProviderSettings(endpoints.GEMINI_URL, "gemini-2.5-flash", 1_048_576, 8192),
 }
 
 
