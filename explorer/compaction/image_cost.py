@@ -14,6 +14,7 @@ measurement, and answers what an image costs and at what size the provider reads
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -226,7 +227,7 @@ def gemini_tokens(width: int, height: int, model: str = "", media_resolution: st
 
 
 @dataclass(frozen=True)
-class ImagePricing:
+class ImagePricing(ABC):
     """What one image costs at one provider kind and model, and the size it is read at.
 
     ``source`` is where the rule comes from; ``basis`` says whether that is the provider's
@@ -242,11 +243,13 @@ class ImagePricing:
     basis: ClassVar[str] = "documented"
     detail: ClassVar[str | None] = None
 
+    @abstractmethod
     def tokens(self, width: int, height: int) -> int:
-        raise NotImplementedError
+        """Tokens billed for one image of this size."""
 
+    @abstractmethod
     def seen_size(self, width: int, height: int) -> tuple[int, int]:
-        raise NotImplementedError
+        """The size the provider reads the image at (after its own resizing)."""
 
     def is_resampled(self, width: int, height: int) -> bool:
         """True when the provider would not read the image at its own pixel size."""
