@@ -124,3 +124,51 @@ def worktrees_session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Any, 
         yield store, store.conversations()[0].id
     finally:
         store.close()
+
+
+@pytest.fixture
+def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A loopback Anthropic-like server set as the window's provider, its key in a memory
+    keyring; the server's ``ServerState`` is yielded (what it received, how to answer)."""
+    import json
+    import sys
+
+    import keyring
+    from helpers import MemoryKeyring
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+    from provider_server import ProviderServer, ServerState
+
+    state = ServerState(anthropic_key="sk-ant-window-test")
+    server = ProviderServer(state).start()
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"provider": "anthropic", "providers": {
+        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
+    monkeypatch.setenv("CONVO_CONFIG", str(config))
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    memory.set_password("conversation-explorer", "anthropic", "sk-ant-window-test")
+    keyring.set_keyring(memory)
+    yield state
+    state.stop.set()
+    keyring.set_keyring(previous)
+    server.close()
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
+    """The window on a fresh file with the demo, conversation 1 open and its graph laid out."""
+    from PySide6.QtCore import QSettings
+
+    from explorer.ui.app import open_store
+    from explorer.ui.main_window import MainWindow
+
+    store = open_store(tmp_path / "ui.db")
+    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+        w.show()
+        w.open_conversation(1)
+    yield w
+    w.close()
+    store.close()

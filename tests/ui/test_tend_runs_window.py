@@ -4,14 +4,11 @@ turns, fan-out answers open side by side, and each run is one undoable operation
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
-from helpers import MemoryKeyring
 from PySide6.QtCore import QPoint, QSettings, Qt
 from pytestqt.qtbot import QtBot
 
@@ -24,25 +21,7 @@ from explorer.ui.main_window import MainWindow
 from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog, parse_models
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
-from provider_server import ProviderServer, ServerState
-
-
-@pytest.fixture
-def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerState]:
-    state = ServerState(anthropic_key="sk-ant-window-test")
-    server = ProviderServer(state).start()
-    config = tmp_path / "settings.json"
-    config.write_text(json.dumps({"provider": "anthropic", "providers": {
-        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
-    monkeypatch.setenv("CONVO_CONFIG", str(config))
-    previous = keyring.get_keyring()
-    memory = MemoryKeyring()
-    memory.set_password("conversation-explorer", "anthropic", "sk-ant-window-test")
-    keyring.set_keyring(memory)
-    yield state
-    state.stop.set()
-    keyring.set_keyring(previous)
-    server.close()
+from provider_server import ServerState
 
 
 @pytest.fixture

@@ -3,17 +3,11 @@ command and tell the person the same line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-from PySide6.QtCore import QSettings
-from pytestqt.qtbot import QtBot
 
 from explorer.app.demo import load_demo
 from explorer.app.slash import parse
 from explorer.store import Store
-from explorer.ui.app import open_store
 from explorer.ui.main_window import MainWindow
 from explorer.ui.tree_commands import TreeCommands
 
@@ -33,19 +27,6 @@ def test_each_command_refreshes_and_says_what_it_did(tmp_path: Path) -> None:
         assert store.conversation(new).title == "copy"
         assert commands.rewind(conv, "fixed").startswith("back at 'fixed'. ")
         assert store.conversation(conv).tip_id == store.checkpoints(conv)["fixed"]
-
-
-@pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    store = open_store(tmp_path / "ui.db")
-    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
-        w.show()
-        w.open_conversation(1)
-    yield w
-    w.close()
-    store.close()
 
 
 def test_the_menu_and_the_command_bar_tell_the_same_outcome(window: MainWindow) -> None:

@@ -3,36 +3,16 @@ and a model answer stored only when it completed (against a real loopback server
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
-import pytest
-from helpers import MemoryKeyring
-from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from explorer.app.slash import parse
-from explorer.ui.app import open_store
 from explorer.ui.main_window import MainWindow
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
-from provider_server import ProviderServer, ServerState
-
-
-@pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    store = open_store(tmp_path / "ui.db")
-    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
-        w.show()
-        w.open_conversation(1)
-    yield w
-    w.close()
-    store.close()
+from provider_server import ServerState
 
 
 def test_ctrl_k_and_slash_in_the_transcript_open_the_bar(window: MainWindow, qtbot: QtBot) -> None:
@@ -73,23 +53,6 @@ def test_an_error_is_shown_inline_and_changes_nothing(window: MainWindow) -> Non
     window.slash.run(parse("/checkpoint bad"))
     assert "inside a turn" in window.command_bar.error_text()
     assert "bad" not in window.store.checkpoints(1)
-
-
-@pytest.fixture
-def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerState]:
-    state = ServerState(anthropic_key="sk-ant-window-test")
-    server = ProviderServer(state).start()
-    config = tmp_path / "settings.json"
-    config.write_text(json.dumps({"provider": "anthropic", "providers": {
-        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
-    monkeypatch.setenv("CONVO_CONFIG", str(config))
-    previous = keyring.get_keyring()
-    memory = MemoryKeyring()
-    memory.set_password("conversation-explorer", "anthropic", "sk-ant-window-test")
-    keyring.set_keyring(memory)
-    yield state
-    keyring.set_keyring(previous)
-    server.close()
 
 
 def test_send_streams_and_stores_the_turn_when_complete(
