@@ -10,15 +10,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-import shiboken6
-from PySide6.QtCore import QCoreApplication, QThread, QThreadPool, QTimer
-
-from explorer.ui.tasks import TaskRunner
-
-T = TypeVar("T")
+from leftover_tracking import Tracker
+from PySide6.QtCore import QThread, QThreadPool, QTimer
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 
@@ -40,54 +36,10 @@ def screenshot_dir(tmp_path: Path) -> Path:
 # into the next test (or into a closed store). Threads that are only returning get a short
 # grace; a job still working after it has not finished.
 
-GRACE_MS = 200
-
-
-class _Tracker:
-    def __init__(self) -> None:
-        self.threads: list[weakref.ref[QThread]] = []
-        self.pools: list[weakref.ref[QThreadPool]] = []
-        self.timers: list[weakref.ref[QTimer]] = []
-
-    @staticmethod
-    def _alive(refs: list[weakref.ref[T]]) -> list[T]:
-        out = []
-        for ref in refs:
-            obj = ref()
-            if obj is not None and shiboken6.isValid(obj):
-                out.append(obj)
-        return out
-
-    def leftovers(self) -> list[str]:
-        found: list[str] = []
-        for runner in list(TaskRunner.live):
-            if shiboken6.isValid(runner) and runner.active:
-                runner.wait(GRACE_MS)
-                QCoreApplication.processEvents()
-                if runner.active:
-                    found.append(f"{len(runner.active)} task(s) of runner {runner.name!r}")
-                    runner.shutdown()
-        for pool in self._alive(self.pools):
-            if not pool.waitForDone(GRACE_MS):
-                found.append(f"a thread pool with {pool.activeThreadCount()} busy thread(s)")
-                pool.clear()
-                pool.waitForDone()
-        for thread in self._alive(self.threads):
-            if thread.isRunning() and not thread.wait(GRACE_MS):
-                found.append(f"thread {thread.objectName() or type(thread).__name__!r}")
-                thread.quit()
-                thread.wait()
-        for timer in self._alive(self.timers):
-            if timer.isActive():
-                found.append(f"an active timer ({timer.interval()} ms) of "
-                             f"{type(timer.parent()).__name__}")
-                timer.stop()
-        return found
-
 
 @pytest.fixture(autouse=True)
 def nothing_left_running(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    tracker = _Tracker()
+    tracker = Tracker()
     thread_start, pool_start, timer_init = QThread.start, QThreadPool.start, QTimer.__init__
 
     def start_thread(self: QThread, *args: Any) -> None:

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import _Tracker
+from leftover_tracking import Tracker
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
@@ -121,7 +121,7 @@ def test_the_leak_check_finds_a_job_left_running(qtbot: QtBot) -> None:
     runner = TaskRunner(name="left-behind")
     release = threading.Event()
     runner.run(lambda t: release.wait(10))
-    tracker = _Tracker()
+    tracker = Tracker()
     try:
         found = tracker.leftovers()
     finally:

@@ -2,40 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import keyring
-import keyring.backend
-import keyring.errors
 import pytest
 from helpers import MemoryKeyring
+from provider_seed import Waits
 from provider_server import ProviderServer, ServerState
 
-from explorer.app.conversation_ops import RunOptions
-from explorer.compaction.target import ProviderKind, Target
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store
-from explorer.tree.model import Message, Part
-
-WORDS = (
-    "parser", "token", "window", "branch", "commit", "module", "render", "estimate", "ladder",
-    "snapshot", "summary", "context", "request", "stream", "retry", "cancel", "export", "import",
-    "keyring", "settings",
-)
-
-
-class Waits:
-    """Records the backoff delays instead of sleeping them (a real cancel still stops them)."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    def __call__(self, delay: float, cancel: threading.Event | None) -> bool:
-        self.delays.append(delay)
-        return cancel.is_set() if cancel is not None else False
 
 
 @pytest.fixture
@@ -74,44 +51,3 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
-
-
-def prose(seed: int, chars: int) -> str:
-    """Deterministic English-like text of about ``chars`` characters."""
-    out: list[str] = []
-    n = 0
-    i = seed
-    while n < chars:
-        word = WORDS[(i * 7 + seed) % len(WORDS)]
-        out.append(word)
-        n += len(word) + 1
-        i += 1
-    return " ".join(out)
-
-
-def seed_conversation(store: Store, turns: int, chars: int = 200, title: str = "t") -> int:
-    """A conversation of ``turns`` prompt/answer pairs, each written as one turn."""
-    conv = store.create_conversation(title)
-    for t in range(turns):
-        store.append_turn(conv, [
-            Message(id=None, parent_id=None, role="user",
-                    parts=[Part("text", f"question {t}: " + prose(t, chars))]),
-            Message(id=None, parent_id=None, role="assistant",
-                    parts=[Part("text", f"answer {t}: " + prose(t + 100, chars))]),
-        ])
-    return conv
-
-
-def db_state(store: Store, conv: int) -> tuple[int, int | None]:
-    """(message count, tip): what a failed call must leave unchanged."""
-    c = store.conversation(conv)
-    return c.message_count, c.tip_id
-
-
-def run_options(kind: str, window: int = 100_000, output_reserve: int = 256, *,
-                vision: bool = True, **kw: Any) -> RunOptions:
-    """Run options aimed at the test server's provider of ``kind`` (the models ``make`` uses)."""
-    model = "claude-sonnet-4-5" if kind == "anthropic" else "gpt-4.1"
-    target = Target(ProviderKind.parse(kind), model, window, output_reserve=output_reserve,
-                    vision=vision)
-    return RunOptions(target, **kw)

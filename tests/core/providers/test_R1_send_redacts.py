@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
-from conftest import seed_conversation
 from helpers import assistant, user
+from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 

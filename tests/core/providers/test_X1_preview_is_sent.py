@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import run_cli
-from conftest import seed_conversation
+from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.compaction.page_geometry import TIERS

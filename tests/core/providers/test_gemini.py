@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import MemoryKeyring, db_state, seed_conversation
+from helpers import MemoryKeyring
+from provider_seed import db_state, seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.app import conversation_ops as ops

@@ -6,7 +6,7 @@ preview says so. The loopback server bills Claude pages by the documented area r
 
 from __future__ import annotations
 
-from conftest import run_options, seed_conversation
+from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 

@@ -12,9 +12,9 @@ import keyring
 import keyring.backend
 import pytest
 from cli_helpers import run_cli
-from conftest import MemoryKeyring, seed_conversation
-from helpers import BrokenKeyring
+from helpers import BrokenKeyring, MemoryKeyring
 from keyring.backends import fail
+from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.app.exporting import export_lines

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import run_options, seed_conversation
+from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer
 from test_stream_faults_P2 import make
 

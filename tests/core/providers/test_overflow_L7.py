@@ -14,8 +14,8 @@ import random
 from typing import Any
 
 import pytest
-from conftest import db_state, run_options, seed_conversation
 from PIL import Image
+from provider_seed import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import endpoint, make
 

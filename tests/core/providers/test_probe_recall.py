@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import run_cli
-from conftest import prose
 from helpers import assistant, user
+from provider_seed import prose
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 

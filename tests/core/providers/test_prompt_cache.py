@@ -4,7 +4,7 @@ marked prefix seen before is read, a new one is written."""
 
 from __future__ import annotations
 
-from conftest import run_options, seed_conversation
+from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 

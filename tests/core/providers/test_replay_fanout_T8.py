@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import db_state, run_options, seed_conversation
+from provider_seed import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
-from conftest import MemoryKeyring, seed_conversation
+from helpers import MemoryKeyring
+from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.providers.settings import (

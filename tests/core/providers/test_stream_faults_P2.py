@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import Waits, db_state, run_options, seed_conversation
+from provider_seed import Waits, db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 
 from explorer.app import conversation_ops as ops
