@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import Any
 
 from explorer.app import conversation_ops as ops
-from explorer.app.tree_actions import Change
+from explorer.app.tree_actions import Change, archived_rows, unfolded_since
 from explorer.compaction.ladder import LadderError
 from explorer.providers.base import Provider, ProviderError
 from explorer.store import Store, StoreError, operations, tombstones, tree_writes
@@ -72,6 +73,7 @@ def fanout(
     if not targets or samples < 1:
         raise StoreError("name at least one model (--model PROVIDER:MODEL) and -n of 1 or more")
     before = store.conversation(conv_id).tip_id
+    folded = archived_rows(store.reader, conv_id)  # what the answers may unfold (T6)
     parent = store.clean_boundary(conv_id) if before is not None else None
     prompt_id = store.transact(_write_prompt, conv_id, text, parent)
     jobs = [FanoutAnswer(t.label, k) for t in targets for k in range(samples)]
@@ -88,7 +90,7 @@ def fanout(
         store.transact(_drop_prompt, conv_id, prompt_id, before)
         reasons = "; ".join(f"{j.label}: {j.error}" for j in jobs)
         raise StoreError(f"no model answered ({reasons}); nothing was kept")
-    change = store.transact(_record, conv_id, before, prompt_id, done, len(jobs))
+    change = store.transact(_record, conv_id, before, prompt_id, done, len(jobs), folded)
     return FanoutResult(change, prompt_id, jobs)
 
 
@@ -112,12 +114,17 @@ def _drop_prompt(conn: sqlite3.Connection, conv_id: int, prompt_id: int, tip: in
 
 
 def _record(conn: sqlite3.Connection, conv_id: int, before: int | None, prompt_id: int,
-            answers: list[int], asked: int) -> Change:
+            answers: list[int], asked: int, folded: dict[int, dict[str, Any]]) -> Change:
     tree_writes.branch(conn, conv_id, answers[0])
     summary = (f"prompt {prompt_id} answered by {len(answers)} of {asked} model run(s) "
                f"({', '.join(map(str, answers))})")
     created = [prompt_id, *answers]
-    op = operations.record(conn, conv_id, "fanout", summary, {"tip": before, "created": created})
-    return Change("fanout", conv_id, op, summary,
-                  {"created": created, "prompt": prompt_id, "answers": answers,
-                   "tip": {"from": before, "to": answers[0]}})
+    unfolded = unfolded_since(conn, conv_id, folded, created)
+    op = operations.record(conn, conv_id, "fanout", summary,
+                           {"tip": before, "created": created,
+                            **({"marks": unfolded} if unfolded else {})})
+    changed: dict[str, Any] = {"created": created, "prompt": prompt_id, "answers": answers,
+                               "tip": {"from": before, "to": answers[0]}}
+    if unfolded:
+        changed["unarchived"] = [int(r["message_id"]) for r in unfolded]
+    return Change("fanout", conv_id, op, summary, changed)

@@ -4,8 +4,9 @@ An undo keeps, in the operation's record, what the change was: the rows a send
 or an edit wrote, the ids a deletion buried (and under which tombstone), the
 checkpoint or rewind row, the marks, the tip. Redo puts exactly that back in one
 transaction and marks the operation done again, so undo then redo leaves every
-row as it was after the action. A new operation in the conversation forgets the
-undone ones' redo records (a new line of history starts), and so does a purge.
+row as it was after the action. A new operation anywhere in the file forgets the
+undone ones' redo records (one line of history, the one ``convo undo`` walks), and so
+does a purge.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.app import conversation_ops as ops
-from explorer.app.tree_actions import Change
+from explorer.app.tree_actions import Change, archived_rows, unfolded_since
 from explorer.app.tree_view import tended_view
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.ladder import LadderError
@@ -160,6 +160,7 @@ def replay(
     """Run the plan's steps in order; stop at the first failure, keeping what finished."""
     conv = plan.conversation_id
     before = store.conversation(conv).tip_id
+    folded = archived_rows(store.reader, conv)  # what the new turns may unfold (T6)
     store.branch(conv, plan.start)
     created: list[int] = []
     error = None
@@ -185,7 +186,7 @@ def replay(
         if before is not None:
             store.branch(conv, before)
         return ReplayOutcome(None, 0, error)
-    change = _record(store, plan, before, created)
+    change = _record(store, plan, before, created, folded)
     return ReplayOutcome(change, _steps(plan, created), error, created)
 
 
@@ -196,14 +197,20 @@ def _steps(plan: ReplayPlan, created: list[int]) -> int:
     return len(created) // 2
 
 
-def _record(store: Store, plan: ReplayPlan, before: int | None, created: list[int]) -> Change:
+def _record(store: Store, plan: ReplayPlan, before: int | None, created: list[int],
+            folded: dict[int, dict[str, Any]]) -> Change:
     summary = f"replayed the branch to {plan.tip} onto {plan.onto} ({len(created)} message(s))"
-    undo = {"tip": before, "created": created,
-            "replay": {"from_tip": plan.tip, "onto": plan.onto}}
+    conv = plan.conversation_id
 
     def run(conn: Any) -> Change:
-        op = operations.record(conn, plan.conversation_id, "replay", summary, undo)
-        return Change("replay", plan.conversation_id, op, summary,
-                      {"created": created, "replayed_from": plan.tip, "onto": plan.onto,
-                       "tip": {"from": before, "to": created[-1]}})
+        unfolded = unfolded_since(conn, conv, folded, created)
+        undo: dict[str, Any] = {"tip": before, "created": created,
+                                "replay": {"from_tip": plan.tip, "onto": plan.onto},
+                                **({"marks": unfolded} if unfolded else {})}
+        op = operations.record(conn, conv, "replay", summary, undo)
+        changed: dict[str, Any] = {"created": created, "replayed_from": plan.tip,
+                                   "onto": plan.onto, "tip": {"from": before, "to": created[-1]}}
+        if unfolded:
+            changed["unarchived"] = [int(r["message_id"]) for r in unfolded]
+        return Change("replay", conv, op, summary, changed)
     return store.transact(run)

@@ -93,6 +93,33 @@ def _unfold(conn: sqlite3.Connection, conv_id: int, tip: int | None) -> list[dic
     return before
 
 
+def archived_rows(conn: sqlite3.Connection, conv_id: int) -> dict[int, dict[str, Any]]:
+    """The mark rows of the conversation's archived roots, as they are now: taken before a
+    run that logs its turns as one operation at the end (replay, fan-out), so that
+    operation's undo can fold again what the run's turns unfolded."""
+    return {m: mark_row(conn, m) or {"message_id": m, "conversation_id": conv_id}
+            for m in conversation_marks(conn, conv_id).archived}
+
+
+def unfolded_since(
+    conn: sqlite3.Connection, conv_id: int, before: dict[int, dict[str, Any]],
+    created: Sequence[int],
+) -> list[dict[str, Any]]:
+    """The rows, as ``before`` had them, of archived roots that the path to a message in
+    ``created`` ran through and that are archived no longer (T6: the turns unfolded them)."""
+    if not before or not created:
+        return []
+    now = conversation_marks(conn, conv_id).archived
+    gone = [m for m in before if m not in now]
+    if not gone:
+        return []
+    on_path: set[int] = set()
+    for mid in created:
+        if mid not in on_path:
+            on_path.update(reads.path_ids(conn, mid))
+    return [before[m] for m in gone if m in on_path]
+
+
 def _branch(conn: sqlite3.Connection, conv_id: int, mid: int) -> Change:
     before = tip_of(conn, conv_id)
     tree_writes.branch(conn, conv_id, mid)

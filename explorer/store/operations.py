@@ -3,7 +3,12 @@
 An operation is written in the same transaction as the change it records, so the
 log never names a change that did not happen. Undone operations stay as history;
 an undone one keeps, under ``redo`` in its record, what it takes to do it again,
-until a new operation in its conversation starts a new line of history.
+until a new operation starts a new line of history.
+
+The history is one line for the whole file, as ``convo undo`` walks it (the newest
+action anywhere first): a new operation in any conversation forgets every undone
+operation's redo record, so a redo never makes an old change again on top of
+something done after its undo, whichever conversation either was in.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ def _op(r: tuple[Any, ...]) -> Operation:
 def record(
     conn: sqlite3.Connection, conv_id: int | None, kind: str, summary: str, undo: dict[str, Any]
 ) -> int:
-    drop_redo(conn, conv_id)
+    drop_redo(conn)  # a new line of history, for the whole file
     cur = conn.execute(
         "INSERT INTO operations(conversation_id, kind, summary, undo, state, created_at) "
         "VALUES (?,?,?,?,'done',?)",

@@ -152,3 +152,25 @@ def test_T8_redo_makes_undone_actions_again_until_a_new_one(
     js(capsys, db, "star", "23")  # a new action: the undone delete and note cannot come back
     code, _, err = run(capsys, db, "redo", "--conversation", "1")
     assert code == 1 and "nothing to redo in conversation 1" in err
+
+
+def test_T8_a_new_action_in_another_conversation_clears_redo_too(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One line of history for the whole file, the one `convo undo` walks: an undone action
+    in conversation 1 cannot come back on top of something done since in conversation 2."""
+    js(capsys, db, "note", "22", "in one")
+    js(capsys, db, "undo")
+    other = js(capsys, db, "tree", "2")["nodes"][0]["id"]  # type: ignore[index]
+    js(capsys, db, "note", str(other), "in two")
+    for scope in ((), ("--conversation", "1")):
+        code, _, err = run(capsys, db, "redo", *scope)
+        assert code == 1 and "nothing to redo" in err
+    assert js(capsys, db, "undo")["changed"]["undone"]["kind"] == "note"  # type: ignore[index]
+    assert js(capsys, db, "redo")["changed"]["marks"] == [other]  # type: ignore[index]
+
+
+def test_T8_the_help_says_what_clears_redo(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["redo", "--help"])
+    assert "any new tree action, in any conversation" in " ".join(capsys.readouterr()[0].split())

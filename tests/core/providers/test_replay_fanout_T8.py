@@ -11,7 +11,7 @@ from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
 from explorer.app import fanout, replay, undo
-from explorer.app.tree_actions import edit
+from explorer.app.tree_actions import archive, edit
 from explorer.app.tree_view import tended_view
 from explorer.cli.main import main
 from explorer.compaction.estimate import Estimator
@@ -132,3 +132,23 @@ def test_T8_replay_and_fanout_from_the_command_line(
     assert len(ran["changed"]["answers"]) == 2
     models = {h.body["model"] for h in state.hits[-2:] if h.body}
     assert models == {"m1", "m2"}
+
+
+def test_T6_T8_a_fanout_that_unfolds_an_archived_branch_folds_it_again_on_undo(
+    store: Store, server: ProviderServer, policy: HttpPolicy
+) -> None:
+    """A tip left inside an archived branch (a live session went on there): the answers
+    unfold it, and the undo of the fan-out puts the archive mark back exactly."""
+    conv, old, new = _edited(store)
+    store.branch(conv, old[-1])
+    archive(store, new)
+    marks = store.reader.execute("SELECT * FROM message_marks ORDER BY message_id").fetchall()
+    store.branch(conv, new)  # a raw pointer move, as a sync writes it
+    target = fanout.Target("openai:gpt-4.1", make("openai", server, policy), OPTS)
+    result = fanout.fanout(store, conv, "and now?", [target])
+    assert result.change.changed["unarchived"] == [new]
+    assert new not in store.marks(conv).archived
+    undo.undo(store)
+    assert store.reader.execute(
+        "SELECT * FROM message_marks ORDER BY message_id").fetchall() == marks
+    assert store.conversation(conv).tip_id == new

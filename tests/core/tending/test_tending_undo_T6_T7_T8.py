@@ -2,34 +2,79 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import assistant, chat_turn, new_store, user
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tending_helpers import grow, ids_of, state
 
-from explorer.app import redo, undo
+from explorer.app import fanout, redo, replay, undo
 from explorer.app import tree_actions as ta
+from explorer.app.conversation_ops import RunOptions
 from explorer.app.tree_view import tended_view
+from explorer.compaction.target import ProviderKind, Target
+from explorer.providers.base import Provider
+from explorer.providers.http import HttpPolicy
+from explorer.providers.openai import OpenAIProvider
 from explorer.store import Store, StoreError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
+from provider_server import ProviderServer, ServerState
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SHAPES = st.lists(st.integers(0, 1000), min_size=1, max_size=14)
 ACTIONS = st.lists(
     st.tuples(st.sampled_from(["archive", "unarchive", "delete", "delete!", "star", "label",
-                               "note", "branch", "checkpoint", "send"]),
+                               "note", "branch", "checkpoint", "send", "edit", "replay",
+                               "fanout"]),
               st.integers(0, 1000)),
     min_size=1, max_size=8,
 )
 
 
-def _act(s: Store, conv: int, action: str, pick: int, i: int) -> None:
+Model = tuple[Provider, RunOptions]
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[Model]:
+    """A model behind a real loopback server, for the actions that call one (replay, fan-out)."""
+    server = ProviderServer(ServerState()).start()
+    policy = HttpPolicy(connect_timeout=5, read_timeout=5, max_attempts=1)
+    yield (OpenAIProvider("gpt-4.1", None, server.url + "/v1", False, 256, policy),
+           RunOptions(Target(ProviderKind.parse("openai"), "gpt-4.1", 100_000,
+                             output_reserve=256)))
+    server.close()
+
+
+def _run_model(s: Store, conv: int, action: str, pick: int, i: int, model: Model) -> None:
+    """Replay onto an edited prompt, or ask two samples at once: one operation each."""
+    if action == "fanout":
+        target = fanout.Target("openai:gpt-4.1", *model)
+        fanout.fanout(s, conv, f"msg fanned {i}", [target], samples=2)
+        return
+    edits = sorted(s.edits(conv))
+    if not edits:
+        raise StoreError("no edited prompt to replay onto")
+    onto = edits[pick % len(edits)]
+    plan = replay.plan_replay(s, replay.replay_tip(s, onto), onto)
+    outcome = replay.replay(s, plan, *model)
+    if outcome.change is None:
+        raise StoreError(outcome.error or "nothing replayed")
+
+
+def _act(s: Store, conv: int, action: str, pick: int, i: int, model: Model) -> None:
     nodes = ids_of(s, conv)
     mid = nodes[pick % len(nodes)]
-    if action == "archive":
+    if action in ("replay", "fanout"):
+        _run_model(s, conv, action, pick, i, model)
+    elif action == "edit":
+        ta.edit(s, conv, mid, f"msg edited {i}")
+    elif action == "archive":
         ta.archive(s, mid)
     elif action == "unarchive":
         ta.unarchive(s, mid)
@@ -67,8 +112,11 @@ def _check_invariants(s: Store, conv: int) -> None:
 
 @SETTINGS
 @given(shape=SHAPES, tip=st.integers(0, 1000), actions=ACTIONS)
+# A replay onto an edit that was archived meanwhile unfolds it: undo must fold it again.
+@example(shape=[0, 1, 2, 3, 4], tip=5,
+         actions=[("edit", 2), ("branch", 5), ("archive", 6), ("replay", 0)])
 def test_T8_every_action_undoes_and_redoes_to_exactly_the_states_it_passed(
-    shape: list[int], tip: int, actions: list[tuple[str, int]]
+    shape: list[int], tip: int, actions: list[tuple[str, int]], model: Model
 ) -> None:
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "t.db") as s:
         conv = grow(s, shape, tip)
@@ -77,7 +125,7 @@ def test_T8_every_action_undoes_and_redoes_to_exactly_the_states_it_passed(
         for i, (action, pick) in enumerate(actions):
             before = state(s, conv)
             try:
-                _act(s, conv, action, pick, i)
+                _act(s, conv, action, pick, i, model)
             except StoreError:
                 assert state(s, conv) == before  # T6/T7: a refusal writes nothing
                 continue
