@@ -23,3 +23,9 @@ def subagent_of(store: Store, conv_id: int, mid: int) -> SubagentInfo | None:
 def subagent_end(store: Store, info: SubagentInfo) -> int:
     """The newest message of the subagent's transcript (what its tab shows down to)."""
     return branch_target(store, info.root)
+
+
+def subagent_by_call(store: Store, conv_id: int, tool_use_id: str) -> SubagentInfo | None:
+    """The subagent started by the call ``tool_use_id`` (the Agent row's "open" button)."""
+    return next((info for info in read_subagents(store.reader, conv_id).values()
+                 if info.tool_use_id == tool_use_id), None)

@@ -20,12 +20,14 @@ from explorer.ui.transcript import TranscriptView
 
 class TranscriptTabs(QTabWidget):
     subagentOpened = Signal(int)  # root message id of the subagent shown
+    subagentRequested = Signal(str)  # an "open subagent" button, in any tab: the call's id
 
     def __init__(self, store: Store, main: TranscriptView,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.main = main
+        main.subagentRequested.connect(self.subagentRequested)
         self.addTab(main, "Conversation")
         self.setTabsClosable(True)
         self.setTabBarAutoHide(True)
@@ -45,6 +47,7 @@ class TranscriptTabs(QTabWidget):
         view = self._agents.get(info.root)
         if view is None:
             view = TranscriptView(self.store)
+            view.subagentRequested.connect(self.subagentRequested)  # a subagent's own subagents
             self._agents[info.root] = view
             at = self.addTab(view, f"⤷ {info.name}")
             spawned = (f", started by message {info.call_message}"

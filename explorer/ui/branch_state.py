@@ -17,7 +17,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from explorer.app.message_actions import branch_target
-from explorer.app.subagents import subagent_of
+from explorer.app.subagents import subagent_by_call, subagent_of
+from explorer.store.turn_reads import SubagentInfo
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -103,11 +104,24 @@ class BranchState(QObject):
         info = None if conv is None else subagent_of(self.w.store, conv, mid)
         if conv is None or info is None:
             return False
+        self._show_subagent(conv, info, mid)
+        return True
+
+    def open_subagent_call(self, tool_use_id: str) -> bool:
+        """The "open subagent" button on the call that started one: the same tab as its node."""
+        conv = self.w.conversation_id
+        info = None if conv is None else subagent_by_call(self.w.store, conv, tool_use_id)
+        if conv is None or info is None:
+            self.w.statusBar().showMessage("that subagent's transcript is not stored", 5000)
+            return False
+        self._show_subagent(conv, info, None)
+        return True
+
+    def _show_subagent(self, conv: int, info: SubagentInfo, mid: int | None) -> None:
         self._tabs_conv = conv
         self.w.transcript_tabs.open_subagent(conv, info, select=mid)
         self.w.statusBar().showMessage(
             f"subagent “{info.name}”: read beside the conversation, the tip is unchanged", 5000)
-        return True
 
     def transcript_selected(self, mid: int) -> None:
         self.w.graph.select_node(mid)

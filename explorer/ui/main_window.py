@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
         self.transcript.compareRequested.connect(self.actions_.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
+        self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
         self.command_bar.closed.connect(self.runs.cancel)

@@ -14,6 +14,7 @@ from explorer.store.turn_reads import read_subagents
 from explorer.ui.graph.model import F_SIDE
 from explorer.ui.main_window import MainWindow
 from explorer.ui.transcript import TranscriptView
+from explorer.ui.transcript.cards import MessageCard
 
 
 def _window(qtbot: QtBot, store: Store, conv: int, tmp_path: Path) -> MainWindow:
@@ -109,4 +110,43 @@ def test_V1_clicking_a_subagents_name_in_the_graph_opens_it(
     assert sig.args == [int(model.ids[side])]
     assert w.transcript_tabs.count() == 2
     assert store.conversation(conv).tip_id == tip
+    w.close()
+
+
+def test_V1_the_agent_calls_open_subagent_button_opens_its_tab_and_keeps_the_tip(
+    qtbot: QtBot, worktrees_session: tuple[Store, int], tmp_path: Path
+) -> None:
+    store, conv = worktrees_session
+    tip = store.conversation(conv).tip_id
+    info = next(i for i in read_subagents(store.reader, conv).values()
+                if i.call_message is not None and i.call_message in store.path_ids(tip or 0))
+    w = _window(qtbot, store, conv, tmp_path)
+    t = w.transcript
+    call_mid = info.call_message
+    assert call_mid is not None
+    t.scroll_to(call_mid)
+    qtbot.waitUntil(lambda: isinstance(t.card_for(call_mid), MessageCard), timeout=10_000)
+    card = t.card_for(call_mid)
+    assert isinstance(card, MessageCard)
+    spawning = [b for b in card.calls if b.open_button is not None]
+    started_here = {i.tool_use_id for i in read_subagents(store.reader, conv).values()
+                    if i.call_message == call_mid}
+    assert {b.use_id for b in spawning} == started_here, "one button per subagent started"
+    assert all(b.summary.startswith("Agent(") for b in spawning)
+    ours = next(b for b in spawning if b.use_id == info.tool_use_id)
+    others = [b for c in t.live_cards() if isinstance(c, MessageCard) for b in c.calls
+              if not b.summary.startswith(("Agent(", "Task("))]
+    assert others and all(b.open_button is None for b in others), "only spawning calls"
+    button = ours.open_button
+    assert button is not None and button.isVisibleTo(card)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    tabs = w.transcript_tabs
+    assert tabs.count() == 2 and tabs.tabText(1) == f"⤷ {info.name}"
+    view = tabs.currentWidget()
+    assert isinstance(view, TranscriptView) and view is not t
+    qtbot.waitUntil(lambda: not view.is_loading and bool(_shown(view)), timeout=30_000)
+    assert _shown(view)[0] == info.root, "the subagent's transcript from its root"
+    assert store.conversation(conv).tip_id == tip, "the tip never moves"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # again: the same tab, brought back
+    assert tabs.count() == 2
     w.close()

@@ -168,6 +168,7 @@ class MessageCard(Card):
     siblingChosen = Signal(int)
     compareRequested = Signal(int)
     unfoldRequested = Signal(int, int)  # message id, part index
+    subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
 
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
@@ -249,8 +250,9 @@ class MessageCard(Card):
             self.thinking.append(block)
             return block
         if part.kind == "tool_use":
-            call = ToolCallBlock(part, self)
+            call = ToolCallBlock(part, self, ctx.info.subagents.get(part.tool_use_id or ""))
             call.resized.connect(self.resized)
+            call.subagentRequested.connect(self.subagentRequested)
             self.calls.append(call)
             return call
         if part.kind == "tool_result":

@@ -14,6 +14,7 @@ from explorer.app.tree_view import tended_view
 from explorer.store import Store
 from explorer.store import reads_path as rp
 from explorer.store.reads_path import PathColumns
+from explorer.store.turn_reads import read_subagents
 from explorer.tree.model import Message
 from explorer.ui.tasks import Ticket
 from explorer.ui.transcript.row_table import MessageRows, RowTable
@@ -73,6 +74,7 @@ class PreparedPath:
     width: int
     notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
     archived: frozenset[int] = frozenset()  # archived alternatives, out of ◀ ▶'s count
+    subagents: dict[str, str] = field(default_factory=dict)  # spawning call id → agent name
 
 
 def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
@@ -92,7 +94,15 @@ def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metric
     heights = rows.estimates(width, metrics)
     message_row = rows.message_rows()
     notes, archived = path_notes(store, conv_id, skeleton.entries.ids)
-    return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived)
+    return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived,
+                        spawning_calls(store, conv_id))
+
+
+def spawning_calls(store: Store, conv_id: int) -> dict[str, str]:
+    """The calls that started a subagent, by tool_use id, with the subagent's name: their
+    rows offer to open its transcript."""
+    return {info.tool_use_id: info.name for info in read_subagents(store.reader, conv_id).values()
+            if info.tool_use_id}
 
 
 def path_notes(store: Store, conv_id: int, ids: Iterable[int]

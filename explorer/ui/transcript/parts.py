@@ -126,13 +126,18 @@ class ToolCallBlock(QWidget):
 
     String arguments are shown with their real newlines (an Agent prompt or a file's new
     content reads as text, not as one escaped JSON line); anything else as indented JSON.
+    A call that started a subagent (``subagent`` is its name) offers to open that
+    subagent's transcript, as clicking its node in the graph does.
     """
 
     resized = Signal()
+    subagentRequested = Signal(str)  # the call's tool_use id
 
-    def __init__(self, part: Part, parent: QWidget | None = None) -> None:
+    def __init__(self, part: Part, parent: QWidget | None = None,
+                 subagent: str | None = None) -> None:
         super().__init__(parent)
         layout = _column(self)
+        self.use_id = part.tool_use_id
         self.summary = call_summary(part.tool_name, part.text)
         self.toggle = QToolButton(self)
         self.toggle.setAutoRaise(True)
@@ -141,7 +146,12 @@ class ToolCallBlock(QWidget):
         self.toggle.setText(f"⚙ {self.summary}")
         self.arguments = DocumentView(self)
         self.copy_button = CopyButton(self.arguments.toPlainText, "the call's arguments", self)
-        layout.addLayout(_row(self.toggle, self.copy_button))
+        row = _row(self.toggle, self.copy_button)
+        self.open_button: QToolButton | None = None
+        if subagent is not None and part.tool_use_id:
+            self.open_button = self._open_button(subagent, part.tool_use_id)
+            row.insertWidget(row.count() - 1, self.open_button)
+        layout.addLayout(row)
         fields = argument_fields(part.text)
         if fields is not None and has_multiline_string(part.text):
             self.arguments.set_code("\n".join(f"{key}:\n{value}" if "\n" in value
@@ -153,6 +163,15 @@ class ToolCallBlock(QWidget):
         self.set_expanded(True)
         if part.tool_use_id:
             self.setToolTip(f"call {part.tool_use_id}")
+
+    def _open_button(self, name: str, use_id: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setAutoRaise(True)
+        button.setText("⤷ Open subagent")
+        button.setObjectName("open_subagent")
+        button.setToolTip(f"Read subagent “{name}” in a tab of its own; the tip does not move")
+        button.clicked.connect(lambda _=False: self.subagentRequested.emit(use_id))
+        return button
 
     def is_expanded(self) -> bool:
         return not self.arguments.isHidden()

@@ -22,6 +22,7 @@ class CardHost(Protocol):
     siblingChosen: SignalInstance
     compareRequested: SignalInstance
     contextMenuRequested: SignalInstance
+    subagentRequested: SignalInstance
 
 
 def card_for_row(row: Row, ctx: CardContext, parent: QWidget) -> Card:
@@ -39,4 +40,5 @@ def connect_card(card: Card, host: CardHost) -> None:
     if isinstance(card, MessageCard):
         card.siblingChosen.connect(host.siblingChosen)
         card.compareRequested.connect(host.compareRequested)
+        card.subagentRequested.connect(host.subagentRequested)
     card.menuRequested.connect(host.contextMenuRequested)

@@ -12,7 +12,7 @@ enough for 100,000 rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -74,6 +74,7 @@ class PathInfo:
     checkpoint_labels: dict[int, list[str]] = field(default_factory=dict)
     notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
     archived: frozenset[int] = frozenset()  # archived alternatives: out of ◀ ▶'s count
+    subagents: Mapping[str, str] = field(default_factory=dict)  # spawning call id → agent name
 
 
 def message_id(m: Message) -> int:

@@ -70,6 +70,7 @@ class TranscriptView(QAbstractScrollArea):
     siblingChosen = Signal(int)
     compareRequested = Signal(int)
     contextMenuRequested = Signal(int, QPoint)
+    subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
     loaded = Signal(int)  # conversation id, once its path's rows are in
     contentArrived = Signal()  # the rows near the viewport have their content
     loadFailed = Signal(str)
@@ -149,7 +150,8 @@ class TranscriptView(QAbstractScrollArea):
         self.content.reset(self.rows, prepared.message_row)
         self._labels = result.labels
         self._tended = (prepared.notes, prepared.archived)
-        self._ctx = CardContext(PathInfo(self.content.tool_names, self._labels, *self._tended),
+        self._ctx = CardContext(PathInfo(self.content.tool_names, self._labels, *self._tended,
+                                         prepared.subagents),
                                 self._siblings, self._describe_siblings)
         self._message_row = prepared.message_row
         self._width = self._card_width()
