@@ -26,7 +26,7 @@ from explorer.store.import_writes import (
     insert_many,
     message_keys,
 )
-from explorer.store.rows import dumps, insert_rows, load_messages, part_rows, preview
+from explorer.store.rows import dumps, insert_rows, load_messages, loads, part_rows, preview
 from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
@@ -112,10 +112,18 @@ def refresh_grown(conn: sqlite3.Connection, present: list[tuple[int, Message]]) 
         conn.execute("DELETE FROM parts WHERE message_id = ?", (mid,))
         blobs: dict[str, tuple[bytes, str | None]] = {}
         insert_rows(conn, [], part_rows(m.parts, mid, blobs), blobs)
-        conn.execute("UPDATE messages SET preview = ?, usage = ?, model = coalesce(?, model) "
-                     "WHERE id = ?", (preview(m), dumps(m.usage.to_dict() if m.usage else None),
-                                      m.model, mid))
+        conn.execute("UPDATE messages SET preview = ?, usage = ?, model = coalesce(?, model), "
+                     "source_meta = ? WHERE id = ?",
+                     (preview(m), dumps(m.usage.to_dict() if m.usage else None), m.model,
+                      _merged_meta(conn, mid, m), mid))
     return len(changed)
+
+
+def _merged_meta(conn: sqlite3.Connection, mid: int, m: Message) -> str | None:
+    """The source's metadata as it now reads (the lines a response grew by, its stop
+    reason), over what is stored: a key recorded here and unknown to the source stays."""
+    (stored,) = conn.execute("SELECT source_meta FROM messages WHERE id = ?", (mid,)).fetchone()
+    return dumps({**loads(stored), **m.source_meta})
 
 
 def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,

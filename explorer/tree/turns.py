@@ -27,6 +27,22 @@ def pending_after(path: Sequence[Message]) -> list[list[str]]:
     return out
 
 
+def open_calls(path: Sequence[Message]) -> list[str]:
+    """The tool-call ids still unanswered after the whole path, in call order.
+
+    Memory is the open calls, not the path: an import asks this once of a path of
+    100,000 messages, where :func:`pending_after` would keep a list per message.
+    """
+    waiting: dict[str, None] = {}
+    for m in path:
+        for p in m.parts:
+            if p.kind == "tool_use" and p.tool_use_id:
+                waiting[p.tool_use_id] = None
+            elif p.kind == "tool_result" and p.tool_use_id:
+                waiting.pop(p.tool_use_id, None)
+    return list(waiting)
+
+
 def boundary_flags(path: Sequence[Message]) -> list[bool]:
     """``flags[i]`` is True when the point after ``path[i]`` is a turn boundary.
 

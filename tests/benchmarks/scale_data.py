@@ -79,8 +79,8 @@ _WORDS = ("the", "value", "returns", "an", "error", "when", "file", "is", "missi
 
 
 def add_turn_raw(store: Store, conv: int, turn: list[tuple[str, str]]) -> list[int]:
-    """Text messages appended at the tip as bare rows (the generated trees' tool ids do not
-    pair calls with results, so the store's turn rules would refuse a normal append)."""
+    """Text messages appended at the tip as bare rows, in one write (no turn checks needed:
+    the generated trees end on a clean boundary)."""
 
     def write(conn: sqlite3.Connection) -> list[int]:
         parent = conn.execute("SELECT tip_id FROM conversations WHERE id = ?",

@@ -69,8 +69,9 @@ def agent_session(store: Store, n: int, *, seed: int = 1, rewind: float = 0.02) 
     """A coding-agent session of about ``n`` messages: deep, mostly linear, with rewinds.
 
     Each turn is a prompt, a tool call, its result and an answer (tool loops of one to
-    four calls); with probability ``rewind`` the next prompt continues from a turn a
-    little way back, leaving the abandoned turns as a side branch, as a rewind does.
+    four calls, each answered, so every turn ends on a clean boundary); with probability
+    ``rewind`` the next prompt continues from a turn a little way back, leaving the
+    abandoned turns as a side branch, as a rewind does.
     Every twentieth rewind target gets a checkpoint. The tip is the last message.
     """
     cid = store.create_conversation(f"agent session {n}")
@@ -94,19 +95,21 @@ def agent_session(store: Store, n: int, *, seed: int = 1, rewind: float = 0.02) 
                     labels.append((parent, f"cp-{len(labels) + 1}"))
             turn += 1
 
-            def add(role: str, preview: str, kind: str, tool: str | None = None) -> int:
+            def add(role: str, preview: str, kind: str, tool: str | None = None,
+                    answers: int | None = None) -> int:
                 nonlocal parent
                 mid = next(ids)
                 messages.append((mid, cid, parent, role, float(mid), preview))
-                use = f"toolu_{mid}" if kind in ("tool_use", "tool_result") else None
+                use = f"toolu_{mid}" if kind == "tool_use" else (
+                    f"toolu_{answers}" if answers is not None else None)
                 parts.append((next(part_ids), mid, 0, kind, preview, tool, use, 0))
                 parent = mid
                 return mid
 
             add("user", f"turn {turn}: please change the parser and run the tests", "text")
-            for _ in range(rnd.randint(1, 4)):
-                add("assistant", "[Bash] pytest -q", "tool_use", "Bash")
-                add("user", "[result] 12 passed", "tool_result")
+            for _ in range(rnd.randint(1, 4)):  # each call answered by the next message
+                call = add("assistant", "[Bash] pytest -q", "tool_use", "Bash")
+                add("user", "[result] 12 passed", "tool_result", answers=call)
             ends.append(add("assistant", f"Done with turn {turn}: the parser reads it now",
                             "text"))
         conn.executemany(

@@ -25,7 +25,7 @@ from explorer.formats.claude_code.tree import (
 )
 from explorer.tree.model import Message
 from explorer.tree.repair import repair_tree
-from explorer.tree.turns import pending_after
+from explorer.tree.turns import open_calls
 
 FORMAT = "claude_code"
 TITLE_LIMIT = 80
@@ -184,10 +184,10 @@ def _tip(session: Session) -> str | None:
 
 def _finish(conv: ImportedConversation, main: Session, subs: list[dict[str, Any]]) -> None:
     path = path_to(conv.messages, conv.tip)
-    pending = pending_after(path)
-    if pending and pending[-1]:
+    waiting = open_calls(path)
+    if waiting:
         conv.incomplete = True
-        conv.notes.append(f"session ends mid-turn: {len(pending[-1])} tool call(s) without result")
+        conv.notes.append(f"session ends mid-turn: {len(waiting)} tool call(s) without result")
     conv.compactions = _compactions(main, conv.messages)
     boundaries = {c.message_key for c in conv.compactions if c.kind == "compact_boundary"}
     on_path = [m.id for m in path if m.id in boundaries]

@@ -59,3 +59,17 @@ def test_P1_boundaries_agree_with_the_pending_calls_when_calls_pile_up() -> None
     path = _ids(path)
     assert boundary_flags(path) == [not pending for pending in pending_after(path)]
     assert any(boundary_flags(path)) and not all(boundary_flags(path))
+
+
+def test_P1_open_calls_after_a_path_are_the_last_pending_calls() -> None:
+    """The import's end-of-session check keeps the open calls only, not a list per message."""
+    from explorer.tree.turns import open_calls, pending_after
+
+    path: list[Message] = []
+    for n in range(200):
+        path.append(tool_call("Bash", f"c{n}"))
+        if n % 7:
+            path.append(tool_result(f"c{n}", "ok"))
+    path = _ids(path)
+    assert open_calls(path) == pending_after(path)[-1] == [f"c{n}" for n in range(0, 200, 7)]
+    assert open_calls(path[1:3]) == [] and open_calls([]) == []
