@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from explorer.compaction.kinds import PROVIDER_KINDS
 from explorer.compaction.page_geometry import TIERS
-from explorer.providers.base import PROVIDER_KINDS
 from explorer.providers.settings import settings_path
 
 APP_SECTION = "app"

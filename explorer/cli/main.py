@@ -12,20 +12,11 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from explorer import __version__
-from explorer.app import safe_write
-from explorer.cli import (
-    agent_commands,
-    commands,
-    compact_commands,
-    compare_command,
-    display,
-    model_commands,
-    probe_command,
-    replay_commands,
-    tend_commands,
-)
+from explorer.app import bytecode
+from explorer.cli import display
 from explorer.cli.output import visible
 from explorer.cli.parsing import OneLineParser, bounded_ints
 from explorer.tree.errors import ExplorerError, error_line
@@ -33,8 +24,8 @@ from explorer.tree.errors import ExplorerError, error_line
 EXIT_USER_ERROR = 1
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="convo", description="Conversation Explorer")
+def _window_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``convo`` itself (the window), before any subcommand."""
     p.add_argument("--version", action="version", version=f"convo {__version__}")
     p.add_argument("--db", help="database file (default: explorer.db in your data folder)")
     p.add_argument("--screenshot", metavar="FILE",
@@ -42,6 +33,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--conversation", type=int, metavar="ID", help="conversation to open first")
     p.add_argument("--smoke-test", action="store_true",
                    help="check this installation headless (demo, graph, a snapshot page, keyring)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # The subcommands import most of the app: only a command line that names one pays for it.
+    from explorer.cli import (
+        agent_commands,
+        commands,
+        compact_commands,
+        compare_command,
+        model_commands,
+        probe_command,
+        replay_commands,
+        tend_commands,
+    )
+
+    p = OneLineParser(prog="convo", description="Conversation Explorer")
+    _window_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
@@ -57,9 +65,35 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _NotWindowOnly(Exception):
+    """The command line is more than the window's options (a subcommand, help, a mistake)."""
+
+
+class _WindowParser(OneLineParser):
+    def error(self, message: str) -> NoReturn:
+        raise _NotWindowOnly(message)
+
+
+def window_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The parsed options when ``argv`` only opens the window, else None (then the full
+    parser, with every subcommand, reads it and reports any mistake)."""
+    p = _WindowParser(prog="convo", add_help=False)
+    _window_options(p)
+    bounded_ints(p)
+    try:
+        args, rest = p.parse_known_args(list(argv))
+    except _NotWindowOnly:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    bytecode.use_user_cache()  # before the window's few hundred modules are imported
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = window_arguments(words) or build_parser().parse_args(words)
     if args.smoke_test:
         return _smoke_test()
     if args.command is None:
@@ -85,9 +119,12 @@ def _smoke_test() -> int:
 
 
 def _launch_app(args: argparse.Namespace) -> int:
+    from explorer.app import safe_write
+    from explorer.cli.db_location import check_db_location
+
     args.creates_db = True  # the window loads the demo into a new database
     try:
-        path = commands.check_db_location(args)
+        path = check_db_location(args)
         if args.screenshot:
             safe_write.guard(Path(args.screenshot), path)
     except ExplorerError as e:

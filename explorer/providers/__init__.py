@@ -4,25 +4,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.providers.base import (
-    PROVIDER_KINDS,
-    Completion,
-    ContextOverflow,
-    Provider,
-    ProviderError,
-    ProviderKind,
-    Secret,
-)
-
 if TYPE_CHECKING:
     from explorer.providers.anthropic import AnthropicProvider
+    from explorer.providers.base import (
+        PROVIDER_KINDS,
+        Completion,
+        ContextOverflow,
+        Provider,
+        ProviderError,
+        ProviderKind,
+        Secret,
+    )
     from explorer.providers.gemini import GeminiProvider
     from explorer.providers.http import HttpPolicy
     from explorer.providers.openai import OpenAIProvider
 
-# The HTTP clients pull in httpx: they are imported when first named, so that the
-# window (which needs the request encoders early, the clients only for a call) starts sooner.
+# Every name is imported when first used: the HTTP clients pull in httpx, the base the
+# compaction estimates (Pillow) and the exporters; the window's start needs neither, only
+# the settings module beside them.
+_BASE = "explorer.providers.base"
 _LAZY = {
+    **dict.fromkeys(("PROVIDER_KINDS", "Completion", "ContextOverflow", "Provider",
+                     "ProviderError", "ProviderKind", "Secret"), _BASE),
     "AnthropicProvider": "explorer.providers.anthropic",
     "GeminiProvider": "explorer.providers.gemini",
     "HttpPolicy": "explorer.providers.http",
@@ -65,6 +68,7 @@ def make_provider(
 ) -> Provider:
     """A provider of ``kind`` (``anthropic``, ``openai``, ``openai-compatible``, ``gemini``)."""
     from explorer.providers.anthropic import AnthropicProvider
+    from explorer.providers.base import ProviderKind
     from explorer.providers.gemini import GeminiProvider
     from explorer.providers.http import HttpPolicy
     from explorer.providers.openai import OpenAIProvider

@@ -13,11 +13,8 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
-
-import keyring
-import keyring.errors
-from keyring.backends import fail
 
 from explorer.providers import keyfile
 from explorer.providers.base import PROVIDER_KINDS, Secret
@@ -60,6 +57,26 @@ class KeyStatus:
         return dict(self.__dict__)
 
 
+def _keyring() -> ModuleType:
+    """The ``keyring`` package, imported on first use: importing it scans the installed
+    packages for backends (about 0.1 s), which the window's start does not need.
+    ``keys.keyring`` stays patchable: a module set there is the one used."""
+    module = globals().get("keyring")
+    if module is None:
+        import keyring
+        import keyring.backends.fail
+        import keyring.errors
+
+        globals()["keyring"] = module = keyring
+    return module
+
+
+def __getattr__(name: str) -> Any:
+    if name == "keyring":
+        return _keyring()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _check_provider(provider: str) -> None:
     if provider not in PROVIDER_KINDS:
         raise ValueError(f"unknown provider {provider!r}; expected one of "
@@ -68,12 +85,13 @@ def _check_provider(provider: str) -> None:
 
 def backend_state() -> tuple[bool, str, str]:
     """(usable, backend name, note) for the current keyring backend."""
+    keyring = _keyring()
     try:
         backend = keyring.get_keyring()
     except Exception as e:  # a broken backend configuration must not stop the program
         return False, "none", f"the keyring could not be loaded ({type(e).__name__})"
     name = f"{type(backend).__module__}.{type(backend).__name__}"
-    if isinstance(backend, fail.Keyring):
+    if isinstance(backend, keyring.backends.fail.Keyring):
         return False, name, ("no system keyring backend is available; keys are read from "
                              "environment variables (or an encrypted key file, if chosen)")
     return True, name, ""
@@ -84,7 +102,7 @@ def _from_keyring(provider: str) -> tuple[str | None, str]:
     if not usable:
         return None, note
     try:
-        return keyring.get_password(SERVICE, provider), ""
+        return _keyring().get_password(SERVICE, provider), ""
     except Exception as e:  # locked or broken keyrings raise all sorts of errors
         log.warning("keyring read failed for %s: %s", provider, type(e).__name__)
         return None, f"the keyring could not be read ({type(e).__name__}); using the environment"
@@ -133,7 +151,7 @@ def set_key(provider: str, key: str, passphrase: str | None = None) -> KeyStatus
             f"${ENV_VARS[provider]} instead, or keep it in an encrypted file "
             f"(convo keys set {provider} --encrypted-file)")
     try:
-        keyring.set_password(SERVICE, provider, key.strip())
+        _keyring().set_password(SERVICE, provider, key.strip())
     except Exception as e:
         raise KeyStoreError(f"the keyring refused the key ({type(e).__name__})") from None
     return key_status(provider)
@@ -152,6 +170,7 @@ def delete_key(provider: str) -> KeyStatus:
         if in_file:
             return key_status(provider)
         raise KeyStoreError(f"no {provider} key is stored ({note})")
+    keyring = _keyring()
     try:
         keyring.delete_password(SERVICE, provider)
     except keyring.errors.PasswordDeleteError:

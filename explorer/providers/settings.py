@@ -15,8 +15,8 @@ from typing import Any
 
 import platformdirs
 
+from explorer.compaction.kinds import PROVIDER_KINDS, ProviderKind
 from explorer.providers import endpoints
-from explorer.providers.base import PROVIDER_KINDS, ProviderKind
 
 APP_NAME = "conversation-explorer"
 FILE_NAME = "settings.json"

@@ -19,7 +19,7 @@ from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
-from explorer.ui.settings_dialog import apply_theme
+from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
 SCREENSHOT_SETTLE_MS = 400

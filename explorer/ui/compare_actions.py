@@ -14,7 +14,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from explorer.app import tree_actions
-from explorer.app.compare import MAX_COLUMNS, CompareError, compare, siblings_to_compare
 from explorer.store import NotFound, StoreError
 from explorer.ui.compare_marks import CompareMarks
 
@@ -74,6 +73,8 @@ class CompareActions:
             self.marks.clear()
 
     def compare(self, mid: int) -> None:
+        from explorer.app.compare import CompareError, siblings_to_compare  # loaded when used
+
         try:
             ids = siblings_to_compare(self.w.store, mid)
         except (CompareError, NotFound) as e:
@@ -83,6 +84,7 @@ class CompareActions:
 
     def _open_compare(self, ids: list[int], clicked: int | None = None) -> bool:
         """Open a compare window, or say why the choice cannot be compared (no empty window)."""
+        from explorer.app.compare import MAX_COLUMNS, CompareError, compare
         from explorer.ui.compare import CompareWindow
 
         conv = self._conv()

@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog
 
-from explorer.app.context_at import NodeContext, context_at
-from explorer.app.context_diff import ContextDiff, diff
 from explorer.app.message_actions import Availability
 from explorer.app.targets import build_target
 from explorer.tree.errors import error_line
 from explorer.ui.compare_marks import CompareMarks
-from explorer.ui.context_view import ContextDialog, ContextDiffDialog
 
 if TYPE_CHECKING:
+    from explorer.app.context_at import NodeContext
+    from explorer.app.context_diff import ContextDiff
     from explorer.ui.main_window import MainWindow
 
 
@@ -52,6 +51,9 @@ class ContextActions:
         return None
 
     def context_at(self, mid: int) -> None:
+        from explorer.app.context_at import context_at  # the dialogs load when first used
+        from explorer.ui.context_view import ContextDialog
+
         conv = self.w.conversation_id
         if conv is None:
             return
@@ -66,6 +68,10 @@ class ContextActions:
                          on_failed=lambda e: dialog.show_error(error_line(e)))
 
     def compare_context(self, mid: int) -> None:
+        from explorer.app.context_at import context_at
+        from explorer.app.context_diff import diff
+        from explorer.ui.context_view import ContextDiffDialog
+
         conv = self.w.conversation_id
         pair = self.pair(mid)
         if conv is None or pair is None:

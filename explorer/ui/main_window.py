@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
@@ -25,14 +26,17 @@ from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
 from explorer.ui.memory import release_freed_memory
 from explorer.ui.model_worker import ModelJob
-from explorer.ui.preview import CompactionPreview, ContextPanel
-from explorer.ui.search_dialog import SearchDialog
+from explorer.ui.preview.context_bar import ContextPanel
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
 from explorer.ui.tend_actions import TendActions
 from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
+
+if TYPE_CHECKING:
+    from explorer.ui.preview.window import CompactionPreview
+    from explorer.ui.search_dialog import SearchDialog
 
 
 class MainWindow(QMainWindow):

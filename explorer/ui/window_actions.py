@@ -16,18 +16,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from explorer.app import exporting, tree_actions
 from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
-from explorer.app.handoff import Handoff, handoff
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.tree.errors import ExplorerError, error_line
-from explorer.ui.agent_export import (
-    AGENT_FORMATS,
-    chosen_format,
-    export_for_agent,
-    format_choices,
-)
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
-from explorer.ui.handoff_dialog import HandoffDialog
 from explorer.ui.import_dialog import start_import_dialog
 from explorer.ui.model_worker import (
     Call,
@@ -36,13 +28,10 @@ from explorer.ui.model_worker import (
     rerun_call,
     send_call,
 )
-from explorer.ui.preview import CompactionPreview
-from explorer.ui.search_dialog import SearchDialog
-from explorer.ui.settings_dialog import SettingsDialog
-from explorer.ui.sources_dialog import SourcesDialog
 from explorer.ui.tree_commands import TreeCommands
 
 if TYPE_CHECKING:
+    from explorer.app.handoff import Handoff
     from explorer.ui.main_window import MainWindow
 
 SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
@@ -184,6 +173,8 @@ class WindowActions(CompareActions):
             self.rewind(label)
 
     def compaction_preview(self) -> None:
+        from explorer.ui.preview.window import CompactionPreview  # loaded when first opened
+
         conv = self._conv()
         if conv is None:
             return
@@ -252,7 +243,10 @@ class WindowActions(CompareActions):
         if self.w.model_job is not None:
             self.w.model_job.cancel()
 
+    # The dialogs below load their modules when first opened, not with the window.
     def settings_dialog(self) -> None:
+        from explorer.ui.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.w)
         dialog.setModal(True)
         dialog.show()
@@ -269,6 +263,8 @@ class WindowActions(CompareActions):
         self.export(fmt, mid)
 
     def export_conversation(self) -> None:
+        from explorer.ui.agent_export import chosen_format, format_choices
+
         answer = self.ask_item("Export conversation", "Format:", format_choices())
         if answer:
             self.export(chosen_format(answer), None)
@@ -277,6 +273,8 @@ class WindowActions(CompareActions):
         conv = self._conv()
         if conv is None:
             return
+        from explorer.ui.agent_export import AGENT_FORMATS, export_for_agent
+
         if fmt in AGENT_FORMATS:  # proposed where the agent keeps this project's sessions
             export_for_agent(self, conv, fmt, at)
             return
@@ -315,6 +313,8 @@ class WindowActions(CompareActions):
 
     # -- windows of their own ------------------------------------------------------------
     def search(self) -> None:
+        from explorer.ui.search_dialog import SearchDialog
+
         if self.w.search_dialog is None:
             dialog = SearchDialog(self.w.store, self.w)
             dialog.hitChosen.connect(self.open_hit)
@@ -335,6 +335,9 @@ class WindowActions(CompareActions):
 
     def continue_in(self, mid: int, agent: str) -> None:
         """Hand the branch ending at ``mid`` back to ``agent`` as a new session."""
+        from explorer.app.handoff import handoff
+        from explorer.ui.handoff_dialog import HandoffDialog
+
         conv = self._conv()
         if conv is None:
             return
@@ -350,6 +353,8 @@ class WindowActions(CompareActions):
 
     def find_conversations(self) -> None:
         """The agents' session folders, found off-thread; the ticked ones are synced."""
+        from explorer.ui.sources_dialog import SourcesDialog
+
         dialog = SourcesDialog(self.w.store, self.w.tasks, self.w)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

@@ -24,11 +24,15 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
-from PySide6.QtWidgets import QApplication
+from explorer.app import bytecode
 
-from explorer.ui.app import make_application, open_store, settle_memory
-from explorer.ui.main_window import MainWindow
+bytecode.use_user_cache()  # as ``convo`` does before it imports the window
+
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
+from explorer.ui.main_window import MainWindow  # noqa: E402
 
 TICK_MS = 5
 CONTEXT_TIMEOUT_S = 60

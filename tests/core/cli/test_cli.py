@@ -124,3 +124,15 @@ def test_every_export_format_writes_a_file_and_names_what_it_changed(
     assert "cp1252" in out_file.read_text(encoding="utf-8")
     if fmt in ("claude-code", "pi"):
         assert "note: message 1: system message left out" in err
+
+
+def test_a_command_line_that_only_opens_the_window_is_read_without_the_subcommands() -> None:
+    from explorer.cli.main import window_arguments
+
+    args = window_arguments(["--db", "x.db", "--conversation", "3"])
+    assert args is not None and args.db == "x.db" and args.conversation == 3
+    assert args.command is None and not args.smoke_test
+    # Anything else goes to the full parser, which knows the subcommands and reports mistakes.
+    for words in (["show", "1"], ["--db", "x.db", "tree"], ["-h"], ["--conversation", "abc"],
+                  ["--conversation", str(1 << 63)]):
+        assert window_arguments(words) is None, words
