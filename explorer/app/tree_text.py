@@ -29,6 +29,9 @@ class TreeMarks:
     # (side branch tip, merge message), for the graph's glyphs and link edges.
     folded: Mapping[int | None, tuple[int, int]] = field(default_factory=dict)
     merges: Sequence[tuple[int, int]] = ()
+    # Branch names (``convo label``) by the message that starts the branch: the graph draws
+    # them on the node; the text views carry them as a ``⎇ name`` note.
+    branch_names: Mapping[int, str] = field(default_factory=dict)
 
 
 def render_tree(nodes: Sequence[SkeletonNode], marks: TreeMarks, width: int = 100) -> list[str]:

@@ -36,10 +36,10 @@ class Marker:
 
     def text(self) -> str:
         n = len(self.roots)
+        size = f"({self.messages} message{'s' if self.messages != 1 else ''})"
         if self.kind == "archived":
-            return f"{n} archived branch{'es' if n != 1 else ''} ({self.messages} messages)"
-        return (f"deleted branch{'es' if n != 1 else ''} — undo "
-                f"({self.messages} messages)")
+            return f"{n} archived branch{'es' if n != 1 else ''} {size}"
+        return f"deleted branch{'es' if n != 1 else ''} — undo {size}"
 
 
 @dataclass

@@ -29,7 +29,7 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
         notes.setdefault(conv.context_start_id, []).append("context starts here")
     if conv.clean_tip_id is not None and conv.clean_tip_id != conv.tip_id:
         notes.setdefault(conv.clean_tip_id, []).append("last clean boundary")
-    for mid, name in view.marks.labels.items():  # labels are checkpoints: names are notes
+    for mid, name in view.marks.labels.items():  # for the tooltip and the text tree
         notes.setdefault(mid, []).append(f"⎇ {name}")
     for mid in {*view.marks.archived, *view.marks.preferred, *view.marks.notes,
                 *(m.at for m in view.markers if m.at is not None),
@@ -45,7 +45,8 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
                                                                               deleted + n)
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes,
                      hidden=frozenset(view.hidden), markers=markers,
-                     stale=frozenset(view.stale), folded=folded, merges=list(view.merges))
+                     stale=frozenset(view.stale), folded=folded, merges=list(view.merges),
+                     branch_names=dict(view.marks.labels))
 
 
 def tree_lines(

@@ -130,5 +130,92 @@ def test_the_legend_explains_the_tending_marks() -> None:
     for mode in ("turns", "messages"):
         legend.set_mode(mode)
         texts = [row[2] for row in legend.rows()]
-        assert {"archived branches", "deleted branch", "stale answer", "merge link"} <= set(texts)
+        assert {"archived branches", "deleted branch", "stale answer", "merge link",
+                "branch name"} <= set(texts)
     legend.deleteLater()
+
+
+@pytest.fixture
+def named(tmp_path: Path) -> Iterator[Store]:
+    """Demo with three named branches: 8 (off the path), 12 (on it) and 17, which also
+    carries the checkpoint "fixed"."""
+    store = Store(tmp_path / "n.db")
+    load_demo(store)
+    for mid, name in ((8, "chardet try"), (12, "utf-8 fallback"), (17, "shipped")):
+        tree_actions.label(store, mid, name)
+    yield store
+    store.close()
+
+
+def _names(item: GraphItem) -> list[str]:
+    return sorted(text for _box, text in item.labels.named)
+
+
+def _apart(boxes: list[QRectF]) -> bool:
+    return not any(a.intersects(b) for k, a in enumerate(boxes) for b in boxes[k + 1:])
+
+
+def test_T6_branch_names_reach_the_graph_model_in_both_projections(named: Store) -> None:
+    m = build_graph(named, 1, light_palette()).model
+    assert {m.ids[i]: v for i, v in m.names.items()} == {
+        8: ("chardet try",), 12: ("utf-8 fallback",), 17: ("shipped",)}
+    turns = build_turn_graph(named, 1, light_palette()).model
+    by_turn = {turns.ids[i]: v for i, v in turns.names.items()}
+    assert sorted(v for names in by_turn.values() for v in names) == [
+        "chardet try", "shipped", "utf-8 fallback"]
+    assert by_turn[turns.ids[turns.index[8]]] == ("chardet try",)
+    tree_actions.label(named, 8, "")  # cleared: gone from the graph too
+    cleared = build_graph(named, 1, light_palette()).model
+    assert {cleared.ids[i] for i in cleared.names} == {12, 17}
+
+
+@pytest.mark.parametrize("pal", [light_palette(), dark_palette()], ids=["light", "dark"])
+@pytest.mark.parametrize("mode", ["messages", "turns"])
+def test_T6_a_branch_name_is_drawn_on_its_node_up_close_and_far_away(
+    named: Store, pal: GraphPalette, mode: str
+) -> None:
+    data = (build_graph if mode == "messages" else build_turn_graph)(named, 1, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    near = _paint(item, 12, 1.0, pal)  # the opening zoom
+    assert item.last_lod == Lod.TEXT
+    # A turn holds 12 (its prompt) to 17 (its answer): both names sit on that one node.
+    on_path = "⎇ utf-8 fallback" if mode == "messages" else "⎇ utf-8 fallback, shipped"
+    assert {"⎇ chardet try", on_path} <= set(_names(item))
+    assert _pixels_like(near, pal.branch_name, 12) > 300  # solid pills, in the theme's colour
+    assert _apart([box for box, _ in item.labels.named])
+    _paint(item, 17, 1.0, pal)  # beside the checkpoint's own name, not over it
+    [shipped] = [box for box, text in item.labels.named if text.endswith("shipped")]
+    assert shipped.left() > 350 - 212 / 2 + 40  # after "⚑ fixed", which starts the line
+    _paint(item, 12, 0.3, pal)
+    assert item.last_lod == Lod.BOXES  # cut to a column's width, never gone
+    assert any(text.startswith("⎇ utf-8") for text in _names(item))
+    far = _paint(item, 12, 0.05, pal)  # the whole demo is a few dozen pixels tall here
+    assert item.last_lod in (Lod.OVERVIEW, Lod.DOTS)
+    assert _names(item) and _apart([box for box, _ in item.labels.named])
+    assert _pixels_like(far, pal.branch_name, 12) > 50
+
+
+def test_T6_many_branch_names_far_away_are_capped_and_never_overlap(tmp_path: Path) -> None:
+    from graph_trees import generated_conversation
+
+    from explorer.store.marks import set_marks
+    from explorer.ui.graph.labels import MAX_NAME_LABELS
+    with Store(tmp_path / "big.db") as store:
+        cid = generated_conversation(store, 3000, seed=4, branch=0.2)
+        ids = [n.id for n in store.skeleton(cid)]
+
+        def name_all(conn: object) -> None:
+            for mid in ids[::5]:
+                set_marks(conn, cid, mid, label=f"branch {mid}")  # type: ignore[arg-type]
+        store.transact(name_all)
+        pal = light_palette()
+        data = build_graph(store, cid, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    assert len(data.geometry.spots.branch_names) == len(ids[::5]) > MAX_NAME_LABELS
+    drawn = []
+    for scale in (0.02, 0.06, 0.3, 1.0):
+        _paint(item, data.model.ids[data.model.tip], scale, pal)
+        boxes = [box for box, _ in item.labels.named]
+        assert len(boxes) <= MAX_NAME_LABELS and _apart(boxes), scale
+        drawn.append(len(boxes))
+    assert drawn[0] > 10 and drawn[1] > 10  # far away, as many as fit side by side

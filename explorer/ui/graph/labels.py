@@ -1,4 +1,5 @@
-"""Labels drawn at a fixed on-screen size over the tree: TIP, checkpoints, branch counts, agents.
+"""Labels drawn at a fixed on-screen size over the tree: TIP, checkpoints, branch names,
+branch counts, agents.
 
 Box text scales with the zoom; these do not. Each is placed in viewport pixels at
 its node's mapped position, so the tip and every checkpoint name stay readable
@@ -37,6 +38,7 @@ class LabelPainter:
         self.bold_metrics = QFontMetricsF(self.bold)
         self.drawn = 0  # labels drawn in the last paint (for tests)
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
+        self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
         self.room = float(NAME_CHARS_PX)
         self._taken: dict[tuple[int, int], list[QRectF]] = {}
         self._bounds: QRectF | None = None
@@ -56,15 +58,21 @@ class LabelPainter:
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         self.drawn = 0
         self.agent_boxes = []
+        self.named = []
         self._taken = {}
         device = painter.device()
         self._bounds = QRectF(2, 2, device.width() - 4, device.height() - 4) if device else None
         tip = model.tip
         if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
             self._tip(painter, world, model, palette, tip)  # first: nothing may hide it
+        checkpoints: dict[int, QRectF] = {}
         for i in spots.names.query(view, MAX_NAME_LABELS):
-            self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
-                       palette.checkpoint, palette)
+            box = self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
+                             palette.checkpoint, palette)
+            if box is not None:
+                checkpoints[i] = box
+        for i in spots.branch_names.query(view, MAX_NAME_LABELS):
+            self._branch_name(painter, world, model, i, palette, checkpoints.get(i))
         agents = model.turns.agents if model.turns is not None else {}
         for i in spots.sides.query(view, MAX_NAME_LABELS):
             name = agents.get(i, "subagent")
@@ -136,6 +144,30 @@ class LabelPainter:
         back.setAlpha(225)
         self._draw(painter, box, _Look(text, 3, back, None, color, False, False))
         return box
+
+    def _branch_name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int,
+                     pal: GraphPalette, after: QRectF | None) -> None:
+        """``⎇ name`` over the node's top-left corner (after its checkpoint name, if any); under
+        the box, or right of it, when a label drawn first (the TIP badge) holds that place."""
+        corner = world.map(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2))
+        low = world.map(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] + BOX_H / 2))
+        centre = world.map(QPointF(m.xs[i], m.ys[i]))
+        x = after.right() + 4 if after is not None else min(corner.x(), centre.x() + 8)
+        room = max(NAME_MIN_PX, self.room - (after.width() + 4 if after is not None else 0))
+        text = self.bold_metrics.elidedText("⎇ " + ", ".join(m.names[i]),
+                                            Qt.TextElideMode.ElideRight, room)
+        w = self.bold_metrics.horizontalAdvance(text) + 12
+        above = QRectF(x, min(corner.y(), centre.y() - 6) - 17, w, 15)
+        below = QRectF(min(low.x(), centre.x() + 8), max(low.y(), centre.y() + 6) + 2, w, 15)
+        right = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i]))
+        beside = QRectF(max(right.x(), centre.x() + 8) + 4, right.y() - 7, w, 15)
+        for box in (self._inside_view(above), self._inside_view(below),
+                    self._inside_view(beside)):
+            if self._free(box):
+                self._draw(painter, box, _Look(text, 7.5, pal.branch_name, None, pal.background,
+                                               True, True))
+                self.named.append((box, text))
+                return
 
     def _model(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, name: str,
                pal: GraphPalette) -> None:

@@ -29,9 +29,11 @@ _TURN_ROWS = (("box", STYLE_TURN, "turn"), ("box", STYLE_AGENT, "subagent"),
               ("dash", "agent", "subagent link"), ("badge", "tip", "tip"),
               ("dot", "checkpoint", "checkpoint"), ("dot", "fork", "fork"),
               ("dot", "rewind", "rewind"), ("dot", "compaction", "compaction"))
-# Tending (T6, T7): what is folded or deleted at a branch point, stale answers, merge links.
+# Tending (T6, T7): what is folded or deleted at a branch point, stale answers, merge links,
+# and the name a person gave a branch.
 _TEND_ROWS = (("chip", "archived", "archived branches"), ("chip", "deleted", "deleted branch"),
-              ("stale", "stale", "stale answer"), ("dash", "merge", "merge link"))
+              ("stale", "stale", "stale answer"), ("dash", "merge", "merge link"),
+              ("name", "branch_name", "branch name"))
 _MESSAGE_ROWS = (("box", STYLE_USER, "user"), ("box", STYLE_ASSISTANT, "assistant"),
                  ("box", STYLE_TOOL_CALL, "tool call"), ("box", STYLE_TOOL_RESULT, "result"),
                  ("box", STYLE_ERROR, "error"), ("line", "active", "active path"),
@@ -139,6 +141,12 @@ def _swatch(painter: QPainter, pal: GraphPalette, row: tuple[str, object, str],
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pal.tip)
         painter.drawRoundedRect(r, 3, 3)
+    elif kind == "name":  # the solid pill a branch name is drawn in, with its ⎇
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(pal.branch_name)
+        painter.drawRoundedRect(r, r.height() / 2, r.height() / 2)
+        painter.setPen(pal.background)
+        painter.drawText(r, Qt.AlignmentFlag.AlignCenter, "⎇")
     else:
         color = {"checkpoint": pal.checkpoint, "fork": pal.fork, "rewind": pal.rewind,
                  "compaction": pal.compaction}.get(str(what), pal.badge)

@@ -62,6 +62,7 @@ class GraphMarks:
     folded: Mapping[int, tuple[int, int]] = field(default_factory=dict)
     stale: frozenset[int] = frozenset()  # answers whose prompt chain was edited upstream
     merges: tuple[tuple[int, int], ...] = ()  # (side branch tip, merge message)
+    branch_names: Mapping[int, str] = field(default_factory=dict)  # ``convo label`` names
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,6 +120,7 @@ class GraphModel:
     tip: int  # node position of the conversation's tip, -1 when it has none
     turns: TurnInfo | None = None  # set when the nodes are turns, not messages
     tending: Tending = field(default_factory=Tending)
+    names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # branch names by node
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -231,7 +233,19 @@ def build_model(
         grid=_grid(sx, sy), bounds=_bounds(sx, sy),
         tip=index.get(marks.tip, -1) if marks.tip is not None else -1,
         tending=tending_by_node(marks, index),
+        names=names_by_node(marks.branch_names, index),
     )
+
+
+def names_by_node(names: Mapping[int, str], index: Mapping[int, int]
+                  ) -> dict[int, tuple[str, ...]]:
+    """Branch names by node position, in message order (a turn node may hold several)."""
+    out: dict[int, tuple[str, ...]] = {}
+    for mid in sorted(names):
+        i = index.get(mid)
+        if i is not None:
+            out[i] = (*out.get(i, ()), names[mid])
+    return out
 
 
 def _flags(ids: array[int], marks: GraphMarks) -> array[int]:

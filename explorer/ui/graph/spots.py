@@ -68,12 +68,13 @@ def build_spots(nodes: Iterable[int], xs: array[float], ys: array[float]) -> Spo
 @dataclass(frozen=True, eq=False)
 class LabelSpots:
     """Every kind of fixed-size label's nodes: named (checkpoints), subagent starts,
-    branch points and model changes."""
+    branch points, model changes and named branches (``convo label``)."""
 
     names: Spots
     sides: Spots
     branches: Spots
     changes: Spots
+    branch_names: Spots
 
 
 def build_label_spots(
@@ -82,9 +83,10 @@ def build_label_spots(
     xs, ys = model.xs, model.ys
     changes = model.turns.model_changes if model.turns is not None else {}
     return LabelSpots(build_spots(model.labels, xs, ys), build_spots(sides, xs, ys),
-                      build_spots(branches, xs, ys), build_spots(changes, xs, ys))
+                      build_spots(branches, xs, ys), build_spots(changes, xs, ys),
+                      build_spots(model.names, xs, ys))
 
 
 def no_label_spots() -> LabelSpots:
     none = Spots(array("q"), (), (), array("d"))
-    return LabelSpots(none, none, none, none)
+    return LabelSpots(none, none, none, none, none)

@@ -27,6 +27,7 @@ from explorer.ui.graph.model import (
     _bounds,
     _children,
     _grid,
+    names_by_node,
     node_flags,
     tending_by_node,
 )
@@ -64,6 +65,7 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         notes=_by_node(marks.notes, index), grid=_grid(xs, ys), bounds=_bounds(xs, ys),
         tip=tip, turns=info,
         tending=tending_by_node(marks, index),
+        names=names_by_node(marks.branch_names, index),
     )
 
 

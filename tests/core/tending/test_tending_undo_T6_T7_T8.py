@@ -321,3 +321,10 @@ def test_T6_switching_into_an_archived_branch_unfolds_it_and_undo_folds_it_again
         assert state(s, conv) == folded
         redo.redo(s, conv)
         assert state(s, conv) == unfolded
+
+
+def test_T6_T7_markers_say_how_much_they_stand_for_in_plain_words() -> None:
+    from explorer.app.tree_view import Marker
+    assert Marker(3, "archived", (4,), 1).text() == "1 archived branch (1 message)"
+    assert Marker(3, "archived", (4, 5), 6).text() == "2 archived branches (6 messages)"
+    assert Marker(3, "deleted", (4,), 1, (9,)).text() == "deleted branch — undo (1 message)"
