@@ -25,7 +25,7 @@ from explorer.app.agent_homes import Environment
 from explorer.app.sources import Unit, find_sources
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
-from explorer.formats.tailing import Cursor
+from explorer.formats.tailing import Cursor, TailUnplaceable
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.sync_writes import NeedsWholeRead, SyncRecord
@@ -145,7 +145,10 @@ def _can_tail(module: ModuleType, path: Path) -> bool:
 
 def _append(store: Store, module: ModuleType, unit: Unit, sig: Signature, cursor: Cursor,
             report: SyncReport) -> bool:
-    tail = module.read_tail(unit.path, cursor)
+    try:
+        tail = module.read_tail(unit.path, cursor)
+    except TailUnplaceable:
+        return False
     rec = _record(unit, sig, tail.cursor)
     try:
         outcome = store.sync_append(tail.conversation, rec)
@@ -178,7 +181,7 @@ def _read_whole(store: Store, module: ModuleType, unit: Unit, sig: Signature, ta
 
 def _finished(conv: ImportedConversation, path: Path) -> ImportedConversation:
     conv.title = conv.title or preview_title(conv.messages, conv.source_id or path.stem)
-    return finish(conv, conv.messages[-1].id)
+    return finish(conv, conv.tip if conv.tip is not None else conv.messages[-1].id)
 
 
 def _record(unit: Unit, sig: Signature, cursor: Cursor | None) -> SyncRecord:

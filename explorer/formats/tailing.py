@@ -52,11 +52,16 @@ class Tail:
     cursor: Cursor
 
 
+class TailUnplaceable(Exception):
+    """The appended lines cannot be read on their own; the caller reads the whole file."""
+
+
 @dataclass(frozen=True)
 class Line:
     number: int
     raw: bytes
     value: dict[str, Any]
+    offset: int = 0  # where the line starts, in bytes
 
     @cached_property
     def key(self) -> str:
@@ -89,11 +94,12 @@ class LineTail:
                 if not raw.endswith(b"\n") and not self.whole:
                     break
                 number += 1
-                offset += len(raw)
-                self.end.offset, self.end.line = offset, number
+                start, offset = offset, offset + len(raw)
+                if raw.endswith(b"\n"):
+                    self.end.offset, self.end.line = offset, number
                 value = self._parse(number, raw)
                 if value is not None:
-                    yield Line(number, raw, value)
+                    yield Line(number, raw, value, start)
 
     def _parse(self, number: int, raw: bytes) -> dict[str, Any] | None:
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):

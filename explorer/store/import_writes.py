@@ -130,7 +130,13 @@ def _newest_title(conn: sqlite3.Connection, conv_id: int, ic: ImportedConversati
     return ic.title
 
 
-def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> ImportOutcome:
+def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
+                    keep_tip: bool = False) -> ImportOutcome:
+    """Store ``ic``, merged by ids into the conversation it continues.
+
+    A merge moves the tip to the import's tip when that is new, unless ``keep_tip``
+    (a sync, which moves it by its own rule: only from where the agent left off).
+    """
     repaired = repair_tree(ic.messages)
     msgs = repaired.messages
     sid = identity(ic)
@@ -152,7 +158,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation) -> Impor
     db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
     _write_messages(conn, conv_id, fresh, ids, db_id, ic)
     _write_labels(conn, conv_id, ic, db_id, {m.id: m for m in msgs})
-    if not known or ic.tip in ids:  # a merge that brings nothing further keeps the tip
+    if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
         _set_pointers(conn, conv_id, ic, msgs, db_id)
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
@@ -209,7 +215,9 @@ def _topological(pairs: list[tuple[int, int | None]]) -> list[int]:
 
 
 def _on_boundary(key: Hashable, by_key: dict[Hashable, Message]) -> bool:
-    path = [by_key[k] for k in path_to({k: m.parent_id for k, m in by_key.items()}, key)]
+    # A sync's tail holds the newest messages only: the path is judged as far as it reaches.
+    path = [by_key[k] for k in path_to({k: m.parent_id for k, m in by_key.items()}, key)
+            if k in by_key]
     return boundary_flags(path)[-1]
 
 
@@ -277,7 +285,7 @@ def _set_pointers(
 
 def insert_many(
     conn: sqlite3.Connection, conversations: list[ImportedConversation],
-    cancel: Callable[[], bool] | None = None,
+    cancel: Callable[[], bool] | None = None, *, keep_tip: bool = False,
 ) -> list[ImportOutcome | StoreError]:
     """Several conversations in one transaction, each whole or not at all (a savepoint each).
 
@@ -290,7 +298,7 @@ def insert_many(
             break
         conn.execute(f"SAVEPOINT conv_{i}")
         try:
-            out.append(insert_imported(conn, ic))
+            out.append(insert_imported(conn, ic, keep_tip=keep_tip))
         except StoreError as e:
             conn.execute(f"ROLLBACK TO conv_{i}")
             out.append(e)

@@ -26,11 +26,11 @@ from explorer.store.import_writes import (
     insert_many,
     message_keys,
 )
-from explorer.store.rows import dumps, insert_rows, load_messages, loads, part_rows, preview
+from explorer.store.rows import dumps, insert_rows, loads, part_rows, preview
+from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip
 from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
-from explorer.tree.turns import last_clean_boundary
 
 
 class NeedsWholeRead(StoreError):
@@ -68,14 +68,37 @@ def save_record(conn: sqlite3.Connection, rec: SyncRecord) -> None:
 
 def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConversation],
                       rec: SyncRecord) -> list[ImportOutcome | StoreError]:
-    """A whole re-read merged by ids (nothing stored twice), then the file's record."""
-    out = insert_many(conn, conversations)
+    """A whole re-read merged by ids (nothing stored twice), then the file's record.
+
+    The tip moves as an append moves it (see :mod:`explorer.store.sync_tip`), so a
+    rewritten file does not take a person who switched branches to the file's tip.
+    """
+    left = agent_tips(conn, rec.path)
+    tips: dict[int, int] = {}
+    out = insert_many(conn, conversations, keep_tip=True)
     for ic, outcome in zip(conversations, out, strict=False):
         if isinstance(outcome, ImportOutcome):
-            known = message_keys(conn, outcome.conversation_id)
+            conv_id = outcome.conversation_id
+            known = message_keys(conn, conv_id)
             _refresh_in_chunks(conn, ic, [(known[k], m) for k, m in _keyed(ic) if k in known])
-    save_record(conn, rec)
+            tip = known.get(_key_of(ic, ic.tip)) if ic.tip is not None else None
+            if tip is not None:
+                follow_tip(conn, conv_id, tip, left.get(conv_id))
+                tips[conv_id] = tip
+    save_record(conn, _with_tips(rec, {**left, **tips}))
     return out
+
+
+def _key_of(ic: ImportedConversation, key: Hashable) -> str:
+    found = next((m for m in ic.messages if m.id == key), None)
+    return str(found.source_id if found is not None and found.source_id is not None else key)
+
+
+def _with_tips(rec: SyncRecord, tips: dict[int, int]) -> SyncRecord:
+    """The record, remembering where the agent's file ended for each conversation."""
+    if tips:
+        rec.cursor = {**(rec.cursor or {}), AGENT_TIPS: {str(k): v for k, v in tips.items()}}
+    return rec
 
 
 def _refresh_in_chunks(conn: sqlite3.Connection, ic: ImportedConversation,
@@ -141,6 +164,7 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     wanted = set(key_of.values()) | {str(m.parent_id) for m in ic.messages
                                      if m.parent_id is not None}
     wanted |= {str(c.message_key) for c in ic.compactions}
+    wanted |= {str(c.message_key) for c in ic.checkpoints}
     known = _stored_keys(conn, conv_id, wanted)
     fresh = [m for m in ic.messages if key_of[m.id] not in known]
     _refresh_in_chunks(conn, ic, [(known[key_of[m.id]], m) for m in ic.messages
@@ -154,12 +178,16 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     db_id.update({m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in ic.messages})
     _write_messages(conn, conv_id, fresh, ids, db_id, ic)
     _write_labels(conn, conv_id, ic, db_id, by_key)
-    if fresh:
-        _move_tip(conn, conv_id, db_id[ic.messages[-1].id], fresh, ids, db_id)
+    left = agent_tips(conn, rec.path)
+    tip_key = ic.tip if ic.tip in by_key else ic.messages[-1].id if ic.messages else None
+    tips = dict(left)
+    if tip_key is not None and fresh:
+        tips[conv_id] = db_id[tip_key]
+        follow_tip(conn, conv_id, db_id[tip_key], left.get(conv_id), fresh, ids)
     if ic.context_start is not None and ic.context_start in db_id:
         conn.execute("UPDATE conversations SET context_start_id = ? WHERE id = ?",
                      (db_id[ic.context_start], conv_id))
-    save_record(conn, rec)
+    save_record(conn, _with_tips(rec, tips))
     return ImportOutcome(conv_id, "", ic.source_format, len(fresh), len(ic.messages) - len(fresh),
                          ic.notes, dict(ic.ignored_records), ic.incomplete)
 
@@ -170,54 +198,3 @@ def _stored_keys(conn: sqlite3.Connection, conv_id: int, keys: set[str]) -> dict
         "SELECT source_id, id FROM messages WHERE conversation_id = ? "
         "AND source_id IN (SELECT value FROM json_each(?))", (conv_id, json.dumps(sorted(keys))))
     return {str(k): int(v) for k, v in rows}
-
-
-def _move_tip(conn: sqlite3.Connection, conv_id: int, tip: int, fresh: list[Message],
-              ids: dict[Hashable, int], db_id: dict[Hashable, int]) -> None:
-    """The tip follows the agent; the clean boundary is found on the new stretch of path.
-
-    Only from where the agent left off: a person who moved the tip to another branch
-    keeps it there, and the new messages wait in the tree until they switch back.
-    """
-    old_tip, old_clean = conn.execute(
-        "SELECT tip_id, clean_tip_id FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-    clean = old_clean
-    segment = _new_stretch(fresh, ids, tip)
-    start = segment[0].parent_id if segment else None
-    below = db_id.get(start, db_id.get(str(start))) if start is not None else None
-    if old_tip is not None and (not segment or below != old_tip):
-        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?",
-                     (time.time(), conv_id))
-        return
-    if segment and (old_tip == old_clean or old_tip is None):
-        found = last_clean_boundary(segment)
-        clean = ids[segment[found].id] if found is not None else old_clean
-    elif segment:  # the stored path ended mid-turn: judge it with what came before
-        clean = _clean_on_whole_path(conn, tip, old_clean)
-    conn.execute("UPDATE conversations SET tip_id = ?, clean_tip_id = ?, updated_at = ? "
-                 "WHERE id = ?", (tip, clean, time.time(), conv_id))
-
-
-def _new_stretch(fresh: list[Message], ids: dict[Hashable, int], tip: int) -> list[Message]:
-    by_db = {ids[m.id]: m for m in fresh}
-    parent_db = {ids[m.id]: ids.get(m.parent_id) if m.parent_id is not None else None
-                 for m in fresh}
-    out: list[Message] = []
-    node: int | None = tip
-    while node is not None and node in by_db:
-        out.append(by_db[node])
-        node = parent_db[node]
-    out.reverse()
-    return out
-
-
-def _clean_on_whole_path(conn: sqlite3.Connection, tip: int, old_clean: int | None) -> int | None:
-    chain = [r[0] for r in conn.execute(
-        "WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM messages WHERE id = ? "
-        "UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up ON m.id = up.parent_id) "
-        "SELECT id FROM up", (tip,))]
-    chain.reverse()
-    loaded = load_messages(conn, chain)
-    path = [loaded[i] for i in chain]
-    found = last_clean_boundary(path)
-    return chain[found] if found is not None else old_clean

@@ -138,7 +138,7 @@ def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path, samples_di
         sync_sources(store, env, {"claude-code"})
         shutil.copyfile(source, target)
         report = sync_sources(store, env, {"claude-code"})
-        assert report.reread == 1 and report.added_messages > 0
+        assert report.appended == 1 and report.added_messages > 0  # read from the offset
         sync_sources(direct, env, {"claude-code"})
         assert sorted(stored_keys(store, "claude_code")) == sorted(
             stored_keys(direct, "claude_code"))

@@ -57,6 +57,7 @@ class Node:
     compact_boundary: bool = False
     synthetic_key: bool = False
     offsets: list[int] = field(default_factory=list)  # a light node's lines, by byte offset
+    start: int = 0  # where its first line starts, in bytes
 
     @property
     def result_only(self) -> bool:
@@ -88,6 +89,7 @@ class Session:
     without_uuid: int = 0
     incomplete: set[str] = field(default_factory=set)  # uuids only broken lines claimed so far
     link_cycles: list[str] = field(default_factory=list)
+    outside: dict[str, str | None] = field(default_factory=dict)  # lines read by an earlier sync
 
     def resolve(self, uuid: str | None) -> str | None:
         """The key of the nearest message at or above ``uuid``, skipping non-message records.
@@ -102,7 +104,7 @@ class Session:
             if node is not None:
                 return node.key
             if current not in self.raw_parent:
-                return current
+                return self.outside.get(current, current)
             if current in seen or len(seen) > WALK_LIMIT:
                 if uuid is not None and uuid not in self.link_cycles:
                     self.link_cycles.append(uuid)
@@ -213,6 +215,7 @@ class SessionReader:
                 usage=None if light else usage,  # a light message's comes with its content
                 meta=meta,
                 offsets=[offset] if light else [],
+                start=offset,
                 uuids=[uuid],
                 sidechain=entry.get("isSidechain") is True,
                 synthetic_key=synthetic,

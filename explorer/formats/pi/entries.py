@@ -18,7 +18,9 @@ from explorer.tree.model import Message
 
 BEFORE = "pi_entries_before"
 AFTER = "pi_entries_after"
-NOT_KEPT = ("message", "custom_message", "session_info")
+SEED = "(read earlier)"
+"""The type of a stand-in for an entry an earlier sync read (see ``pi.tail``)."""
+NOT_KEPT = ("message", "custom_message", "session_info", SEED)
 REFERENCES = ("firstKeptEntryId", "targetId", "fromId")  # fields naming another entry
 
 

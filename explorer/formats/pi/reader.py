@@ -35,7 +35,8 @@ from explorer.formats.base import (
 )
 from explorer.formats.common import as_text, finish, image_part, parse_time, preview_title
 from explorer.formats.jsonl import JsonlReader, peek_objects, skipped_notes
-from explorer.formats.pi.entries import keep_entries
+from explorer.formats.pi.entries import SEED, keep_entries
+from explorer.formats.tailing import TailUnplaceable
 from explorer.tree.model import Message, Part, Role, Usage
 
 FORMAT = "pi"
@@ -106,6 +107,8 @@ class _SessionBuilder:
         self.order: list[_Entry] = []
         self.conv = ImportedConversation(title="", source_format=FORMAT, messages=[], notes=notes)
         self.labels: dict[str, str] = {}
+        self.previous: str | None = None  # the entry before the first one added (a tail)
+        self.stored = False  # ids not among the entries are stored messages (a tail)
 
     def add(self, index: int, lineno: int, raw: dict[str, Any]) -> None:
         kind = raw.get("type")
@@ -123,7 +126,7 @@ class _SessionBuilder:
         self._absorb(entry, lineno)
 
     def _ids(self, lineno: int, raw: dict[str, Any]) -> tuple[str, str | None]:
-        previous = self.order[-1].id if self.order else None
+        previous = self.order[-1].id if self.order else self.previous
         entry_id = raw.get("id")
         if self.version < 2 or not isinstance(entry_id, str | int) or isinstance(entry_id, bool):
             if self.version >= 2:
@@ -154,11 +157,11 @@ class _SessionBuilder:
         """The message at ``entry_id`` or, for another entry, the nearest above it."""
         entry = self.entries.get(entry_id) if entry_id is not None else None
         if entry is None:
-            return None
+            return entry_id if self.stored else None
         if entry.message is not None:
             return entry.id
         found = self.message_parent(entry)
-        return found if found in self.entries else None
+        return found if found in self.entries or self.stored else None
 
     def chain(self, entry_id: str) -> list[str]:
         """Entry ids from the root down to ``entry_id`` (cycle-safe)."""
@@ -187,6 +190,19 @@ class _SessionBuilder:
         conv.title = name or preview_title(conv.messages, conv.source_id or path.stem)
         tip = self.message_at(self.order[-1].id) if self.order else None
         return finish(conv, tip)
+
+    def tail(self, sid: str, path: Path) -> ImportedConversation:
+        """The messages of entries read after a sync's cursor: parents may be stored ones."""
+        conv = self.conv
+        for entry in self.order:
+            if entry.message is not None:
+                entry.message.parent_id = self.message_parent(entry)
+                conv.messages.append(entry.message)
+        self._attach_records()
+        keep_entries(self.order, self.entries)
+        conv.source_id, conv.source_path = sid, str(path)
+        conv.tip = self.message_at(self.order[-1].id) if self.order else None
+        return conv
 
     # -- entries ------------------------------------------------------------
 
@@ -307,7 +323,7 @@ class _SessionBuilder:
 
     def _anchor(self, entry: _Entry) -> str | None:
         anchor = self.message_parent(entry)
-        if anchor is None or anchor not in self.entries:
+        if anchor is None or (anchor not in self.entries and not self.stored):
             self.conv.ignored_records[entry.type] += 1
             self.notes.append(f"{entry.type} {entry.id!r} follows no message; skipped")
             return None
@@ -333,6 +349,9 @@ class _SessionBuilder:
         if target is None and isinstance(index, int):  # v1 counts entries from the header
             target = next((e.id for e in self.order if e.index == index), None)
         chain = self.chain(entry.id)
+        if self.stored and (target is None or str(target) not in chain
+                            or self.entries[str(target)].type == SEED):
+            raise TailUnplaceable(f"compaction {entry.id!r} keeps entries read earlier")
         if target is None or str(target) not in chain:
             self.notes.append(f"compaction {entry.id!r}: first kept entry {target!r} not above it")
             return None

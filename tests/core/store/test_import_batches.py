@@ -23,8 +23,8 @@ def test_a_refused_conversation_rolls_back_alone(
 ) -> None:
     real = import_writes.insert_imported
 
-    def refuse_the_second(conn, ic):  # type: ignore[no-untyped-def]
-        outcome = real(conn, ic)
+    def refuse_the_second(conn, ic, **options):  # type: ignore[no-untyped-def]
+        outcome = real(conn, ic, **options)
         if ic.title == "c1":
             raise StoreError("refused after writing half of it")
         return outcome

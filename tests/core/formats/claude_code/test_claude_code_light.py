@@ -160,7 +160,9 @@ def test_S1_a_light_session_synced_mid_response_is_merged_as_the_whole_read_merg
     lines = source.read_bytes().splitlines(keepends=True)
     target = tmp_path / "home" / ".claude" / "projects" / name
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:5]))  # cut inside a response written over several lines
+    # cut inside a response written over several lines, and rewritten (a space before the
+    # newline) when it grows, so that the grown file is read again whole
+    target.write_bytes(b"".join(lines[:4]) + lines[4].rstrip(b"\n") + b" \n")
     env = Environment(tmp_path / "home")
     with Store(tmp_path / "light.db") as light, Store(tmp_path / "whole.db") as whole:
         with monkeypatch.context() as m:

@@ -1,0 +1,178 @@
+"""Reading a growing Claude Code session from where the last sync stopped.
+
+A whole read of a 100 MB session costs seconds; an agent appends a few lines a
+second. So a sync reads only the appended lines, and the cursor carries the little
+a whole read would have known about the lines before:
+
+* where the last assistant response began (``replay``): Claude Code writes one API
+  response over several lines, one content block each, with tool results between
+  them, so a line appended later may still belong to it. The tail is read from
+  that line on; the messages it rebuilds are the stored ones (the store refreshes
+  their parts when they grew), so the response merges exactly as a whole read
+  merges it, and its parallel tool results are chained the same way;
+* the last :data:`KEPT_LINKS` lines whose uuid is not a stored message key
+  (progress and attachment records, later lines of a response), each with the
+  message key it resolves to, so a new line hanging from such a record finds its
+  message. A parent outside these is looked up among the stored source ids; one
+  that is not stored makes the store ask for a whole read (``NeedsWholeRead``).
+
+Anything this cannot place the way a whole read would (a session with subagent
+files, a file whose lines name no parents, a self-loop) raises
+:class:`~explorer.formats.tailing.TailUnplaceable`, and the file is read whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.formats.base import ImportedConversation
+from explorer.formats.claude_code import reader as whole_read
+from explorer.formats.claude_code.content import SessionContent
+from explorer.formats.claude_code.session import Node, Session, SessionReader
+from explorer.formats.claude_code.shape import (
+    FORMAT,
+    _compactions,
+    _message,
+    _tip,
+    assemble,
+)
+from explorer.formats.claude_code.tree import chain_parallel_results, file_ordered, path_to
+from explorer.formats.jsonl import skipped_notes
+from explorer.formats.tailing import Cursor, LineTail, Tail, TailUnplaceable
+
+KEPT_LINKS = 400
+"""Links from record uuids to message keys kept in the cursor (the newest ones)."""
+REPLAY_LIMIT = 16 << 20
+"""A response open for more than this many bytes is merged by a whole read instead."""
+
+
+def can_tail(path: Path) -> bool:
+    """A session file without subagent files (those are read whole, with the session)."""
+    return path.is_file() and not whole_read._companion_agents(path)
+
+
+def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail:
+    """The session's messages after ``cursor`` (the whole session for None)."""
+    if cursor is None:
+        return _first(path, whole)
+    state = cursor.state
+    if state.get("unlinked") or not isinstance(state.get("sid"), str):
+        raise TailUnplaceable("the session's lines name no parents")
+    start = _replay(state) or Cursor(cursor.offset, cursor.line)
+    if cursor.offset - start.offset > REPLAY_LIMIT:
+        raise TailUnplaceable("the open response is too long to read again")
+    lines = LineTail(path, Cursor(start.offset, start.line), whole=whole)
+    reader = SessionReader("line")
+    session = reader.session
+    links = state.get("links")
+    session.outside = dict(links) if isinstance(links, dict) else {}
+    for line in lines:
+        reader.add(line.number, line.value, line.offset)
+    if lines.end.offset < cursor.offset:
+        raise TailUnplaceable("the file ends before where the last read stopped")
+    conv = _conversation(path, session, state["sid"])
+    conv.notes[:0] = skipped_notes(lines.skipped)
+    lines.end.state = _state(session, state["sid"], state)
+    return Tail(conv, lines.end)
+
+
+def _first(path: Path, whole: bool) -> Tail:
+    """A whole read (as :func:`~explorer.formats.claude_code.reader.read` reads it),
+    with the cursor the next read goes on from."""
+    light = whole_read._size(path) >= whole_read.LAZY_BYTES
+    lines = LineTail(path, Cursor(), whole=whole)
+    reader = SessionReader("line", light=light)
+    for line in lines:
+        reader.add(line.number, line.value, line.offset)
+    main = reader.session
+    main.notes[:0] = skipped_notes(lines.skipped)
+    if not main.nodes:
+        conv = ImportedConversation("", FORMAT, [], source_path=str(path), notes=main.notes)
+        return Tail(conv, lines.end)
+    unlinked = len(main.nodes) > 1 and all(n.parent_uuid is None for n in main.nodes)
+    conv = assemble(path, main, [])
+    if light:
+        content = SessionContent(conv.notes)
+        content.add_file(path, main.nodes)
+        conv.content = content if len(content) else None
+    sid = conv.source_id or path.stem
+    lines.end.state = _state(main, sid, {"unlinked": unlinked})
+    return Tail(conv, lines.end)
+
+
+def _replay(state: dict[str, Any]) -> Cursor | None:
+    replay = state.get("replay")
+    if (isinstance(replay, list) and len(replay) == 2
+            and all(isinstance(v, int) for v in replay)):
+        return Cursor(replay[0], replay[1])
+    return None
+
+
+def _conversation(path: Path, session: Session, sid: str) -> ImportedConversation:
+    """The tail's messages; parents outside it are stored source ids."""
+    parents = _parents(session)
+    chain_parallel_results(session.nodes, parents)
+    messages = file_ordered([_message(n, parents[n.key], None) for n in session.nodes])
+    conv = ImportedConversation("", FORMAT, messages, source_id=sid, source_path=str(path),
+                                notes=list(session.notes))
+    conv.ignored_records.update(session.ignored)
+    conv.tip = _tip(session) if session.nodes else None
+    conv.compactions = _compactions(session, messages)
+    boundaries = {c.message_key for c in conv.compactions if c.kind == "compact_boundary"}
+    on_path = [m.id for m in path_to(messages, conv.tip) if m.id in boundaries]
+    conv.context_start = on_path[-1] if on_path else None
+    return conv
+
+
+def _parents(session: Session) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for node in session.nodes:
+        parent = session.resolve(node.parent_uuid)
+        if node.compact_boundary:
+            parent = _boundary_parent(session, node, parent)
+        if parent == node.key:
+            raise TailUnplaceable(f"line {node.line} names itself as its parent")
+        out[node.key] = parent
+    return out
+
+
+def _boundary_parent(session: Session, node: Node, written: str | None) -> str | None:
+    logical = node.meta.get("logicalParentUuid")
+    if not isinstance(logical, str):
+        return written
+    if logical in session.raw_parent or logical in session.outside:
+        return session.resolve(logical)
+    raise TailUnplaceable(f"compact boundary {node.key}: its logical parent is not at hand")
+
+
+def _state(session: Session, sid: str, before: dict[str, Any]) -> dict[str, Any]:
+    """What the next read needs: the session id, the open response, the newest links."""
+    links: dict[str, str | None] = dict(before.get("links") or {})
+    for uuid in session.raw_parent:
+        node = session.line_node.get(uuid)
+        key: str | None = node.key if node is not None else session.resolve(uuid)
+        if key == uuid:
+            continue  # a message's own key is found among the stored ones
+        links.pop(uuid, None)
+        links[uuid] = key
+    while len(links) > KEPT_LINKS:
+        links.pop(next(iter(links)))
+    state: dict[str, Any] = {"sid": sid, "links": links}
+    if before.get("unlinked"):
+        state["unlinked"] = True
+    opened = _open_response(session)
+    if opened is not None:
+        state["replay"] = [opened.start, opened.line - 1]
+    elif _replay(before) is not None:
+        state["replay"] = before["replay"]
+    return state
+
+
+def _open_response(session: Session) -> Node | None:
+    """The earliest of the newest assistant response of each chain (main and side)."""
+    newest: dict[bool, Node] = {}
+    for node in session.nodes:
+        if node.role == "assistant":
+            newest[node.sidechain] = node
+    return min(newest.values(), key=lambda n: n.start) if newest else None

@@ -1,0 +1,222 @@
+"""Sync reads only what Claude Code and pi appended (S1), and builds what a whole read builds.
+
+A session written a few lines at a time and synced after each write ends up with the
+same rows and tree as one import of the finished file: same messages (source ids,
+roles, parts), same parents, same tip and compaction records.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_home import CLAUDE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.app.agent_homes import Environment
+from explorer.app.sync import SyncReport, sync_sources
+from explorer.store import Store
+
+SPLITS = settings(max_examples=6, deadline=None,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+CLAUDE_SAMPLES = ("-experiments-ideas/" + CLAUDE, "tool_heavy.jsonl", "short.jsonl",
+                  "dag_fork.jsonl")
+
+
+def tree_rows(store: Store) -> list[tuple[Any, ...]]:
+    """Every message with its parent's source id and its parts, by source id."""
+    return store.reader.execute(
+        "SELECT m.source_id, p.source_id, m.role, m.model, (SELECT json_group_array("
+        "json_array(x.kind, x.text, x.tool_use_id)) FROM (SELECT * FROM parts WHERE "
+        "message_id = m.id ORDER BY idx) x) FROM messages m "
+        "LEFT JOIN messages p ON p.id = m.parent_id ORDER BY m.source_id").fetchall()
+
+
+def pointers(store: Store) -> tuple[Any, ...]:
+    """The tip, clean tip and context start (by source id) and the compaction records."""
+    conv = store.conversations()[0]
+    row = store.reader.execute(
+        "SELECT t.source_id, k.source_id, s.source_id FROM conversations c "
+        "LEFT JOIN messages t ON t.id = c.tip_id LEFT JOIN messages k ON k.id = c.clean_tip_id "
+        "LEFT JOIN messages s ON s.id = c.context_start_id WHERE c.id = ?", (conv.id,)).fetchone()
+    records = store.reader.execute(
+        "SELECT m.source_id, c.kind, c.summary FROM compactions c JOIN messages m "
+        "ON m.id = c.message_id ORDER BY m.source_id, c.kind").fetchall()
+    return (*row, records)
+
+
+def claude_target(home: Path, name: str) -> Path:
+    target = home / ".claude" / "projects" / "-work-app" / Path(name).name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def pi_target(home: Path) -> Path:
+    target = home / ".pi" / "agent" / "sessions" / "--work-app--" / "2026-01-01_s.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def fresh_home() -> Path:
+    return Path(tempfile.mkdtemp(prefix="tail-home-"))
+
+
+def grow(data: bytes, target: Path, home: Path, only: str, cuts: list[int]) -> list[SyncReport]:
+    reports = []
+    with Store(home / "grown.db") as grown, Store(home / "whole.db") as whole:
+        for cut in [*sorted(set(cuts)), len(data)]:
+            target.write_bytes(data[:cut])
+            reports.append(sync_sources(grown, Environment(home), {only}))
+        assert all(not r.errors for r in reports[1:]), [r.errors for r in reports]
+        sync_sources(whole, Environment(home), {only})
+        assert tree_rows(grown) == tree_rows(whole)
+        assert pointers(grown) == pointers(whole)
+        assert len(grown.conversations()) == 1
+    return reports
+
+
+@pytest.mark.parametrize("name", CLAUDE_SAMPLES)
+@SPLITS
+@given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_S1_claude_code_appended_in_random_chunks_equals_one_whole_import(
+        samples_dir: Path, name: str, cuts: list[float]) -> None:
+    data = (samples_dir / "claude_code" / name).read_bytes()
+    home = fresh_home()
+    grow(data, claude_target(home, name), home, "claude-code",
+         [int(c * len(data)) for c in cuts])
+
+
+@SPLITS
+@given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_S1_pi_appended_in_random_chunks_equals_one_whole_import(
+        samples_dir: Path, cuts: list[float]) -> None:
+    data = pi_session(40)
+    home = fresh_home()
+    grow(data, pi_target(home), home, "pi", [int(c * len(data)) for c in cuts])
+
+
+def test_S1_the_real_pi_sample_grown_line_by_line_equals_one_whole_import(
+        samples_dir: Path, tmp_path: Path) -> None:
+    data = (samples_dir / "pi" / "branching.jsonl").read_bytes()
+    ends = [i + 1 for i, b in enumerate(data) if b == 10]
+    reports = grow(data, pi_target(tmp_path), tmp_path, "pi", ends)
+    assert sum(r.appended for r in reports) >= 3  # the lines after the header, mostly tails
+
+
+def test_S1_claude_code_appends_are_read_from_the_offset(
+        samples_dir: Path, tmp_path: Path) -> None:
+    data = (samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE).read_bytes()
+    ends = [i + 1 for i, b in enumerate(data) if b == 10]
+    reports = grow(data, claude_target(tmp_path, CLAUDE), tmp_path, "claude-code", ends[::3])
+    assert reports[0].reread == 1 and reports[0].added_messages == 0  # a snapshot line only
+    assert reports[1].reread == 1  # the first message names the session
+    assert all(r.appended == 1 or r.unchanged == 1 for r in reports[2:])  # no whole read again
+
+
+def claude_line(kind: str, uuid: str, parent: str | None, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s-1",
+            "timestamp": "2026-01-01T00:00:00Z", "cwd": "/work/app", **extra}
+
+
+def assistant(uuid: str, parent: str, api: str, block: dict[str, Any]) -> dict[str, Any]:
+    return claude_line("assistant", uuid, parent, message={
+        "id": api, "role": "assistant", "model": "claude-x", "content": [block]})
+
+
+def result(uuid: str, parent: str, call: str) -> dict[str, Any]:
+    return claude_line("user", uuid, parent, message={"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call, "content": f"ran {call}"}]})
+
+
+def claude_session(turns: int) -> bytes:
+    """Prompts, responses over several lines with two parallel calls, progress records."""
+    out: list[dict[str, Any]] = []
+    last: str | None = None
+    for n in range(turns):
+        out.append(claude_line("user", f"p{n}", last, message={
+            "role": "user", "content": f"step {n}"}))
+        out.append(assistant(f"a{n}", f"p{n}", f"msg{n}", {"type": "text", "text": "Let me look."}))
+        out.append(assistant(f"b{n}", f"a{n}", f"msg{n}", {
+            "type": "tool_use", "id": f"c{n}x", "name": "Bash", "input": {"cmd": "ls"}}))
+        out.append(assistant(f"c{n}", f"b{n}", f"msg{n}", {
+            "type": "tool_use", "id": f"c{n}y", "name": "Bash", "input": {"cmd": "pwd"}}))
+        out.append(claude_line("progress", f"g{n}", f"c{n}", data={"type": "hook"}))
+        out.append(result(f"r{n}x", f"b{n}", f"c{n}x"))
+        out.append(result(f"r{n}y", f"c{n}", f"c{n}y"))
+        out.append(claude_line("progress", f"h{n}", f"r{n}y", data={"type": "hook"}))
+        out.append(assistant(f"d{n}", f"h{n}", f"end{n}", {"type": "text", "text": f"done {n}"}))
+        last = f"d{n}"
+    return b"".join(json.dumps(v).encode() + b"\n" for v in out)
+
+
+@SPLITS
+@given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=10))
+def test_S1_responses_over_several_lines_merge_across_syncs(cuts: list[float]) -> None:
+    data = claude_session(6)
+    home = fresh_home()
+    target = claude_target(home, "s-1.jsonl")
+    reports = grow(data, target, home, "claude-code", [int(c * len(data)) for c in cuts])
+    first = next(i for i, r in enumerate(reports) if r.added_messages)
+    assert not any(r.reread for r in reports[first + 1:])  # read whole only until named
+
+
+def test_S1_a_line_hanging_from_an_older_message_is_placed_by_its_stored_id(
+        tmp_path: Path) -> None:
+    data = claude_session(3)
+    target = claude_target(tmp_path, "s-1.jsonl")
+    late = json.dumps(claude_line("user", "late", "d0", message={
+        "role": "user", "content": "back to the first answer"})).encode() + b"\n"
+    reports = grow(data + late, target, tmp_path, "claude-code", [len(data)])
+    assert reports[-1].appended == 1 and reports[-1].added_messages == 1
+
+
+def test_S1_a_line_that_cannot_be_placed_is_read_whole(tmp_path: Path) -> None:
+    data = claude_session(2)
+    target = claude_target(tmp_path, "s-1.jsonl")
+    lost = json.dumps(claude_line("user", "lost", "never-written", message={
+        "role": "user", "content": "hangs from a line that is not in the file"})).encode()
+    reports = grow(data + lost + b"\n", target, tmp_path, "claude-code", [len(data)])
+    assert reports[-1].reread == 1 and reports[-1].appended == 0
+
+
+def pi_session(entries: int) -> bytes:
+    """A pi v3 session: messages, model changes and labels between them, one rewind."""
+    lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "pi-1",
+                                    "timestamp": "2026-01-01T00:00:00Z", "cwd": "/work/app"}]
+    last: str | None = None
+    for n in range(entries):
+        eid = f"e{n}"
+        if n % 7 == 3:
+            lines.append({"type": "model_change", "id": eid, "parentId": last,
+                          "provider": "acme", "modelId": f"m{n}"})
+        elif n % 11 == 5:
+            lines.append({"type": "label", "id": eid, "parentId": last, "targetId": last,
+                          "label": f"mark {n}"})
+        else:
+            role = "user" if n % 2 == 0 else "assistant"
+            content: Any = (f"question {n}" if role == "user"
+                            else [{"type": "text", "text": f"answer {n}"}])
+            parent = "e1" if n == 30 else last  # the person rewinds to the first answer
+            lines.append({"type": "message", "id": eid, "parentId": parent,
+                          "timestamp": "2026-01-01T00:00:01Z",
+                          "message": {"role": role, "content": content, "model": "m"}})
+        last = eid
+    return b"".join(json.dumps(v).encode() + b"\n" for v in lines)
+
+
+def test_S1_a_light_first_read_then_tails_equal_one_whole_import(
+        samples_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session large enough to be read light the first time goes on by tails."""
+    from explorer.formats.claude_code import reader
+
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    data = (samples_dir / "claude_code" / "tool_heavy.jsonl").read_bytes()
+    ends = [i + 1 for i, b in enumerate(data) if b == 10]
+    reports = grow(data, claude_target(tmp_path, "tool_heavy.jsonl"), tmp_path, "claude-code",
+                   ends[len(ends) // 3::4])
+    assert reports[0].reread == 1 and sum(r.appended for r in reports) >= 2
