@@ -220,3 +220,38 @@ def test_S1_a_light_first_read_then_tails_equal_one_whole_import(
     reports = grow(data, claude_target(tmp_path, "tool_heavy.jsonl"), tmp_path, "claude-code",
                    ends[len(ends) // 3::4])
     assert reports[0].reread == 1 and sum(r.appended for r in reports) >= 2
+
+
+def tip_source(store: Store) -> str:
+    conv = store.conversations()[0]
+    return str(store.path(conv.id)[-1].source_id)
+
+
+def test_S1_a_rewritten_file_moves_the_tip_only_from_where_the_agent_left_off(
+        tmp_path: Path) -> None:
+    lines = claude_session(5).splitlines(keepends=True)
+    per_turn = 9
+    target = claude_target(tmp_path, "s-1.jsonl")
+    env = Environment(tmp_path)
+
+    def rewrite(turns: int) -> SyncReport:  # spaces before the first newline: a new file
+        body = b"".join(lines[:per_turn * turns])
+        target.write_bytes(body.replace(b"}\n", b"}" + b" " * turns + b"\n", 1))
+        return sync_sources(store, env, {"claude-code"})
+
+    with Store(tmp_path / "t.db") as store:
+        target.write_bytes(b"".join(lines[:per_turn * 2]))
+        sync_sources(store, env, {"claude-code"})
+        assert tip_source(store) == "d1"
+        conv = store.conversations()[0].id
+        assert rewrite(3).reread == 1
+        assert tip_source(store) == "d2"  # nobody moved: the tip follows the file
+        earlier = next(m.id for m in store.path(conv) if m.source_id == "d0")
+        store.branch(conv, earlier)  # the person reads another point
+        assert rewrite(4).reread == 1
+        assert tip_source(store) == "d0"  # and stays there
+        (newest,) = store.reader.execute(
+            "SELECT id FROM messages WHERE source_id = 'd3'").fetchone()
+        store.branch(conv, newest)  # back where the agent left off
+        assert rewrite(5).reread == 1
+        assert tip_source(store) == "d4"
