@@ -1,11 +1,13 @@
 """One measurement of the scale benchmark, in a fresh interpreter; prints one JSON line.
 
-    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick]
+    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick] [--messages]
     python -m tests.benchmarks.scale_child SPAWNED import DB SESSION_FILE
     python -m tests.benchmarks.scale_child SPAWNED screenshot DB PNG
 
 ``SPAWNED`` is the parent's wall clock when it started this process, so
-start → first frame includes the interpreter and the imports.
+start → first frame includes the interpreter and the imports. ``--messages``
+measures the graph's frames in the message view (one node per message) instead
+of the turn view it opens in.
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPai
     return app, window, first
 
 
-def measure_open(spawned: float, db: Path, conv: int, quick: bool) -> dict[str, Any]:
+def measure_open(spawned: float, db: Path, conv: int, quick: bool,
+                 messages: bool = False) -> dict[str, Any]:
     shown = time.perf_counter()
     marks: dict[str, float] = {}
     app, window, first = open_window(db, conv)
@@ -141,6 +144,9 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool) -> dict[str, 
         return out
     out.update(scroll(app, window))
     note("scrolled")
+    if messages:
+        window.graph.set_mode("messages")
+        wait_until(app, lambda: not window.graph.is_loading)
     out.update(graph_frames(app, window))
     note("graph frames")
     out.update(context(app, window, gaps))
@@ -201,8 +207,8 @@ def graph_frames(app: QApplication, window: MainWindow) -> dict[str, Any]:
     for factor in (1, 2, 4, 8, 32):
         view.set_scale(min(fit * factor, 1.0) if factor < 32 else 1.0)
         frames = [_timed(view.viewport().repaint) for _ in range(5)]
-        zooms[f"{view.scale_factor():.3f}"] = max(f[0] for f in frames[1:])
-        zooms_cpu[f"{view.scale_factor():.3f}"] = max(f[1] for f in frames[1:])
+        zooms[f"{view.scale_factor():.4g}"] = max(f[0] for f in frames[1:])
+        zooms_cpu[f"{view.scale_factor():.4g}"] = max(f[1] for f in frames[1:])
     view.set_scale(fit * 4)
 
     def pan() -> None:
@@ -284,7 +290,8 @@ def measure_cancel(app: QApplication, store: Any, session: Path) -> float:
 def main(argv: list[str]) -> int:
     spawned, what = float(argv[0]), argv[1]
     if what == "open":
-        result = measure_open(spawned, Path(argv[2]), int(argv[3]), "--quick" in argv)
+        result = measure_open(spawned, Path(argv[2]), int(argv[3]), "--quick" in argv,
+                              "--messages" in argv)
     elif what == "screenshot":
         from explorer.ui.app import run_app
 

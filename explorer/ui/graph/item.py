@@ -39,6 +39,8 @@ from explorer.ui.graph.tiles import TileCache
 TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
 RING_PX = 9.0  # selection ring radius when nodes are dots
 MARGIN = 60.0
+NEW_TEXTS_PER_FRAME = 12
+_Text = tuple[str, str, str, float]  # head, second line, tool chip, chip width
 
 
 class Lod(IntEnum):
@@ -86,7 +88,9 @@ class GraphItem(QGraphicsItem):
         self.last_lod: Lod | None = None
         self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
         self._boxes: dict[tuple[int, int], _CellBoxes] = {}
-        self._texts: dict[int, tuple[str, str, str]] = {}
+        self._texts: dict[int, _Text] = {}
+        self.texts_made = 0  # box texts elided so far (for tests)
+        self.texts_missing = 0  # box texts the last paint left to a later frame
         self._overview_cache: tuple[tuple[float, float], QImage] | None = None
         self.overview_scaled = 0  # times the overview was scaled to a new zoom
         self._font = QFont()
@@ -98,6 +102,8 @@ class GraphItem(QGraphicsItem):
         self._metrics = QFontMetricsF(self._font)
         self._bold_metrics = QFontMetricsF(self._bold)
         self._small_metrics = QFontMetricsF(self._small)
+        narrowest = min(self._metrics.horizontalAdvance(c) for c in "il.,:;'| ")
+        self._max_chars = int((BOX_W - 12) / max(narrowest, 1.0)) + 2
         self.labels = LabelPainter()
         self.tending = TendPainter()
         self.tiles = TileCache(geometry, palette, model.bounds)
@@ -220,49 +226,66 @@ class GraphItem(QGraphicsItem):
                     x -= 14
 
     def _paint_texts(self, painter: QPainter, view: tuple[float, float, float, float]) -> None:
+        """Box texts, elided once per node: a frame elides at most ``NEW_TEXTS_PER_FRAME``
+        new ones (the first frame of a zoom into text would otherwise elide every box on
+        screen at once); the others get their text on the next frames."""
         m = self.model
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        fresh = 0
+        self.texts_missing = 0
         for i in m.visible(*view):
-            head, line, chip = self._text(i)
+            got = self._texts.get(i)
+            if got is None:
+                if fresh >= NEW_TEXTS_PER_FRAME:
+                    self.texts_missing += 1
+                    continue
+                got = self._text(i)
+                fresh += 1
+            head, line, chip, chip_w = got
             left, top = m.xs[i] - BOX_W / 2 + 6, m.ys[i] - BOX_H / 2
             painter.setPen(self.palette.text)
             painter.setFont(self._bold)
             painter.drawText(QPointF(left, top + 18), head)
             if chip:
                 painter.setFont(self._small)
-                painter.drawText(QPointF(m.xs[i] + BOX_W / 2 - 6
-                                         - self._small_metrics.horizontalAdvance(chip),
-                                         top + 17), chip)
+                painter.drawText(QPointF(m.xs[i] + BOX_W / 2 - 6 - chip_w, top + 17), chip)
             painter.setPen(self.palette.muted_text if m.turns else self.palette.text)
             painter.setFont(self._font)
             painter.drawText(QPointF(left, top + 37), line)
+        if self.texts_missing:
+            self.update()
 
-    def _text(self, i: int) -> tuple[str, str, str]:
+    def _text(self, i: int) -> _Text:
+        """Node ``i``'s box text, elided once and kept."""
         got = self._texts.get(i)
         if got is None:
             got = self._texts[i] = self._turn_text(i) if self.model.turns else self._msg_text(i)
+            self.texts_made += 1
         return got
 
-    def _msg_text(self, i: int) -> tuple[str, str, str]:
+    def _elide(self, metrics: QFontMetricsF, text: str, width: float) -> str:
+        """``text`` cut to ``width`` pixels; cut to as many characters as could fit first,
+        since eliding shapes the whole string (a long preview costs ten times a short one)."""
+        return metrics.elidedText(text[:self._max_chars], Qt.TextElideMode.ElideRight, width)
+
+    def _msg_text(self, i: int) -> _Text:
         m = self.model
         head = f"#{m.ids[i]} {STYLE_NAMES[m.styles[i]]}"
         differs = self.sibling_words.line(m, i) if self.sibling_words else None
-        line = self._metrics.elidedText(differs or m.previews[i], Qt.TextElideMode.ElideRight,
-                                        BOX_W - 12)
-        return head, line, ""
+        return head, self._elide(self._metrics, differs or m.previews[i], BOX_W - 12), "", 0.0
 
-    def _turn_text(self, i: int) -> tuple[str, str, str]:
+    def _turn_text(self, i: int) -> _Text:
         info = self.model.turns
         assert info is not None
         chip = info.chips[i]
-        room = BOX_W - 12 - (self._small_metrics.horizontalAdvance(chip) + 8 if chip else 0)
+        chip_w = self._small_metrics.horizontalAdvance(chip) if chip else 0.0
+        room = BOX_W - 12 - (chip_w + 8 if chip else 0)
         differs = self.sibling_words.line(self.model, i) if self.sibling_words else None
-        head = self._bold_metrics.elidedText(info.titles[i], Qt.TextElideMode.ElideRight, room)
+        head = self._elide(self._bold_metrics, info.titles[i], room)
         answer = differs or info.answers[i]
         if answer and not self.model.flags[i] & F_RUN:
             answer = "→ " + answer
-        line = self._metrics.elidedText(answer, Qt.TextElideMode.ElideRight, BOX_W - 12)
-        return head, line, chip
+        return head, self._elide(self._metrics, answer, BOX_W - 12), chip, chip_w
 
     def _paint_ring(
         self, painter: QPainter, i: int, color: QColor, scale: float, lod: Lod

@@ -10,10 +10,11 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
@@ -28,7 +29,14 @@ _BUCKET_W, _BUCKET_H = 128.0, 32.0  # viewport buckets of drawn labels
 MAX_STAMPS = 2000
 
 
+Box = tuple[float, float, float, float]  # left, top, width, height in viewport pixels
+_Made = tuple[QPixmap, float, str]  # a label's stamp, its width and the text it shows
+
+
 class LabelPainter:
+    """Places and blits the labels; a label's text, size and stamp are made once per node
+    (and zoom, for names cut to a column), so a frame only does arithmetic and blits."""
+
     def __init__(self) -> None:
         self.font = QFont()
         self.font.setPixelSize(LABEL_PX)
@@ -40,177 +48,205 @@ class LabelPainter:
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
         self.room = float(NAME_CHARS_PX)
-        self._taken: dict[tuple[int, int], list[QRectF]] = {}
-        self._bounds: QRectF | None = None
+        self._taken: dict[tuple[int, int], list[Box]] = {}
+        self._bounds: Box | None = None
         self._stamps: dict[tuple[object, ...], QPixmap] = {}
-        self._counts: dict[int, str] = {}  # branch label text by node
+        self._made: dict[tuple[object, ...], _Made] = {}  # by kind, node, room and pixel ratio
+        self._ratio = 1.0
+        self._map = (1.0, 1.0, 0.0, 0.0)  # the world transform: scale x, y, shift x, y
         self.stamped = 0  # labels rendered into a new stamp so far (for tests)
+        self.made = 0  # label texts measured (and cut) so far: once per node (for tests)
 
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
         spots: LabelSpots, view: tuple[float, float, float, float],
     ) -> None:
         world = painter.worldTransform()
-        self.room = max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))
+        self._map = (world.m11(), world.m22(), world.dx(), world.dy())
+        self.room = float(round(max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))))
         painter.save()
         painter.resetTransform()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         self.drawn = 0
         self.agent_boxes = []
         self.named = []
         self._taken = {}
         device = painter.device()
-        self._bounds = QRectF(2, 2, device.width() - 4, device.height() - 4) if device else None
+        self._ratio = device.devicePixelRatioF() if device is not None else 1.0
+        self._bounds = (2.0, 2.0, device.width() - 4.0, device.height() - 4.0) if device else None
+        if len(self._made) > MAX_STAMPS:
+            self._made.clear()
         tip = model.tip
         if 0 <= tip < len(model) and _contains(view, model.xs[tip], model.ys[tip]):
-            self._tip(painter, world, model, palette, tip)  # first: nothing may hide it
-        checkpoints: dict[int, QRectF] = {}
+            self._tip(painter, model, palette, tip)  # first: nothing may hide it
+        checkpoints: dict[int, Box] = {}
         for i in spots.names.query(view, MAX_NAME_LABELS):
-            box = self._name(painter, world, model, i, "⚑ " + ", ".join(model.labels[i]),
+            box = self._name(painter, model, i, "⚑ " + ", ".join(model.labels[i]),
                              palette.checkpoint, palette)
             if box is not None:
                 checkpoints[i] = box
         for i in spots.branch_names.query(view, MAX_NAME_LABELS):
-            self._branch_name(painter, world, model, i, palette, checkpoints.get(i))
+            self._branch_name(painter, model, i, palette, checkpoints.get(i))
         agents = model.turns.agents if model.turns is not None else {}
         for i in spots.sides.query(view, MAX_NAME_LABELS):
             name = agents.get(i, "subagent")
-            box = self._name(painter, world, model, i, "⤷ " + name, palette.agent, palette,
+            box = self._name(painter, model, i, "⤷ " + name, palette.agent, palette,
                              below=i in model.labels)
             if box is not None:
-                self.agent_boxes.append((box, i))
+                self.agent_boxes.append((QRectF(*box), i))
         changes = model.turns.model_changes if model.turns is not None else {}
         for i in spots.changes.query(view, MAX_NAME_LABELS):
-            self._model(painter, world, model, i, changes[i], palette)
+            self._model(painter, model, i, changes[i], palette)
         seen = list(spots.branches.query(view, MAX_BRANCH_LABELS + 1))
         if len(seen) <= MAX_BRANCH_LABELS:  # more would pile up: the tooltip still tells
             for i in seen:
-                self._branch(painter, world, model, palette, i)
+                self._branch(painter, model, palette, i)
         painter.restore()
 
     def agent_at(self, x: float, y: float) -> int:
         """The node whose subagent name was drawn under viewport point (x, y), or -1."""
         return next((i for box, i in self.agent_boxes if box.contains(QPointF(x, y))), -1)
 
-    def _inside_view(self, box: QRectF) -> QRectF:
+    def _at(self, x: float, y: float) -> tuple[float, float]:
+        """Scene point (x, y) in viewport pixels (the view only scales and shifts)."""
+        sx, sy, tx, ty = self._map
+        return x * sx + tx, y * sy + ty
+
+    def _inside_view(self, box: Box) -> Box:
         """``box`` moved back inside the viewport when it would stick out of an edge."""
         b = self._bounds
         if b is None:
             return box
-        dx = min(0.0, b.right() - box.right()) or max(0.0, b.left() - box.left())
-        dy = min(0.0, b.bottom() - box.bottom()) or max(0.0, b.top() - box.top())
-        return box.translated(dx, dy)
+        left, top, w, h = box
+        dx = min(0.0, b[0] + b[2] - (left + w)) or max(0.0, b[0] - left)
+        dy = min(0.0, b[1] + b[3] - (top + h)) or max(0.0, b[1] - top)
+        return left + dx, top + dy, w, h
 
-    def _free(self, box: QRectF) -> bool:
+    def _free(self, box: Box) -> bool:
         """Claim ``box`` unless a label already drawn there overlaps it.
 
         Drawn labels are kept in buckets of the viewport, so a claim looks only at
         its neighbours, not at every label drawn so far.
         """
-        keys = [(c, r) for c in range(int(box.left() // _BUCKET_W),
-                                      int(box.right() // _BUCKET_W) + 1)
-                for r in range(int(box.top() // _BUCKET_H), int(box.bottom() // _BUCKET_H) + 1)]
+        left, top, w, h = box
+        right, bottom = left + w, top + h
+        keys = [(c, r) for c in range(int(left // _BUCKET_W), int(right // _BUCKET_W) + 1)
+                for r in range(int(top // _BUCKET_H), int(bottom // _BUCKET_H) + 1)]
         taken = self._taken
-        if any(box.intersects(t) for k in keys for t in taken.get(k, ())):
-            return False
+        for k in keys:
+            for t in taken.get(k, ()):
+                if left < t[0] + t[2] and t[0] < right and top < t[1] + t[3] and t[1] < bottom:
+                    return False
         for k in keys:
             taken.setdefault(k, []).append(box)
         return True
 
-    def _tip(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
-             i: int) -> None:
-        corner = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i] - BOX_H / 2))
-        centre = world.map(QPointF(m.xs[i], m.ys[i]))
-        at = QPointF(max(corner.x(), centre.x() + 6), min(corner.y(), centre.y() - 6))
-        w = self.bold_metrics.horizontalAdvance("TIP") + 10
-        box = self._inside_view(QRectF(at.x() - w / 2, at.y() - 9, w, 16))
+    def _tip(self, painter: QPainter, m: GraphModel, pal: GraphPalette, i: int) -> None:
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        rx, ty = self._at(m.xs[i] + BOX_W / 2, m.ys[i] - BOX_H / 2)
+        x, y = max(rx, cx + 6), min(ty, cy - 6)
+        made = self._made_for(("tip", self._ratio), lambda: _Look(
+            "TIP", 4, pal.tip, None, QColor("#ffffff"), True, True),
+            self.bold_metrics.horizontalAdvance("TIP") + 10, 16)
+        box = self._inside_view((x - made[1] / 2, y - 9, made[1], 16))
         self._free(box)
-        self._draw(painter, box, _Look("TIP", 4, pal.tip, None, QColor("#ffffff"), True, True))
+        self._blit(painter, box, made)
 
-    def _name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, text: str,
-              color: QColor, pal: GraphPalette, below: bool = False) -> QRectF | None:
-        y = m.ys[i] + BOX_H / 2 if below else m.ys[i] - BOX_H / 2
-        at = world.map(QPointF(m.xs[i] - BOX_W / 2, y))
-        centre = world.map(QPointF(m.xs[i], m.ys[i]))
-        x = min(at.x(), centre.x() + 8)
-        text = self.metrics.elidedText(text, Qt.TextElideMode.ElideRight, self.room)
-        w = self.metrics.horizontalAdvance(text) + 8
-        top = (max(at.y(), centre.y() + 6) + 2) if below else (min(at.y(), centre.y() - 6) - 17)
-        box = self._inside_view(QRectF(x, top, w, 15))
+    def _name(self, painter: QPainter, m: GraphModel, i: int, text: str, color: QColor,
+              pal: GraphPalette, below: bool = False) -> Box | None:
+        ax, ay = self._at(m.xs[i] - BOX_W / 2, m.ys[i] + (BOX_H / 2 if below else -BOX_H / 2))
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        x = min(ax, cx + 8)
+        top = (max(ay, cy + 6) + 2) if below else (min(ay, cy - 6) - 17)
+        key = ("name", i, text, color.rgba(), self.room, self._ratio)
+        made = self._made.get(key)
+        if made is None:
+            shown = self.metrics.elidedText(text, Qt.TextElideMode.ElideRight, self.room)
+            made = self._made_for(key, lambda: _Look(shown, 3, _veil(pal), None, color, False,
+                                                     False),
+                                  self.metrics.horizontalAdvance(shown) + 8, 15)
+        box = self._inside_view((x, top, made[1], 15))
         if not self._free(box):
             return None
-        back = QColor(pal.background)
-        back.setAlpha(225)
-        self._draw(painter, box, _Look(text, 3, back, None, color, False, False))
+        self._blit(painter, box, made)
         return box
 
-    def _branch_name(self, painter: QPainter, world: QTransform, m: GraphModel, i: int,
-                     pal: GraphPalette, after: QRectF | None) -> None:
+    def _branch_name(self, painter: QPainter, m: GraphModel, i: int, pal: GraphPalette,
+                     after: Box | None) -> None:
         """``⎇ name`` over the node's top-left corner (after its checkpoint name, if any); under
         the box, or right of it, when a label drawn first (the TIP badge) holds that place."""
-        corner = world.map(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2))
-        low = world.map(QPointF(m.xs[i] - BOX_W / 2, m.ys[i] + BOX_H / 2))
-        centre = world.map(QPointF(m.xs[i], m.ys[i]))
-        x = after.right() + 4 if after is not None else min(corner.x(), centre.x() + 8)
-        room = max(NAME_MIN_PX, self.room - (after.width() + 4 if after is not None else 0))
-        text = self.bold_metrics.elidedText("⎇ " + ", ".join(m.names[i]),
-                                            Qt.TextElideMode.ElideRight, room)
-        w = self.bold_metrics.horizontalAdvance(text) + 12
-        above = QRectF(x, min(corner.y(), centre.y() - 6) - 17, w, 15)
-        below = QRectF(min(low.x(), centre.x() + 8), max(low.y(), centre.y() + 6) + 2, w, 15)
-        right = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i]))
-        beside = QRectF(max(right.x(), centre.x() + 8) + 4, right.y() - 7, w, 15)
-        for box in (self._inside_view(above), self._inside_view(below),
-                    self._inside_view(beside)):
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        lx, ty = self._at(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2)
+        _, by = self._at(m.xs[i], m.ys[i] + BOX_H / 2)
+        rx, _ = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
+        x = after[0] + after[2] + 4 if after is not None else min(lx, cx + 8)
+        room = float(round(max(NAME_MIN_PX, self.room - (after[2] + 4 if after else 0))))
+        text = ", ".join(m.names[i])
+        key = ("branch_name", text, room, pal.branch_name.rgba(), self._ratio)
+        made = self._made.get(key)
+        if made is None:
+            shown = self.bold_metrics.elidedText("⎇ " + text, Qt.TextElideMode.ElideRight, room)
+            made = self._made_for(key, lambda: _Look(shown, 7.5, pal.branch_name, None,
+                                                     pal.background, True, True),
+                                  self.bold_metrics.horizontalAdvance(shown) + 12, 15)
+        w = made[1]
+        for box in ((x, min(ty, cy - 6) - 17, w, 15.0),
+                    (min(lx, cx + 8), max(by, cy + 6) + 2, w, 15.0),
+                    (max(rx, cx + 8) + 4, cy - 7, w, 15.0)):
+            box = self._inside_view(box)
             if self._free(box):
-                self._draw(painter, box, _Look(text, 7.5, pal.branch_name, None, pal.background,
-                                               True, True))
-                self.named.append((box, text))
+                self._blit(painter, box, made)
+                self.named.append((QRectF(*box), made[2]))
                 return
 
-    def _model(self, painter: QPainter, world: QTransform, m: GraphModel, i: int, name: str,
+    def _model(self, painter: QPainter, m: GraphModel, i: int, name: str,
                pal: GraphPalette) -> None:
         """``⇄ claude-opus-4-7`` right of a node whose answers came from a new model."""
-        right = world.map(QPointF(m.xs[i] + BOX_W / 2, m.ys[i]))
-        centre = world.map(QPointF(m.xs[i], m.ys[i]))
-        text = self.metrics.elidedText("⇄ " + name, Qt.TextElideMode.ElideRight, self.room)
-        w = self.metrics.horizontalAdvance(text) + 8
-        box = self._inside_view(QRectF(max(right.x(), centre.x() + 8) + 4, right.y() - 7, w, 15))
-        if not self._free(box):
-            return
-        back = QColor(pal.background)
-        back.setAlpha(225)
-        self._draw(painter, box, _Look(text, 3, back, pal.muted_text, pal.muted_text, False,
-                                       False))
+        rx, ry = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
+        cx, _ = self._at(m.xs[i], m.ys[i])
+        key = ("model", name, self.room, self._ratio)
+        made = self._made.get(key)
+        if made is None:
+            text = self.metrics.elidedText("⇄ " + name, Qt.TextElideMode.ElideRight, self.room)
+            made = self._made_for(key, lambda: _Look(text, 3, _veil(pal), pal.muted_text,
+                                                     pal.muted_text, False, False),
+                                  self.metrics.horizontalAdvance(text) + 8, 15)
+        box = self._inside_view((max(rx, cx + 8) + 4, ry - 7, made[1], 15))
+        if self._free(box):
+            self._blit(painter, box, made)
 
-    def _branch(self, painter: QPainter, world: QTransform, m: GraphModel, pal: GraphPalette,
-                i: int) -> None:
-        text = self._counts.get(i)
-        if text is None:  # the model never changes under this painter: count once per node
+    def _branch(self, painter: QPainter, m: GraphModel, pal: GraphPalette, i: int) -> None:
+        key = ("branch", i, self._ratio)
+        made = self._made.get(key)
+        if made is None:  # the model never changes under this painter: count once per node
             kids = m.own_children(i)
             active = next((k for k, c in enumerate(kids, 1) if m.flags[c] & F_ACTIVE), 0)
-            text = self._counts[i] = f"{active}/{len(kids)}" if active else str(len(kids))
-        bottom = world.map(QPointF(m.xs[i], m.ys[i] + BOX_H / 2))
-        centre = world.map(QPointF(m.xs[i], m.ys[i]))
-        y = max(bottom.y(), centre.y() + 5)
-        w = self.metrics.horizontalAdvance(text) + 10
-        box = QRectF(centre.x() + 6, y + 2, w, 15)
-        if not self._free(box):
-            return
-        self._draw(painter, box, _Look(text, 7, pal.background, pal.badge, pal.badge, False,
-                                       True))
+            text = f"{active}/{len(kids)}" if active else str(len(kids))
+            made = self._made_for(key, lambda: _Look(text, 7, pal.background, pal.badge,
+                                                     pal.badge, False, True),
+                                  self.metrics.horizontalAdvance(text) + 10, 15)
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        _, by = self._at(m.xs[i], m.ys[i] + BOX_H / 2)
+        box = (cx + 6, max(by, cy + 5) + 2, made[1], 15.0)
+        if self._free(box):
+            self._blit(painter, box, made)
 
-    def _draw(self, painter: QPainter, box: QRectF, look: _Look) -> None:
+    def _made_for(self, key: tuple[object, ...], look: Callable[[], _Look], w: float,
+                  h: float) -> _Made:
+        got = self._made.get(key)
+        if got is None:
+            made = look()
+            got = self._made[key] = (self._stamp(made, w, h), w, made.text)
+            self.made += 1
+        return got
+
+    def _blit(self, painter: QPainter, box: Box, made: _Made) -> None:
         """Blit the label's pre-rendered stamp: an antialiased rounded box and its text
         cost far more per frame than copying their pixels."""
-        at = QPointF(round(box.left()), round(box.top()))
-        painter.drawPixmap(at, self._stamp(look, box.width(), box.height(), painter))
+        painter.drawPixmap(QPointF(round(box[0]), round(box[1])), made[0])
         self.drawn += 1
 
-    def _stamp(self, look: _Look, w: float, h: float, painter: QPainter) -> QPixmap:
-        device = painter.device()
-        ratio = device.devicePixelRatioF() if device is not None else 1.0
+    def _stamp(self, look: _Look, w: float, h: float) -> QPixmap:
+        ratio = self._ratio
         key = (look.key(), round(w, 2), round(h, 2), ratio)
         got = self._stamps.get(key)
         if got is not None:
@@ -239,6 +275,13 @@ class LabelPainter:
         self._stamps[key] = pix
         self.stamped += 1
         return pix
+
+
+def _veil(pal: GraphPalette) -> QColor:
+    """A name's background: the graph's own, nearly opaque, so edges under it fade."""
+    back = QColor(pal.background)
+    back.setAlpha(225)
+    return back
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPixmap,
+)
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QWidget
 
 from explorer.ui.graph.palette import (
@@ -55,6 +64,8 @@ class Legend(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("What the colours and marks mean (click to fold)")
         self.setObjectName("graph_legend")
+        self._cache: tuple[tuple[object, ...], QPixmap] | None = None
+        self.drawn = 0  # times the legend was drawn into its pixmap (for tests)
 
     def fold_to_fit(self, room: float) -> bool:
         """Fold when the pane is too narrow to show it beside the minimap; True if it changed."""
@@ -91,8 +102,25 @@ class Legend(QWidget):
         event.accept()
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        """Blit the legend drawn once: it sits over the graph, so every frame of a pan or
+        zoom repaints it, and drawing its swatches and texts cost a millisecond a frame."""
         pal = palette_for_application()
+        ratio = self.devicePixelRatioF()
+        key = (self.mode, self.folded, self.width(), self.height(), ratio, pal.background.rgba(),
+               pal.text.rgba(), pal.edge.rgba())
+        if self._cache is None or self._cache[0] != key:
+            pixmap = QPixmap(max(1, round(self.width() * ratio)),
+                             max(1, round(self.height() * ratio)))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            self._draw(QPainter(pixmap), pal)
+            self._cache = (key, pixmap)
+            self.drawn += 1
         painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._cache[1])
+        painter.end()
+
+    def _draw(self, painter: QPainter, pal: GraphPalette) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         back = QColor(pal.background)
         back.setAlpha(235)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
+from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.view import GraphView
 
 SIZE = QSize(180, 120)
@@ -20,6 +21,7 @@ class Minimap(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
         self._scaled: tuple[int, QSize, QImage] | None = None  # the overview at this size
+        self._still_cache: tuple[tuple[object, ...], QPixmap] | None = None
         self.scaled_count = 0  # times the overview was scaled down (once per tree and size)
         view.viewChanged.connect(self.update)
 
@@ -38,19 +40,16 @@ class Minimap(QWidget):
         return QRectF(x, y, dw, dh), scale
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
+        """The still part (background, border, the tree) drawn once per tree and size, then
+        blitted: the minimap sits over the graph and repaints with every frame of a pan."""
         item = self.view.item
-        background = QColor(item.palette.background if item else self.palette().base().color())
-        background.setAlpha(230)
-        painter.fillRect(self.rect(), background)
-        painter.setPen(self.palette().mid().color())
-        painter.drawRect(QRectF(self.rect()).adjusted(0, 0, -1, -1))
         frame = self._frame()
+        painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._still(item, frame))
         if item is None or frame is None:
             painter.end()
             return
         target, scale = frame
-        painter.drawImage(target.topLeft(), self._overview(item.geometry.overview, target))
         visible = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         left, top = item.model.bounds[0], item.model.bounds[1]
         box = QRectF(target.left() + (visible.left() - left) * scale,
@@ -60,6 +59,28 @@ class Minimap(QWidget):
         painter.setPen(pen)
         painter.drawRect(box.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1)))
         painter.end()
+
+    def _still(self, item: GraphItem | None, frame: tuple[QRectF, float] | None) -> QPixmap:
+        background = QColor(item.palette.background if item else self.palette().base().color())
+        background.setAlpha(230)
+        ratio = self.devicePixelRatioF()
+        key = (None if item is None else item.geometry.overview.cacheKey(), self.size(), ratio,
+               background.rgba(), self.palette().mid().color().rgba())
+        if self._still_cache is not None and self._still_cache[0] == key:
+            return self._still_cache[1]
+        pixmap = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.fillRect(self.rect(), background)
+        painter.setPen(self.palette().mid().color())
+        painter.drawRect(QRectF(self.rect()).adjusted(0, 0, -1, -1))
+        if item is not None and frame is not None:
+            target = frame[0]
+            painter.drawImage(target.topLeft(), self._overview(item.geometry.overview, target))
+        painter.end()
+        self._still_cache = (key, pixmap)
+        return pixmap
 
     def _overview(self, image: QImage, target: QRectF) -> QImage:
         """The overview scaled to the minimap once, not on every repaint (a 4096-pixel

@@ -1,0 +1,165 @@
+"""What one pan or zoom step of the graph does on the main thread, counted (not timed):
+tiles painted, box texts elided, labels measured, overlays redrawn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from graph_trees import generated_conversation, loaded_graph
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage, QPainter
+from pytestqt.qtbot import QtBot
+
+from explorer.store import Store
+from explorer.ui.graph import TreeGraphWidget
+from explorer.ui.graph.item import NEW_TEXTS_PER_FRAME, Lod
+from explorer.ui.graph.tiles import NEW_PER_FRAME, TILE_PX
+
+N = 8_000
+
+
+@pytest.fixture(scope="module")
+def tree_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    path = tmp_path_factory.mktemp("frames") / "tree.db"
+    with Store(path) as store:
+        cid = generated_conversation(store, N, seed=4, branch=0.3)
+    return path, cid
+
+
+@pytest.fixture
+def graph(qtbot: QtBot, tree_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]:
+    with loaded_graph(qtbot, *tree_db, (900, 700)) as w:
+        yield w
+
+
+def _frame(w: TreeGraphWidget) -> None:
+    image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    w.view.render(painter, QRectF(image.rect()), w.view.viewport().rect())
+    painter.end()
+
+
+def _view(w: TreeGraphWidget) -> tuple[float, float, float, float]:
+    r = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    return r.left(), r.top(), r.right(), r.bottom()
+
+
+def _settle_tiles(w: TreeGraphWidget) -> int:
+    """Frames until no tile is missing; each frame paints at most NEW_PER_FRAME new ones."""
+    item = w.view.item
+    assert item is not None
+    frames = 0
+    while True:
+        before = item.tiles.rendered
+        _frame(w)
+        frames += 1
+        assert item.tiles.rendered - before <= NEW_PER_FRAME
+        if item.tiles.missing == 0:
+            return frames
+        assert frames < 200
+
+
+def _centre_on_busiest(w: TreeGraphWidget, scale: float) -> None:
+    """Zoom to ``scale`` over the busiest of a sample of nodes (the most boxes around)."""
+    item = w.view.item
+    assert item is not None
+    w.view.set_scale(scale)
+    best, most = 0, -1
+    for i in range(0, len(item.model), max(1, len(item.model) // 60)):
+        w.view.center_on_node(i)
+        around = sum(1 for _ in item.model.visible(*_view(w)))
+        if around > most:
+            best, most = i, around
+    w.view.center_on_node(best)
+
+
+def _tiles_at(w: TreeGraphWidget, level: float) -> int:
+    """How many tiles cover the view over the busiest part at ``level``."""
+    item = w.view.item
+    assert item is not None
+    _centre_on_busiest(w, level)
+    return len(item.tiles.keys_for(level, _view(w)))
+
+
+def test_V2_a_zoom_step_paints_at_most_two_new_tiles_and_shows_the_coarser_ones_meanwhile(
+    graph: TreeGraphWidget,
+) -> None:
+    item = graph.view.item
+    assert item is not None and len(item.tiles.levels) >= 3, "the tree has a tile band"
+    levels = item.tiles.levels
+    k = next(k for k in range(1, len(levels) - 2) if _tiles_at(graph, levels[k]) > NEW_PER_FRAME)
+    graph.view.set_scale(levels[k])
+    assert _settle_tiles(graph) > 1, "a whole view of tiles takes several frames"
+    assert item.last_lod == Lod.DOTS
+    graph.view.set_scale(levels[k + 1])  # one step in, around the same centre
+    before, stood = item.tiles.rendered, item.tiles.stood_in
+    _frame(graph)
+    assert item.tiles.rendered - before <= NEW_PER_FRAME
+    assert item.tiles.missing > 0, "the new level is not painted in one frame"
+    assert item.tiles.stood_in > stood, "the previous zoom's tiles stand in, scaled"
+    _settle_tiles(graph)
+
+
+def test_V2_a_pan_paints_only_the_tiles_it_newly_exposes(graph: TreeGraphWidget) -> None:
+    item = graph.view.item
+    assert item is not None and item.tiles.levels
+    level = item.tiles.levels[2]
+    _centre_on_busiest(graph, level)
+    _settle_tiles(graph)
+    start = item.tiles.rendered
+    graph.view.pan_by(int(TILE_PX * 0.6), 0)
+    exposed = [k for k in item.tiles.keys_for(level, _view(graph)) if not item.tiles.has(k)]
+    _settle_tiles(graph)
+    assert 0 < item.tiles.rendered - start <= len(exposed) + 2, "only the new strip"
+    assert all(item.tiles.has(k) for k in exposed)
+    again = item.tiles.rendered
+    graph.view.pan_by(-int(TILE_PX * 0.6), 0)  # back: every tile is still kept
+    _frame(graph)
+    graph.view.pan_by(5, 3)  # a small step inside the same tiles
+    _frame(graph)
+    assert item.tiles.rendered == again, "tiles are reused across pans"
+
+
+def test_V2_a_frame_elides_a_bounded_number_of_new_box_texts(graph: TreeGraphWidget) -> None:
+    item = graph.view.item
+    assert item is not None
+    _centre_on_busiest(graph, 0.5)
+    before = item.texts_made
+    _frame(graph)
+    assert item.last_lod == Lod.TEXT
+    shown = len(list(item.model.visible(*_view(graph))))
+    assert shown > NEW_TEXTS_PER_FRAME, "more boxes on screen than one frame elides"
+    assert item.texts_made - before == NEW_TEXTS_PER_FRAME and item.texts_missing > 0
+    for _ in range(shown // NEW_TEXTS_PER_FRAME + 2):
+        _frame(graph)
+    assert item.texts_missing == 0
+    made = item.texts_made
+    assert made <= shown + NEW_TEXTS_PER_FRAME
+    for _ in range(3):
+        graph.view.pan_by(2, 1)
+        _frame(graph)
+    assert item.texts_made == made, "a box's text is elided once, not every frame"
+
+
+def test_V2_labels_are_measured_once_per_node_and_overlays_drawn_once(
+    graph: TreeGraphWidget,
+) -> None:
+    item = graph.view.item
+    assert item is not None
+    graph.view.set_scale(0.2)
+    graph.view.center_on_node(item.model.tip)
+    _frame(graph)
+    assert item.labels.drawn > 1, "the tip and branch counts"
+    graph.view.pan_by(7, 4)
+    _frame(graph)
+    made = item.labels.made
+    for step in range(6):  # back and forth over the same nodes
+        graph.view.pan_by(-7 if step % 2 == 0 else 7, -4 if step % 2 == 0 else 4)
+        _frame(graph)
+        graph.legend.repaint()
+        graph.minimap.repaint()
+    assert item.labels.made == made, "a pan measures no label again: it only places them"
+    assert graph.legend.drawn == 1, "the legend is blitted, not drawn, on every frame"
+    assert graph.minimap.scaled_count == 1
