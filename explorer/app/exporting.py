@@ -7,14 +7,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from explorer.app import safe_write
+from explorer.app import export_redaction, safe_write
 from explorer.formats import native
 from explorer.formats.exporters import EXPORTERS as FORMAT_EXPORTERS
 from explorer.formats.exporters import Exporter
 from explorer.providers.request_export import EXPORTERS as REQUEST_EXPORTERS
 from explorer.store import Store, StoreError
 from explorer.store.reads_all import conversation_messages
-from explorer.tree import secrets
 from explorer.tree.model import Message
 
 # The file formats, then the provider request bodies (one encoder per provider, as send uses).
@@ -85,14 +84,10 @@ def export_lines(
 
 def _redacted(messages: list[Message], header: dict[str, Any], notes: list[str] | None
               ) -> list[Message]:
-    """The messages (and the title, in ``header``) with their secrets replaced; listed."""
-    out, found = secrets.redact_messages(messages)
-    title, kinds = secrets.redact_text(str(header.get("title") or ""))
-    if kinds:
-        header["title"] = title
-        found += [secrets.Finding(k) for k in kinds]
-    if found and notes is not None:
-        notes.append(secrets.describe(found))
+    """The messages and ``header`` with every secret they would write replaced; listed."""
+    out, found = export_redaction.redact_export(messages, header)
+    if notes is not None:
+        notes += export_redaction.export_notes(out, found)
     return out
 
 

@@ -16,7 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from explorer.tree import image_secrets
 from explorer.tree.model import Message, Part
 
 PLACEHOLDER = "[redacted: {kind}]"
@@ -80,6 +82,7 @@ class Finding:
     kind: str
     message_id: Hashable | None = None
     part_index: int | None = None
+    where: str = ""  # outside a message's text: "title", "image metadata", "checkpoint" ...
 
 
 def _plausible(value: str) -> bool:
@@ -141,35 +144,92 @@ def redact_text(text: str) -> tuple[str, list[str]]:
 
 
 def redact_messages(messages: Sequence[Message]) -> tuple[list[Message], list[Finding]]:
-    """The messages with secrets replaced in every text-bearing part; unchanged messages are
-    the same objects. Images cannot be read, so a secret in a screenshot stays."""
+    """The messages with secrets replaced in every text-bearing part and removed from every
+    image's metadata; unchanged messages are the same objects. An image's pixels cannot be
+    read here, so a secret shown in a screenshot stays (``unscanned_images`` counts them)."""
     out: list[Message] = []
     found: list[Finding] = []
     for m in messages:
         parts: list[Part] | None = None
         for i, p in enumerate(m.parts):
-            if p.kind == "image" or not p.text:
-                continue
-            text, kinds = redact_text(p.text)
+            done, kinds, where = _redact_part(p)
             if not kinds:
                 continue
             if parts is None:
                 parts = list(m.parts)
-            parts[i] = replace(p, text=text, meta={**p.meta, "redacted_secrets": kinds})
-            found += [Finding(k, m.id, i) for k in kinds]
+            parts[i] = done
+            found += [Finding(k, m.id, i, where) for k in kinds]
         out.append(m if parts is None else replace(m, parts=parts))
     return out, found
 
 
+def _redact_part(p: Part) -> tuple[Part, list[str], str]:
+    """One part with its text, its image's metadata and its meta values redacted."""
+    meta, meta_kinds = redact_value(p.meta)
+    kinds: list[str] = []
+    where = ""
+    changes: dict[str, Any] = {}
+    if p.kind == "image" and p.data is not None:
+        data, kinds = image_secrets.redact_image(p.data)
+        changes, where = {"data": data}, "image metadata"
+    elif p.kind != "image" and p.text:
+        text, kinds = redact_text(p.text)
+        changes = {"text": text}
+    if not kinds and not meta_kinds:
+        return p, [], ""
+    if meta_kinds:
+        where = ", ".join(w for w in (where, "part metadata") if w)
+    changes["meta"] = {**meta, "redacted_secrets": kinds + meta_kinds}
+    return replace(p, **changes), kinds + meta_kinds, where
+
+
+# Values that are opaque to a reader: ciphertext and signatures a provider verifies byte for
+# byte (changing them breaks the thinking they seal); they are not text a person wrote.
+OPAQUE_KEYS = frozenset({"signature", "data", "encrypted_content", "redacted_secrets"})
+
+
+def redact_value(value: Any) -> tuple[Any, list[str]]:
+    """A JSON-like value (str, dict, list) with the secrets in every string replaced, keys
+    included; the same object when there were none."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        kinds: list[str] = []
+        for k, v in value.items():
+            key, key_kinds = redact_text(k) if isinstance(k, str) else (k, [])
+            new, found = (v, []) if k in OPAQUE_KEYS else redact_value(v)
+            out[key] = new
+            kinds += key_kinds + found
+        return (out if kinds else value), kinds
+    if isinstance(value, list | tuple):
+        pairs = [redact_value(v) for v in value]
+        kinds = [k for _, found in pairs for k in found]
+        return (type(value)(v for v, _ in pairs) if kinds else value), kinds
+    return value, []
+
+
+def unscanned_images(messages: Sequence[Message]) -> int:
+    """Images whose pixels go out unread: their metadata was scanned, their picture not."""
+    return sum(1 for m in messages for p in m.parts if p.kind == "image" and p.data)
+
+
+def unscanned_note(count: int) -> str:
+    return (f"{count} image(s) were not scanned for secrets in their pixels (only their "
+            "metadata was): look at them before sharing")
+
+
 def describe(found: Sequence[Finding]) -> str:
-    """One line for notes: how many of which kind, and in which messages (no values)."""
+    """One line for notes: how many of which kind, and where (no values)."""
     kinds = Counter(f.kind for f in found)
     where = sorted({str(f.message_id) for f in found if f.message_id is not None},
                    key=lambda s: (len(s), s))
+    places = sorted({f.where for f in found if f.where})
     what = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     shown = ", ".join(where[:12]) + (f" and {len(where) - 12} more" if len(where) > 12 else "")
     return (f"redacted {len(found)} secret(s) ({what})"
-            + (f" in message(s) {shown}" if where else "") + "; --no-redact sends them")
+            + (f" in message(s) {shown}" if where else "")
+            + (f" (in {', '.join(places)})" if places else "") + "; --no-redact sends them")
 
 
 class SecretRedactor:
@@ -179,4 +239,7 @@ class SecretRedactor:
         out, found = redact_messages(messages)
         if found:
             notes.append(describe(found))
+        unread = unscanned_images(out)
+        if unread:
+            notes.append(unscanned_note(unread))
         return out
