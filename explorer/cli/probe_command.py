@@ -52,7 +52,8 @@ def probe_lines(result: probe.ProbeResult) -> list[str]:
         cost = (f"context {r.context_tokens:,} est., {used:,} measured" if used is not None
                 else f"context {r.context_tokens:,} est.")
         out = r.usage.get("output_tokens")
-        score = (f"; recall {len(r.score.right)}/{r.score.asked}" if r.score else "")
+        score = (f"; recall {len(r.score.right)}/{r.score.asked} ({r.score.kinds_line})"
+                 if r.score else "")
         lines.append(f"{head} {cost}, answer {out if out is not None else '?'} tokens, "
                      f"{r.pages} page(s){score} → message {r.answer_id}")
         if r.kind == "prompt":
