@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,14 +120,24 @@ def probe(store: Store, conv_id: int, text: str | None, provider: Provider,
             result.notes.append("no exact strings to ask about in the middle: no quiz")
     asks = ([("prompt", text)] if text else []) + (
         [("quiz", result.quiz.prompt)] if result.quiz and result.quiz.questions else [])
+    bench = Bench(store, conv_id, parent, provider, target, uuid.uuid4().hex[:12])
     for kind, prompt_text in asks:
+        quiz = result.quiz if kind == "quiz" else None
         for rung in rungs:
-            run = _run(store, conv_id, parent, plans[rung], rung, kind, prompt_text, provider,
-                       target)
-            if kind == "quiz" and result.quiz and run.skipped is None:
-                run.score = result.quiz.score(run.answer)
-            result.runs.append(run)
+            result.runs.append(_run(bench, plans[rung], rung, kind, prompt_text, quiz))
     return result
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What every run of one probe shares; ``run_id`` ties its branches together."""
+
+    store: Store
+    conv_id: int
+    parent: int | None
+    provider: Provider
+    target: Target
+    run_id: str
 
 
 def _middle(context: Sequence[Message], target: Target) -> list[Message]:
@@ -135,35 +146,41 @@ def _middle(context: Sequence[Message], target: Target) -> list[Message]:
     return list(plan.split.middle) if plan.split is not None else list(plan.path)
 
 
-def _run(store: Store, conv_id: int, parent: int | None, plan: CompactionPlan | str,
-         rung: str, kind: str, text: str, provider: Provider, target: Target) -> ProbeRun:
+def _run(bench: Bench, plan: CompactionPlan | str, rung: str, kind: str, text: str,
+         quiz: recall_quiz.Quiz | None) -> ProbeRun:
     run = ProbeRun(rung, kind)
     if isinstance(plan, str):
         run.skipped = plan
         return run
-    prompt = Message(id="new:probe", parent_id=parent, role="user", parts=[Part("text", text)],
-                     created_at=time.time(),
-                     source_meta={META_KEY: {"rung": rung, "kind": kind, "tier": target.tier}})
+    target = bench.target
+    tag = {"rung": rung, "kind": kind, "run": bench.run_id}
+    prompt = Message(id="new:probe", parent_id=bench.parent, role="user",
+                     parts=[Part("text", text)], created_at=time.time(),
+                     source_meta={META_KEY: {**tag, "tier": target.tier}})
     sent = planner.request_messages(plan, planner.redacted([prompt], target, []))
     run.context_tokens, run.rungs, run.pages = plan.tokens, plan.rungs, len(plan.pages)
     if rung == "full" and not planner.prompt_fits(plan, [prompt], target):
         run.skipped = f"the full context ({plan.tokens:,} tokens) does not fit the window"
         return run
     try:
-        done = provider.complete(sent, max_tokens=target.output_reserve,
-                                 prompt_start=len(sent) - 1)
+        done = bench.provider.complete(sent, max_tokens=target.output_reserve,
+                                       prompt_start=len(sent) - 1)
     except ProviderError as e:
         run.skipped = f"the provider refused: {e}"
         return run
-    answer = Message(id="new:answer", parent_id=None, role="assistant",
-                     parts=[p for p in done.parts if p.kind != "tool_use"] or [Part("text", "")],
+    parts = [p for p in done.parts if p.kind != "tool_use"] or [Part("text", "")]
+    run.answer = "\n".join(p.text for p in parts if p.kind == "text" and p.text)
+    run.score = quiz.score(run.answer) if quiz is not None else None
+    record: dict[str, Any] = {**tag, "context_tokens": plan.tokens, "rungs": list(plan.rungs),
+                              "pages": len(plan.pages), "tier": target.tier}
+    if run.score is not None:
+        record["score"] = {k: v for k, v in run.score.to_dict().items() if k != "answers"}
+    answer = Message(id="new:answer", parent_id=None, role="assistant", parts=parts,
                      created_at=time.time(), model=done.model, usage=done.usage,
-                     source_meta={META_KEY: {"rung": rung, "kind": kind,
-                                             "context_tokens": plan.tokens,
-                                             "rungs": list(plan.rungs)}})
-    run.answer = answer.text
+                     source_meta={META_KEY: record})
     run.usage = done.usage.to_dict() if done.usage else {}
-    run.message_ids = store.transact(_write, conv_id, [prompt, answer], parent, rung, kind)
+    run.message_ids = bench.store.transact(_write, bench.conv_id, [prompt, answer],
+                                           bench.parent, rung, kind)
     return run
 
 

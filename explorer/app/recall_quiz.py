@@ -89,12 +89,19 @@ class Score:
     @property
     def kinds_line(self) -> str:
         """``path 2/2, hash 1/2, decision 1/2``: the score per kind of question."""
-        return ", ".join(f"{k} {r}/{n}" for k, (r, n) in self.by_kind.items())
+        return kinds_line({k: {"right": r, "asked": n} for k, (r, n) in self.by_kind.items()})
 
     def to_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "right": len(self.right), "correct": list(self.right),
                 "answers": {str(k): v for k, v in self.given.items()},
                 "by_kind": {k: {"right": r, "asked": n} for k, (r, n) in self.by_kind.items()}}
+
+
+def kinds_line(by_kind: dict[str, dict[str, int]]) -> str:
+    """The per-kind scores in one order everywhere (exact kinds by name, decisions last)."""
+    return ", ".join(f"{k} {v['right']}/{v['asked']}"
+                     for k, v in sorted(by_kind.items(), key=lambda kv: (kv[0] == DECISION,
+                                                                         kv[0])))
 
 
 def build_quiz(middle: Sequence[Message], size: int = DEFAULT_QUESTIONS) -> Quiz:

@@ -70,7 +70,8 @@ class ReplayPlan:
                 else None}
 
 
-def _cost(model: str | None, tokens_in: int, tokens_out: int) -> float | None:
+def cost_usd(model: str | None, tokens_in: int, tokens_out: int) -> float | None:
+    """US dollars for these tokens at the model's list price; ``None`` when it is unknown."""
     price = PRICES.get(model or "")
     if price is None:
         return None
@@ -125,7 +126,7 @@ def plan_replay(
         tokens_in = estimator.estimate(context)
         tokens_out = estimator.estimate([answer], with_overhead=False) if answer else 0
         plan.steps.append(ReplayStep(db_id(prompt.id), prompt.text, tokens_in, tokens_out,
-                                     _cost(model, tokens_in, tokens_out)))
+                                     cost_usd(model, tokens_in, tokens_out)))
         if answer is not None:
             context = [*context, answer]
     return plan

@@ -36,6 +36,7 @@ from explorer.app.compare import (
 )
 from explorer.app.compare_text import summary
 from explorer.app.exporting import EXPORTERS
+from explorer.app.probe_facts import header_line
 from explorer.store import NotFound, Store, StoreError
 from explorer.ui.compare_cells import CellWidget, DiffColors
 from explorer.ui.compare_header import ColumnHeader
@@ -175,7 +176,8 @@ class CompareWindow(QWidget):
         grid.setContentsMargins(9, 0, 9 + bar, 0)
         self.headers = []
         for j, column in enumerate(result.columns):
-            header = ColumnHeader(j, column, self.colors, base=j == result.base)
+            header = ColumnHeader(j, column, self.colors, base=j == result.base,
+                                  probe=header_line(self.store, column.chosen_id))
             header.makeActive.connect(lambda j=j: self.make_active(j))
             header.fork.connect(lambda j=j: self.fork_column(j))
             header.export.connect(lambda j=j: self.export_column(j))

@@ -31,7 +31,8 @@ class ColumnHeader(QFrame):
     fork = Signal()
     export = Signal()
 
-    def __init__(self, index: int, column: Column, colors: DiffColors, base: bool) -> None:
+    def __init__(self, index: int, column: Column, colors: DiffColors, base: bool,
+                 probe: str | None = None) -> None:
         super().__init__()
         self.column = column
         self.active = False
@@ -50,6 +51,14 @@ class ColumnHeader(QFrame):
         self.model_label.setTextFormat(Qt.TextFormat.PlainText)
         self.facts_label = QLabel(f"{column_time(column)} · {column_tokens(column)}")
         self.facts_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # A probe's answer: its rung, tokens in and out, cost and recall score (the bench).
+        self.probe_label = QLabel(probe or "")
+        self.probe_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.probe_label.setWordWrap(True)
+        self.probe_label.setStyleSheet("font-weight:bold")
+        self.probe_label.setVisible(bool(probe))
+        self.probe_label.setToolTip("what the probe after this rung's context cost and "
+                                    "recalled (tokens measured by the provider)")
         self.where_label = QLabel(column.description)
         self.where_label.setTextFormat(Qt.TextFormat.PlainText)
         self.where_label.setWordWrap(True)
@@ -69,7 +78,8 @@ class ColumnHeader(QFrame):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
-        for w in (self.title_label, self.model_label, self.facts_label, self.where_label):
+        for w in (self.title_label, self.probe_label, self.model_label, self.facts_label,
+                  self.where_label):
             layout.addWidget(w)
         layout.addStretch(1)
         layout.addLayout(buttons)

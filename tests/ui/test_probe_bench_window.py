@@ -68,6 +68,9 @@ def test_probe_from_the_preview_opens_the_answers_in_compare_with_their_costs(
     assert isinstance(w.compare_window, CompareWindow)
     assert w.compare_window.ids == result.answer_ids()
     assert len(result.answer_ids()) == 2  # shake and snapshot
+    heads = [h.probe_label.text() for h in w.compare_window.headers]
+    assert [h.split(" rung")[0] for h in heads] == ["shake", "snapshot"]
+    assert all(" out · " in h and "recall " in h for h in heads)  # costs and score per column
     status = preview.status.text()
     assert "full: skipped (the full context" in status  # 30 turns do not fit 6,000 tokens
     assert "snapshot:" in status and "recall" in status
