@@ -73,6 +73,9 @@ def export_lines(
         header["checkpoints"] = store.checkpoints(conv_id)
         if redact:
             messages = _redacted(messages, header, notes)
+        elif notes is not None:
+            notes.append("secrets were not redacted (asked for): this file carries them as "
+                         "stored")
         yield from EXPORTERS[fmt].lines(header, messages, tip, notes)
         return
     yield from native.dump_lines(

@@ -1,7 +1,9 @@
 """The app's own preferences, kept in an ``"app"`` section of the shared settings file.
 
 Theme, compaction threshold and snapshot tier per provider: the desktop app and
-the command line read the same values.
+the command line read the same values. ``redact_secrets`` is the window's default for its
+redaction switch, written only when the person turns it off in Settings; the command line
+always redacts unless it is given ``--no-redact``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class AppPrefs:
     threshold: float = DEFAULT_THRESHOLD
     tiers: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PROVIDER_KINDS, "dense"))
     purge_after_days: int | None = None  # deleted branches older than this go for good
+    redact: bool = True  # the window redacts secrets in sends, previews and exports
     notes: list[str] = field(default_factory=list)
 
     def tier(self, kind: str) -> str:
@@ -39,6 +42,8 @@ class AppPrefs:
                                "snapshot_tiers": dict(self.tiers)}
         if self.purge_after_days is not None:
             out["purge_deleted_after_days"] = self.purge_after_days
+        if not self.redact:
+            out["redact_secrets"] = False
         return out
 
 
@@ -80,6 +85,12 @@ def load_app_prefs(path: Path | None = None) -> AppPrefs:
     elif days is not None:
         prefs.notes.append(f"purge_deleted_after_days {days!r} is not a whole number of days; "
                            "deleted branches are kept until purged")
+    redact = raw.get("redact_secrets", True)
+    if isinstance(redact, bool):
+        prefs.redact = redact
+    else:
+        prefs.notes.append(f"redact_secrets {redact!r} is not true or false; secrets are "
+                           "redacted")
     return prefs
 
 

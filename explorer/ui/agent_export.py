@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from explorer.app import exporting, handoff
 from explorer.app.handoff import Handoff
 from explorer.ui.handoff_dialog import AGENT_NAMES, HandoffDialog
+from explorer.ui.redaction_switch import window_redacts
 
 if TYPE_CHECKING:
     from explorer.ui.window_actions import WindowActions
@@ -60,7 +61,8 @@ def _write(actions: WindowActions, conv: int, agent: str, at: int | None, plan: 
     if dest.parent == plan.path.parent:  # the agent's folder for a project it has not seen yet
         dest.parent.mkdir(parents=True, exist_ok=True)
     place = handoff.place_for(actions.w.store, conv, agent, plan.cwd)
-    lines = exporting.export_to_file(actions.w.store, conv, dest, agent, at, notes, place=place)
+    lines = exporting.export_to_file(actions.w.store, conv, dest, agent, at, notes, place=place,
+                                     redact=window_redacts(actions.w))
     done = Handoff(agent, dest, plan.session_id, plan.cwd,
                    handoff.resume_command(agent, plan.session_id, plan.cwd, dest), lines, notes)
     if not findable(done, plan):

@@ -41,6 +41,7 @@ from explorer.store import NotFound, Store, StoreError
 from explorer.ui.compare_cells import CellWidget, DiffColors
 from explorer.ui.compare_header import ColumnHeader
 from explorer.ui.compare_toolbar import BranchPicker, DiffBar
+from explorer.ui.redaction_switch import window_redacts
 
 SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
 LEGEND = ("Highlighted words are a column's own that the base lacks; struck words are the "
@@ -258,7 +259,8 @@ class CompareWindow(QWidget):
         try:
             notes: list[str] = []
             lines = exporting.export_to_file(self.store, self.conv_id, dest, fmt,
-                                             column.leaf_id, notes)
+                                             column.leaf_id, notes,
+                                             redact=window_redacts(self))
         except (StoreError, NotFound, OSError) as e:
             self.status.setText(f"Export failed: {e}")
             return

@@ -17,6 +17,7 @@ from explorer.app.message_actions import Availability
 from explorer.app.targets import build_target
 from explorer.tree.errors import error_line
 from explorer.ui.compare_marks import CompareMarks
+from explorer.ui.redaction_switch import window_redacts
 
 if TYPE_CHECKING:
     from explorer.app.context_at import NodeContext
@@ -60,9 +61,10 @@ class ContextActions:
         store = self.w.store
         dialog = ContextDialog(f"Context at message {mid} — what the model saw", self.w)
         self._open(dialog)
+        redact = window_redacts(self.w)
 
         def build(_ticket: object) -> NodeContext:
-            return context_at(store, conv, mid, build_target())
+            return context_at(store, conv, mid, build_target(redact=redact))
 
         self.w.tasks.run(build, on_done=dialog.show_context,
                          on_failed=lambda e: dialog.show_error(error_line(e)))
@@ -81,8 +83,10 @@ class ContextActions:
         dialog = ContextDiffDialog(f"Context at message {a} (A) and at message {b} (B)", self.w)
         self._open(dialog)
 
+        redact = window_redacts(self.w)
+
         def build(_ticket: object) -> ContextDiff:
-            target = build_target()
+            target = build_target(redact=redact)
             return diff(context_at(store, conv, a, target), context_at(store, conv, b, target))
 
         self.w.tasks.run(build, on_done=dialog.show_diff,

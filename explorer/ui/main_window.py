@@ -27,6 +27,7 @@ from explorer.ui.import_dialog import install_drop_import
 from explorer.ui.memory import release_freed_memory
 from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview.context_bar import ContextPanel
+from explorer.ui.redaction_switch import RedactionSwitch
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
 from explorer.ui.tend_actions import TendActions
@@ -78,6 +79,8 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
+        self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
+        self.statusBar().insertPermanentWidget(0, self.redaction.banner)
         self.actions_ = WindowActions(self)
         self.tend = TendActions(self)
         self.runs = TendRuns(self)
@@ -130,6 +133,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Import…", a.import_dialog, QKeySequence.StandardKey.Open)
         self._action(file_menu, "Find my conversations…", a.find_conversations)
         self._action(file_menu, "Export conversation…", a.export_conversation, "Ctrl+E")
+        file_menu.addAction(self.redaction.action)
         file_menu.addSeparator()
         self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
         edit = self.menuBar().addMenu("&Edit")

@@ -14,6 +14,7 @@ from dataclasses import replace
 import keyring
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -56,6 +57,7 @@ from explorer.providers.settings import (
     save_settings,
     settings_path,
 )
+from explorer.ui.redaction_switch import REDACT_OFF_WARNING
 from explorer.ui.theme import apply_theme
 
 ERROR_COLOUR = "#d64541"
@@ -229,6 +231,17 @@ class SettingsDialog(QDialog):
             self.theme.addItem(theme.capitalize(), theme)
         self.theme.setCurrentIndex(THEMES.index(self.prefs.theme))
         self.threshold = self._threshold_box()
+        self.redact = QCheckBox("Redact secrets in sends, previews and exports "
+                                "(recommended)", self)
+        self.redact.setChecked(self.prefs.redact)
+        self.redact.setToolTip("API keys, tokens, private keys and passwords are replaced by "
+                               "[redacted: kind] before anything leaves this program; the "
+                               "stored conversation and the native export stay exact.")
+        self.redact_warning = QLabel(REDACT_OFF_WARNING, self)
+        self.redact_warning.setWordWrap(True)
+        self.redact_warning.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.redact_warning.setVisible(not self.prefs.redact)
+        self.redact.toggled.connect(lambda on: self.redact_warning.setVisible(not on))
         self.message = QLabel(self)
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
@@ -266,6 +279,8 @@ class SettingsDialog(QDialog):
         form.addRow("Send with", self.provider)
         form.addRow("Theme", self.theme)
         form.addRow("Compaction threshold", self.threshold)
+        form.addRow("Secrets", self.redact)
+        form.addRow("", self.redact_warning)
         box = QVBoxLayout(self)
         box.addWidget(self.keyring_label)
         box.addWidget(self.tabs)
@@ -289,7 +304,8 @@ class SettingsDialog(QDialog):
             settings.provider = ProviderKind(kind)
         prefs = AppPrefs(theme=self.chosen_theme(), threshold=round(self.threshold.value(), 2),
                          tiers={k: page.tier_box.currentText() for k, page in self.pages.items()},
-                         purge_after_days=self.prefs.purge_after_days)
+                         purge_after_days=self.prefs.purge_after_days,
+                         redact=self.redact.isChecked())
         try:
             save_settings(settings, self.path)
             save_app_prefs(prefs, self.path)

@@ -17,6 +17,7 @@ from explorer.app import exporting, tree_actions
 from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
+from explorer.app.model_setup import ModelChoice
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
@@ -182,6 +183,7 @@ class WindowActions(CompareActions):
             self.w.preview_window.shutdown()
             self.w.preview_window.close()
         window = CompactionPreview(self.w.store, conv, self.w)
+        window.bind_redaction(self.w.redaction)
         window.applied.connect(lambda _record: self.w.refresh())
         window.bench.probed.connect(self._probed)
         self.w.preview_window = window
@@ -220,7 +222,8 @@ class WindowActions(CompareActions):
         bar = self.w.command_bar
         bar.show()
         bar.show_result(what + "…\n")
-        job = ModelJob(self.w.tasks, self.w.store, call, parent=self.w)
+        job = ModelJob(self.w.tasks, self.w.store, call,
+                       ModelChoice(redact=self.w.redaction.on), parent=self.w)
         self.streamed = ""
 
         def chunk(text: str) -> None:
@@ -287,7 +290,8 @@ class WindowActions(CompareActions):
 
         def run() -> None:
             notes: list[str] = []
-            lines = exporting.export_to_file(self.w.store, conv, dest, fmt, at, notes)
+            lines = exporting.export_to_file(self.w.store, conv, dest, fmt, at, notes,
+                                             redact=self.w.redaction.on)
             extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
             self.tell("Export", f"wrote {lines} lines to {dest}{extra}")
         self._guard(run)

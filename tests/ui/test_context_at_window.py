@@ -24,8 +24,9 @@ SECRET = "sk-proj-Zq8vN3xW7yT2uK9pL4mR6sJ1hG5fD0aBcE3iO8nQ"
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Store, int]]:
-    monkeypatch.setattr(context_actions, "build_target", lambda: Target.default(
-        "anthropic", window=6_000, output_reserve=500, redactor=SecretRedactor()))
+    monkeypatch.setattr(context_actions, "build_target", lambda redact=True: Target.default(
+        "anthropic", window=6_000, output_reserve=500,
+        redactor=SecretRedactor() if redact else None))
     s = Store(tmp_path / "w.db")
     conv = s.create_conversation("long session")
     for n in range(30):

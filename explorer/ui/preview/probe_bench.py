@@ -45,7 +45,8 @@ class ProbeBench(QObject):
     def choice(self, target: Target) -> ModelChoice:
         """The model to ask: the previewed provider, model, window and tier."""
         return ModelChoice(kind=target.kind.value, model=target.model, window=target.window,
-                           tier=target.tier, max_tokens=target.output_reserve)
+                           tier=target.tier, max_tokens=target.output_reserve,
+                           redact=target.redactor is not None)
 
     def start(self, target: Target) -> bool:
         text = self.ask_text()

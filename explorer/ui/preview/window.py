@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QGroupBox,
@@ -38,6 +39,7 @@ from explorer.ui.preview.page_viewer import PageViewer
 from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
 from explorer.ui.preview.probe_bench import ProbeBench
 from explorer.ui.preview.worker import LatestRunner, PreviewResult, Ticket, build_preview
+from explorer.ui.redaction_switch import RedactionSwitch, warning_label, window_redacts
 
 AUTO = "auto"
 REPLAN_DELAY_MS = 120
@@ -116,12 +118,21 @@ class CompactionPreview(QWidget):
         self.tier_box.addItems(list(TIERS))
         self.rung_box = QComboBox()
         self.rung_box.addItems([AUTO, *RUNGS])
+        self.redact_box = QCheckBox("Redact secrets")
+        self.redact_box.setChecked(window_redacts(self.parent()))
+        self.redact_box.setToolTip("Replace API keys, tokens and passwords by [redacted: kind] "
+                                   "before pages, the fact sheet and the body are made, as "
+                                   "send does")
+        self.redact_warning = warning_label()
+        self.redact_warning.setVisible(not self.redact_box.isChecked())
+        self.switch: RedactionSwitch | None = None
         self.options = QHBoxLayout()
         for label, w in (("Provider", self.provider_box), ("Model", self.model_box),
                          ("Window", self.window_box), ("Tier", self.tier_box),
                          ("Rung", self.rung_box)):
             self.options.addWidget(QLabel(label))
             self.options.addWidget(w)
+        self.options.addWidget(self.redact_box)
         self.options.addStretch(1)
 
     def _build_body(self) -> None:
@@ -182,6 +193,7 @@ class CompactionPreview(QWidget):
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.addLayout(self.options)
+        layout.addWidget(self.redact_warning)
         layout.addWidget(body, 1)
         layout.addLayout(buttons)
         self._show(None)
@@ -192,6 +204,7 @@ class CompactionPreview(QWidget):
         self.window_box.valueChanged.connect(self.schedule_replan)
         self.tier_box.currentTextChanged.connect(self.schedule_replan)
         self.rung_box.currentTextChanged.connect(self.schedule_replan)
+        self.redact_box.toggled.connect(self._redact_changed)
 
     # -- options ----------------------------------------------------------------
     def _provider_changed(self, provider: str) -> None:
@@ -205,12 +218,25 @@ class CompactionPreview(QWidget):
         self.window_box.blockSignals(False)
         self.schedule_replan()
 
+    def bind_redaction(self, switch: RedactionSwitch) -> None:
+        """Follow the window's switch, and move it when the box is ticked here: one state."""
+        self.switch = switch
+        self.redact_box.setChecked(switch.on)
+        switch.toggled.connect(self.redact_box.setChecked)
+
+    def _redact_changed(self, on: bool) -> None:
+        self.redact_warning.setVisible(not on)
+        if self.switch is not None and self.switch.on != on:
+            self.switch.set_on(on)
+        self.schedule_replan()
+
     def target(self) -> Target:
         """The target the options make over the settings: what ``send`` with the same
         provider, model, window and tier aims at."""
         model = self.model_box.currentText().strip() or None
         return build_target(ProviderKind.parse(self.provider_box.currentText()), model=model,
-                            window=self.window_box.value(), tier=self.tier_box.currentText())
+                            window=self.window_box.value(), tier=self.tier_box.currentText(),
+                            redact=self.redact_box.isChecked())
 
     def rung(self) -> str | None:
         chosen = self.rung_box.currentText()
