@@ -1,7 +1,11 @@
 """What each command-bar command does in the window (the same operations as ``convo``).
 
-Outcomes and errors are shown inline in the bar; nothing here opens a modal dialog
-except the file chooser of ``/export``.
+One table maps each command's name to the callable that runs it, so a command is
+found by lookup, not by building a method name, and the list of what the bar can
+do is in one place. The dispatcher is given what it works with (the store, the
+bar, the window's selection, refresh and actions) once, when it is made; it does
+not reach into the window afterwards. Outcomes and errors are shown inline in the
+bar; nothing here opens a modal dialog except the file chooser of ``/export``.
 """
 
 from __future__ import annotations
@@ -20,125 +24,107 @@ from explorer.ui.tree_commands import TreeCommands
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
+Handler = Callable[[SlashCommand], None]
+WITHOUT_CONVERSATION = frozenset({"search"})  # commands that need no open conversation
+
 
 class SlashDispatcher:
     def __init__(self, window: MainWindow) -> None:
-        self.w = window
+        self.store = window.store
+        self.bar = window.command_bar
+        self._conversation: Callable[[], int | None] = lambda: window.conversation_id
+        self._selected = window.selected_message
+        self._refresh = window.refresh
         self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
+        actions, runs = window.actions_, window.runs
+        self.table: dict[str, Handler] = {
+            "tree": self._tree,
+            "context": self._context,
+            "shake": self._shake,
+            "compact": lambda c: self._compact(c, actions.compaction_preview),
+            "fork": self._fork,
+            "checkpoint": self._checkpoint,
+            "rewind": self._rewind,
+            "export": lambda c: actions.export(c.arg or "native", None),
+            "search": lambda c: actions.search(c.arg or ""),
+            "send": lambda c: actions.send(c.arg or ""),
+            "replay": lambda _c: runs.replay(self._target()),
+            "fanout": lambda c: runs.fanout(c.arg or ""),
+            # tending (T6–T8): the selected message, or the tip
+            "archive": self._tending(tree_actions.archive),
+            "unarchive": self._tending(tree_actions.unarchive),
+            "delete": self._tending(tree_actions.delete),
+            "star": self._tending(tree_actions.star),
+            "label": lambda c: self._tend(
+                "label", lambda: tree_actions.label(self.store, self._target(), c.arg or "")),
+            "note": lambda c: self._tend(
+                "note", lambda: tree_actions.note(self.store, self._target(), c.arg or "")),
+            "merge": self._merge,
+            "undo": lambda _c: self._tend("undo", lambda: undo.undo(self.store, self._conv())),
+            "redo": lambda _c: self._tend("redo", lambda: redo.redo(self.store, self._conv())),
+        }
 
     def run(self, command: SlashCommand) -> None:
-        bar = self.w.command_bar
-        conv = self.w.conversation_id
-        if conv is None and command.name not in ("search",):
-            bar.show_error("open a conversation first")
+        if self._conversation() is None and command.name not in WITHOUT_CONVERSATION:
+            self.bar.show_error("open a conversation first")
             return
-        handler = getattr(self, f"_{command.name}", None)
+        handler = self.table.get(command.name)
         if handler is None:
-            bar.show_error(f"/{command.name} is not available here")
+            self.bar.show_error(f"/{command.name} is not available here")
             return
         try:
             handler(command)
         except (ExplorerError, OSError) as e:
-            bar.show_error(error_line(e))
+            self.bar.show_error(error_line(e))
+
+    def _conv(self) -> int:
+        return self._conversation() or 0
 
     def _target(self) -> int:
         """The selected message, or the tip."""
-        conv = self.w.conversation_id or 0
-        return self.w.selected_message() or self.w.store.conversation(conv).tip_id or 0
+        return self._selected() or self.store.conversation(self._conv()).tip_id or 0
 
     def _tree(self, _: SlashCommand) -> None:
-        self.w.command_bar.show_result("\n".join(tree_lines(self.w.store,
-                                                            self.w.conversation_id or 0)))
+        self.bar.show_result("\n".join(tree_lines(self.store, self._conv())))
 
     def _context(self, _: SlashCommand) -> None:
-        target = build_target()
-        use = compacting.usage(self.w.store, self.w.conversation_id or 0, target)
+        use = compacting.usage(self.store, self._conv(), build_target())
         lines = compacting.usage_lines(use) + compacting.measured_cache_lines(
-            self.w.store, self.w.conversation_id or 0)
-        self.w.command_bar.show_result("\n".join(lines))
+            self.store, self._conv())
+        self.bar.show_result("\n".join(lines))
 
     def _shake(self, _: SlashCommand) -> None:
-        target = build_target()
-        plan = compacting.plan_shake(self.w.store, self.w.conversation_id or 0, target)
-        self.w.command_bar.show_result("\n".join(compacting.plan_lines(plan)))
+        plan = compacting.plan_shake(self.store, self._conv(), build_target())
+        self.bar.show_result("\n".join(compacting.plan_lines(plan)))
 
-    def _compact(self, command: SlashCommand) -> None:
-        self.w.actions_.compaction_preview()
-        preview = self.w.preview_window
-        if preview is not None and command.arg:
-            preview.set_options(rung=command.arg)
-        self.w.command_bar.show_result(
+    def _compact(self, command: SlashCommand, preview: Callable[[str | None], None]) -> None:
+        preview(command.arg or None)
+        self.bar.show_result(
             f"the compaction preview shows the plan{' up to ' + command.arg if command.arg else ''}"
             "; Apply records it")
 
     def _fork(self, command: SlashCommand) -> None:
-        conv = self.w.conversation_id or 0
-        target = self._target()
-        self.w.command_bar.show_result(self.commands.fork(conv, target, command.arg or None))
+        self.bar.show_result(self.commands.fork(self._conv(), self._target(),
+                                                command.arg or None))
 
     def _checkpoint(self, command: SlashCommand) -> None:
-        conv = self.w.conversation_id or 0
-        result = self.commands.checkpoint(conv, self._target(), command.arg or "")
-        self.w.command_bar.set_context(sorted(self.w.store.checkpoints(conv)))
-        self.w.command_bar.show_result(result)
+        result = self.commands.checkpoint(self._conv(), self._target(), command.arg or "")
+        self.bar.set_context(sorted(self.store.checkpoints(self._conv())))
+        self.bar.show_result(result)
 
     def _rewind(self, command: SlashCommand) -> None:
-        conv = self.w.conversation_id or 0
-        self.w.command_bar.show_result(self.commands.rewind(conv, command.arg or ""))
-
-    def _export(self, command: SlashCommand) -> None:
-        self.w.actions_.export(command.arg or "native", None)
-
-    def _search(self, command: SlashCommand) -> None:
-        self.w.actions_.search()
-        dialog = self.w.search_dialog
-        if dialog is not None:
-            dialog.query_edit.setText(command.arg or "")
-            dialog.run_query()
-
-    def _send(self, command: SlashCommand) -> None:
-        self.w.actions_.send(command.arg or "")
-
-    # -- tending (T6–T8): the selected message, or the tip ------------------------------------
-    def _tend(self, title: str, run: Callable[[], Change]) -> None:
-        change = run()
-        self.w.refresh()
-        self.w.command_bar.show_result(f"{change.summary} (Ctrl+Z undoes it)"
-                                       if title not in ("undo", "redo") else change.summary)
-
-    def _archive(self, _: SlashCommand) -> None:
-        self._tend("archive", lambda: tree_actions.archive(self.w.store, self._target()))
-
-    def _unarchive(self, _: SlashCommand) -> None:
-        self._tend("unarchive", lambda: tree_actions.unarchive(self.w.store, self._target()))
-
-    def _delete(self, _: SlashCommand) -> None:
-        self._tend("delete", lambda: tree_actions.delete(self.w.store, self._target()))
-
-    def _star(self, _: SlashCommand) -> None:
-        self._tend("star", lambda: tree_actions.star(self.w.store, self._target()))
-
-    def _label(self, command: SlashCommand) -> None:
-        self._tend("label", lambda: tree_actions.label(self.w.store, self._target(),
-                                                       command.arg or ""))
-
-    def _note(self, command: SlashCommand) -> None:
-        self._tend("note", lambda: tree_actions.note(self.w.store, self._target(),
-                                                     command.arg or ""))
+        self.bar.show_result(self.commands.rewind(self._conv(), command.arg or ""))
 
     def _merge(self, _: SlashCommand) -> None:
-        conv = self.w.conversation_id or 0
-        tip = self.w.store.conversation(conv).tip_id or 0
-        self._tend("merge", lambda: merge.merge(self.w.store, self._target(), tip)[0])
+        tip = self.store.conversation(self._conv()).tip_id or 0
+        self._tend("merge", lambda: merge.merge(self.store, self._target(), tip)[0])
 
-    def _undo(self, _: SlashCommand) -> None:
-        self._tend("undo", lambda: undo.undo(self.w.store, self.w.conversation_id))
+    def _tending(self, act: Callable[..., Change]) -> Handler:
+        """A tending command on the selected message (or the tip) with no argument."""
+        return lambda _c: self._tend(act.__name__, lambda: act(self.store, self._target()))
 
-    def _replay(self, _: SlashCommand) -> None:
-        self.w.runs.replay(self._target())
-
-    def _fanout(self, command: SlashCommand) -> None:
-        self.w.runs.fanout(command.arg or "")
-
-    def _redo(self, _: SlashCommand) -> None:
-        self._tend("redo", lambda: redo.redo(self.w.store, self.w.conversation_id))
+    def _tend(self, title: str, run: Callable[[], Change]) -> None:
+        change = run()
+        self._refresh()
+        self.bar.show_result(f"{change.summary} (Ctrl+Z undoes it)"
+                             if title not in ("undo", "redo") else change.summary)

@@ -173,7 +173,8 @@ class WindowActions(CompareActions):
         if label:
             self.rewind(label)
 
-    def compaction_preview(self) -> None:
+    def compaction_preview(self, rung: str | None = None) -> None:
+        """The preview of the compaction plan (up to ``rung`` when given)."""
         from explorer.ui.preview.window import CompactionPreview  # loaded when first opened
 
         conv = self._conv()
@@ -187,6 +188,8 @@ class WindowActions(CompareActions):
         window.applied.connect(lambda _record: self.w.refresh())
         window.bench.probed.connect(self._probed)
         self.w.preview_window = window
+        if rung:
+            window.set_options(rung=rung)
         window.show()
 
     def _probed(self, ids: list[int]) -> None:
@@ -316,7 +319,8 @@ class WindowActions(CompareActions):
         self._selected(self.copy)
 
     # -- windows of their own ------------------------------------------------------------
-    def search(self) -> None:
+    def search(self, query: str | None = None) -> None:
+        """The search over all conversations; ``query``, when given, is run at once."""
         from explorer.ui.search_dialog import SearchDialog
 
         if self.w.search_dialog is None:
@@ -325,6 +329,9 @@ class WindowActions(CompareActions):
             self.w.search_dialog = dialog
         self.w.search_dialog.show()
         self.w.search_dialog.raise_()
+        if query is not None:
+            self.w.search_dialog.query_edit.setText(query)
+            self.w.search_dialog.run_query()
 
     def open_hit(self, conv_id: int, mid: int) -> None:
         self.w.open_conversation(conv_id)

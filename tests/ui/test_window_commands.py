@@ -88,3 +88,26 @@ def test_a_failed_call_stores_nothing_and_says_so_inline(
     assert window.store.conversation(1).message_count == count
     assert window.store.conversation(1).tip_id == tip
     assert "nothing was stored" in window.command_bar.error_text()
+
+
+def test_every_command_of_the_bar_has_one_entry_in_the_dispatch_table(window: MainWindow) -> None:
+    from explorer.app.slash import NAMES
+
+    assert set(window.slash.table) == set(NAMES), "the table is the list of what the bar does"
+    assert all(callable(h) for h in window.slash.table.values())
+
+
+def test_search_from_the_bar_runs_its_query_and_compact_opens_the_preview(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    window.open_command_bar()
+    window.slash.run(parse("/search retry"))
+    dialog = window.search_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.query_edit.text() == "retry"
+    dialog.close()
+    window.slash.run(parse("/compact"))
+    assert window.preview_window is not None and window.preview_window.isVisible()
+    assert "compaction preview" in window.command_bar.result_view.toPlainText()
+    window.preview_window.shutdown()
+    window.preview_window.close()
