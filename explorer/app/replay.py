@@ -94,6 +94,37 @@ def replay_tip(store: Store, onto: int) -> int:
     return leaf
 
 
+def stale_edit(store: Store, answer: int) -> int:
+    """The edited prompt a stale answer waits for: the newest edit, not yet replayed over
+    ``answer``, of the nearest prompt above it that was edited into a sibling."""
+    conv_id = store.message_conversation(answer)
+    if answer not in tended_view(store, conv_id).stale:
+        raise StoreError(f"message {answer} is not a stale answer: no prompt above it was "
+                         "edited since (or its branch was replayed already)")
+    by_original: dict[int, list[int]] = {}
+    for edit, original in store.edits(conv_id).items():
+        by_original.setdefault(original, []).append(edit)
+    replays = store.replays(conv_id)
+    path = store.path_ids(answer)
+    for above in reversed(path[:-1]):
+        for edit in sorted(by_original.get(above, ()), reverse=True):
+            if not any(onto == edit and answer in store.path_ids(tip) for tip, onto in replays):
+                return edit
+    raise StoreError(f"no edited prompt found above message {answer}")  # stale says there is
+
+
+def replay_source(store: Store, mid: int) -> tuple[int, int]:
+    """(old branch tip, edited prompt) to replay from a message a person picked: an edited
+    prompt (its old branch), or a stale answer (the branch through it, onto its edit)."""
+    conv_id = store.message_conversation(mid)
+    if mid in store.edits(conv_id):
+        return replay_tip(store, mid), mid
+    onto = stale_edit(store, mid)
+    tip = store.conversation(conv_id).tip_id
+    active = store.path_ids(tip) if tip is not None else []
+    return tended_view(store, conv_id).preferred_tip(mid, active) or mid, onto
+
+
 def plan_replay(
     store: Store, tip: int, onto: int, estimator: Estimator | None = None,
     model: str | None = None,

@@ -30,5 +30,7 @@ def tending_availability(store: Store, conv_id: int, mid: int) -> dict[str, Avai
         "label": Availability(True),
         "note": Availability(True),
         "merge": Availability(not on_path, "already on the active path"),
-        "replay": Availability(mid in store.edits(conv_id), "not an edited prompt"),
+        "replay": Availability(mid in store.edits(conv_id) or mid in view.stale,
+                               "not an edited prompt or a stale answer"),
+        "replay_stale": Availability(mid in view.stale, "not a stale answer"),
     }

@@ -19,8 +19,9 @@ from explorer.store import StoreError
 
 def _replay_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("tip", type=int, metavar="TIP", help="the end of the old branch")
-    p.add_argument("--onto", type=int, required=True, metavar="PROMPT",
-                   help="the edited prompt (a sibling of a prompt on the way to TIP)")
+    p.add_argument("--onto", type=int, metavar="PROMPT",
+                   help="the edited prompt (a sibling of a prompt on the way to TIP); "
+                   "default, when TIP is a stale answer: the edit it waits for")
     p.add_argument("--dry-run", action="store_true",
                    help="print the steps with estimated tokens and cost; send nothing")
     p.add_argument("--provider", choices=PROVIDER_KINDS, help="default: the settings file")
@@ -49,7 +50,8 @@ def run_replay(args: argparse.Namespace) -> int:
     model = target.model
     estimator = target.estimator()
     with open_store(args) as s:
-        plan = replay.plan_replay(s, args.tip, args.onto, estimator, model)
+        onto = args.onto if args.onto is not None else replay.stale_edit(s, args.tip)
+        plan = replay.plan_replay(s, args.tip, onto, estimator, model)
         if args.dry_run or prepared is None:
             emit(args, plan.to_dict(), _plan_lines(plan, model))
             return 0

@@ -64,7 +64,7 @@ class BranchState(QObject):
         for widget in (window.graph, window.transcript):
             esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), widget)
             esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            esc.activated.connect(self.back)
+            esc.activated.connect(self.escape)
         for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             enter = QShortcut(QKeySequence(key), window.transcript)
             enter.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -157,6 +157,12 @@ class BranchState(QObject):
         selected = self.w.graph.selected_node()
         self.w.actions_.branch(leaf)
         self.select_everywhere(selected if selected is not None else leaf)
+
+    def escape(self) -> None:
+        """Esc in the graph or the transcript: stop a running model call first, else leave
+        the preview."""
+        if not self.w.runs.cancel_running():
+            self.back()
 
     def back(self) -> None:
         """Leave the preview: the active path again, its tip selected."""

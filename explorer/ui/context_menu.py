@@ -83,7 +83,10 @@ class MessageMenu(QMenu):
         self._add("Name branch…", "label", tending["label"])
         self._add("Note…", "note", tending["note"])
         self._add("Merge branch back after the tip", "merge", tending["merge"])
-        if "replay" in tending:
+        if tending.get("replay_stale", Availability(False)).enabled:  # redo it after the edit
+            self._add("Replay this stale branch onto the edited prompt…", "replay",
+                      tending["replay_stale"])
+        elif "replay" in tending:
             self._add("Replay branch onto this edit…", "replay", tending["replay"])
         self._add("Ask several models…", "fanout", Availability(True))
         self.addSeparator()

@@ -272,6 +272,13 @@ class MainWindow(QMainWindow):
             return True
         return super().eventFilter(watched, event)
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Esc that no widget took (the list, the context panel): stop a running call."""
+        if event.key() == Qt.Key.Key_Escape and self.runs.cancel_running():
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def go_to_tip(self) -> None:
         if self._conv is None:
             return

@@ -3,7 +3,8 @@
 Both run ``explorer.app``'s use-cases (the ones ``convo replay`` and ``convo fanout``
 run) on the window's task runner: the plan is estimated off the main thread and
 shown before anything is sent; each step or answer reports progress in the command
-bar; Esc (closing the bar) or closing the window cancels. A cancelled or failed
+bar; Esc anywhere in the window, the status bar's Cancel button, closing the bar or
+closing the window cancels. A cancelled or failed
 replay keeps every finished turn and still refreshes the views; the answers of a
 fan-out open side by side in the compare view. Each run is one undoable operation.
 """
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QPushButton
 
 from explorer.app import fanout as fanning
 from explorer.app import replay as replaying
@@ -36,6 +37,13 @@ class TendRuns:
         self.cancel_event = threading.Event()
         self.progress: list[str] = []  # what the command bar showed, step by step
         self.dialog: QDialog | None = None
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancel_run")
+        self.cancel_button.setToolTip("Stop the running replay or model calls (Esc); "
+                                      "finished turns are kept")
+        self.cancel_button.clicked.connect(self.cancel_running)
+        window.statusBar().addWidget(self.cancel_button)
+        self.cancel_button.hide()
 
     # -- questions (replaced in tests) ------------------------------------------------
     def confirm_replay(self, plan: replaying.ReplayPlan, model: str | None) -> bool:
@@ -65,10 +73,21 @@ class TendRuns:
     def cancel(self) -> None:
         self.cancel_event.set()
 
+    def cancel_running(self) -> bool:
+        """Esc or Cancel from anywhere in the window: stop what runs (a replay, a fan-out, a
+        model call); False when nothing was running, so Esc can mean something else."""
+        if not self.running():
+            return False
+        self.cancel()
+        self.w.actions_.cancel_model()
+        self.cancel_button.setEnabled(False)
+        self._say("cancelling… (finished turns are kept)")
+        return True
+
     def _busy(self) -> bool:
         if self.running():
             self.w.actions_.fail("a model call is already running; cancel it first "
-                                 "(Esc in the bar)")
+                                 "(Esc or Cancel)")
             return True
         return False
 
@@ -81,19 +100,23 @@ class TendRuns:
         self.cancel_event = cancel
         self.progress = []
         self._say(what + "… (Esc cancels)")
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
         self.task = self.w.tasks.run(
             job, on_done=on_done,  # type: ignore[arg-type]
             on_failed=lambda e: self.w.command_bar.show_error(describe(e)),
             on_progress=lambda line: self._say(str(line)), refresh=CHANGES)
+        self.task.ended.connect(self.cancel_button.hide)
 
     # -- replay -----------------------------------------------------------------------------
-    def replay(self, onto: int) -> None:
-        """Replay the branch the edited prompt ``onto`` replaced: plan, confirm, run."""
+    def replay(self, mid: int) -> None:
+        """Replay the branch the edited prompt ``mid`` replaced, or the branch through the
+        stale answer ``mid`` onto the edit it waits for: plan, confirm, run."""
         if self._busy():
             return
         store = self.w.store
         try:
-            tip = replaying.replay_tip(store, onto)
+            tip, onto = replaying.replay_source(store, mid)
             target = ModelChoice().target()
         except (ExplorerError, ValueError) as e:
             self.w.actions_.fail(error_line(e) if isinstance(e, ExplorerError) else str(e))

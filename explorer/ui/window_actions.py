@@ -220,7 +220,7 @@ class WindowActions(CompareActions):
 
     def _start_model(self, call: Call, what: str) -> None:
         if self.w.model_job is not None and self.w.model_job.is_running():
-            self.fail("a model call is already running; cancel it first (Esc in the bar)")
+            self.fail("a model call is already running; cancel it first (Esc)")
             return
         bar = self.w.command_bar
         bar.show()

@@ -84,6 +84,30 @@ def test_T8_replay_from_the_right_click_shows_the_plan_then_redoes_the_branch(
     assert store.conversation(1).tip_id == onto and store.children(onto) == []
 
 
+def test_T8_a_stale_answer_offers_the_replay_onto_the_edit_it_waits_for(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = window.store
+    onto = _edit_20(window, qtbot)
+    plans: list[ReplayPlan] = []
+    monkeypatch.setattr(window.runs, "confirm_replay",
+                        lambda plan, model: plans.append(plan) is not None)  # shown, declined
+    window.show_message_menu(22, QPoint(0, 0))  # a prompt under the edit: not stale
+    assert window.last_menu is not None
+    act = window.last_menu.action("replay")  # type: ignore[attr-defined]
+    assert not act.isEnabled() and "stale answer" in act.text()
+    window.last_menu.close()
+    window.show_message_menu(21, QPoint(0, 0))  # the stale answer to the edited prompt
+    act = window.last_menu.action("replay")  # type: ignore[attr-defined]
+    assert act.isEnabled() and act.text().startswith("Replay this stale branch")
+    window.last_menu.close()
+    act.trigger()
+    qtbot.waitUntil(lambda: bool(plans), timeout=10_000)
+    [plan] = plans
+    assert (plan.onto, plan.tip, plan.replaces) == (onto, 24, 20)
+    assert store.children(onto) == []  # declined: nothing sent
+
+
 def test_T8_cancelling_a_replay_keeps_the_finished_turns(
     window: MainWindow, qtbot: QtBot, provider: ServerState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,6 +137,46 @@ def test_T8_cancelling_a_replay_keeps_the_finished_turns(
     assert store.conversation(1).tip_id == kept[0]
     assert "finished turns are kept" in window.command_bar.error_text()
     assert store.operations(1)[0].kind == "replay"
+
+
+@pytest.mark.parametrize("where", ["graph", "transcript", "list", "button"])
+def test_T8_esc_or_cancel_anywhere_in_the_window_stops_a_replay(
+    window: MainWindow, qtbot: QtBot, provider: ServerState, monkeypatch: pytest.MonkeyPatch,
+    where: str,
+) -> None:
+    """Not only from the command bar's line: Esc with the focus in the graph, the transcript
+    or the conversation list, or the status bar's Cancel, stops it; finished turns stay."""
+    store = window.store
+    onto = _edit_20(window, qtbot)
+    provider.slow_seconds = 60
+    provider.faults.extend(["none", "slow"])  # step 2 waits until released
+    monkeypatch.setattr(window.runs, "confirm_replay", lambda plan, model: True)
+    say = window.runs._say
+    button = window.runs.cancel_button
+
+    def on_step(line: str) -> None:
+        say(line)
+        if not line.startswith("step 2/2"):
+            return
+        assert button.isVisible() and button.isEnabled()
+        if where == "button":
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        else:
+            target = {"graph": window.graph.view, "transcript": window.transcript,
+                      "list": window.conversations}[where]
+            target.setFocus()
+            qtbot.keyClick(target, Qt.Key.Key_Escape)
+        assert window.runs.cancel_event.is_set()
+        provider.stop.set()  # the held response comes, and is not taken
+    monkeypatch.setattr(window.runs, "_say", on_step)
+    window.runs.replay(onto)
+    _finished(window, qtbot)
+    kept = store.children(onto)
+    assert len(kept) == 1 and store.conversation(1).tip_id == kept[0]
+    assert "finished turns are kept" in window.command_bar.error_text()
+    assert any(line.startswith("cancelling") for line in window.runs.progress)
+    qtbot.waitUntil(lambda: not button.isVisible(), timeout=5_000)
+    assert window.runs.cancel_running() is False  # nothing runs: Esc means "back" again
 
 
 def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(

@@ -152,3 +152,31 @@ def test_T6_T8_a_fanout_that_unfolds_an_archived_branch_folds_it_again_on_undo(
     assert store.reader.execute(
         "SELECT * FROM message_marks ORDER BY message_id").fetchall() == marks
     assert store.conversation(conv).tip_id == new
+
+
+def test_T8_a_stale_answer_names_the_edit_it_waits_for_and_its_branch(store: Store) -> None:
+    conv, old, new = _edited(store)
+    assert replay.stale_edit(store, old[3]) == new
+    assert replay.replay_source(store, old[3]) == (old[-1], new)  # the branch through it
+    assert replay.replay_source(store, new) == (old[-1], new)  # the edit itself
+    with pytest.raises(StoreError, match="not a stale answer"):
+        replay.stale_edit(store, old[2])  # a prompt
+    newer = edit(store, conv, old[0], "question 0, asked best").changed["created"][0]
+    assert replay.stale_edit(store, old[1]) == newer  # the newest edit first
+
+
+def test_T8_replay_of_a_stale_answer_needs_no_onto_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], server: ProviderServer,
+    state: ServerState,
+) -> None:
+    db = tmp_path / "c.db"
+    with Store(db) as s:
+        _conv, old, new = _edited(s)
+    assert main(["--db", str(db), "replay", str(old[3]), "--dry-run", "--provider",
+                 "openai-compatible", "--base-url", server.url + "/v1", "--json"]) == 0
+    planned = json.loads(capsys.readouterr()[0])
+    assert (planned["onto"], planned["tip"], len(planned["steps"])) == (new, old[3], 2)
+    assert state.hits == []
+    assert main(["--db", str(db), "replay", str(old[2]), "--dry-run", "--provider",
+                 "openai-compatible", "--base-url", server.url + "/v1"]) == 1
+    assert "not a stale answer" in capsys.readouterr()[1]
