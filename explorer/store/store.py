@@ -82,6 +82,10 @@ class Store:
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)
 
+    def has_conversations(self) -> bool:
+        """Whether any conversation exists (no message counts: cheap on any file)."""
+        return self.reader.execute("SELECT 1 FROM conversations LIMIT 1").fetchone() is not None
+
     def path(self, conv_id: int, tip: int | None = None) -> list[Message]:
         """The active path (root to tip), or the path to ``tip``."""
         target = tip if tip is not None else self.conversation(conv_id).tip_id

@@ -64,7 +64,7 @@ def open_store(db_path: Path) -> Store:
     remove_stale_folders(Path(tempfile.gettempdir()))
     store = Store(db_path)
     purge_expired(store)  # the purge_deleted_after_days setting
-    if not store.conversations():
+    if not store.has_conversations():
         load_demo(store)
     return store
 
@@ -83,29 +83,33 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     if screenshot and settings is None:  # a screenshot must not depend on a person's settings
         settings = QSettings(str(Path(scratch.name) / "window.ini"), QSettings.Format.IniFormat)
     first = conversation if conversation is not None else _first_start_choice(store, settings)
+    settings = settings if settings is not None else QSettings()
+    if first is not None:  # the window opens it (once) as the one it remembers
+        settings.setValue("window/conversation", first)
     window = MainWindow(store, settings)
-    if first is not None:
-        window.select_conversation(first)
     if screenshot:
         with scratch:
             return _screenshot(app, window, store, Path(screenshot))
     scratch.cleanup()
     window.resize(1400, 860)
     window.show()
-    settle_memory()
+    QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
     code = app.exec()
     store.close()
     return int(code)
 
 
-def settle_memory() -> None:
+def settle_memory(*, collect: bool = True) -> None:
     """Move everything built at start-up out of the collector's sight (``gc.freeze``).
 
     Later collections then only walk objects made since, so a collection
     triggered by a worker (an import allocates millions of objects) is short
-    and does not hold the GIL for the UI's frame time.
+    and does not hold the GIL for the UI's frame time. ``collect=False`` skips the
+    full collection first (a pause that grows with everything alive; the app's
+    start skips it, leaving the few cycles imports made).
     """
-    gc.collect()
+    if collect:
+        gc.collect()
     gc.freeze()
 
 

@@ -327,7 +327,8 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([300, 560, 540])
-        ids = [c.id for c in self.store.conversations()]
+        listed = self.conversations.model  # read once, by the list
+        ids = [listed.conversation(row).id for row in range(listed.rowCount())]
         last = self.settings.value("window/conversation")
         remembered = int(str(last)) if last is not None and str(last).isdigit() else None
         chosen = remembered if remembered in ids else (ids[0] if ids else None)

@@ -126,6 +126,7 @@ def test_V1_the_agent_calls_open_subagent_button_opens_its_tab_and_keeps_the_tip
     assert call_mid is not None
     t.scroll_to(call_mid)
     qtbot.waitUntil(lambda: isinstance(t.card_for(call_mid), MessageCard), timeout=10_000)
+    qtbot.waitUntil(lambda: not t.is_loading, timeout=10_000)  # cards come over a few turns
     card = t.card_for(call_mid)
     assert isinstance(card, MessageCard)
     spawning = [b for b in card.calls if b.open_button is not None]

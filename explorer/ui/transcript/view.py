@@ -23,7 +23,6 @@ memory follows the screen, not the conversation.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -42,25 +41,22 @@ from explorer.app.branch_labels import sibling_lines
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns
 from explorer.ui.tasks import LatestRunner
-from explorer.ui.transcript.cards import Card, CardContext, MessageCard, PendingCard
+from explorer.ui.transcript.cards import Card, CardContext
 from explorer.ui.transcript.fetching import ContentWindow
 from explorer.ui.transcript.heights import RowHeights
 from explorer.ui.transcript.loading import PreparedPath, prepare_path
 from explorer.ui.transcript.parts import LongTextDialog, format_size
-from explorer.ui.transcript.render import card_for_row, connect_card
 from explorer.ui.transcript.row_table import RowTable
 from explorer.ui.transcript.rows import Metrics, PathInfo
+from explorer.ui.transcript.stack import MARGIN, Budget, CardStack
 
 SPACING = 8
-MARGIN = 10
 OVERSCAN = 1.0
 """Viewport heights built beyond each edge, so a scroll step finds its cards ready."""
 KEEP = 3.0
 """Viewport heights beyond each edge after which cards are destroyed."""
 REESTIMATE = 0.15
 """Relative width change after which unbuilt rows' heights are guessed again."""
-BUILD_BUDGET_S = 0.012
-"""Time per event-loop turn spent building cards beyond the visible ones."""
 FETCH = 2.0
 """Viewport heights beyond each edge whose content is read ahead of the scroll."""
 
@@ -97,14 +93,14 @@ class TranscriptView(QAbstractScrollArea):
         self._pending_scroll: int | None = None
         self._pending_select: int | None = None
         self._labels: dict[int, list[str]] = {}
-        self._heights = RowHeights((), SPACING)
-        self._cards: dict[int, Card] = {}
+        self.heights = RowHeights((), SPACING)
+        self.stack = CardStack(self, lambda: self._more.start())
         self._message_row: Mapping[int, int] = {}
         self._selected: int | None = None
         self.compare_marks: list[int] = []
-        self._ctx = CardContext()
+        self.card_context = CardContext()
         self._in_layout = False
-        self._width = 0
+        self.card_width_now = 0
         self._estimated_at = 0
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.verticalScrollBar().setSingleStep(40)
@@ -145,19 +141,19 @@ class TranscriptView(QAbstractScrollArea):
         self.conversation_id = conv_id
         self.tip = result.tip
         self._requested = None
-        self._clear_cards()
+        self.stack.clear()
         self.rows = prepared.rows
         self.content.reset(self.rows, prepared.message_row)
         self._labels = result.labels
         self._tended = (prepared.notes, prepared.archived)
-        self._ctx = CardContext(PathInfo(self.content.tool_names, self._labels, *self._tended,
-                                         prepared.subagents),
-                                self._siblings, self._describe_siblings)
+        info = PathInfo(self.content.tool_names, self._labels, *self._tended,
+                        prepared.subagents)
+        self.card_context = CardContext(info, self._siblings, self._describe_siblings)
         self._message_row = prepared.message_row
-        self._width = self._card_width()
-        self._heights = RowHeights(prepared.heights, SPACING)
+        self.card_width_now = self._card_width()
+        self.heights = RowHeights(prepared.heights, SPACING)
         self._estimated_at = prepared.width
-        if abs(self._width - prepared.width) > REESTIMATE * max(prepared.width, 1):
+        if abs(self.card_width_now - prepared.width) > REESTIMATE * max(prepared.width, 1):
             self._estimate_heights_later()
         self._update_range()
         self.verticalScrollBar().setValue(0)
@@ -200,7 +196,7 @@ class TranscriptView(QAbstractScrollArea):
             self._scroll_to_row(row, 0)
         if mid == self._selected:
             return
-        for i, card in self._cards.items():
+        for i, card in self.stack.cards.items():
             card.set_selected(i == row)
         self._selected = mid
         self.messageSelected.emit(mid)
@@ -210,10 +206,10 @@ class TranscriptView(QAbstractScrollArea):
 
     def card_for(self, mid: int) -> Card | None:
         """The built card of message ``mid``, or None while it is only a placeholder."""
-        return self._cards.get(self._row(mid))
+        return self.stack.cards.get(self._row(mid))
 
     def live_cards(self) -> list[Card]:
-        return [self._cards[i] for i in sorted(self._cards)]
+        return [self.stack.cards[i] for i in sorted(self.stack.cards)]
 
     def message_ids(self) -> list[int]:
         return list(self._message_row)
@@ -231,7 +227,7 @@ class TranscriptView(QAbstractScrollArea):
 
     def _estimate_heights_later(self) -> None:
         """Guess the heights again for the current width on a worker (80k rows take a while)."""
-        rows, width, metrics = self.rows, self._width, self._metrics()
+        rows, width, metrics = self.rows, self.card_width_now, self._metrics()
         self._estimated_at = width
         self.estimates.submit(lambda t: (rows, rows.estimates(width, metrics)))
 
@@ -242,9 +238,9 @@ class TranscriptView(QAbstractScrollArea):
             return  # another path was loaded meanwhile
         anchor, at_end = self._anchor(), self.at_end()
         fresh = RowHeights(heights, SPACING)
-        for i in self._cards:
-            fresh[i] = self._heights[i]
-        self._heights = fresh
+        for i in self.stack.cards:
+            fresh[i] = self.heights[i]
+        self.heights = fresh
         self._update_range()
         self._keep_place(anchor, at_end)
 
@@ -253,7 +249,7 @@ class TranscriptView(QAbstractScrollArea):
 
     def _update_range(self) -> None:
         """Size the scroll bar to the stack (the offsets themselves are kept current)."""
-        total = self._heights.total + 2 * MARGIN
+        total = self.heights.total + 2 * MARGIN
         page = self.viewport().height()
         bar = self.verticalScrollBar()
         bar.setPageStep(page)
@@ -265,18 +261,18 @@ class TranscriptView(QAbstractScrollArea):
         return self._message_row[mid]
 
     def _row_at(self, y: int) -> int:
-        return self._heights.row_at(y - MARGIN)
+        return self.heights.row_at(y - MARGIN)
 
     def _row_visible(self, row: int) -> bool:
-        top = self._heights.offset(row) + MARGIN
+        top = self.heights.offset(row) + MARGIN
         value = self.verticalScrollBar().value()
-        return value <= top and top + self._heights[row] <= value + self.viewport().height()
+        return value <= top and top + self.heights[row] <= value + self.viewport().height()
 
     def _anchor(self) -> tuple[int, int]:
         """The row at the top of the viewport and how far into it the view is scrolled."""
         value = self.verticalScrollBar().value()
         row = self._row_at(value + MARGIN)
-        return row, value - self._heights.offset(row)
+        return row, value - self.heights.offset(row)
 
     def _anchor_mid(self) -> tuple[int, int] | None:
         if not self.rows:
@@ -299,7 +295,7 @@ class TranscriptView(QAbstractScrollArea):
     def _scroll_to_row(self, row: int, offset: int) -> None:
         self._in_layout = True
         try:
-            self.verticalScrollBar().setValue(self._heights.offset(row) + offset)
+            self.verticalScrollBar().setValue(self.heights.offset(row) + offset)
         finally:
             self._in_layout = False
         self._relayout(anchor=(row, offset))
@@ -312,15 +308,16 @@ class TranscriptView(QAbstractScrollArea):
         self._in_layout = True
         try:
             bar = self.verticalScrollBar()
+            budget = Budget.for_turn()  # shared by the passes while heights settle
             for _ in range(4):
                 at_end = bar.value() >= bar.maximum() > 0 and anchor is None
                 row, offset = anchor or self._anchor()
-                if not self._build_window():
+                if not self.stack.build(self._window(OVERSCAN), self._window(0), budget):
                     break
                 self._update_range()
-                bar.setValue(bar.maximum() if at_end else self._heights.offset(row) + offset)
-            self._place_cards()
-            self._evict_far_cards()
+                bar.setValue(bar.maximum() if at_end else self.heights.offset(row) + offset)
+            self.stack.place(bar.value())
+            self.stack.evict(self._window(KEEP))
         finally:
             self._in_layout = False
         self._fetch_window()
@@ -331,55 +328,6 @@ class TranscriptView(QAbstractScrollArea):
         first = self._row_at(int(value - extra * page))
         last = self._row_at(int(value + page + extra * page))
         return range(first, last + 1)
-
-    def _build_window(self) -> bool:
-        """Create missing cards in the window; True if any height changed.
-
-        Work is bounded per event-loop turn: rows on screen always get a card, but
-        once the time budget is spent a placeholder stands in, and real cards for
-        the rest (on screen first, then the margin) are built on the next turns.
-        So a screenful of heavy cards (markdown, highlighted code) is swapped in
-        piece by piece instead of stalling the window in one go.
-        """
-        changed = False
-        started = time.perf_counter()
-        visible = self._window(0)
-        for i in sorted(self._window(OVERSCAN), key=lambda i: i not in visible):
-            card = self._cards.get(i)
-            stale = isinstance(card, PendingCard) and self.rows[i].message is not None
-            if card is not None and not stale:
-                continue
-            if time.perf_counter() - started > BUILD_BUDGET_S:
-                self._more.start()
-                if card is not None or i not in visible:
-                    continue
-                card = self._make_card(i, placeholder=True)
-            else:
-                if card is not None:
-                    self._drop_card(i)
-                card = self._make_card(i)
-            self._cards[i] = card
-            height = self._measure(card)
-            if height != self._heights[i]:
-                self._heights[i] = height
-                changed = True
-        return changed
-
-    def _make_card(self, i: int, placeholder: bool = False) -> Card:
-        row = self.rows[i]
-        if placeholder and row.entry is not None and row.marker is None:
-            card: Card = PendingCard(row.entry, self.viewport())
-        else:
-            card = card_for_row(row, self._ctx, self.viewport())
-        connect_card(card, self)
-        if isinstance(card, MessageCard):
-            card.unfoldRequested.connect(self.unfold)
-        card.pressed.connect(self.select)
-        card.resized.connect(lambda c=card: self._card_resized(c))
-        card.set_selected(row.is_message and row.mid == self._selected)
-        card.set_compare_mark(self._mark_number(row.mid) if row.is_message else None)
-        self.content.shown(i)
-        return card
 
     # -- reading content near the viewport ---------------------------------------------
     def _fetch_window(self) -> None:
@@ -408,47 +356,20 @@ class TranscriptView(QAbstractScrollArea):
     def set_compare_marks(self, mids: list[int]) -> None:
         """Badge the cards of messages marked for "compare marked"."""
         self.compare_marks = list(mids)
-        for i, card in self._cards.items():
+        for i, card in self.stack.cards.items():
             if self.rows[i].is_message:
-                card.set_compare_mark(self._mark_number(card.mid))
+                card.set_compare_mark(self.mark_number(card.mid))
 
-    def _mark_number(self, mid: int) -> int | None:
+    def mark_number(self, mid: int) -> int | None:
         return self.compare_marks.index(mid) + 1 if mid in self.compare_marks else None
 
-    def _measure(self, card: Card) -> int:
-        height = card.heightForWidth(self._width)
-        return height if height > 0 else card.sizeHint().height()
-
-    def _place_cards(self) -> None:
-        value = self.verticalScrollBar().value()
-        for i, card in self._cards.items():
-            card.setGeometry(MARGIN, self._heights.offset(i) + MARGIN - value, self._width,
-                             self._heights[i])
-            if card.isHidden():
-                card.show()
-
-    def _evict_far_cards(self) -> None:
-        keep = self._window(KEEP)
-        for i in [i for i in self._cards if i not in keep]:
-            self._drop_card(i)
-
-    def _drop_card(self, i: int) -> None:
-        """Hide now, delete later: the card may be the one whose click is being handled."""
-        card = self._cards.pop(i)
-        card.hide()
-        card.deleteLater()
-
-    def _clear_cards(self) -> None:
-        for i in list(self._cards):
-            self._drop_card(i)
-
-    def _card_resized(self, card: Card) -> None:
-        row = next((i for i, c in self._cards.items() if c is card), None)
+    def card_resized(self, card: Card) -> None:
+        row = self.stack.row_of(card)
         if row is None:
             return
         anchor, at_end = self._anchor(), self.at_end()
         card.updateGeometry()
-        self._heights[row] = self._measure(card)
+        self.heights[row] = self.stack.measure(card)
         self._update_range()
         self._keep_place(anchor, at_end)
 
@@ -466,12 +387,12 @@ class TranscriptView(QAbstractScrollArea):
             return
         anchor, at_end = self._anchor(), self.at_end()
         width = self._card_width()
-        if width != self._width:
-            self._width = width
+        if width != self.card_width_now:
+            self.card_width_now = width
             if abs(width - self._estimated_at) > REESTIMATE * self._estimated_at:
                 self._estimate_heights_later()
-            for i, card in self._cards.items():
-                self._heights[i] = self._measure(card)
+            for i, card in self.stack.cards.items():
+                self.heights[i] = self.stack.measure(card)
         self._update_range()
         self._keep_place(anchor, at_end)
 

@@ -1,0 +1,132 @@
+"""The transcript's built cards: which rows near the viewport have a widget, and building more.
+
+The view knows every row and its height; this keeps the few dozen real cards for
+the rows near the viewport, builds the missing ones within a time budget per
+event-loop turn, measures them, places them and lets far ones go.
+
+The budget is shared by everything one turn builds (a relayout may pass over the
+window several times while heights settle), and every turn builds at least one
+real card, so a screenful of heavy cards (markdown, highlighted code) arrives
+piece by piece, never as one long stall, and always arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from explorer.ui.transcript.cards import Card, MessageCard, PendingCard
+from explorer.ui.transcript.render import card_for_row, connect_card
+
+if TYPE_CHECKING:
+    from explorer.ui.transcript.view import TranscriptView
+
+MARGIN = 10
+BUILD_BUDGET_S = 0.012
+"""Time per event-loop turn spent building real cards (at least one is built)."""
+
+
+@dataclass
+class Budget:
+    """One event-loop turn's allowance for building cards."""
+
+    deadline: float
+    built: int = 0
+
+    @classmethod
+    def for_turn(cls) -> Budget:
+        return cls(time.perf_counter() + BUILD_BUDGET_S)
+
+    def spent(self) -> bool:
+        return self.built > 0 and time.perf_counter() > self.deadline
+
+
+class CardStack:
+    """The real cards of a :class:`TranscriptView`, by row index."""
+
+    def __init__(self, view: TranscriptView, more: Callable[[], None]) -> None:
+        self.view = view
+        self.cards: dict[int, Card] = {}
+        self._more = more  # asks for another turn when the budget ran out
+        self.built_real = 0  # real (not placeholder) cards made, for tests and benchmarks
+
+    def build(self, window: Iterable[int], visible: range, budget: Budget) -> bool:
+        """Create missing cards in ``window`` (visible rows first); True if a height changed.
+
+        Rows on screen always get a card: once the budget is spent a placeholder
+        stands in, and real cards for the rest are built on the next turns.
+        """
+        v = self.view
+        changed = False
+        for i in sorted(window, key=lambda i: i not in visible):
+            card = self.cards.get(i)
+            stale = isinstance(card, PendingCard) and v.rows[i].message is not None
+            if card is not None and not stale:
+                continue
+            if budget.spent():
+                self._more()
+                if card is not None or i not in visible:
+                    continue
+                card = self.make(i, placeholder=True)
+            else:
+                if card is not None:
+                    self.drop(i)
+                card = self.make(i)
+                budget.built += 1
+                self.built_real += 1
+            self.cards[i] = card
+            height = self.measure(card)
+            if height != v.heights[i]:
+                v.heights[i] = height
+                changed = True
+        return changed
+
+    def make(self, i: int, placeholder: bool = False) -> Card:
+        v = self.view
+        row = v.rows[i]
+        if placeholder and row.entry is not None and row.marker is None:
+            card: Card = PendingCard(row.entry, v.viewport())
+        else:
+            card = card_for_row(row, v.card_context, v.viewport())
+        connect_card(card, v)
+        if isinstance(card, MessageCard):
+            card.unfoldRequested.connect(v.unfold)
+        card.pressed.connect(v.select)
+        card.resized.connect(lambda c=card: v.card_resized(c))
+        card.set_selected(row.is_message and row.mid == v.selected())
+        card.set_compare_mark(v.mark_number(row.mid) if row.is_message else None)
+        v.content.shown(i)
+        return card
+
+    def measure(self, card: Card) -> int:
+        width = self.view.card_width_now
+        height = card.heightForWidth(width)
+        return height if height > 0 else card.sizeHint().height()
+
+    def place(self, value: int) -> None:
+        """Put every card at its row's offset for scroll position ``value``."""
+        v = self.view
+        for i, card in self.cards.items():
+            card.setGeometry(MARGIN, v.heights.offset(i) + MARGIN - value, v.card_width_now,
+                             v.heights[i])
+            if card.isHidden():
+                card.show()
+
+    def evict(self, keep: range) -> None:
+        for i in [i for i in self.cards if i not in keep]:
+            self.drop(i)
+
+    def drop(self, i: int) -> None:
+        """Hide now, delete later: the card may be the one whose click is being handled."""
+        card = self.cards.pop(i)
+        card.hide()
+        card.deleteLater()
+
+    def clear(self) -> None:
+        for i in list(self.cards):
+            self.drop(i)
+
+    def row_of(self, card: Card) -> int | None:
+        return next((i for i, c in self.cards.items() if c is card), None)

@@ -1,0 +1,79 @@
+"""Cards are built a few per event-loop turn, never a screenful in one go (V2).
+
+A relayout may pass over the window several times while heights settle; those
+passes share one time budget, and each turn builds at least one real card. With a
+budget that is always spent, the trace of the turns shows exactly that: one card a
+turn, and the window still fills.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import assistant, user
+from pytestqt.qtbot import QtBot
+from transcript_helpers import load
+
+from explorer.store import Store
+from explorer.ui.transcript import TranscriptView, stack
+from explorer.ui.transcript.cards import MessageCard
+
+MARKDOWN = "\n".join(f"- item {i} with **bold** and `code`" for i in range(12))
+
+
+@pytest.fixture
+def heavy_store(tmp_path: Path) -> Iterator[tuple[Store, int]]:
+    store = Store(tmp_path / "heavy.db")
+    conv = store.create_conversation("heavy cards")
+    store.append_turn(conv, [m for n in range(60)
+                             for m in (user(f"prompt {n}"), assistant(MARKDOWN))])
+    yield store, conv
+    store.close()
+
+
+def traced_budgets(monkeypatch: pytest.MonkeyPatch) -> list[stack.Budget]:
+    budgets: list[stack.Budget] = []
+    made = stack.Budget.for_turn
+
+    def recording() -> stack.Budget:
+        budget = made()
+        budgets.append(budget)
+        return budget
+
+    monkeypatch.setattr(stack.Budget, "for_turn", staticmethod(recording))
+    return budgets
+
+
+def test_V2_a_spent_budget_still_builds_one_card_a_turn_until_the_window_is_full(
+    qtbot: QtBot, heavy_store: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, conv = heavy_store
+    monkeypatch.setattr(stack, "BUILD_BUDGET_S", -1.0)  # spent as soon as one card is built
+    budgets = traced_budgets(monkeypatch)
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    load(qtbot, view, conv)
+    assert max(b.built for b in budgets) == 1
+    height = view.viewport().height()
+    on_screen = [c for c in view.live_cards() if c.geometry().top() < height]
+    assert len(on_screen) > 4 and all(isinstance(c, MessageCard) for c in on_screen)
+    assert sum(1 for b in budgets if b.built) >= view.stack.built_real  # one turn per card
+
+
+def test_V2_the_passes_of_one_relayout_share_its_budget(
+    qtbot: QtBot, heavy_store: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, conv = heavy_store
+    budgets = traced_budgets(monkeypatch)
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    load(qtbot, view, conv)
+    # Every card built was counted against the one budget of the turn that built it.
+    assert sum(b.built for b in budgets) == view.stack.built_real
+    assert view.stack.built_real >= len(view.live_cards())
