@@ -10,9 +10,10 @@ in both views, so Enter in the graph acts on what the person last chose.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -52,9 +53,24 @@ class PreviewBanner(QFrame):
 
 
 class BranchState(QObject):
+    """The selection shared by the graph and the transcript, and the branch preview.
+
+    It is given the views it keeps in step when it is made and asks for the tree
+    actions it needs (switching branches, showing a sibling) by signal, so it does not
+    reach into the window.
+    """
+
+    branchRequested = Signal(int)  # make this message's branch the active one
+    siblingRequested = Signal(int)  # show this sibling's newest continuation
+
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
-        self.w = window
+        self.store = window.store
+        self.graph = window.graph
+        self.transcript = window.transcript
+        self.tabs = window.transcript_tabs
+        self._conversation: Callable[[], int | None] = lambda: window.conversation_id
+        self._status = window.statusBar().showMessage
         self.preview_leaf: int | None = None
         self._tabs_conv: int | None = None  # conversation whose subagent tabs are open
         self.banner = PreviewBanner()
@@ -77,7 +93,7 @@ class BranchState(QObject):
     # -- selections ----------------------------------------------------------------------
     def graph_selected(self, mid: int) -> None:
         """A node chosen in the graph: show it in the transcript, previewing if off the path."""
-        conv = self.w.conversation_id
+        conv = self._conversation()
         if conv is None:
             return
         active = self._active_ids()
@@ -86,22 +102,22 @@ class BranchState(QObject):
         if mid in active:
             if self.previewing:
                 self._end_preview()
-                self.w.transcript.load_path(conv)
+                self.transcript.load_path(conv)
         else:
-            leaf = branch_target(self.w.store, mid)
-            if leaf != self.preview_leaf or not self.w.transcript.has_message(mid):
-                self.w.transcript.load_path(conv, tip=leaf)
+            leaf = branch_target(self.store, mid)
+            if leaf != self.preview_leaf or not self.transcript.has_message(mid):
+                self.transcript.load_path(conv, tip=leaf)
                 self._start_preview(mid, leaf)
-        self.w.transcript.select(mid)
-        self.w.statusBar().showMessage(f"message {mid}", 3000)
+        self.transcript.select(mid)
+        self._status(f"message {mid}", 3000)
 
     def open_subagent(self, mid: int) -> bool:
         """A subagent's message: its transcript opens in a tab of its own, the tip stays (V1).
 
         False when ``mid`` is the conversation's own message.
         """
-        conv = self.w.conversation_id
-        info = None if conv is None else subagent_of(self.w.store, conv, mid)
+        conv = self._conversation()
+        info = None if conv is None else subagent_of(self.store, conv, mid)
         if conv is None or info is None:
             return False
         self._show_subagent(conv, info, mid)
@@ -109,31 +125,31 @@ class BranchState(QObject):
 
     def open_subagent_call(self, tool_use_id: str) -> bool:
         """The "open subagent" button on the call that started one: the same tab as its node."""
-        conv = self.w.conversation_id
-        info = None if conv is None else subagent_by_call(self.w.store, conv, tool_use_id)
+        conv = self._conversation()
+        info = None if conv is None else subagent_by_call(self.store, conv, tool_use_id)
         if conv is None or info is None:
-            self.w.statusBar().showMessage("that subagent's transcript is not stored", 5000)
+            self._status("that subagent's transcript is not stored", 5000)
             return False
         self._show_subagent(conv, info, None)
         return True
 
     def _show_subagent(self, conv: int, info: SubagentInfo, mid: int | None) -> None:
         self._tabs_conv = conv
-        self.w.transcript_tabs.open_subagent(conv, info, select=mid)
-        self.w.statusBar().showMessage(
+        self.tabs.open_subagent(conv, info, select=mid)
+        self._status(
             f"subagent “{info.name}”: read beside the conversation, the tip is unchanged", 5000)
 
     def transcript_selected(self, mid: int) -> None:
-        self.w.graph.select_node(mid)
+        self.graph.select_node(mid)
 
     def select_everywhere(self, mid: int) -> None:
-        self.w.graph.select_node(mid)
-        self.w.graph.center_on(mid)
-        self.w.transcript.select(mid)  # waits for a path being read
+        self.graph.select_node(mid)
+        self.graph.center_on(mid)
+        self.transcript.select(mid)  # waits for a path being read
 
     def sibling_chosen(self, mid: int) -> None:
         """◀ ▶: switch to that sibling's newest continuation and select the sibling itself."""
-        self.w.actions_.show_sibling(mid)
+        self.siblingRequested.emit(mid)
         self.select_everywhere(mid)
 
     def activated(self, mid: int) -> None:
@@ -141,11 +157,11 @@ class BranchState(QObject):
         leaf = self.preview_leaf
         if mid not in self._active_ids() and self.open_subagent(mid):
             return  # a subagent is never made the tip
-        if leaf is not None and mid in self.w.store.path_ids(leaf) and (
+        if leaf is not None and mid in self.store.path_ids(leaf) and (
                 mid not in self._active_ids()):
             self.switch()
             return
-        self.w.actions_.branch(mid)
+        self.branchRequested.emit(mid)
         self.select_everywhere(mid)
 
     # -- the preview ---------------------------------------------------------------------
@@ -154,8 +170,8 @@ class BranchState(QObject):
         leaf = self.preview_leaf
         if leaf is None:
             return
-        selected = self.w.graph.selected_node()
-        self.w.actions_.branch(leaf)
+        selected = self.graph.selected_node()
+        self.branchRequested.emit(leaf)
         self.select_everywhere(selected if selected is not None else leaf)
 
     def escape(self) -> None:
@@ -166,28 +182,28 @@ class BranchState(QObject):
 
     def back(self) -> None:
         """Leave the preview: the active path again, its tip selected."""
-        conv = self.w.conversation_id
+        conv = self._conversation()
         if not self.previewing or conv is None:
             return
         self._end_preview()
-        self.w.transcript.load_path(conv)
-        tip = self.w.store.conversation(conv, boundary=False).tip_id
+        self.transcript.load_path(conv)
+        tip = self.store.conversation(conv, boundary=False).tip_id
         if tip is not None:
             self.select_everywhere(tip)
-            self.w.transcript.scroll_to(tip)
+            self.transcript.scroll_to(tip)
 
     def reset(self) -> None:
         """The transcript shows the active path again (a refresh, another conversation)."""
         self._end_preview()
-        if self._tabs_conv is not None and self._tabs_conv != self.w.conversation_id:
-            self.w.transcript_tabs.close_subagents()  # they belong to the one left
+        if self._tabs_conv is not None and self._tabs_conv != self._conversation():
+            self.tabs.close_subagents()  # they belong to the one left
             self._tabs_conv = None
 
     def _start_preview(self, mid: int, leaf: int) -> None:
         self.preview_leaf = leaf
         active = self._active_ids()
-        start = next((m for m in self.w.store.path_ids(leaf) if m not in active), mid)
-        sibs = self.w.store.siblings(start)
+        start = next((m for m in self.store.path_ids(leaf) if m not in active), mid)
+        sibs = self.store.siblings(start)
         place = (f"alternative {sibs.index(start) + 1} of {len(sibs)} at message {start}"
                  if len(sibs) > 1 else f"from message {start}")
         self.banner.detail.setText(f"  {place}, down to its newest message {leaf}; "
@@ -199,6 +215,6 @@ class BranchState(QObject):
         self.banner.hide()
 
     def _active_ids(self) -> set[int]:
-        conv = self.w.conversation_id
-        tip = None if conv is None else self.w.store.conversation(conv, boundary=False).tip_id
-        return set() if tip is None else set(self.w.store.path_ids(tip))
+        conv = self._conversation()
+        tip = None if conv is None else self.store.conversation(conv, boundary=False).tip_id
+        return set() if tip is None else set(self.store.path_ids(tip))

@@ -56,11 +56,11 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         column.addWidget(self.context_panel)
+        self.transcript_tabs = TranscriptTabs(store, self.transcript)  # + subagent tabs
         self.branch_state = BranchState(self)
         column.addWidget(self.branch_state.banner)
         self.follow = LiveFollow(self)
         column.addWidget(self.follow.bar)
-        self.transcript_tabs = TranscriptTabs(store, self.transcript)  # + subagent tabs
         column.addWidget(self.transcript_tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for w in (self.conversations, self.graph, right):
@@ -112,6 +112,8 @@ class MainWindow(QMainWindow):
         self.transcript.compareRequested.connect(self.actions_.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)
+        self.branch_state.branchRequested.connect(self.actions_.branch)
+        self.branch_state.siblingRequested.connect(self.actions_.show_sibling)
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
         self.command_bar.closed.connect(self.runs.cancel)
