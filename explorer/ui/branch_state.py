@@ -71,6 +71,9 @@ class BranchState(QObject):
         self.tabs = window.transcript_tabs
         self._conversation: Callable[[], int | None] = lambda: window.conversation_id
         self._status = window.statusBar().showMessage
+        # Stops a running replay or fan-out, True if one ran (the window sets it once its
+        # runs exist).
+        self.cancel_running: Callable[[], bool] = lambda: False
         self.preview_leaf: int | None = None
         self._tabs_conv: int | None = None  # conversation whose subagent tabs are open
         self.banner = PreviewBanner()
@@ -177,7 +180,7 @@ class BranchState(QObject):
     def escape(self) -> None:
         """Esc in the graph or the transcript: stop a running model call first, else leave
         the preview."""
-        if not self.w.runs.cancel_running():
+        if not self.cancel_running():
             self.back()
 
     def back(self) -> None:

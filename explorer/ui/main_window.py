@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
         self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)
         self.branch_state.branchRequested.connect(self.actions_.branch)
         self.branch_state.siblingRequested.connect(self.actions_.show_sibling)
+        self.branch_state.cancel_running = self.runs.cancel_running
         self.command_bar.commandEntered.connect(self.slash.run)
         self.command_bar.closed.connect(self.actions_.cancel_model)
         self.command_bar.closed.connect(self.runs.cancel)
