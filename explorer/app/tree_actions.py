@@ -250,6 +250,32 @@ def unarchive(store: Store, mid: int) -> Change:
     return store.transact(_archive, mid, False)
 
 
+def _unarchive_at(conn: sqlite3.Connection, conv_id: int, points: Sequence[int | None]
+                  ) -> Change:
+    archived = conversation_marks(conn, conv_id).archived
+    parents = dict(conn.execute(
+        "SELECT id, parent_id FROM messages WHERE conversation_id = ? AND id IN "
+        "(SELECT value FROM json_each(?))", (conv_id, str(sorted(archived))))).items()
+    roots = sorted(m for m, p in parents if p in set(points))
+    if not roots:
+        raise StoreError("no archived branch is folded there")
+    before = [mark_row(conn, m) or {"message_id": m, "conversation_id": conv_id} for m in roots]
+    for m in roots:
+        set_marks(conn, conv_id, m, archived_at=None)
+    children = children_in(conn, conv_id)
+    hidden = sum(len(subtree(children, m)) for m in roots)
+    where = ", ".join("the roots" if p is None else str(p) for p in points)
+    return _done(conn, conv_id, "unarchive",
+                 f"{len(roots)} branch(es) at {where} unfolded ({hidden} message(s))",
+                 {"marks": before}, {"unarchived": roots, "messages": hidden})
+
+
+def unarchive_at(store: Store, conv_id: int, points: Sequence[int | None]) -> Change:
+    """Unfold every archived branch folded at the branch points ``points`` (a click on the
+    graph's "▸ N archived" chip): one undoable operation."""
+    return store.transact(_unarchive_at, conv_id, list(points))
+
+
 def _delete(conn: sqlite3.Connection, mid: int, with_checkpoints: bool) -> Change:
     conv_id = conversation_of(conn, mid)
     try:

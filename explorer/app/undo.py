@@ -103,6 +103,10 @@ def _undo(conn: sqlite3.Connection, conv_id: int | None) -> Change:
     if op is None:
         where = f" in conversation {conv_id}" if conv_id is not None else ""
         raise StoreError(f"nothing to undo{where}")
+    return _undo_op(conn, op)
+
+
+def _undo_op(conn: sqlite3.Connection, op: operations.Operation) -> Change:
     target = op.conversation_id if op.conversation_id is not None else -1
     changed, redo = _apply(conn, target, op.undo)
     operations.set_state(conn, op.id, "undone")
@@ -114,6 +118,19 @@ def _undo(conn: sqlite3.Connection, conv_id: int | None) -> Change:
 def undo(store: Store, conv_id: int | None = None) -> Change:
     """Undo the newest tree action (in ``conv_id``, or anywhere)."""
     return store.transact(_undo, conv_id)
+
+
+def _restore(conn: sqlite3.Connection, tombstone_id: int) -> Change:
+    op = next((o for o in operations.deletions(conn, tombstone_id) if o.state == "done"), None)
+    if op is None:
+        raise StoreError(f"deleted branch {tombstone_id} is not waiting for an undo (purged?)")
+    return _undo_op(conn, op)
+
+
+def restore_deleted(store: Store, tombstone_id: int) -> Change:
+    """Undo one deletion out of turn (a click on its "✕ deleted · undo" marker): restoring a
+    tombstone depends on no later action, so it needs none of them undone first."""
+    return store.transact(_restore, tombstone_id)
 
 
 def _purge(conn: sqlite3.Connection, conv_id: int | None, before: float | None

@@ -110,6 +110,13 @@ def set_state(conn: sqlite3.Connection, op_id: int, state: str) -> None:
                  (state, None if state == "done" else time.time(), op_id))
 
 
+def deletions(conn: sqlite3.Connection, tombstone_id: int) -> list[Operation]:
+    """The delete operations that buried ``tombstone_id`` (one, unless redone)."""
+    return [_op(r) for r in conn.execute(
+        f"SELECT {_COLS} FROM operations WHERE kind = 'delete' "
+        "AND json_extract(undo, '$.tombstone') = ? ORDER BY id DESC", (tombstone_id,))]
+
+
 def retire_purged(conn: sqlite3.Connection, tombstone_ids: list[int]) -> None:
     """Deletions whose tombstone a purge dropped can no longer be undone: say so in the log."""
     for op_id, undo in conn.execute(

@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
         self.graph.nodeSelected.connect(self.branch_state.graph_selected)
         self.graph.nodeActivated.connect(self.branch_state.activated)
         self.graph.contextMenuRequested.connect(self.show_message_menu)
+        self.graph.chipClicked.connect(self.tend.open_marker)
         self.transcript.messageSelected.connect(self.branch_state.transcript_selected)
         self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
         self.transcript.compareRequested.connect(self.actions_.compare)

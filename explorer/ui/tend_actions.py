@@ -8,6 +8,7 @@ the views; Edit → Undo takes back the last tree action of the open conversatio
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from explorer.app import merge, redo, tree_actions, undo
@@ -94,6 +95,21 @@ class TendActions:
         if tip is None:
             return
         self._do("Merge back", lambda: merge.merge(self.w.store, mid, tip)[0])
+
+    def open_marker(self, points: list[int], kind: str) -> None:
+        """A click on a branch point's chip: "▸ N archived" unfolds what is folded there,
+        "✕ N deleted · undo" restores what was deleted there (each undoable again)."""
+        conv = self.w.conversation_id
+        if conv is None or not points:
+            return
+        store = self.w.store
+        if kind == "archived":
+            self._do("Unarchive", lambda: tree_actions.unarchive_at(store, conv, points))
+            return
+        stones = [t.id for t in store.tombstones(conv) if t.parent_id in set(points)]
+        for tid in stones:
+            if self._do("Restore", partial(undo.restore_deleted, store, tid)) is None:
+                return
 
     def undo(self) -> None:
         conv = self.w.conversation_id

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtCore import QPoint, QSettings, Qt
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
@@ -207,3 +207,36 @@ def test_T8_edit_redo_makes_the_undone_delete_again_with_either_shortcut(
     _reloaded(window, qtbot, lambda: window.slash.run(parse("/undo")))
     _reloaded(window, qtbot, lambda: window.slash.run(parse("/redo")))
     assert store.children(7) == [12]
+
+
+def _click_chip(window: MainWindow, qtbot: QtBot, at: int, kind: str) -> None:
+    """Click the tending chip drawn under node ``at`` (as painted on screen now)."""
+    view = window.graph.view
+    window.graph.center_on(at)
+    view.viewport().repaint()
+    item = view.item
+    assert item is not None
+    box = next(b for b, i, k in item.tending.chip_boxes
+               if k == kind and item.model.ids[i] == at)
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                         pos=box.center().toPoint())
+
+
+def test_T6_T7_a_click_on_a_chip_unfolds_the_archive_or_restores_the_deleted_branch(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    before = [n.id for n in store.skeleton(1)]
+    _reloaded(window, qtbot, lambda: _menu_action(window, 8, "archive"))
+    _reloaded(window, qtbot, lambda: _menu_action(window, 18, "delete"))
+    assert _graph_place(window, 9) == (False, 0) and _graph_place(window, 18) == (False, 0)
+    _click_chip(window, qtbot, 17, "deleted")  # restores it, though not the newest action
+    assert _graph_place(window, 18) == (True, 2) and [n.id for n in store.skeleton(1)] == before
+    _click_chip(window, qtbot, 7, "archived")
+    assert _graph_place(window, 9) == (True, 1) and _graph_place(window, 12) == (True, 2)
+    assert _switcher_text(window, qtbot, 12) == "2/2"
+    kinds = [o.kind for o in store.operations(1) if o.state == "done"]
+    assert kinds == ["unarchive", "archive"]  # the delete was undone; the unfold is one action
+    _reloaded(window, qtbot, window.undo_action.trigger)  # Ctrl+Z folds it again
+    assert _graph_place(window, 9) == (False, 0)

@@ -71,19 +71,22 @@ class Tending:
 
     folded: dict[int, tuple[int, int]] = field(default_factory=dict)  # (archived, deleted)
     merges: tuple[tuple[int, int], ...] = ()  # (side tip node, merge node), both drawn
+    points: dict[int, tuple[int, ...]] = field(default_factory=dict)  # the branch point ids
 
 
 def tending_by_node(marks: GraphMarks, index: Mapping[int, int]) -> Tending:
     """Marks keyed by message, summed per node (a turn node holds several messages)."""
     folded: dict[int, tuple[int, int]] = {}
+    points: dict[int, tuple[int, ...]] = {}
     for mid, (archived, deleted) in marks.folded.items():
         i = index.get(mid)
         if i is not None:
             a, d = folded.get(i, (0, 0))
             folded[i] = (a + archived, d + deleted)
+            points[i] = (*points.get(i, ()), mid)
     merges = tuple((index[tip], index[msg]) for tip, msg in marks.merges
                    if tip in index and msg in index and index[tip] != index[msg])
-    return Tending(folded, merges)
+    return Tending(folded, merges, points)
 
 
 @dataclass(frozen=True, eq=False)

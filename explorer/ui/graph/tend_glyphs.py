@@ -48,6 +48,7 @@ class TendPainter:
         self.chips: list[str] = []  # chip texts drawn in the last paint (for tests)
         self.glyphs = 0  # far-zoom glyphs drawn in the last paint
         self.links = 0  # merge links drawn in the last paint
+        self.chip_boxes: list[tuple[QRectF, int, str]] = []  # (viewport box, node, kind)
         self._tended: tuple[int, list[int]] | None = None
 
     def _nodes(self, model: GraphModel) -> list[int]:
@@ -61,7 +62,7 @@ class TendPainter:
               boxes: bool, text: bool) -> None:
         """Chips and outlines, or far-zoom glyphs (and there the merge links too: up close
         the item draws them earlier, with ``paint_links``, under the boxes)."""
-        self.chips, self.glyphs = [], 0
+        self.chips, self.glyphs, self.chip_boxes = [], 0, []
         tended = [i for i in self._nodes(model) if _near(view, model.xs[i], model.ys[i])]
         if boxes:
             self._outline_stale(painter, model, pal, tended)
@@ -78,7 +79,7 @@ class TendPainter:
                 if i in folded:
                     self._chips(painter, world.map(QPointF(model.xs[i], model.ys[i])),
                                 world.map(QPointF(model.xs[i], model.ys[i] + BOX_H / 2)),
-                                folded[i], pal, text)
+                                folded[i], pal, text, i)
         elif len(tended) <= MAX_GLYPHS:
             for i in tended:
                 self._glyphs(painter, world.map(QPointF(model.xs[i], model.ys[i])),
@@ -116,8 +117,13 @@ class TendPainter:
             _arrow(painter, painter.worldTransform().map(QPointF(xb, yb)), pal.merge)
             self.links += 1
 
+    def chip_at(self, x: float, y: float) -> tuple[int, str] | None:
+        """(node, "archived" or "deleted") of the chip drawn under viewport point (x, y)."""
+        return next(((i, kind) for box, i, kind in self.chip_boxes
+                     if box.contains(QPointF(x, y))), None)
+
     def _chips(self, painter: QPainter, centre: QPointF, bottom: QPointF,
-               counts: tuple[int, int], pal: GraphPalette, full: bool) -> None:
+               counts: tuple[int, int], pal: GraphPalette, full: bool, node: int) -> None:
         """Chips under the box, ending left of where the branch count sits."""
         right = centre.x() - 4
         y = max(bottom.y(), centre.y() + 5) + 2
@@ -136,6 +142,7 @@ class TendPainter:
             painter.setPen(color)
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
             self.chips.append(text)
+            self.chip_boxes.append((box, node, kind))
             right -= w + 3
 
     def _glyphs(self, painter: QPainter, c: QPointF, counts: tuple[int, int], stale: bool,

@@ -45,6 +45,7 @@ class GraphView(QGraphicsView):
     contextMenuRequested = Signal(int, QPoint)
     viewChanged = Signal()
     runClicked = Signal(int)  # node position of a folded run of turns
+    chipClicked = Signal(int, str)  # node position, "archived" or "deleted" (T6, T7)
     userNavigated = Signal()  # the person zoomed or panned: leave their view alone
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -229,10 +230,14 @@ class GraphView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and self._press is not None:
             if not self._dragging:
                 i = self.node_at_view(event.position().toPoint())
+                x, y = event.position().x(), event.position().y()
+                chip = self.item.tending.chip_at(x, y) if self.item is not None else None
                 if i < 0 and self.item is not None:  # a subagent's name opens that subagent
-                    i = self.item.labels.agent_at(event.position().x(), event.position().y())
+                    i = self.item.labels.agent_at(x, y)
                 m = self.model
-                if i >= 0 and m is not None and m.flags[i] & F_RUN:
+                if chip is not None:  # "▸ 1 archived" unfolds, "✕ 1 deleted · undo" restores
+                    self.chipClicked.emit(*chip)
+                elif i >= 0 and m is not None and m.flags[i] & F_RUN:
                     self.runClicked.emit(i)
                 elif i >= 0:
                     self.select(i, user=True)

@@ -36,6 +36,7 @@ class TreeGraphWidget(QWidget):
     loadFailed = Signal(int, str)
 
     modeChanged = Signal(str)
+    chipClicked = Signal(object, str)  # branch point message ids, "archived" or "deleted"
 
     def __init__(
         self, store: Store, parent: QWidget | None = None, mode: Mode = "turns",
@@ -75,6 +76,7 @@ class TreeGraphWidget(QWidget):
         self._keep_view = False
         self.view.nodeSelected.connect(self._on_view_selected)
         self.view.runClicked.connect(self.expand_run)
+        self.view.chipClicked.connect(self._on_chip)
         self.view.nodeActivated.connect(self.nodeActivated)
         self.view.contextMenuRequested.connect(self.contextMenuRequested)
         self.view.installEventFilter(self)
@@ -117,6 +119,12 @@ class TreeGraphWidget(QWidget):
             self._pending_center = focus
             self._start(self._conv)
         self.modeChanged.emit(mode)
+
+    def _on_chip(self, i: int, kind: str) -> None:
+        """A tending chip was clicked: announce its branch points (message ids) and kind."""
+        data = self.data
+        if data is not None:
+            self.chipClicked.emit(list(data.model.tending.points.get(i, ())), kind)
 
     def expand_run(self, i: int) -> None:
         """Show the turns a folded run holds (they stay shown until another conversation)."""

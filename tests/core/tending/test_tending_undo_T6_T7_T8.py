@@ -328,3 +328,33 @@ def test_T6_T7_markers_say_how_much_they_stand_for_in_plain_words() -> None:
     assert Marker(3, "archived", (4,), 1).text() == "1 archived branch (1 message)"
     assert Marker(3, "archived", (4, 5), 6).text() == "2 archived branches (6 messages)"
     assert Marker(3, "deleted", (4,), 1, (9,)).text() == "deleted branch — undo (1 message)"
+
+
+def test_T7_a_deleted_branch_is_restored_out_of_turn_and_T6_unfolds_at_its_point(
+    tmp_path: Path,
+) -> None:
+    from explorer.app.demo import load_demo
+    with Store(tmp_path / "d.db") as s:
+        conv = load_demo(s)
+        start = state(s, conv)
+        ta.archive(s, 8)
+        deleted = ta.delete(s, 18).changed["tombstone"]
+        ta.note(s, 22, "later")
+        undo.restore_deleted(s, deleted)  # not the newest action: no other is undone
+        assert state(s, conv)["messages"] == start["messages"]
+        assert [m.at for m in tended_view(s, conv).markers] == [7]
+        with pytest.raises(StoreError, match="not waiting for an undo"):
+            undo.restore_deleted(s, deleted)
+        unfolded = ta.unarchive_at(s, conv, [7])
+        assert unfolded.changed == {"unarchived": [8], "messages": 4}
+        with pytest.raises(StoreError, match="no archived branch"):
+            ta.unarchive_at(s, conv, [7])
+        for _ in range(3):  # the unfold, the note, the archive: the restore is undone already
+            undo.undo(s, conv)
+        assert state(s, conv) == start
+        for _ in range(3):
+            redo.redo(s, conv)
+        assert tended_view(s, conv).markers == []  # unfolded, restored, and the note is back
+        assert s.marks(conv).notes == {22: "later"}
+        with pytest.raises(StoreError, match="nothing to redo"):  # the unfold came after the
+            redo.redo(s, conv)  # restore: a new action, so the restore is not redone
