@@ -167,8 +167,12 @@ def looks_like_markdown(text: str) -> bool:
 
 
 def thinking_title(text: str, redacted: bool) -> str:
-    """A thinking block's toggle text; redacted thinking says so instead of "0 words"."""
+    """A thinking block's toggle text; redacted thinking, and thinking whose text the
+    session file did not keep (Claude Code stores only its signature), say so instead of
+    "0 words"."""
     if redacted:
         return "Thinking (redacted by the provider)"
+    if not text.strip():
+        return "Thinking (text not kept in the session file)"
     words = len(text.split())
     return f"Thinking ({words:,} word{'s' if words != 1 else ''})"

@@ -129,3 +129,15 @@ def test_card_header_token_line_is_short_and_the_tooltip_exact() -> None:
     assert describe_tokens(usage).splitlines() == [
         "input: 1 tokens", "output: 506 tokens", "cache read: 65,682 tokens",
         "cache write: 1,204 tokens"]
+
+
+def test_thinking_kept_only_as_a_signature_says_so_instead_of_zero_words(
+    qtbot: QtBot, worktrees_session: tuple[Store, int]
+) -> None:
+    store, conv = worktrees_session
+    view = _view(qtbot, store, conv)
+    card = _card_with(qtbot, view, store, conv, '"subagent_type"')
+    blocks = [b for b in card.thinking if not b.redacted]
+    assert blocks, "Claude Code keeps a thinking block's signature, not its text"
+    assert blocks[0].toggle.text() == "Thinking (text not kept in the session file)"
+    assert not blocks[0].toggle.isEnabled() and "signature" in blocks[0].toggle.toolTip()

@@ -96,10 +96,13 @@ class ThinkingBlock(QWidget):
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setText(thinking_title(part.text, self.redacted))
-        self.toggle.setEnabled(not self.redacted)
+        self.toggle.setEnabled(not self.redacted and bool(part.text.strip()))
         if self.redacted:
             self.toggle.setToolTip(
                 "The provider sent this reasoning encrypted: it cannot be read.")
+        elif not part.text.strip():
+            self.toggle.setToolTip("The model reasoned here, but the session file keeps only "
+                                   "a signature of it, not its text.")
         self.body: DocumentView | None = None
         self._layout = _column(self)
         self._layout.addWidget(self.toggle)

@@ -76,3 +76,4 @@ def test_redacted_thinking_says_so_instead_of_zero_words() -> None:
     assert thinking_title("", redacted=True) == "Thinking (redacted by the provider)"
     assert thinking_title("one two", redacted=False) == "Thinking (2 words)"
     assert thinking_title("one", redacted=False) == "Thinking (1 word)"
+    assert thinking_title(" ", redacted=False) == "Thinking (text not kept in the session file)"
