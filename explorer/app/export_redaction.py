@@ -21,11 +21,12 @@ from explorer.tree.model import Message
 _PLAIN_HEADER = frozenset({"created_at", "source_format", "forked_from"})
 
 
-def redact_export(messages: Sequence[Message], header: dict[str, Any]
+def redact_export(messages: Sequence[Message], header: dict[str, Any],
+                  pixels: secrets.PixelReader | None = None
                   ) -> tuple[list[Message], list[secrets.Finding]]:
-    """The messages with every written string redacted, ``header`` redacted in place, and
-    what was found."""
-    out, found = secrets.redact_messages(messages)
+    """The messages with every written string (and, with a ``pixels`` reader, every image's
+    picture) redacted, ``header`` redacted in place, and what was found."""
+    out, found = secrets.redact_messages(messages, pixels)
     out = [_redact_fields(m, found) for m in out]
     for key in [k for k in header if k not in _PLAIN_HEADER]:
         value, kinds = secrets.redact_value(header[key])

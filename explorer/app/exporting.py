@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app import export_redaction, safe_write
+from explorer.app.image_ocr import missing_note, pixel_reader
+from explorer.app.preferences import load_app_prefs
 from explorer.formats import native
 from explorer.formats.exporters import EXPORTERS as FORMAT_EXPORTERS
 from explorer.formats.exporters import Exporter
@@ -31,7 +33,7 @@ def purpose(fmt: str) -> str:
 def export_lines(
     store: Store, conv_id: int, fmt: str = "native", at: int | None = None,
     notes: list[str] | None = None, place: Mapping[str, Any] | None = None,
-    redact: bool = True,
+    redact: bool = True, ocr: bool | None = None,
 ) -> Iterator[str]:
     """The export as lines; with ``at`` only the branch from the root to that message.
 
@@ -43,7 +45,8 @@ def export_lines(
 
     Every format but ``native`` is meant for sharing or sending: its secrets are replaced by
     ``[redacted: kind]`` and listed in ``notes`` unless ``redact`` is False (SPEC R1). The
-    native export is a backup and stays exact.
+    native export is a backup and stays exact. ``ocr`` reads images with Tesseract to black
+    out secrets drawn in them (None: as the ``ocr_images`` preference says).
     """
     if fmt not in FORMATS:
         raise StoreError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -72,7 +75,7 @@ def export_lines(
         # The checkpoints as they are now, not as the source file had them (pi writes labels).
         header["checkpoints"] = store.checkpoints(conv_id)
         if redact:
-            messages = _redacted(messages, header, notes)
+            messages = _redacted(messages, header, notes, ocr)
         elif notes is not None:
             notes.append("secrets were not redacted (asked for): this file carries them as "
                          "stored")
@@ -85,18 +88,20 @@ def export_lines(
     )
 
 
-def _redacted(messages: list[Message], header: dict[str, Any], notes: list[str] | None
-              ) -> list[Message]:
+def _redacted(messages: list[Message], header: dict[str, Any], notes: list[str] | None,
+              ocr: bool | None) -> list[Message]:
     """The messages and ``header`` with every secret they would write replaced; listed."""
-    out, found = export_redaction.redact_export(messages, header)
+    wanted = load_app_prefs().ocr_images if ocr is None else ocr
+    out, found = export_redaction.redact_export(messages, header, pixel_reader(wanted))
     if notes is not None:
-        notes += export_redaction.export_notes(out, found)
+        notes += export_redaction.export_notes(out, found) + missing_note(wanted)
     return out
 
 
 def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
                    at: int | None = None, notes: list[str] | None = None,
-                   redact: bool = True, place: Mapping[str, Any] | None = None) -> int:
+                   redact: bool = True, place: Mapping[str, Any] | None = None,
+                   ocr: bool | None = None) -> int:
     """Write the export; returns the number of lines written.
 
     The file is written beside ``dest`` and renamed into place when complete, and
@@ -104,7 +109,8 @@ def export_to_file(store: Store, conv_id: int, dest: Path, fmt: str = "native",
     """
     n = 0
     with safe_write.atomic_text(dest, store.db_path) as f:
-        for line in export_lines(store, conv_id, fmt, at, notes, place, redact=redact):
+        for line in export_lines(store, conv_id, fmt, at, notes, place, redact=redact,
+                                 ocr=ocr):
             f.write(line + "\n")
             n += 1
     return n

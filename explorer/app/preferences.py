@@ -32,6 +32,7 @@ class AppPrefs:
     tiers: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PROVIDER_KINDS, "dense"))
     purge_after_days: int | None = None  # deleted branches older than this go for good
     redact: bool = True  # the window redacts secrets in sends, previews and exports
+    ocr_images: bool = False  # read images with Tesseract to black out secrets drawn in them
     notes: list[str] = field(default_factory=list)
 
     def tier(self, kind: str) -> str:
@@ -44,6 +45,8 @@ class AppPrefs:
             out["purge_deleted_after_days"] = self.purge_after_days
         if not self.redact:
             out["redact_secrets"] = False
+        if self.ocr_images:
+            out["ocr_images"] = True
         return out
 
 
@@ -85,6 +88,11 @@ def load_app_prefs(path: Path | None = None) -> AppPrefs:
     elif days is not None:
         prefs.notes.append(f"purge_deleted_after_days {days!r} is not a whole number of days; "
                            "deleted branches are kept until purged")
+    ocr = raw.get("ocr_images", False)
+    if isinstance(ocr, bool):
+        prefs.ocr_images = ocr
+    else:
+        prefs.notes.append(f"ocr_images {ocr!r} is not true or false; images are not read")
     redact = raw.get("redact_secrets", True)
     if isinstance(redact, bool):
         prefs.redact = redact

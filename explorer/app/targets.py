@@ -8,6 +8,7 @@ otherwise.
 
 from __future__ import annotations
 
+from explorer.app.image_ocr import missing_note, pixel_reader
 from explorer.app.preferences import load_app_prefs
 from explorer.compaction.page_geometry import DEFAULT_MODELS
 from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind, Target
@@ -47,8 +48,9 @@ def build_target(
         threshold=prefs.threshold,
         tier=tier or prefs.tier(chosen_kind.value),
         vision=vision,
-        redactor=SecretRedactor() if redact else None,
-        notes=(*settings.notes, *prefs.notes),
+        redactor=SecretRedactor(pixel_reader(prefs.ocr_images)) if redact else None,
+        notes=(*settings.notes, *prefs.notes,
+               *(missing_note(prefs.ocr_images) if redact else ())),
     )
 
 

@@ -209,12 +209,14 @@ def run_export(args: argparse.Namespace) -> int:
             args.at = tree_view.preferred_tip(s, args.conversation)
         if args.output:
             n = exporting.export_to_file(s, args.conversation, Path(args.output), args.format,
-                                         args.at, notes, redact=not args.no_redact)
+                                         args.at, notes, redact=not args.no_redact,
+                                         ocr=args.ocr_images or None)
             print(f"wrote {n} lines to {args.output}", file=sys.stderr)
         else:
             show = visible if sys.stdout.isatty() else str  # a file or pipe gets it exact
             for line in exporting.export_lines(s, args.conversation, args.format, args.at,
-                                               notes, redact=not args.no_redact):
+                                               notes, redact=not args.no_redact,
+                                               ocr=args.ocr_images or None):
                 sys.stdout.write(show(line) + "\n")
     for note in notes:
         print(f"note: {visible(note)}", file=sys.stderr)
@@ -229,6 +231,9 @@ def _export_args(p: argparse.ArgumentParser) -> None:
                    help="export only the preferred path (starred children, see `convo star`)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     add_redact_arg(p)
+    p.add_argument("--ocr-images", action="store_true",
+                   help="also read images with OCR (the tesseract program) and black out "
+                        "secrets drawn in them; by default only their metadata is scanned")
 
 
 def run_import(args: argparse.Namespace) -> int:

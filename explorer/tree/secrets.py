@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +22,9 @@ from explorer.tree import image_secrets
 from explorer.tree.model import Message, Part
 
 PLACEHOLDER = "[redacted: {kind}]"
+PIXELS_READ = "pixels_read"  # on an image part whose picture a pixel reader (OCR) scanned
+# An image's bytes -> the bytes with secrets blacked out and their kinds; None: not read.
+PixelReader = Callable[[bytes], "tuple[bytes, list[str]] | None"]
 
 
 _KEYWORDS = (r"password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
@@ -143,17 +146,19 @@ def redact_text(text: str) -> tuple[str, list[str]]:
     return "".join(out), [kind for _, _, kind in spans]
 
 
-def redact_messages(messages: Sequence[Message]) -> tuple[list[Message], list[Finding]]:
+def redact_messages(messages: Sequence[Message], pixels: PixelReader | None = None
+                    ) -> tuple[list[Message], list[Finding]]:
     """The messages with secrets replaced in every text-bearing part and removed from every
-    image's metadata; unchanged messages are the same objects. An image's pixels cannot be
-    read here, so a secret shown in a screenshot stays (``unscanned_images`` counts them)."""
+    image's metadata; unchanged messages are the same objects. An image's pixels are read
+    only by a ``pixels`` reader (OCR, from the app layer); without one a secret shown in a
+    screenshot stays, and ``unscanned_images`` counts those images."""
     out: list[Message] = []
     found: list[Finding] = []
     for m in messages:
         parts: list[Part] | None = None
         for i, p in enumerate(m.parts):
-            done, kinds, where = _redact_part(p)
-            if not kinds:
+            done, kinds, where = _redact_part(p, pixels)
+            if done is p:
                 continue
             if parts is None:
                 parts = list(m.parts)
@@ -163,24 +168,31 @@ def redact_messages(messages: Sequence[Message]) -> tuple[list[Message], list[Fi
     return out, found
 
 
-def _redact_part(p: Part) -> tuple[Part, list[str], str]:
-    """One part with its text, its image's metadata and its meta values redacted."""
+def _redact_part(p: Part, pixels: PixelReader | None) -> tuple[Part, list[str], str]:
+    """One part with its text, its image's metadata (and pixels, with a reader) and its
+    meta values redacted; the same part when nothing changed."""
     meta, meta_kinds = redact_value(p.meta)
     kinds: list[str] = []
-    where = ""
+    places: list[str] = []
     changes: dict[str, Any] = {}
     if p.kind == "image" and p.data is not None:
         data, kinds = image_secrets.redact_image(p.data)
-        changes, where = {"data": data}, "image metadata"
+        places += ["image metadata"] if kinds else []
+        read = pixels(data) if pixels is not None else None
+        if read is not None:
+            data, seen = read
+            kinds, places = kinds + seen, places + (["image pixels (OCR)"] if seen else [])
+            meta = {**meta, PIXELS_READ: True}
+        changes = {"data": data}
     elif p.kind != "image" and p.text:
         text, kinds = redact_text(p.text)
         changes = {"text": text}
-    if not kinds and not meta_kinds:
+    places += ["part metadata"] if meta_kinds else []
+    if not kinds and not meta_kinds and PIXELS_READ not in meta:
         return p, [], ""
-    if meta_kinds:
-        where = ", ".join(w for w in (where, "part metadata") if w)
-    changes["meta"] = {**meta, "redacted_secrets": kinds + meta_kinds}
-    return replace(p, **changes), kinds + meta_kinds, where
+    if kinds or meta_kinds:
+        meta = {**meta, "redacted_secrets": kinds + meta_kinds}
+    return replace(p, **changes, meta=meta), kinds + meta_kinds, ", ".join(places)
 
 
 # Values that are opaque to a reader: ciphertext and signatures a provider verifies byte for
@@ -211,12 +223,14 @@ def redact_value(value: Any) -> tuple[Any, list[str]]:
 
 def unscanned_images(messages: Sequence[Message]) -> int:
     """Images whose pixels go out unread: their metadata was scanned, their picture not."""
-    return sum(1 for m in messages for p in m.parts if p.kind == "image" and p.data)
+    return sum(1 for m in messages for p in m.parts
+               if p.kind == "image" and p.data and not p.meta.get(PIXELS_READ))
 
 
 def unscanned_note(count: int) -> str:
     return (f"{count} image(s) were not scanned for secrets in their pixels (only their "
-            "metadata was): look at them before sharing")
+            "metadata was): look at them before sharing, or turn on reading images with "
+            "OCR (Settings, or --ocr-images)")
 
 
 def describe(found: Sequence[Finding]) -> str:
@@ -233,10 +247,14 @@ def describe(found: Sequence[Finding]) -> str:
 
 
 class SecretRedactor:
-    """The :class:`~explorer.compaction.target.Redactor` every shared or sent context uses."""
+    """The :class:`~explorer.compaction.target.Redactor` every shared or sent context uses;
+    with a ``pixels`` reader it also blacks out secrets drawn in images."""
+
+    def __init__(self, pixels: PixelReader | None = None) -> None:
+        self.pixels = pixels
 
     def __call__(self, messages: Sequence[Message], notes: list[str]) -> list[Message]:
-        out, found = redact_messages(messages)
+        out, found = redact_messages(messages, self.pixels)
         if found:
             notes.append(describe(found))
         unread = unscanned_images(out)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.app.image_ocr import tesseract
 from explorer.app.preferences import (
     THEMES,
     THRESHOLD_MAX,
@@ -242,6 +243,15 @@ class SettingsDialog(QDialog):
         self.redact_warning.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.redact_warning.setVisible(not self.prefs.redact)
         self.redact.toggled.connect(lambda on: self.redact_warning.setVisible(not on))
+        self.ocr = QCheckBox("Read images with OCR to black out secrets drawn in them "
+                             "(slower)", self)
+        self.ocr.setChecked(self.prefs.ocr_images)
+        found = tesseract()
+        self.ocr.setEnabled(found is not None or self.prefs.ocr_images)
+        self.ocr.setToolTip(f"Screenshots are read with {found} before they are sent or "
+                            "shared; about half a second of CPU per new image" if found else
+                            "Needs the tesseract program, which is not installed; without it "
+                            "the notes name the images whose pixels were not scanned")
         self.message = QLabel(self)
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
@@ -281,6 +291,7 @@ class SettingsDialog(QDialog):
         form.addRow("Compaction threshold", self.threshold)
         form.addRow("Secrets", self.redact)
         form.addRow("", self.redact_warning)
+        form.addRow("", self.ocr)
         box = QVBoxLayout(self)
         box.addWidget(self.keyring_label)
         box.addWidget(self.tabs)
@@ -305,7 +316,7 @@ class SettingsDialog(QDialog):
         prefs = AppPrefs(theme=self.chosen_theme(), threshold=round(self.threshold.value(), 2),
                          tiers={k: page.tier_box.currentText() for k, page in self.pages.items()},
                          purge_after_days=self.prefs.purge_after_days,
-                         redact=self.redact.isChecked())
+                         redact=self.redact.isChecked(), ocr_images=self.ocr.isChecked())
         try:
             save_settings(settings, self.path)
             save_app_prefs(prefs, self.path)

@@ -135,8 +135,11 @@ def test_R1_turning_the_switch_off_is_for_the_session_and_settings_hold_the_defa
     assert dialog.redact.isChecked() and not dialog.redact_warning.isVisibleTo(dialog)
     dialog.redact.setChecked(False)
     assert dialog.redact_warning.isVisibleTo(dialog)
+    assert not dialog.ocr.isChecked()  # reading images with OCR is asked for, never assumed
+    dialog.ocr.setChecked(True)
     assert dialog.save()
-    assert json.loads(settings_path().read_text())["app"]["redact_secrets"] is False
+    saved = json.loads(settings_path().read_text())["app"]
+    assert saved["redact_secrets"] is False and saved["ocr_images"] is True
     second.close()
     s2.close()
     third, s3 = open_window("c")
