@@ -69,6 +69,7 @@ _KEY = re.compile(r"(?:" + _KEYWORDS + r")s?(?:_[a-z0-9]+)?$")
 _STEMS = ("pass", "pwd", "secret", "token", "key", "credential")
 _VALUE = re.compile(r"\s*(?:\"([^\"\n\\]{4,})\"|'([^'\n\\]{4,})'|([^\s\"'`\\,;)\]}]{6,}))")
 KEY_LOOKBACK = 48
+MIN_SECRET_CHARS = 10  # the shortest text a rule can match (pwd="abcd"): shorter is skipped
 KINDS = (*(k for k, _ in TOKEN_RULES), "url-password", "bearer-token", "credential")
 
 _NOT_A_VALUE = re.compile(
@@ -131,7 +132,7 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
 
 def redact_text(text: str) -> tuple[str, list[str]]:
     """``text`` with every secret replaced by ``[redacted: kind]``, and the kinds replaced."""
-    if not text:
+    if len(text) < MIN_SECRET_CHARS:
         return text, []
     spans = find_spans(text)
     if not spans:
