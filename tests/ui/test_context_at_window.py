@@ -135,3 +135,19 @@ def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
     assert SECRET not in (preview.facts_text.toPlainText() + preview.head_text.toPlainText()
                           + preview.tail_text.toPlainText())
     preview.close()
+
+
+def test_R1_context_at_a_node_follows_the_windows_redaction_switch(
+    qtbot: QtBot, tmp_path: Path, store: tuple[Store, int],
+) -> None:
+    s, conv = store
+    w = open_window(qtbot, tmp_path, s, conv)
+    w.redaction.set_on(False)
+    w.context_actions.context_at(s.conversation(conv).tip_id or 0)
+    dialog = w.context_actions.dialogs[-1]
+    assert isinstance(dialog, ContextDialog)
+    qtbot.waitUntil(lambda: dialog.context is not None, timeout=30_000)
+    ctx = dialog.context
+    assert ctx is not None and ctx.target.redactor is None
+    assert "redacted" not in dialog.panel.notes.text()
+    dialog.close()
