@@ -91,7 +91,6 @@ class MainWindow(QMainWindow):
         self.compare_window: QWidget | None = None
         self.preview_window: CompactionPreview | None = None
         self.settings_window: QWidget | None = None
-        self.model_job: ModelJob | None = None
         self.slash = SlashDispatcher(self)
         self.search_dialog: SearchDialog | None = None
         self.import_dialog: QWidget | None = None
@@ -100,6 +99,11 @@ class MainWindow(QMainWindow):
         self.drop_filter = install_drop_import(self, self.actions_.start_import)
         self._restore()
         self.graph.view.setFocus(Qt.FocusReason.OtherFocusReason)  # F fits, arrows walk
+
+    @property
+    def model_job(self) -> ModelJob | None:
+        """The model call running, or the last one (the window's model calls own it)."""
+        return self.actions_.model_calls.job
 
     # -- wiring -------------------------------------------------------------------
     def _connect(self) -> None:

@@ -14,21 +14,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from explorer.app import exporting, tree_actions
-from explorer.app.conversation_ops import RunResult
 from explorer.app.exporting import EXPORTERS
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
-from explorer.app.model_setup import ModelChoice
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.import_dialog import start_import_dialog
-from explorer.ui.model_worker import (
-    Call,
-    ModelJob,
-    regenerate_call,
-    rerun_call,
-    send_call,
-)
+from explorer.ui.model_calls import ModelCalls
 from explorer.ui.tree_commands import TreeCommands
 
 if TYPE_CHECKING:
@@ -46,6 +38,9 @@ class WindowActions(CompareActions):
         self.marks = CompareMarks(window)  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
         self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
+        self.model_calls = ModelCalls(
+            window.tasks, window.store, window.command_bar, lambda: window.conversation_id,
+            lambda: window.redaction.on, lambda *q: self.ask_multiline(*q), self.fail, window)
 
     # -- questions (replaced in tests) ------------------------------------------------
     def ask_text(self, title: str, label: str, default: str = "") -> str | None:
@@ -199,55 +194,16 @@ class WindowActions(CompareActions):
 
     # -- model calls (on a worker; the turn is stored only when the answer is complete) ----
     def send(self, text: str) -> None:
-        conv = self._conv()
-        if conv is None or not text.strip():
-            return
-        self._start_model(send_call(conv, text), f"sending to the model: {text[:60]}")
+        self.model_calls.send(text)
 
     def rerun(self, mid: int) -> None:
-        conv = self._conv()
-        if conv is None:
-            return
-        text = self.ask_multiline("Edit and run", "The edited prompt (the original and its "
-                                  "answer stay):", self.w.store.message(mid).text)
-        if text:
-            self._start_model(rerun_call(conv, mid, text), "running the edited prompt")
+        self.model_calls.rerun(mid)
 
     def regenerate(self, mid: int) -> None:
-        conv = self._conv()
-        if conv is not None:
-            self._start_model(regenerate_call(conv, mid), "asking for another answer")
-
-    def _start_model(self, call: Call, what: str) -> None:
-        if self.w.model_job is not None and self.w.model_job.is_running():
-            self.fail("a model call is already running; cancel it first (Esc)")
-            return
-        bar = self.w.command_bar
-        bar.show()
-        bar.show_result(what + "…\n")
-        job = ModelJob(self.w.tasks, self.w.store, call,
-                       ModelChoice(redact=self.w.redaction.on), parent=self.w)
-        self.streamed = ""
-
-        def chunk(text: str) -> None:
-            self.streamed += text
-            bar.show_result(what + "…\n\n" + self.streamed)
-
-        job.chunk.connect(chunk)
-        job.done.connect(lambda result: self._model_done(result))
-        job.failed.connect(lambda message: bar.show_error(f"nothing was stored: {message}"))
-        self.w.model_job = job
-        job.start()
-
-    def _model_done(self, result: RunResult) -> None:
-        """The views refresh through the runner's ``changed`` (the job names them)."""
-        notes = "".join(f"\nnote: {n}" for n in result.notes)
-        self.w.command_bar.show_result(f"{result.answer.text}\n\n(stored as messages "
-                                       f"{', '.join(map(str, result.message_ids))}){notes}")
+        self.model_calls.regenerate(mid)
 
     def cancel_model(self) -> None:
-        if self.w.model_job is not None:
-            self.w.model_job.cancel()
+        self.model_calls.cancel()
 
     # The dialogs below load their modules when first opened, not with the window.
     def settings_dialog(self) -> None:
