@@ -32,6 +32,7 @@ class TreeMarks:
     # Branch names (``convo label``) by the message that starts the branch: the graph draws
     # them on the node; the text views carry them as a ``⎇ name`` note.
     branch_names: Mapping[int, str] = field(default_factory=dict)
+    user_notes: Mapping[int, str] = field(default_factory=dict)  # ``convo note``, drawn too
 
 
 def render_tree(nodes: Sequence[SkeletonNode], marks: TreeMarks, width: int = 100) -> list[str]:

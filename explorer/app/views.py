@@ -46,7 +46,7 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes,
                      hidden=frozenset(view.hidden), markers=markers,
                      stale=frozenset(view.stale), folded=folded, merges=list(view.merges),
-                     branch_names=dict(view.marks.labels))
+                     branch_names=dict(view.marks.labels), user_notes=dict(view.marks.notes))
 
 
 def tree_lines(

@@ -131,7 +131,7 @@ def test_the_legend_explains_the_tending_marks() -> None:
         legend.set_mode(mode)
         texts = [row[2] for row in legend.rows()]
         assert {"archived branches", "deleted branch", "stale answer", "merge link",
-                "branch name"} <= set(texts)
+                "branch name", "note"} <= set(texts)
     legend.deleteLater()
 
 
@@ -219,3 +219,23 @@ def test_T6_many_branch_names_far_away_are_capped_and_never_overlap(tmp_path: Pa
         assert len(boxes) <= MAX_NAME_LABELS and _apart(boxes), scale
         drawn.append(len(boxes))
     assert drawn[0] > 10 and drawn[1] > 10  # far away, as many as fit side by side
+
+
+@pytest.mark.parametrize("pal", [light_palette(), dark_palette()], ids=["light", "dark"])
+@pytest.mark.parametrize("mode", ["messages", "turns"])
+def test_a_note_is_shown_on_its_node_in_both_views(
+    named: Store, pal: GraphPalette, mode: str
+) -> None:
+    tree_actions.note(named, 21, "Check the skipped rows\nwith the warehouse team first")
+    data = (build_graph if mode == "messages" else build_turn_graph)(named, 1, pal)
+    m = data.model
+    assert m.memos == {m.index[21]: ("Check the skipped rows\nwith the warehouse team first",)}
+    item = GraphItem(m, data.geometry, pal)
+    image = _paint(item, 21, 1.0, pal)
+    [(box, text)] = item.labels.memos
+    assert text.startswith("✎ Check the skipped rows w") and "\n" not in text
+    assert box.left() > 350 + 212 / 2 - 20  # right of its box, not over another node's text
+    assert _pixels_like(image, pal.note, 10) > 200
+    _paint(item, 21, 0.05, pal)  # kept when zoomed out, as names are
+    assert len(item.labels.memos) <= 1
+    assert "note: Check the skipped rows" in m.tooltip(m.index[21])

@@ -1,5 +1,5 @@
 """Labels drawn at a fixed on-screen size over the tree: TIP, checkpoints, branch names,
-branch counts, agents.
+notes, branch counts, agents.
 
 Box text scales with the zoom; these do not. Each is placed in viewport pixels at
 its node's mapped position, so the tip and every checkpoint name stay readable
@@ -25,6 +25,7 @@ MAX_BRANCH_LABELS = 120
 MAX_NAME_LABELS = 200
 NAME_CHARS_PX = 220  # longest checkpoint or agent name, in pixels
 NAME_MIN_PX = 70  # names are cut to a column's width on screen, but never below this
+MEMO_PX = 180  # a note shows its first words; the tooltip and the transcript show it all
 _BUCKET_W, _BUCKET_H = 128.0, 32.0  # viewport buckets of drawn labels
 MAX_STAMPS = 2000
 
@@ -47,6 +48,7 @@ class LabelPainter:
         self.drawn = 0  # labels drawn in the last paint (for tests)
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
+        self.memos: list[tuple[QRectF, str]] = []  # notes drawn in the last paint
         self.room = float(NAME_CHARS_PX)
         self._taken: dict[tuple[int, int], list[Box]] = {}
         self._bounds: Box | None = None
@@ -69,6 +71,7 @@ class LabelPainter:
         self.drawn = 0
         self.agent_boxes = []
         self.named = []
+        self.memos = []
         self._taken = {}
         device = painter.device()
         self._ratio = device.devicePixelRatioF() if device is not None else 1.0
@@ -96,6 +99,8 @@ class LabelPainter:
         changes = model.turns.model_changes if model.turns is not None else {}
         for i in spots.changes.query(view, MAX_NAME_LABELS):
             self._model(painter, model, i, changes[i], palette)
+        for i in spots.memos.query(view, MAX_NAME_LABELS):
+            self._memo(painter, model, i, palette)
         seen = list(spots.branches.query(view, MAX_BRANCH_LABELS + 1))
         if len(seen) <= MAX_BRANCH_LABELS:  # more would pile up: the tooltip still tells
             for i in seen:
@@ -196,6 +201,28 @@ class LabelPainter:
             if self._free(box):
                 self._blit(painter, box, made)
                 self.named.append((QRectF(*box), made[2]))
+                return
+
+    def _memo(self, painter: QPainter, m: GraphModel, i: int, pal: GraphPalette) -> None:
+        """``✎ note`` right of the node (its first words: the tooltip and the transcript have
+        it all), moved under or over a model change's label when that sits there."""
+        rx, ry = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
+        cx, _ = self._at(m.xs[i], m.ys[i])
+        text = " ".join(" / ".join(m.memos[i]).split())
+        room = float(round(min(self.room, MEMO_PX)))
+        key = ("memo", text, room, pal.note.rgba(), self._ratio)
+        made = self._made.get(key)
+        if made is None:
+            shown = self.metrics.elidedText("✎ " + text, Qt.TextElideMode.ElideRight, room)
+            made = self._made_for(key, lambda: _Look(shown, 3, pal.note, pal.note_text,
+                                                     pal.note_text, False, False),
+                                  self.metrics.horizontalAdvance(shown) + 8, 15)
+        x = max(rx, cx + 8) + 4
+        for top in (ry - 7, ry + 10, ry - 24):
+            box = self._inside_view((x, top, made[1], 15.0))
+            if self._free(box):
+                self._blit(painter, box, made)
+                self.memos.append((QRectF(*box), made[2]))
                 return
 
     def _model(self, painter: QPainter, m: GraphModel, i: int, name: str,

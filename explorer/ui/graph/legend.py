@@ -42,7 +42,7 @@ _TURN_ROWS = (("box", STYLE_TURN, "turn"), ("box", STYLE_AGENT, "subagent"),
 # and the name a person gave a branch.
 _TEND_ROWS = (("chip", "archived", "archived branches"), ("chip", "deleted", "deleted branch"),
               ("stale", "stale", "stale answer"), ("dash", "merge", "merge link"),
-              ("name", "branch_name", "branch name"))
+              ("name", "branch_name", "branch name"), ("memo", "note", "note"))
 _MESSAGE_ROWS = (("box", STYLE_USER, "user"), ("box", STYLE_ASSISTANT, "assistant"),
                  ("box", STYLE_TOOL_CALL, "tool call"), ("box", STYLE_TOOL_RESULT, "result"),
                  ("box", STYLE_ERROR, "error"), ("line", "active", "active path"),
@@ -169,6 +169,12 @@ def _swatch(painter: QPainter, pal: GraphPalette, row: tuple[str, object, str],
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pal.tip)
         painter.drawRoundedRect(r, 3, 3)
+    elif kind == "memo":  # the sticky-note box a note is drawn in
+        painter.setPen(QPen(pal.note_text, 1))
+        painter.setBrush(pal.note)
+        painter.drawRoundedRect(r, 2, 2)
+        painter.setPen(pal.note_text)
+        painter.drawText(r, Qt.AlignmentFlag.AlignCenter, "✎")
     elif kind == "name":  # the solid pill a branch name is drawn in, with its ⎇
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(pal.branch_name)

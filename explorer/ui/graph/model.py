@@ -63,6 +63,7 @@ class GraphMarks:
     stale: frozenset[int] = frozenset()  # answers whose prompt chain was edited upstream
     merges: tuple[tuple[int, int], ...] = ()  # (side branch tip, merge message)
     branch_names: Mapping[int, str] = field(default_factory=dict)  # ``convo label`` names
+    user_notes: Mapping[int, str] = field(default_factory=dict)  # ``convo note`` texts
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,6 +125,7 @@ class GraphModel:
     turns: TurnInfo | None = None  # set when the nodes are turns, not messages
     tending: Tending = field(default_factory=Tending)
     names: dict[int, tuple[str, ...]] = field(default_factory=dict)  # branch names by node
+    memos: dict[int, tuple[str, ...]] = field(default_factory=dict)  # a person's notes by node
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -237,6 +239,7 @@ def build_model(
         tip=index.get(marks.tip, -1) if marks.tip is not None else -1,
         tending=tending_by_node(marks, index),
         names=names_by_node(marks.branch_names, index),
+        memos=names_by_node(marks.user_notes, index),
     )
 
 

@@ -39,6 +39,9 @@ class GraphPalette:
     # A branch's name (``convo label``): a solid pill in the text colour, the background's
     # colour for its letters, so it reads apart from every coloured mark.
     branch_name: QColor = field(default_factory=lambda: QColor("#343a40"))
+    # A person's note (``convo note``): a sticky-note yellow box beside the node.
+    note: QColor = field(default_factory=lambda: QColor("#fff3bf"))
+    note_text: QColor = field(default_factory=lambda: QColor("#5c4813"))
 
     def style(self, index: int) -> QColor:
         return self.styles[index]
@@ -67,7 +70,8 @@ def dark_palette() -> GraphPalette:
         checkpoint=QColor("#69db7c"), rewind=QColor("#da77f2"), fork=QColor("#3bc9db"),
         compaction=QColor("#ffc078"), agent=QColor("#da77f2"),
         archived=QColor("#a5b4c4"), deleted=QColor("#f783ac"), stale=QColor("#ffd43b"),
-        merge=QColor("#91a7ff"), branch_name=QColor("#dee2e6"),
+        merge=QColor("#91a7ff"), branch_name=QColor("#dee2e6"), note=QColor("#5c4813"),
+        note_text=QColor("#ffec99"),
         styles=(QColor("#6c757d"), QColor("#1c7ed6"), QColor("#2f9e44"), QColor("#e67700"),
                 QColor("#6741d9"), QColor("#e03131"), QColor("#1f3a5a"), QColor("#4a2d5e"),
                 QColor("#343a40")),

@@ -68,13 +68,14 @@ def build_spots(nodes: Iterable[int], xs: array[float], ys: array[float]) -> Spo
 @dataclass(frozen=True, eq=False)
 class LabelSpots:
     """Every kind of fixed-size label's nodes: named (checkpoints), subagent starts,
-    branch points, model changes and named branches (``convo label``)."""
+    branch points, model changes, named branches (``convo label``) and notes."""
 
     names: Spots
     sides: Spots
     branches: Spots
     changes: Spots
     branch_names: Spots
+    memos: Spots
 
 
 def build_label_spots(
@@ -84,9 +85,9 @@ def build_label_spots(
     changes = model.turns.model_changes if model.turns is not None else {}
     return LabelSpots(build_spots(model.labels, xs, ys), build_spots(sides, xs, ys),
                       build_spots(branches, xs, ys), build_spots(changes, xs, ys),
-                      build_spots(model.names, xs, ys))
+                      build_spots(model.names, xs, ys), build_spots(model.memos, xs, ys))
 
 
 def no_label_spots() -> LabelSpots:
     none = Spots(array("q"), (), (), array("d"))
-    return LabelSpots(none, none, none, none, none)
+    return LabelSpots(none, none, none, none, none, none)

@@ -66,6 +66,7 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         tip=tip, turns=info,
         tending=tending_by_node(marks, index),
         names=names_by_node(marks.branch_names, index),
+        memos=names_by_node(marks.user_notes, index),
     )
 
 

@@ -62,6 +62,7 @@ def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> Gr
         side_links=subagent_links(store.reader, conv_id),
         folded={k: v for k, v in marks.folded.items() if k is not None},
         stale=marks.stale, merges=tuple(marks.merges), branch_names=dict(marks.branch_names),
+        user_notes=dict(marks.user_notes),
     )
 
 
