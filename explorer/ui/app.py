@@ -23,7 +23,8 @@ from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
 SCREENSHOT_SETTLE_MS = 400
-SCREENSHOT_DEADLINE_MS = 30_000
+SCREENSHOT_LIMIT_MS = 15 * 60_000
+"""Only against a view that never finishes: a big archive on a slow machine takes minutes."""
 
 
 GIL_SWITCH_S = 0.0005
@@ -114,14 +115,14 @@ def settle_memory(*, collect: bool = True) -> None:
 
 
 def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
-    """Show the window offscreen, wait for the graph and transcript to load, write a PNG, exit."""
+    """Show the window offscreen, wait until the graph and transcript have loaded (or
+    failed, which they show), write a PNG, exit."""
     window.resize(1400, 860)
     window.show()
     loop = QEventLoop()
     settle = QTimer(singleShot=True, interval=SCREENSHOT_SETTLE_MS)
-    settle.timeout.connect(loop.quit)
-    deadline = QTimer(singleShot=True, interval=SCREENSHOT_DEADLINE_MS)
-    deadline.timeout.connect(loop.quit)  # a view that never loads still gets its picture
+    limit = QTimer(singleShot=True, interval=SCREENSHOT_LIMIT_MS)
+    limit.timeout.connect(loop.quit)
     poll = QTimer(interval=25)
 
     def check() -> None:
@@ -129,11 +130,21 @@ def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path)
             poll.stop()
             settle.start()
 
+    def settled() -> None:  # a view that started reading again is waited for again
+        if window.graph.is_loading or window.transcript.is_loading:
+            poll.start()
+        else:
+            loop.quit()
+
     poll.timeout.connect(check)
+    settle.timeout.connect(settled)
     poll.start()
-    deadline.start()
+    limit.start()
     loop.exec()
-    for timer in (poll, settle, deadline):
+    if poll.isActive():
+        print(f"convo: the views were still loading after {SCREENSHOT_LIMIT_MS // 1000} s; "
+              "the picture shows them as they were", file=sys.stderr)
+    for timer in (poll, settle, limit):
         timer.stop()
     app.processEvents()
     try:  # written beside ``dest`` and renamed into place; never onto the database
