@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import linecache
 import sys
 import tempfile
 from pathlib import Path
@@ -19,6 +20,7 @@ from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui.main_window import MainWindow
+from explorer.ui.memory import limit_allocator_arenas
 from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
@@ -36,6 +38,7 @@ once per call — building one card makes dozens of such calls."""
 
 
 def make_application() -> QApplication:
+    limit_allocator_arenas()  # before Qt and the workers start their threads
     sys.setswitchinterval(GIL_SWITCH_S)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
@@ -112,6 +115,7 @@ def settle_memory(*, collect: bool = True) -> None:
     if collect:
         gc.collect()
     gc.freeze()
+    linecache.clearcache()  # Qt's bindings read every imported module's source (~6 MB)
 
 
 def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:

@@ -100,3 +100,28 @@ def test_memory_freed_by_a_load_can_be_handed_back() -> None:
     from explorer.ui.memory import release_freed_memory
 
     assert release_freed_memory() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_the_allocator_keeps_one_arena_unless_the_environment_chose() -> None:
+    import platform
+
+    from explorer.ui.memory import limit_allocator_arenas
+
+    assert limit_allocator_arenas({}) is (platform.libc_ver()[0] == "glibc")
+    assert limit_allocator_arenas({"MALLOC_ARENA_MAX": "4"}) is False
+
+
+def test_settling_memory_forgets_the_source_lines_read_at_start() -> None:
+    import gc
+    import linecache
+
+    from explorer.ui.app import settle_memory
+
+    assert linecache.getline(__file__, 1)
+    assert linecache.cache
+    try:
+        settle_memory(collect=False)
+        assert not linecache.cache
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
