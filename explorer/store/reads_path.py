@@ -143,6 +143,16 @@ def window_messages(
     return out
 
 
+def text_head(conn: sqlite3.Connection, mid: int, chars: int) -> str:
+    """The start of message ``mid``'s text parts, each cut to ``chars``, joined by spaces:
+    enough to tell siblings apart without reading a 10 MB paste whole."""
+    rows = conn.execute(
+        "SELECT substr(text, 1, ?) FROM parts WHERE message_id = ? AND text IS NOT NULL "
+        "AND text != '' ORDER BY idx", (chars, mid),
+    ).fetchall()
+    return " ".join(str(r[0]) for r in rows)
+
+
 def part_text(conn: sqlite3.Connection, mid: int, index: int) -> str:
     """The whole text of part ``index`` of message ``mid`` (what a folded part holds back)."""
     r = conn.execute(

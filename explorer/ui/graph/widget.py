@@ -11,7 +11,8 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from explorer.store import NotFound, Store
+from explorer.store import Store
+from explorer.store.reads_path import text_head
 from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
@@ -26,6 +27,7 @@ FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its t
 OPEN_SCALE = 1.0
 MINIMAP_MARGIN = 10
 MODE_SHORTCUT = "Ctrl+M"
+SIBLING_CHARS = 4000  # of each part, to find where siblings' texts part ways
 
 
 class TreeGraphWidget(QWidget):
@@ -254,11 +256,9 @@ class TreeGraphWidget(QWidget):
             item.update()
 
     def _full_text(self, mid: int) -> str:
-        try:
-            message = self.store.message(mid)
-        except NotFound:  # deleted since this model was read; the reload on its way drops it
-            return ""
-        return " ".join(p.text for p in message.parts if p.text)
+        """A message's text as far as the box words need it (read here, on the main thread,
+        when a branch point's box is first drawn: so only its start, never a huge paste)."""
+        return text_head(self.store.reader, mid, SIBLING_CHARS)
 
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)

@@ -76,3 +76,12 @@ def test_V2_the_tree_shape_is_read_without_previews(tmp_path: Path) -> None:
         assert parents == {ids[0]: None, ids[1]: ids[0], ids[2]: ids[1], ids[3]: ids[2],
                            more[0]: ids[3]}
         assert store.ids_with_role(conv, "assistant") == [ids[1], ids[3]]
+
+
+def test_V2_text_head_reads_only_the_start_of_each_part(tmp_path: Path) -> None:
+    store, _conv, ids, long = _store(tmp_path)
+    with store:
+        head = rp.text_head(store.reader, ids[2], 100)
+        assert head == "a paste: " + long[:100], "each text part cut, joined in order"
+        assert rp.text_head(store.reader, ids[0], 100) == "hello there"
+        assert rp.text_head(store.reader, 10**9, 100) == "", "a message no longer there"
