@@ -134,9 +134,10 @@ class TendRuns:
             return
         store = self.w.store
         cancel = threading.Event()
+        redact = self.w.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> replaying.ReplayOutcome:
-            prepared = prepare(ModelChoice(), cancel=cancel)
+            prepared = prepare(ModelChoice(redact=redact), cancel=cancel)
 
             def step(i: int, n: int, s: replaying.ReplayStep) -> None:
                 ticket.report(f"step {i + 1}/{n}: {' '.join(s.text.split())[:70]}")
@@ -168,13 +169,15 @@ class TendRuns:
             return
         store = self.w.store
         cancel = threading.Event()
+        redact = self.w.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> fanning.FanoutResult:
             targets = []
             for spec in request.models:
                 kind, _, model = spec.partition(":")
                 try:
-                    prepared = prepare(ModelChoice(kind=kind, model=model), cancel=cancel)
+                    prepared = prepare(ModelChoice(kind=kind, model=model, redact=redact),
+                                       cancel=cancel)
                 except SetupError as e:
                     raise StoreError(f"{spec}: {e} (nothing was sent)") from e
                 targets.append(fanning.Target(spec, prepared.provider, prepared.options))

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import assistant, user
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
@@ -20,6 +21,7 @@ from explorer.providers.settings import settings_path
 from explorer.store import Store
 from explorer.ui.app import open_store
 from explorer.ui.main_window import MainWindow
+from explorer.ui.run_dialogs import FanoutRequest
 from explorer.ui.settings_dialog import SettingsDialog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
@@ -146,3 +148,22 @@ def test_R1_turning_the_switch_off_is_for_the_session_and_settings_hold_the_defa
     assert not third.redaction.on and third.redaction.banner.isVisible()
     third.close()
     s3.close()
+
+
+def test_R1_a_fanout_follows_the_switch(
+    provider: ServerState, window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fanout(text: str) -> str:
+        monkeypatch.setattr(window.runs, "ask_fanout", lambda models, given="": FanoutRequest(
+            text, ("anthropic:claude-a",), 1))
+        window.runs.fanout()
+        qtbot.waitUntil(lambda: window.runs.task is not None and not window.runs.task.running,
+                        timeout=30_000)
+        window.tasks.wait()
+        if window.compare_window is not None:
+            window.compare_window.close()
+        return json.dumps(provider.hits[-1].body)
+
+    assert SECRET not in fanout(f"which fix? the key is {SECRET}")
+    window.redaction.set_on(False)
+    assert SECRET in fanout(f"and now? the key is {SECRET}")
