@@ -27,7 +27,10 @@ EXTRA_WORDS = 6  # a reply may say a little more than the option, not list every
 
 _DECIDING = (r"decided\s+(?:to\s+(?:use|go\s+with|keep|switch\s+to|adopt|stick\s+with)|on)"
              r"|(?:chose|picked|selected|opted\s+for|settled\s+on|went\s+with|going\s+with"
-             r"|(?:we|i)(?:'ll|\s+will)\s+(?:go\s+with|stick\s+with))")
+             r"|(?:we|i)(?:'ll|\s+will)\s+(?:go\s+with|stick\s+with)"
+             r"|let's\s+(?:go|stick)\s+with"
+             r"|switch(?:ed|ing)?\s+from\s+[^\s,.;]+(?:\s+[^\s,.;]+)?\s+to"
+             r"|decision(?:\s+(?:is|was))?:(?:\s+(?:to\s+)?use)?)")
 _CONTRASTED = (r"(?:we|i)(?:'ll|\s+will)\s+use|let's\s+use|use|using|switch(?:ed)?\s+to"
                r"|prefer|keep")
 _DECISION = re.compile(rf"\b(?:(?P<decided>{_DECIDING})|(?P<plain>{_CONTRASTED}))\s+",
@@ -36,6 +39,8 @@ _CONTRAST = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|over|and\s+not|no
                        re.IGNORECASE)
 _WORD = re.compile(r"[`'\"]?[A-Za-z0-9][\w.+#/@:-]*[`'\"]?")
 _STOP = frozenset({
+    "last", "next", "now", "today", "yesterday", "again", "too", "also", "first", "finally",
+    "after", "before", "once", "everywhere", "throughout",
     "a", "an", "the", "to", "for", "because", "since", "as", "and", "or", "so", "but",
     "instead", "rather", "over", "not", "which", "that", "with", "in", "on", "at", "by",
     "of", "from", "it", "its", "this", "these", "those", "is", "was", "be", "we", "i",

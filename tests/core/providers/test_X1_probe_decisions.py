@@ -61,7 +61,11 @@ def test_X1_decisions_are_found_where_a_choice_is_stated() -> None:
         "I'll use the `orjson` encoder instead of json in the hot path.",
         "We went with the FTS5 index because LIKE was too slow.",
         "Fine, settled on port 8443.",
-    ]) == ["DuckDB", "httpx", "orjson encoder", "FTS5 index", "port 8443"]
+        "We switched from unittest to pytest last week.",
+        "Decision: use Caddy for TLS.",
+        "ok, let's go with Redis streams.",
+    ]) == ["DuckDB", "httpx", "orjson encoder", "FTS5 index", "port 8443", "pytest", "Caddy",
+           "Redis streams"]
     answered = find_decisions([tool_result("q1", ASKED)])
     assert [d.answer for d in answered] == ["SQLite WAL"]
     assert "Which store should the cache use?" in answered[0].before
