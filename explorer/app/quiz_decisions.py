@@ -26,11 +26,12 @@ CONTEXT_CHARS = 60  # of the passage before the decision, to find it by
 EXTRA_WORDS = 6  # a reply may say a little more than the option, not list every option
 
 _DECIDING = (r"decided\s+(?:to\s+(?:use|go\s+with|keep|switch\s+to|adopt|stick\s+with)|on)"
-             r"|(?:chose|picked|selected|opted\s+for|settled\s+on|went\s+with|going\s+with"
+             r"|(?:chose|opted\s+for|settled\s+on|went\s+with|going\s+with"
+             r"|(?:we|i|you|they|user)\s+(?:picked|selected)"
              r"|(?:we|i)(?:'ll|\s+will)\s+(?:go\s+with|stick\s+with)"
              r"|let's\s+(?:go|stick)\s+with"
              r"|switch(?:ed|ing)?\s+from\s+[^\s,.;]+(?:\s+[^\s,.;]+)?\s+to"
-             r"|decision(?:\s+(?:is|was))?:(?:\s+(?:to\s+)?use)?)")
+             r"|(?<![^\n*#])decision(?:\s+(?:is|was))?:(?:\s+(?:to\s+)?use)?)")
 _CONTRASTED = (r"(?:we|i)(?:'ll|\s+will)\s+use|let's\s+use|use|using|switch(?:ed)?\s+to"
                r"|prefer|keep")
 _DECISION = re.compile(rf"\b(?:(?P<decided>{_DECIDING})|(?P<plain>{_CONTRASTED}))\s+",
@@ -40,7 +41,7 @@ _CONTRAST = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|over|and\s+not|no
 _WORD = re.compile(r"[`'\"]?[A-Za-z0-9][\w.+#/@:-]*[`'\"]?")
 _STOP = frozenset({
     "last", "next", "now", "today", "yesterday", "again", "too", "also", "first", "finally",
-    "after", "before", "once", "everywhere", "throughout",
+    "after", "before", "once", "everywhere", "throughout", "up", "out",
     "a", "an", "the", "to", "for", "because", "since", "as", "and", "or", "so", "but",
     "instead", "rather", "over", "not", "which", "that", "with", "in", "on", "at", "by",
     "of", "from", "it", "its", "this", "these", "those", "is", "was", "be", "we", "i",
@@ -140,7 +141,7 @@ def _option(text: str, at: int) -> tuple[str, int]:
 def _good(answer: str) -> bool:
     words = answer.split()
     return (0 < len(answer) <= MAX_ANSWER_CHARS and any(c.isalpha() for c in answer)
-            and words[0].lower() not in _VAGUE)
+            and words[0].lower() not in _VAGUE and answer.lower() != "unknown")
 
 
 def normalise(text: str) -> str:

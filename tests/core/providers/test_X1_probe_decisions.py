@@ -77,7 +77,12 @@ def test_X1_plain_uses_and_vague_choices_are_not_decisions() -> None:
         "I chose it because it was there",  # nothing to name
         "we use tabs in this file",
         "decided to use this instead of that",
+        "the selected profile wins over the default",  # a participle, not a choice
+        "changes to the file are picked up.",
+        "class Route(BaseModel):\n    decision: Literal['A', 'B']",  # code
+        "Prefer unknown over any",  # an answer the quiz could not tell from 'unknown'
     ]) == []
+    assert answers(["We picked Postgres for the ledger."]) == ["Postgres"]
 
 
 @pytest.mark.parametrize(("given", "right"), [
