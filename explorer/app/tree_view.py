@@ -23,6 +23,15 @@ from explorer.tree.tending import (
     subtree,
 )
 
+MERGE_NOTE = "merges the branch ending at {tip}"
+_MERGE_HEAD = MERGE_NOTE.split("{", 1)[0]
+
+
+def merged_tip(note: str) -> int | None:
+    """The side branch tip a merge message's note names (the transcript links it)."""
+    rest = note[len(_MERGE_HEAD):] if note.startswith(_MERGE_HEAD) else ""
+    return int(rest) if rest.isdigit() else None
+
 
 @dataclass(frozen=True)
 class Marker:
@@ -78,7 +87,7 @@ class TendedView:
         if mid in self.marks.notes:
             out.append(f"note: {self.marks.notes[mid]}")
         out += [m.text() for m in self.markers_at(mid)]
-        out += [f"merges the branch ending at {tip}" for tip, msg in self.merges if msg == mid]
+        out += [MERGE_NOTE.format(tip=tip) for tip, msg in self.merges if msg == mid]
         out += [f"merged back as {msg}" for tip, msg in self.merges if tip == mid]
         if mid in self.stale:
             out.append("stale: a prompt above was edited (replay to redo)")

@@ -150,6 +150,13 @@ class BranchState(QObject):
         self.graph.center_on(mid)
         self.transcript.select(mid)  # waits for a path being read
 
+    def open_branch(self, tip: int) -> None:
+        """A merge message's link: show the side branch it digests (previewed; the tip
+        stays), its end selected and centred in the graph."""
+        self.graph_selected(tip)
+        self.graph.select_node(tip)
+        self.graph.center_on(tip)
+
     def sibling_chosen(self, mid: int) -> None:
         """◀ ▶: switch to that sibling's newest continuation and select the sibling itself."""
         self.siblingRequested.emit(mid)

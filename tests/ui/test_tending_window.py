@@ -185,7 +185,12 @@ def test_merge_back_from_the_right_click_links_the_branch(
     _reloaded(window, qtbot, lambda: _menu_action(window, 11, "merge"))
     tip = window.store.conversation(1).tip_id
     assert tip is not None and window.store.message(tip).source_meta["merged_from"]["tip"] == 11
-    assert "merges the branch ending at 11" in _notes(window, qtbot, tip)
+    assert any(n.startswith("merges the branch ending at 11") for n in _notes(window, qtbot, tip))
+    [link] = [n for n in _card(window, qtbot, tip).note_labels if "href" in n.text()]
+    link.linkActivated.emit("#11")  # the transcript opens the side branch it digests
+    assert window.branch_state.preview_leaf == 11
+    assert window.store.conversation(1).tip_id == tip  # shown, not switched to
+    assert window.graph.selected_node() == 11
 
 
 def test_T8_edit_redo_makes_the_undone_delete_again_with_either_shortcut(

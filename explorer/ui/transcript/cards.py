@@ -7,6 +7,7 @@ spoke before the reader has read a word.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app.agent_display import command_chips
 from explorer.app.meta_records import meta_record
+from explorer.app.tree_view import merged_tip
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
@@ -169,6 +171,7 @@ class MessageCard(Card):
     compareRequested = Signal(int)
     unfoldRequested = Signal(int, int)  # message id, part index
     subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
+    branchOpened = Signal(int)  # a merge message's side branch, by its tip
 
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
@@ -217,7 +220,7 @@ class MessageCard(Card):
         row.addWidget(self.model_label)
         for label in ctx.info.checkpoint_labels.get(self.mid, []):
             row.addWidget(self._label(f"⚑ {label}", bold=True))
-        self.note_labels = [self._label(note) for note in ctx.info.notes.get(self.mid, [])]
+        self.note_labels = [self._note(note) for note in ctx.info.notes.get(self.mid, [])]
         for note in self.note_labels:
             row.addWidget(note)
         row.addStretch(1)
@@ -228,6 +231,17 @@ class MessageCard(Card):
         row.addWidget(self.tokens_label)
         row.addWidget(self.switcher)
         return row
+
+    def _note(self, text: str) -> QLabel:
+        """A note; a merge message's names its side branch as a link that opens it."""
+        label = self._label(text)
+        tip = merged_tip(text)
+        if tip is not None:
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setText(f'{html.escape(text)} — <a href="#{tip}">open it</a>')
+            label.setToolTip(f"Show the branch ending at {tip} (the tip stays)")
+            label.linkActivated.connect(lambda _link, t=tip: self.branchOpened.emit(t))
+        return label
 
     def _label(self, text: str, bold: bool = False) -> QLabel:
         label = QLabel(text, self)

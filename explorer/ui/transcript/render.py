@@ -23,6 +23,7 @@ class CardHost(Protocol):
     compareRequested: SignalInstance
     contextMenuRequested: SignalInstance
     subagentRequested: SignalInstance
+    branchOpened: SignalInstance
 
 
 def card_for_row(row: Row, ctx: CardContext, parent: QWidget) -> Card:
@@ -41,4 +42,5 @@ def connect_card(card: Card, host: CardHost) -> None:
         card.siblingChosen.connect(host.siblingChosen)
         card.compareRequested.connect(host.compareRequested)
         card.subagentRequested.connect(host.subagentRequested)
+        card.branchOpened.connect(host.branchOpened)
     card.menuRequested.connect(host.contextMenuRequested)
