@@ -16,8 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from explorer.app.compacting import RUNGS
-from explorer.app.exporting import FORMATS
+from explorer.compaction.kinds import RUNGS
 from explorer.tree.errors import ExplorerError
 
 
@@ -97,7 +96,7 @@ class SlashCommand:
         return f"/{self.name} " + (self.args[0] if free else _quote(self.args[0]))
 
 
-def parse(text: str, *, rungs: Sequence[str] = RUNGS, formats: Sequence[str] = FORMATS,
+def parse(text: str, *, rungs: Sequence[str] = RUNGS, formats: Sequence[str] | None = None,
           labels: Sequence[str] | None = None) -> SlashCommand:
     """The command ``text`` asks for, or :class:`SlashError` saying what is wrong.
 
@@ -113,7 +112,7 @@ def parse(text: str, *, rungs: Sequence[str] = RUNGS, formats: Sequence[str] = F
     spec = BY_NAME.get(word.casefold())
     if spec is None:
         raise SlashError(_unknown_command(word))
-    return SlashCommand(spec.name, _arguments(spec, rest, rungs, formats, labels))
+    return SlashCommand(spec.name, _arguments(spec, rest, rungs, _formats(formats), labels))
 
 
 def _split(line: str) -> tuple[str, str, str]:
@@ -154,6 +153,15 @@ def _arguments(spec: CommandSpec, rest: str, rungs: Sequence[str], formats: Sequ
         known = _listing(labels) if labels else "none yet — set one with /checkpoint NAME"
         raise SlashError(f"no checkpoint named {words[0]!r} (checkpoints: {known})")
     return (words[0],)
+
+
+def _formats(given: Sequence[str] | None) -> Sequence[str]:
+    """The export formats (the exporters load when a command first names one)."""
+    if given is not None:
+        return given
+    from explorer.app.exporting import FORMATS
+
+    return FORMATS
 
 
 def _noun(spec: CommandSpec) -> str:
@@ -199,7 +207,7 @@ def usage_hint(text: str) -> str:
     return f"{spec.usage} — {spec.help}" if spec else ""
 
 
-def complete(text: str, labels: Sequence[str] = (), formats: Sequence[str] = FORMATS,
+def complete(text: str, labels: Sequence[str] = (), formats: Sequence[str] | None = None,
              rungs: Sequence[str] = RUNGS) -> list[str]:
     """Whole lines that ``text`` may become: command names, then rungs, labels or formats.
 
@@ -214,7 +222,7 @@ def complete(text: str, labels: Sequence[str] = (), formats: Sequence[str] = FOR
     spec = BY_NAME.get(word.casefold())
     if spec is None:
         return []
-    choices = {Arg.RUNG: rungs, Arg.FORMAT: formats}.get(spec.arg)
+    choices = {Arg.RUNG: rungs, Arg.FORMAT: _formats(formats)}.get(spec.arg)
     if spec.name == "rewind":
         choices = labels
     if choices is None:

@@ -12,6 +12,10 @@ from typing import Literal
 from explorer.tree.errors import ExplorerError
 
 Family = Literal["anthropic", "openai", "gemini", "generic"]
+Rung = Literal["elide", "images", "snapshot", "summary"]
+RUNGS: tuple[Rung, ...] = ("elide", "images", "snapshot", "summary")
+"""The compaction ladder's rungs, in the order they are tried (here so that naming them
+costs no import of the ladder)."""
 
 
 class TargetError(ExplorerError, ValueError):

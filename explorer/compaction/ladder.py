@@ -17,14 +17,14 @@ from explorer.compaction.elision import DEFAULT_KEEP_TURNS, elide
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.facts import DEFAULT_MAX_CHARS, FactSheet, fact_sheet
 from explorer.compaction.image_drop import drop_images
+from explorer.compaction.kinds import RUNGS as RUNGS
+from explorer.compaction.kinds import Rung as Rung
 from explorer.compaction.split import PageLike, Renderer, Split, best_split
 from explorer.compaction.summary import Summarizer, build_summary_request, summary_message
 from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 
 Mode = Literal["proactive", "reactive"]
-Rung = Literal["elide", "images", "snapshot", "summary"]
-RUNGS: tuple[Rung, ...] = ("elide", "images", "snapshot", "summary")
 TAIL_FRACTIONS = (0.5, 0.35, 0.25, 0.15, 0.08, 0.0)
 DEFAULT_OUTPUT_RESERVE = 8192
 SUMMARY_SHARE = 0.1  # of the target, kept free for the summary text in the new context

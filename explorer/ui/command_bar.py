@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.app.compacting import RUNGS
-from explorer.app.exporting import FORMATS
 from explorer.app.slash import BY_NAME, Arg, SlashError, complete, parse, usage_hint
 
 HISTORY_LIMIT = 200
@@ -225,7 +223,7 @@ class CommandBar(QWidget):
     def _refresh(self, popup: bool = True) -> None:
         """Recompute the offers and the usage hint; show the popup when there is a choice."""
         text = self.edit.text()
-        offers = complete(text, self._labels or [], FORMATS, RUNGS)
+        offers = complete(text, self._labels or [])
         self.model.setStringList(offers)
         hint = usage_hint(text)
         self.hint_label.setText(hint)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app import compacting, merge, redo, tree_actions, undo
+from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
@@ -88,12 +88,16 @@ class SlashDispatcher:
         self.bar.show_result("\n".join(tree_lines(self.store, self._conv())))
 
     def _context(self, _: SlashCommand) -> None:
+        from explorer.app import compacting  # the planner loads when a command needs it
+
         use = compacting.usage(self.store, self._conv(), build_target())
         lines = compacting.usage_lines(use) + compacting.measured_cache_lines(
             self.store, self._conv())
         self.bar.show_result("\n".join(lines))
 
     def _shake(self, _: SlashCommand) -> None:
+        from explorer.app import compacting
+
         plan = compacting.plan_shake(self.store, self._conv(), build_target())
         self.bar.show_result("\n".join(compacting.plan_lines(plan)))
 

@@ -17,7 +17,6 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.app import compacting, prompt_cache
 from explorer.app.context_figure import ContextFigure
 from explorer.app.targets import build_target
 from explorer.compaction.context import PART_NAMES
@@ -294,6 +293,8 @@ class ContextPanel(QWidget):
             if length > AUTO_MEASURE_LIMIT and not force:
                 return {**usage, "deferred": length}
             ticket.step("pricing the prompt cache")
+            from explorer.app import compacting, prompt_cache  # on the worker, when needed
+
             context = compacting.active_context(store, conv_id)
             ticket.check()  # a newer request or a closing window: the plan is not wanted
             return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
