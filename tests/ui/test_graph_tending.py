@@ -234,7 +234,9 @@ def test_a_note_is_shown_on_its_node_in_both_views(
     image = _paint(item, 21, 1.0, pal)
     [(box, text)] = item.labels.memos
     assert text.startswith("✎ Check the skipped rows w") and "\n" not in text
-    assert box.left() > 350 + 212 / 2 - 20  # right of its box, not over another node's text
+    # under its own box, in the gap before its child: over no other node's text
+    assert box.top() >= 250 + 46 / 2 and box.bottom() <= 250 + 80 - 46 / 2 + 1
+    assert box.left() >= 350 - 212 / 2 - 1
     assert _pixels_like(image, pal.note, 10) > 200
     _paint(item, 21, 0.05, pal)  # kept when zoomed out, as names are
     assert len(item.labels.memos) <= 1

@@ -99,12 +99,12 @@ class LabelPainter:
         changes = model.turns.model_changes if model.turns is not None else {}
         for i in spots.changes.query(view, MAX_NAME_LABELS):
             self._model(painter, model, i, changes[i], palette)
-        for i in spots.memos.query(view, MAX_NAME_LABELS):
-            self._memo(painter, model, i, palette)
         seen = list(spots.branches.query(view, MAX_BRANCH_LABELS + 1))
         if len(seen) <= MAX_BRANCH_LABELS:  # more would pile up: the tooltip still tells
             for i in seen:
                 self._branch(painter, model, palette, i)
+        for i in spots.memos.query(view, MAX_NAME_LABELS):  # after the counts: they come first
+            self._memo(painter, model, i, palette)
         painter.restore()
 
     def agent_at(self, x: float, y: float) -> int:
@@ -204,10 +204,12 @@ class LabelPainter:
                 return
 
     def _memo(self, painter: QPainter, m: GraphModel, i: int, pal: GraphPalette) -> None:
-        """``✎ note`` right of the node (its first words: the tooltip and the transcript have
-        it all), moved under or over a model change's label when that sits there."""
+        """``✎ note`` under the node's box, in the gap before its child (its first words: the
+        tooltip and the transcript have it all); right of the box when that gap is taken (a
+        branch count, the chips of what is folded or deleted there)."""
         rx, ry = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
-        cx, _ = self._at(m.xs[i], m.ys[i])
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        lx, by = self._at(m.xs[i] - BOX_W / 2, m.ys[i] + BOX_H / 2)
         text = " ".join(" / ".join(m.memos[i]).split())
         room = float(round(min(self.room, MEMO_PX)))
         key = ("memo", text, room, pal.note.rgba(), self._ratio)
@@ -218,8 +220,9 @@ class LabelPainter:
                                                      pal.note_text, False, False),
                                   self.metrics.horizontalAdvance(shown) + 8, 15)
         x = max(rx, cx + 8) + 4
-        for top in (ry - 7, ry + 10, ry - 24):
-            box = self._inside_view((x, top, made[1], 15.0))
+        under = [] if i in m.tending.folded else [(min(lx, cx + 8), max(by, cy + 6) + 2)]
+        for left, top in (*under, (x, ry - 7), (x, ry + 10), (x, ry - 24)):
+            box = self._inside_view((left, top, made[1], 15.0))
             if self._free(box):
                 self._blit(painter, box, made)
                 self.memos.append((QRectF(*box), made[2]))
