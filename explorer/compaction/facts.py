@@ -98,6 +98,26 @@ NUMBER_DIGITS = 3  # "7" is read right; in "1,838" or "0.866" one digit misread 
 NUMERIC_KINDS = ("location", "line", "date", "time", "money", "duration", "quantity", "number")
 
 
+SHEET_HEADER = "Exact strings from the pages above, one a line:"
+_LOCATION = re.compile(r"(.*?\.[A-Za-z0-9]{1,8}):(\d+(?::\d+)?)")
+
+
+def _grouped_lines(facts: Iterable[Fact]) -> list[str]:
+    """One line per fact, except that locations in one file join the line of its first."""
+    lines: list[list[str]] = []
+    files: dict[str, list[str]] = {}
+    for fact in facts:
+        m = _LOCATION.fullmatch(fact.value) if fact.kind == "location" else None
+        if m is None:
+            lines.append([fact.value])
+        elif m.group(1) in files:
+            files[m.group(1)].append(m.group(2))
+        else:
+            files[m.group(1)] = [fact.value]
+            lines.append(files[m.group(1)])
+    return [", ".join(line) for line in lines]
+
+
 @dataclass(frozen=True)
 class Fact:
     kind: str
@@ -118,11 +138,15 @@ class FactSheet:
 
     @property
     def text(self) -> str:
-        """The sheet as sent beside the pages (empty when there is nothing exact)."""
+        """The sheet as sent beside the pages (empty when there is nothing exact).
+
+        One string a line, no bullets (a bullet costs a token a line and says nothing), and the
+        line numbers of one file on one line: a grep's hundred ``file:line`` hits cost a
+        hundred file names otherwise.
+        """
         if not self.facts:
             return ""
-        lines = ["Exact strings from the pages above (verbatim, in order of first appearance):"]
-        lines += [f"- {f.value}" for f in self.facts]
+        lines = [SHEET_HEADER, *_grouped_lines(self.facts)]
         if self.omitted:
             lines.append(f"({self.omitted} more omitted to keep this sheet short)")
         return "\n".join(lines)
@@ -214,7 +238,7 @@ def fact_sheet(
     kept: list[tuple[int, Fact]] = []
     used = 0
     for order, _, fact in sorted(first.values(), key=lambda e: (e[1], e[0])):
-        cost = len(fact.value) + 3
+        cost = len(fact.value) + 1  # and its newline
         if used + cost <= max_chars:
             kept.append((order, fact))
             used += cost

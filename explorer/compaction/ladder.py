@@ -29,6 +29,11 @@ TAIL_FRACTIONS = (0.5, 0.35, 0.25, 0.15, 0.08, 0.0)
 DEFAULT_OUTPUT_RESERVE = 8192
 SUMMARY_SHARE = 0.1  # of the target, kept free for the summary text in the new context
 FACT_SHARE = 0.05  # of the target, at most, for the fact sheet beside the pages
+# ... and at most this share of the pages' own cost: a sheet of every id a tool printed can cost
+# as much as the pages (issue #18 measured 51 % on top of two pages), which undoes the imaging.
+# The strings the narrative names come first under the cap, so it cuts tool-output ids first.
+FACT_PAGE_SHARE = 0.35
+FACT_FLOOR_TOKENS = 150  # a sheet this small is always allowed: a short middle keeps its few ids
 CHARS_PER_TOKEN = 3
 
 
@@ -189,7 +194,7 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer, summary_next: bool = Fal
     best: tuple[int, Split, tuple[PageLike, ...], FactSheet] | None = None
     for split in candidates:
         pages = tuple(renderer(split.middle))
-        facts = fact_sheet(split.middle, max_chars=max_chars, verbatim=[*split.head, *split.tail])
+        facts = _fact_sheet(plan, split, pages, max_chars)
         msg = snapshot_message(pages, facts)
         tokens = plan.estimator.estimate([*split.head, msg, *split.tail])
         if best is None or tokens < best[0]:
@@ -207,6 +212,30 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer, summary_next: bool = Fal
         return
     plan.split, plan.pages, plan.facts = split, sent, facts
     plan.rungs += ("snapshot",)
+
+
+def _fact_sheet(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],
+                max_chars: int) -> FactSheet:
+    """The middle's fact sheet within ``max_chars`` and ``FACT_PAGE_SHARE`` of the pages' cost
+    (or ``FACT_FLOOR_TOKENS``, whichever is more).
+
+    The share is in (corrected) tokens and ids cost more tokens a character than prose, so a
+    sheet over it is cut again in proportion, and a little more (a cut lands on whole strings),
+    up to four times.
+    """
+    est = plan.estimator
+    images = [p for p in snapshot_message(pages, None).parts if p.kind == "image"]
+    allowed = max(FACT_FLOOR_TOKENS, FACT_PAGE_SHARE * sum(est.part(p) for p in images))
+    cap = min(max_chars, int(allowed * CHARS_PER_TOKEN))
+    verbatim = [*split.head, *split.tail]
+    sheet = fact_sheet(split.middle, max_chars=cap, verbatim=verbatim)
+    for _ in range(4):
+        spent = est.correct(est.text_tokens(sheet.text))
+        if spent <= allowed:
+            break
+        cap = int(cap * 0.95 * allowed / spent)
+        sheet = fact_sheet(split.middle, max_chars=cap, verbatim=verbatim)
+    return sheet
 
 
 def _within_image_limit(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],
