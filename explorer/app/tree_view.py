@@ -33,6 +33,17 @@ def merged_tip(note: str) -> int | None:
     return int(rest) if rest.isdigit() else None
 
 
+def marker_kind(note: str) -> str | None:
+    """"archived" or "deleted" when ``note`` is a marker's text (the transcript links it to
+    unfolding or restoring what is there), else None."""
+    if note.startswith("deleted branch") and " — undo (" in note:
+        return "deleted"
+    head = note.split(" ", 1)
+    if len(head) == 2 and head[0].isdigit() and head[1].startswith("archived branch"):
+        return "archived"
+    return None
+
+
 @dataclass(frozen=True)
 class Marker:
     """Something folded or deleted below ``at`` (a branch point; None for the roots)."""

@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         self.transcript.messageSelected.connect(self.branch_state.transcript_selected)
         self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
         self.transcript.branchOpened.connect(self.branch_state.open_branch)
+        self.transcript.markerOpened.connect(lambda mid, kind: self.tend.open_marker([mid], kind))
         self.transcript.compareRequested.connect(self.actions_.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)

@@ -185,9 +185,10 @@ def test_merge_back_from_the_right_click_links_the_branch(
     _reloaded(window, qtbot, lambda: _menu_action(window, 11, "merge"))
     tip = window.store.conversation(1).tip_id
     assert tip is not None and window.store.message(tip).source_meta["merged_from"]["tip"] == 11
-    assert any(n.startswith("merges the branch ending at 11") for n in _notes(window, qtbot, tip))
-    [link] = [n for n in _card(window, qtbot, tip).note_labels if "href" in n.text()]
-    link.linkActivated.emit("#11")  # the transcript opens the side branch it digests
+    assert "merges the branch ending at 11" in _notes(window, qtbot, tip)
+    [link] = _card(window, qtbot, tip).link_labels
+    assert link.objectName() == "note_open_it"
+    link.linkActivated.emit("#open it")  # the transcript opens the side branch it digests
     assert window.branch_state.preview_leaf == 11
     assert window.store.conversation(1).tip_id == tip  # shown, not switched to
     assert window.graph.selected_node() == 11
@@ -245,3 +246,21 @@ def test_T6_T7_a_click_on_a_chip_unfolds_the_archive_or_restores_the_deleted_bra
     assert kinds == ["unarchive", "archive"]  # the delete was undone; the unfold is one action
     _reloaded(window, qtbot, window.undo_action.trigger)  # Ctrl+Z folds it again
     assert _graph_place(window, 9) == (False, 0)
+
+
+def test_T6_T7_the_transcript_links_unfold_and_restore_at_the_branch_point(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    before = [n.id for n in store.skeleton(1)]
+    _reloaded(window, qtbot, lambda: _menu_action(window, 8, "archive"))
+    _reloaded(window, qtbot, lambda: _menu_action(window, 18, "delete"))
+    [restore] = _card(window, qtbot, 17).link_labels
+    assert restore.objectName() == "note_restore"
+    _reloaded(window, qtbot, lambda: restore.linkActivated.emit("#restore"))
+    assert [n.id for n in store.skeleton(1)] == before and _graph_place(window, 18)[0]
+    [unfold] = _card(window, qtbot, 7).link_labels
+    assert unfold.objectName() == "note_unfold"
+    _reloaded(window, qtbot, lambda: unfold.linkActivated.emit("#unfold"))
+    assert _switcher_text(window, qtbot, 12) == "2/2" and _graph_place(window, 9)[0]
+    assert _card(window, qtbot, 7).link_labels == []

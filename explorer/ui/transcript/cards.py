@@ -7,7 +7,6 @@ spoke before the reader has read a word.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.app.agent_display import command_chips
 from explorer.app.meta_records import meta_record
-from explorer.app.tree_view import merged_tip
+from explorer.app.tree_view import marker_kind, merged_tip
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
@@ -172,6 +171,7 @@ class MessageCard(Card):
     unfoldRequested = Signal(int, int)  # message id, part index
     subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
     branchOpened = Signal(int)  # a merge message's side branch, by its tip
+    markerOpened = Signal(int, str)  # this branch point, "archived" (unfold) or "deleted"
 
     def __init__(self, message: Message, mid: int, ctx: CardContext,
                  parent: QWidget | None = None) -> None:
@@ -220,9 +220,14 @@ class MessageCard(Card):
         row.addWidget(self.model_label)
         for label in ctx.info.checkpoint_labels.get(self.mid, []):
             row.addWidget(self._label(f"⚑ {label}", bold=True))
-        self.note_labels = [self._note(note) for note in ctx.info.notes.get(self.mid, [])]
+        self.note_labels = [self._label(note) for note in ctx.info.notes.get(self.mid, [])]
+        self.link_labels: list[QLabel] = []
         for note in self.note_labels:
             row.addWidget(note)
+            link = self._link(note.text())
+            if link is not None:
+                self.link_labels.append(link)
+                row.addWidget(link)
         row.addStretch(1)
         self.time_label = self._label(format_time(self.message.created_at))
         row.addWidget(self.time_label)
@@ -232,16 +237,24 @@ class MessageCard(Card):
         row.addWidget(self.switcher)
         return row
 
-    def _note(self, text: str) -> QLabel:
-        """A note; a merge message's names its side branch as a link that opens it."""
-        label = self._label(text)
-        tip = merged_tip(text)
-        if tip is not None:
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setText(f'{html.escape(text)} — <a href="#{tip}">open it</a>')
-            label.setToolTip(f"Show the branch ending at {tip} (the tip stays)")
-            label.linkActivated.connect(lambda _link, t=tip: self.branchOpened.emit(t))
-        return label
+    def _link(self, note: str) -> QLabel | None:
+        """What a note lets a person do, as a link beside it: open a merge message's side
+        branch, unfold the branches archived here, restore the branch deleted here."""
+        tip, kind = merged_tip(note), marker_kind(note)
+        if tip is None and kind is None:
+            return None
+        act = {"archived": "unfold", "deleted": "restore", None: "open it"}[kind]
+        link = QLabel(f'<a href="#{act}">{act}</a>', self)
+        link.setTextFormat(Qt.TextFormat.RichText)
+        link.setObjectName(f"note_{act.replace(' ', '_')}")
+        if kind is not None:
+            link.setToolTip("Unfold the archived branches here" if kind == "archived"
+                            else "Restore the branch deleted here (Edit → Undo deletes it again)")
+            link.linkActivated.connect(lambda _l, k=kind: self.markerOpened.emit(self.mid, k))
+        elif tip is not None:
+            link.setToolTip(f"Show the branch ending at {tip} (the tip stays)")
+            link.linkActivated.connect(lambda _l, t=tip: self.branchOpened.emit(t))
+        return link
 
     def _label(self, text: str, bold: bool = False) -> QLabel:
         label = QLabel(text, self)

@@ -24,6 +24,7 @@ class CardHost(Protocol):
     contextMenuRequested: SignalInstance
     subagentRequested: SignalInstance
     branchOpened: SignalInstance
+    markerOpened: SignalInstance
 
 
 def card_for_row(row: Row, ctx: CardContext, parent: QWidget) -> Card:
@@ -43,4 +44,5 @@ def connect_card(card: Card, host: CardHost) -> None:
         card.compareRequested.connect(host.compareRequested)
         card.subagentRequested.connect(host.subagentRequested)
         card.branchOpened.connect(host.branchOpened)
+        card.markerOpened.connect(host.markerOpened)
     card.menuRequested.connect(host.contextMenuRequested)

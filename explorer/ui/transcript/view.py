@@ -68,6 +68,7 @@ class TranscriptView(QAbstractScrollArea):
     contextMenuRequested = Signal(int, QPoint)
     subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
     branchOpened = Signal(int)  # a merge message's link to its side branch (by its tip)
+    markerOpened = Signal(int, str)  # a branch point's "unfold" or "restore" link
     loaded = Signal(int)  # conversation id, once its path's rows are in
     contentArrived = Signal()  # the rows near the viewport have their content
     loadFailed = Signal(str)

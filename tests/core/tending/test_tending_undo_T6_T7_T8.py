@@ -358,3 +358,11 @@ def test_T7_a_deleted_branch_is_restored_out_of_turn_and_T6_unfolds_at_its_point
         assert s.marks(conv).notes == {22: "later"}
         with pytest.raises(StoreError, match="nothing to redo"):  # the unfold came after the
             redo.redo(s, conv)  # restore: a new action, so the restore is not redone
+
+
+def test_the_transcript_knows_which_notes_it_can_link() -> None:
+    from explorer.app.tree_view import MERGE_NOTE, Marker, marker_kind, merged_tip
+    assert marker_kind(Marker(3, "archived", (4, 5), 6).text()) == "archived"
+    assert marker_kind(Marker(3, "deleted", (4,), 1, (9,)).text()) == "deleted"
+    assert marker_kind("archived") is None and marker_kind("note: 2 archived branches") is None
+    assert merged_tip(MERGE_NOTE.format(tip=11)) == 11 and merged_tip("merged back as 40") is None
