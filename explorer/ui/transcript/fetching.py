@@ -86,6 +86,10 @@ class ContentWindow(QObject):
     def _apply(self, result: object) -> None:
         assert isinstance(result, WindowContent)
         self._fetching.clear()
+        self.arrived.emit(self.fill(result))
+
+    def fill(self, result: WindowContent) -> bool:
+        """Put read content into the pending rows it is for; True if any row got some."""
         self._gone.update(set(result.asked) - set(result.messages))  # deleted meanwhile
         self.siblings_of.update(result.siblings)
         self.tool_names.update(result.tool_names)
@@ -94,7 +98,7 @@ class ContentWindow(QObject):
             if i is not None and self.rows[i].is_pending:
                 self.rows[i] = with_content(self.rows[i], message)
                 self._cached[i] = None
-        self.arrived.emit(bool(result.messages))
+        return bool(result.messages)
 
     def let_go(self, keep: range) -> None:
         """Drop the content of the least recently shown rows beyond the cache size."""

@@ -75,6 +75,11 @@ class PreparedPath:
     notes: dict[int, list[str]] = field(default_factory=dict)  # notes, markers, stale (T6, T7)
     archived: frozenset[int] = frozenset()  # archived alternatives, out of ◀ ▶'s count
     subagents: dict[str, str] = field(default_factory=dict)  # spawning call id → agent name
+    tip_content: WindowContent | None = None  # the last rows' content, read in the same job
+
+
+TIP_ROWS = 40
+"""Messages at the path's end whose content is read with the skeleton (a screen or two)."""
 
 
 def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
@@ -94,8 +99,12 @@ def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metric
     heights = rows.estimates(width, metrics)
     message_row = rows.message_rows()
     notes, archived = path_notes(store, conv_id, skeleton.entries.ids)
+    # The window opens at the tip: its neighbourhood's content comes with the rows, so the
+    # first screen needs no second read (a round trip through the content worker).
+    last = list(skeleton.entries.ids[-TIP_ROWS:])
+    tip_content = read_window(store, last) if last else None
     return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived,
-                        spawning_calls(store, conv_id))
+                        spawning_calls(store, conv_id), tip_content)
 
 
 def spawning_calls(store: Store, conv_id: int) -> dict[str, str]:

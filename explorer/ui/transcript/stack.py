@@ -52,15 +52,17 @@ class CardStack:
         self._more = more  # asks for another turn when the budget ran out
         self.built_real = 0  # real (not placeholder) cards made, for tests and benchmarks
 
-    def build(self, window: Iterable[int], visible: range, budget: Budget) -> bool:
-        """Create missing cards in ``window`` (visible rows first); True if a height changed.
+    def build(self, window: Iterable[int], visible: range, budget: Budget,
+              first: int | None = None) -> bool:
+        """Create missing cards in ``window`` (``first``, the row scrolled to, then the
+        visible rows, then the margin); True if a height changed.
 
         Rows on screen always get a card: once the budget is spent a placeholder
         stands in, and real cards for the rest are built on the next turns.
         """
         v = self.view
         changed = False
-        for i in sorted(window, key=lambda i: i not in visible):
+        for i in sorted(window, key=lambda i: (i != first, i not in visible)):
             card = self.cards.get(i)
             stale = isinstance(card, PendingCard) and v.rows[i].message is not None
             if card is not None and not stale:

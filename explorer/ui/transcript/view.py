@@ -97,6 +97,7 @@ class TranscriptView(QAbstractScrollArea):
         self._labels: dict[int, list[str]] = {}
         self.heights = RowHeights((), SPACING)
         self.stack = CardStack(self, lambda: self._more.start())
+        self._focus: int | None = None  # the row last scrolled to: its card is built first
         self._message_row: Mapping[int, int] = {}
         self._selected: int | None = None
         self.compare_marks: list[int] = []
@@ -144,8 +145,11 @@ class TranscriptView(QAbstractScrollArea):
         self.tip = result.tip
         self._requested = None
         self.stack.clear()
+        self._focus = None
         self.rows = prepared.rows
         self.content.reset(self.rows, prepared.message_row)
+        if prepared.tip_content is not None:
+            self.content.fill(prepared.tip_content)
         self._labels = result.labels
         self._tended = (prepared.notes, prepared.archived)
         info = PathInfo(self.content.tool_names, self._labels, *self._tended,
@@ -295,6 +299,7 @@ class TranscriptView(QAbstractScrollArea):
             self._scroll_to_row(*anchor)
 
     def _scroll_to_row(self, row: int, offset: int) -> None:
+        self._focus = row
         self._in_layout = True
         try:
             self.verticalScrollBar().setValue(self.heights.offset(row) + offset)
@@ -314,7 +319,8 @@ class TranscriptView(QAbstractScrollArea):
             for _ in range(4):
                 at_end = bar.value() >= bar.maximum() > 0 and anchor is None
                 row, offset = anchor or self._anchor()
-                if not self.stack.build(self._window(OVERSCAN), self._window(0), budget):
+                if not self.stack.build(self._window(OVERSCAN), self._window(0), budget,
+                                        self._focus):
                     break
                 self._update_range()
                 bar.setValue(bar.maximum() if at_end else self.heights.offset(row) + offset)
