@@ -46,6 +46,7 @@ class Poll:
     reread: bool = False  # the file was rewritten and read whole
     tip: int | None = None  # the conversation's tip after the poll
     errors: list[str] = field(default_factory=list)
+    new_ids: list[int] = field(default_factory=list)  # the messages it stored, oldest first
 
 
 def followable(store: Store, conv_id: int) -> Followed:
@@ -71,7 +72,22 @@ def poll(store: Store, followed: Followed, cancel: Callable[[], bool] | None = N
     except OSError as exc:
         return Poll(errors=[f"{unit.path}: cannot be read ({exc.strerror or exc})"])
     seen = Unit(unit.path, unit.fmt, st.st_size, st.st_mtime_ns)
+    before = _newest_id(store, followed.conversation_id)
     report: SyncReport = sync_units(store, [seen], cancel=cancel)
     conv = store.conversation(followed.conversation_id)
     added = report.added_messages if followed.conversation_id in report.conversations else 0
-    return Poll(added, report.reread > 0, conv.tip_id, list(report.errors))
+    fresh = _ids_after(store, followed.conversation_id, before) if added else []
+    return Poll(added, report.reread > 0, conv.tip_id, list(report.errors), fresh)
+
+
+def _newest_id(store: Store, conv_id: int) -> int:
+    """Message ids only grow: what a poll stored is what lies above this."""
+    row = store.reader.execute("SELECT max(id) FROM messages WHERE conversation_id = ?",
+                               (conv_id,)).fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+def _ids_after(store: Store, conv_id: int, newest: int) -> list[int]:
+    return [int(r[0]) for r in store.reader.execute(
+        "SELECT id FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id",
+        (conv_id, newest))]

@@ -8,6 +8,8 @@ view and selection. Only a person who is at the end (the transcript scrolled to 
 is taken along: the transcript scrolls to the new end, and when the tip was selected the new
 tip is selected instead. A strip over the transcript says that the session is followed, what
 came in last, and has a Stop button; opening another conversation stops following.
+Each message that comes in is marked "live" in both views until it fades or is selected
+(:mod:`explorer.ui.live_marks`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from explorer.app.follow import Followed, NotFollowable, Poll, followable, poll
 from explorer.tree.errors import ExplorerError
+from explorer.ui.live_marks import LiveMarks
 from explorer.ui.tasks import Task, Ticket
 
 if TYPE_CHECKING:
@@ -80,6 +83,12 @@ class LiveFollow(QObject):
         self.new_messages = 0
         self._land_on_end = False
         self._select_tip: int | None = None
+        self._placing = False  # the window itself selects the new tip: not "seen"
+        self.marks = LiveMarks(self)
+        self.marks.changed.connect(window.graph.set_live_marks)
+        self.marks.changed.connect(window.transcript.set_live_marks)
+        window.transcript.messageSelected.connect(self._seen)
+        window.graph.nodeSelected.connect(self._seen)
         window.transcript.loaded.connect(self._transcript_loaded)
 
     @property
@@ -124,6 +133,7 @@ class LiveFollow(QObject):
         self.followed = None
         self._land_on_end = False
         self._select_tip = None
+        self.marks.clear()
         self.bar.hide()
         self._set_checked(False)
 
@@ -172,6 +182,7 @@ class LiveFollow(QObject):
             self.bar.detail.setText(f"  {result.errors[0]}")
         if result.added:
             self.new_messages += result.added
+            self.marks.add(result.new_ids)
             self._show_new(result)
         self.polled.emit(result)
 
@@ -199,6 +210,10 @@ class LiveFollow(QObject):
         w.transcript.load_path(conv)
         w.update_status()
 
+    def _seen(self, mid: int) -> None:
+        if not self._placing:
+            self.marks.seen(mid)
+
     def at_end(self) -> bool:
         """True when the transcript shows its last row (or nothing yet)."""
         bar = self.w.transcript.verticalScrollBar()
@@ -214,7 +229,11 @@ class LiveFollow(QObject):
         self._land_on_end = False
         tip, self._select_tip = self._select_tip, None
         if tip is not None and self.w.transcript.has_message(tip):
-            self.w.transcript.select(tip)
-            self.w.graph.select_node(tip)
-            self.w.graph.center_on(tip)
+            self._placing = True
+            try:
+                self.w.transcript.select(tip)
+                self.w.graph.select_node(tip)
+                self.w.graph.center_on(tip)
+            finally:
+                self._placing = False
         self.w.transcript.scroll_to_end()

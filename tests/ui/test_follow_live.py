@@ -142,3 +142,38 @@ def test_a_conversation_without_a_session_file_says_why_it_cannot_be_followed(
     w.menu_action("follow_live_session").trigger()
     assert not w.follow.following and not w.follow.action.isChecked()
     assert "nothing to follow" in w.statusBar().currentMessage()
+
+
+def test_new_messages_are_marked_live_one_by_one_without_moving_the_selection(
+        qtbot: QtBot, window: MainWindow, session: tuple[Path, list[bytes]]) -> None:
+    target, lines = session
+    w = window
+    _start(qtbot, w)
+    now = [1000.0]
+    w.follow.marks.clock = lambda: now[0]
+    reading = w.transcript.message_ids()[3]
+    w.transcript.select(reading)
+    w.transcript.scroll_to(reading)
+    settle(qtbot, w.transcript)
+    first = _grow_and_wait(qtbot, w, target, b"".join(lines[:230]))
+    now[0] += 5
+    second = _grow_and_wait(qtbot, w, target, b"".join(lines[:260]))
+    assert first.new_ids and second.new_ids and max(first.new_ids) < min(second.new_ids)
+    arrived = [*first.new_ids, *second.new_ids]
+    assert w.transcript.live_marks.keys() == set(arrived)
+    assert w.transcript.live_marks[second.new_ids[0]] > w.transcript.live_marks[arrived[0]]
+    marked = {mid for mid in arrived if w.graph.view.model is not None
+              and mid in w.graph.view.model.index}
+    assert {i for i, _ in w.graph.live_marked_nodes()} == {
+        w.graph.view.model.index[m] for m in marked} != set()
+    assert w.transcript.selected() == reading and w.graph.selected_node() == reading
+    w.transcript.scroll_to(second.new_ids[-1])
+    settle(qtbot, w.transcript)
+    card = w.transcript.card_for(second.new_ids[-1])
+    assert card is not None and card.live > 0  # the card carries the "live" pill
+    w.transcript.select(second.new_ids[-1])  # seen: its mark goes
+    assert second.new_ids[-1] not in w.transcript.live_marks and card.live == 0
+    now[0] += 60  # nobody looked: the marks fade away
+    w.follow.marks.tick()
+    assert w.transcript.live_marks == {} and w.graph.live_marked_nodes() == []
+    assert not w.follow.marks.timer.isActive()

@@ -35,6 +35,7 @@ from explorer.ui.graph.palette import STYLE_NAMES, GraphPalette
 from explorer.ui.graph.sibling_words import SiblingWords
 from explorer.ui.graph.tend_glyphs import TendPainter
 from explorer.ui.graph.tiles import TileCache
+from explorer.ui.live_marks import paint_live_nodes
 
 TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
 RING_PX = 9.0  # selection ring radius when nodes are dots
@@ -83,6 +84,7 @@ class GraphItem(QGraphicsItem):
         self.model, self.geometry, self.palette = model, geometry, palette
         self.selected = -1
         self.compare_marks: list[tuple[int, int]] = []  # (node, number) marked for compare
+        self.live_marks: list[tuple[int, float]] = []  # (node, strength) of followed arrivals
         self.sibling_words: SiblingWords | None = None  # what differs at branch points
         self.paint_count = 0
         self.last_lod: Lod | None = None
@@ -144,6 +146,10 @@ class GraphItem(QGraphicsItem):
         self._paint_ring(painter, self.selected, self.palette.selection, scale, lod)
         paint_compare_marks(painter, self.model, self.compare_marks, scale,
                             lod not in (Lod.OVERVIEW, Lod.DOTS))
+        if self.live_marks:
+            m = self.model
+            paint_live_nodes(painter, [(m.xs[i], m.ys[i], s) for i, s in self.live_marks], scale,
+                             None if lod in (Lod.OVERVIEW, Lod.DOTS) else (BOX_W, BOX_H))
         self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view)
 
     def _paint_overview(self, painter: QPainter, scale: float) -> None:

@@ -66,6 +66,7 @@ class TreeGraphWidget(QWidget):
         self._expanded: set[int] = set()
         self._selected_mid: int | None = None
         self._compare_marks: list[int] = []
+        self._live_marks: dict[int, float] = {}
         self._auto_view = False  # re-fit on resize until the person moves the view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -204,6 +205,7 @@ class TreeGraphWidget(QWidget):
         self.data = data
         self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
         self.set_compare_marks(self._compare_marks)
+        self.set_live_marks(self._live_marks)
         if self.view.item is not None:
             self.view.item.sibling_words = SiblingWords(self._full_text)
         if self._keep_view and previous is not None:
@@ -254,6 +256,18 @@ class TreeGraphWidget(QWidget):
         if item is not None:
             item.compare_marks = mark_indices(item.model, self._compare_marks)
             item.update()
+
+    def set_live_marks(self, marks: dict[int, float]) -> None:
+        """Halo the messages that came in while following (see :mod:`explorer.ui.live_marks`)."""
+        self._live_marks = dict(marks)
+        item = self.view.item
+        if item is not None:
+            index = item.model.index
+            item.live_marks = [(index[m], s) for m, s in marks.items() if m in index]
+            item.update()
+
+    def live_marked_nodes(self) -> list[tuple[int, float]]:
+        return [] if self.view.item is None else list(self.view.item.live_marks)
 
     def _full_text(self, mid: int) -> str:
         """A message's text as far as the box words need it (read here, on the main thread,

@@ -29,6 +29,7 @@ from explorer.app.tree_view import marker_kind, merged_tip
 from explorer.store.reads_path import FOLDED_KEY, PathEntry
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
+from explorer.ui.live_marks import paint_live_badge
 from explorer.ui.transcript.chips import ChipRow, MetaText
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
@@ -116,6 +117,7 @@ class Card(QFrame):
         self.dashed = dashed
         self.selected = False
         self.compare_mark: int | None = None  # place among the messages marked for compare
+        self.live = 0.0  # how strongly it is marked as just arrived (0: not at all)
         self.body = QVBoxLayout(self)
         self.body.setContentsMargins(14, 8, 10, 8)
         self.body.setSpacing(4)
@@ -129,6 +131,11 @@ class Card(QFrame):
         if number != self.compare_mark:
             self.compare_mark = number
             self.setToolTip(f"marked for compare ({number})" if number else "")
+            self.update()
+
+    def set_live(self, strength: float) -> None:
+        if strength != self.live:
+            self.live = strength
             self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -149,6 +156,8 @@ class Card(QFrame):
         painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 4, rect.height()), 2, 2)
         if self.compare_mark is not None:
             paint_mark_badge(painter, rect, self.compare_mark)
+        if self.live > 0:
+            paint_live_badge(painter, rect, self.live, 110 if self.compare_mark else 0)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.pressed.emit(self.mid)

@@ -99,6 +99,7 @@ class CardStack:
         card.resized.connect(lambda c=card: v.card_resized(c))
         card.set_selected(row.is_message and row.mid == v.selected())
         card.set_compare_mark(v.mark_number(row.mid) if row.is_message else None)
+        card.set_live(v.live_marks.get(row.mid, 0.0) if row.is_message else 0.0)
         v.content.shown(i)
         return card
 

@@ -101,6 +101,7 @@ class TranscriptView(QAbstractScrollArea):
         self._message_row: Mapping[int, int] = {}
         self._selected: int | None = None
         self.compare_marks: list[int] = []
+        self.live_marks: dict[int, float] = {}  # messages that came in while following
         self.card_context = CardContext()
         self._in_layout = False
         self.card_width_now = 0
@@ -367,6 +368,13 @@ class TranscriptView(QAbstractScrollArea):
         for i, card in self.stack.cards.items():
             if self.rows[i].is_message:
                 card.set_compare_mark(self.mark_number(card.mid))
+
+    def set_live_marks(self, marks: dict[int, float]) -> None:
+        """Badge the cards of messages that came in while following, as strong as given."""
+        self.live_marks = dict(marks)
+        for i, card in self.stack.cards.items():
+            if self.rows[i].is_message:
+                card.set_live(self.live_marks.get(card.mid, 0.0))
 
     def mark_number(self, mid: int) -> int | None:
         return self.compare_marks.index(mid) + 1 if mid in self.compare_marks else None
