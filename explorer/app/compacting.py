@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app import prompt_cache, safe_write
+from explorer.app.meta_records import sent_to_models
 from explorer.compaction import planner
 from explorer.compaction.context import CompactionPlan, ContextUsage
 from explorer.compaction.ladder import RUNGS
@@ -36,9 +37,11 @@ def active_context(store: Store, conv_id: int) -> list[Message]:
 
 
 def from_context_start(path: list[Message], start: object) -> list[Message]:
-    """The path from the conversation's context start, when the start is on it (P4)."""
+    """The path from the conversation's context start, when the start is on it (P4),
+    without the records an agent kept for itself (they never reach a model)."""
     ids = [m.id for m in path]
-    return path[ids.index(start):] if start in ids else path
+    kept = path[ids.index(start):] if start in ids else path
+    return [m for m in kept if sent_to_models(m)]
 
 
 def plan(

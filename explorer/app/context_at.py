@@ -118,6 +118,8 @@ def context_at(store: Store, conv_id: int, at: int, target: Target) -> NodeConte
         raise StoreError(f"message {at} is not in conversation {conv_id}")
     conv = store.conversation(conv_id)
     path = from_context_start(store.path(conv_id, at), conv.context_start_id)
+    if not path:
+        raise StoreError(f"nothing was sent before message {at}")
     request = path[:-1] if path[-1].role == "assistant" else path
     split = len(request) - 1 if request and request[-1].role != "assistant" else len(request)
     context, prompt = list(request[:split]), list(request[split:])

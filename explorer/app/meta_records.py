@@ -35,7 +35,19 @@ _CLAUDE = {
     "command_output": ("Command output", "What a local slash command printed (not sent as a "
                        "prompt)"),
     "interrupted": ("Interrupted", "The person stopped the response here"),
+    "notice": ("Claude Code notice", "A notice Claude Code wrote into the session (a turn's "
+               "duration, a hook summary, a local command...); never sent to a model"),
+    "file_snapshot": ("File history snapshot", "The files Claude Code backed up before this "
+                      "prompt, to undo its edits; never sent to a model"),
 }
+
+NOT_SENT = frozenset({"notice", "file_snapshot"})
+"""Records a tool kept for itself: shown, exported back to it, never sent to a model."""
+
+
+def sent_to_models(message: Message) -> bool:
+    """False for the records in :data:`NOT_SENT` (they never reached a model either)."""
+    return message.source_meta.get("meta_record") not in NOT_SENT
 
 
 def meta_record(message: Message) -> MetaRecord | None:
@@ -45,6 +57,9 @@ def meta_record(message: Message) -> MetaRecord | None:
     if isinstance(kind, str):
         label, explain = _CLAUDE.get(kind, (f"Agent record ({kind})", "A record the agent "
                                             "wrote, not a prompt"))
+        notice = meta.get("notice")
+        if kind == "notice" and isinstance(notice, str) and notice:
+            label = f"{label} ({notice.replace('_', ' ')})"
         return MetaRecord(kind, label, explain)
     if meta.get("isCompactSummary") is True:
         return MetaRecord("compact_summary", "Compaction summary",

@@ -210,7 +210,7 @@ def plan_turn(rng: random.Random, remaining: int | None) -> list[int] | None:
         return steps
     if remaining <= 1:
         return None
-    while 2 + sum(1 + c for c in steps) > remaining:
+    while turn_messages(steps) > remaining:
         if steps[-1] > 1:
             steps[-1] -= 1
         else:
@@ -219,7 +219,9 @@ def plan_turn(rng: random.Random, remaining: int | None) -> list[int] | None:
 
 
 def turn_messages(steps: list[int] | None) -> int:
-    return 1 if steps is None else 2 + sum(1 + c for c in steps)
+    """A Claude Code turn's messages: the prompt, each step's response and results, the
+    answer, and (in a turn that uses tools) the file snapshot taken before the prompt."""
+    return 1 if steps is None else 2 + sum(1 + c for c in steps) + (1 if steps else 0)
 
 
 class _Budget:
@@ -425,9 +427,11 @@ class _ClaudeSession:
             self.line_tip, self.last_message = self.turn_start
         self.turn_start = (self.line_tip, self.last_message)
         uid = _uuid(self.rng)
-        snap = {"messageId": uid, "trackedFileBackups": {}, "timestamp": _iso(self.clock)}
-        self._write({"type": "file-history-snapshot", "messageId": uid, "snapshot": snap,
-                     "isSnapshotUpdate": False})  # fmt: skip
+        if steps:  # Claude Code backs up the files a turn with tools may change
+            snap = {"messageId": uid, "trackedFileBackups": {}, "timestamp": _iso(self.clock)}
+            self._write({"type": "file-history-snapshot", "messageId": uid, "snapshot": snap,
+                         "isSnapshotUpdate": False})  # fmt: skip
+            self._message(f"snapshot:{uid}")  # kept above the prompt it was taken before
         paste = self.rng.random() < 0.05
         text = self.pool.prose(_size(self.rng, 250, 20, 3000)) + (
             "\n\n```\n" + self.rng.choice(self.pool.logs) + "\n```" if paste else ""
@@ -443,12 +447,7 @@ class _ClaudeSession:
         for calls in steps:
             self._response(calls, None)
         self._response(0, plant)
-        last = self._hook(self.line_tip, "Stop", _uuid(self.rng))
-        self.line_tip = self._line(
-            "system", last, subtype="stop_hook_summary", hookCount=1, hookInfos=[],
-            hookErrors=[], preventedContinuation=False, stopReason="", hasOutput=True,
-            level="suggestion",
-        )
+        self.line_tip = self._hook(self.line_tip, "Stop", _uuid(self.rng))
 
     def _response(self, calls: int, plant: str | None) -> None:
         """One API response: a line per block sharing ``message.id``, then the tool results."""

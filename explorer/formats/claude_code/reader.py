@@ -97,12 +97,12 @@ LAZY_BYTES = 8 << 20
 def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
     light = _size(path) + sum(_size(p) for _, p in agents) >= LAZY_BYTES
     main = _read_file(path, "line", light)
-    if not main.nodes:
+    if not main.has_messages:
         return None, _empty_problem(path, main), bool(main.notes)
     subs = []
     for agent_id, agent_path in agents:
         session = _read_file(agent_path, f"agent-{agent_id}", light)
-        if session.nodes:
+        if session.has_messages:
             subs.append(Subagent(agent_id, agent_path, session, _agent_meta(agent_path)))
         else:
             main.notes.append(f"subagent {agent_id}: {_empty_problem(agent_path, session)}")

@@ -27,6 +27,13 @@ from explorer.formats.claude_code.blocks import (
     tool_use_result_meta,
     usage_from,
 )
+from explorer.formats.claude_code.records import (
+    RECORD_KEY,
+    SNAPSHOTS_KEY,
+    notice_record,
+    notice_text,
+    snapshot_text,
+)
 from explorer.tree.model import Part, Role, Usage
 
 WALK_LIMIT = 1_000_000
@@ -58,6 +65,12 @@ class Node:
     synthetic_key: bool = False
     offsets: list[int] = field(default_factory=list)  # a light node's lines, by byte offset
     start: int = 0  # where its first line starts, in bytes
+    snapshot_of: str | None = None  # a file-history snapshot: the prompt it was taken before
+
+    @property
+    def passed_over(self) -> bool:
+        """A line a response's later lines may hang from: a tool result or a notice."""
+        return self.result_only or self.meta.get("meta_record") == "notice"
 
     @property
     def result_only(self) -> bool:
@@ -89,7 +102,16 @@ class Session:
     without_uuid: int = 0
     incomplete: set[str] = field(default_factory=set)  # uuids only broken lines claimed so far
     link_cycles: list[str] = field(default_factory=list)
+    snapshot_nodes: dict[str, Node] = field(default_factory=dict)  # by the prompt they precede
+    spoke: bool = False  # a user or assistant message was read
     outside: dict[str, str | None] = field(default_factory=dict)  # lines read by an earlier sync
+
+    @property
+    def has_messages(self) -> bool:
+        """Lines someone said: a file of notices and snapshots only is left behind, not a
+        session."""
+        return any(n.meta.get("meta_record") not in ("notice", "file_snapshot")
+                   for n in self.nodes)
 
     def resolve(self, uuid: str | None) -> str | None:
         """The key of the nearest message at or above ``uuid``, skipping non-message records.
@@ -156,6 +178,10 @@ class SessionReader:
             self._add_message(number, entry, message, uuid, stamp, offset)
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
             self._add_boundary(number, entry, uuid, stamp)
+        elif kind == "system" and uuid is not None:
+            self._add_notice(number, entry, uuid, stamp)
+        elif kind == "file-history-snapshot" and as_str(entry.get("messageId")):
+            self._add_snapshot(number, entry, stamp)
         else:
             if kind in ("user", "assistant"):
                 what = "a message object" if not isinstance(message, dict) else "content"
@@ -199,7 +225,8 @@ class SessionReader:
             s.line_node[uuid] = group
         else:
             meta = line_meta(number, entry, message)
-            light = self._light and bool(s.nodes) and meta.get("isCompactSummary") is not True
+            light = self._light and s.spoke and meta.get("isCompactSummary") is not True
+            s.spoke = True
             if light:  # the first node keeps its metadata: the conversation's comes from it
                 prompt = role == "user" and not all(p.kind == "tool_result" for p in parts)
                 parts, meta = light_parts(parts, keep_text=prompt), light_meta(meta)
@@ -234,7 +261,7 @@ class SessionReader:
         while current is not None and current not in seen and len(seen) < WALK_LIMIT:
             seen.add(current)
             node = s.line_node.get(current)
-            if node is None or node.result_only:
+            if node is None or node.passed_over:
                 current = s.raw_parent.get(current)
                 continue
             if node.role == "assistant" and node.api_id == api_id:
@@ -266,6 +293,42 @@ class SessionReader:
         s.last_any = uuid
         if not node.sidechain:
             s.last_main = uuid
+
+    def _add_notice(
+        self, number: int, entry: dict[str, Any], uuid: str, stamp: float | None
+    ) -> None:
+        """A ``system`` notice in the chain: a muted record, never sent to a model."""
+        s = self.session
+        parent = as_str(entry.get("parentUuid"))
+        s.raw_parent[uuid] = parent
+        meta = line_meta(number, entry, {})
+        meta.update({"meta_record": "notice", "notice": as_str(entry.get("subtype")) or "",
+                     RECORD_KEY: notice_record(entry)})
+        node = Node(key=uuid, role="system", line=number, parent_uuid=parent,
+                    parts=[Part("text", notice_text(entry))], created_at=stamp, meta=meta,
+                    uuids=[uuid], sidechain=entry.get("isSidechain") is True)
+        s.nodes.append(node)
+        s.line_node[uuid] = node
+        s.last_any = uuid
+        if not node.sidechain:
+            s.last_main = uuid
+
+    def _add_snapshot(self, number: int, entry: dict[str, Any], stamp: float | None) -> None:
+        """The files a prompt may change, kept above that prompt (see ``records``)."""
+        s = self.session
+        s.snapshots += 1
+        stamp = stamp or parse_timestamp(as_dict(entry.get("snapshot")).get("timestamp"))
+        target = str(entry["messageId"])
+        node = s.snapshot_nodes.get(target)
+        if node is not None:  # an update of the same prompt's snapshot
+            node.meta[SNAPSHOTS_KEY].append(entry)
+            return
+        meta = {"line": number, "meta_record": "file_snapshot", SNAPSHOTS_KEY: [entry]}
+        node = Node(key=f"snapshot:{target}", role="system", line=number, parent_uuid=None,
+                    parts=[Part("text", snapshot_text([entry]))], created_at=stamp, meta=meta,
+                    snapshot_of=target)
+        s.nodes.append(node)
+        s.snapshot_nodes[target] = node
 
     def _add_record(self, entry: dict[str, Any], uuid: str | None) -> None:
         s = self.session

@@ -258,7 +258,8 @@ def _trim(text: str) -> str:
 
 def _conversation_meta(session: Session, subs: list[dict[str, Any]]) -> dict[str, Any]:
     meta: dict[str, Any] = {"file_history_snapshots": session.snapshots}
-    first = session.nodes[0].meta if session.nodes else {}
+    said = [n for n in session.nodes if n.snapshot_of is None]
+    first = said[0].meta if said else {}
     for ours, theirs in (("cwd", "cwd"), ("git_branch", "gitBranch"), ("version", "version")):
         if theirs in first:
             meta[ours] = first[theirs]

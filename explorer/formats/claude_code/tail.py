@@ -37,7 +37,12 @@ from explorer.formats.claude_code.shape import (
     _tip,
     assemble,
 )
-from explorer.formats.claude_code.tree import chain_parallel_results, file_ordered, path_to
+from explorer.formats.claude_code.tree import (
+    chain_parallel_results,
+    file_ordered,
+    path_to,
+    place_snapshots,
+)
 from explorer.formats.jsonl import skipped_notes
 from explorer.formats.tailing import Cursor, LineTail, Tail, TailUnplaceable
 
@@ -87,7 +92,7 @@ def _first(path: Path, whole: bool) -> Tail:
         reader.add(line.number, line.value, line.offset)
     main = reader.session
     main.notes[:0] = skipped_notes(lines.skipped)
-    if not main.nodes:
+    if not main.has_messages:
         conv = ImportedConversation("", FORMAT, [], source_path=str(path), notes=main.notes)
         return Tail(conv, lines.end)
     unlinked = len(main.nodes) > 1 and all(n.parent_uuid is None for n in main.nodes)
@@ -128,12 +133,15 @@ def _conversation(path: Path, session: Session, sid: str) -> ImportedConversatio
 def _parents(session: Session) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for node in session.nodes:
+        if node.snapshot_of is not None:
+            continue
         parent = session.resolve(node.parent_uuid)
         if node.compact_boundary:
             parent = _boundary_parent(session, node, parent)
         if parent == node.key:
             raise TailUnplaceable(f"line {node.line} names itself as its parent")
         out[node.key] = parent
+    place_snapshots(session, out)
     return out
 
 

@@ -30,8 +30,9 @@ def resolve_parents(session: Session, main: Session | None = None) -> dict[str, 
     parents: dict[str, str | None] = {}
     keys = {node.key for node in session.nodes}
     previous: dict[bool, Node] = {}
-    unlinked = len(session.nodes) > 1 and all(n.parent_uuid is None for n in session.nodes)
-    for node in session.nodes:
+    chained = [n for n in session.nodes if n.snapshot_of is None]
+    unlinked = len(chained) > 1 and all(n.parent_uuid is None for n in chained)
+    for node in chained:
         parent = session.resolve(node.parent_uuid)
         if node.compact_boundary:
             parent = _boundary_parent(session, node, parent)
@@ -46,7 +47,32 @@ def resolve_parents(session: Session, main: Session | None = None) -> dict[str, 
         previous[node.sidechain] = node
     if unlinked:
         session.notes.append("no line names a parent; chained the messages in file order")
+    place_snapshots(session, parents)
     return parents
+
+
+def place_snapshots(session: Session, parents: dict[str, str | None]) -> None:
+    """Put each file-history snapshot just above the prompt it was taken before.
+
+    The prompt keeps the parent it was written with in ``reparented_from``. A snapshot
+    whose prompt is not in the file (not yet written, or lost) is left out and counted.
+    """
+    unplaced = []
+    for node in session.nodes:
+        if node.snapshot_of is None:
+            continue
+        target = session.line_node.get(node.snapshot_of)
+        if target is None or target.key != node.snapshot_of or target.role != "user":
+            unplaced.append(node)
+            continue
+        parents[node.key] = parents.get(target.key)
+        parents[target.key] = node.key
+        target.meta["reparented_from"] = target.parent_uuid
+    if unplaced:
+        gone = {id(n) for n in unplaced}
+        session.nodes[:] = [n for n in session.nodes if id(n) not in gone]
+        session.ignored["file-history-snapshot (no prompt)"] += sum(
+            len(n.meta.get("claude_snapshots", [])) for n in unplaced)
 
 
 def _outside_parent(

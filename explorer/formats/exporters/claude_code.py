@@ -11,8 +11,10 @@ was interrupted). Identifiers are uuid5 values derived from the session and the
 message ids, so exporting the same branch twice gives the same bytes; the
 session id also depends on the tip, so two branches never share one.
 
-What Claude Code cannot take is left out and noted: system messages (Claude
-Code brings its own system prompt) and thinking without a signature (the API
+Claude Code's own records come back as it wrote them: a ``system`` notice in the
+chain, a file-history snapshot just before the prompt it names (with that prompt's
+new uuid). What Claude Code cannot take is left out and noted: other system
+messages (Claude Code brings its own system prompt) and thinking without a signature (the API
 refuses a replayed thinking block it did not sign). Save the file as
 ``<sessionId>.jsonl`` in ``~/.claude/projects/<cwd with / as ->/``.
 """
@@ -26,6 +28,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from explorer.formats.claude_code.records import RECORD_KEY, SNAPSHOTS_KEY
 from explorer.formats.exporters.steps import (
     Step,
     ToolIds,
@@ -102,6 +105,8 @@ class _Writer:
         if meta.get("git_branch"):
             self.common["gitBranch"] = meta["git_branch"]
         self.unsigned = 0
+        self.snapshots: list[dict[str, Any]] = []  # a prompt's, written before its line
+        self.stash: list[str] = []  # those snapshots, naming the line that follows them
 
     def _uuid(self, origin: Message, tag: str = "") -> str:
         n = self.count.get(origin.id, 0)
@@ -117,6 +122,9 @@ class _Writer:
     ) -> str:
         self.last_time = origin.created_at or self.last_time
         line_id = self._uuid(origin)
+        self.stash = [_dump({**s, "messageId": line_id, "snapshot": {
+            **(s.get("snapshot") or {}), "messageId": line_id}}) for s in self.snapshots]
+        self.snapshots = []
         record = {
             "parentUuid": self.parent,
             **self.common,
@@ -129,7 +137,29 @@ class _Writer:
         self.parent = line_id
         return _dump(record)
 
+    def _record(self, origin: Message, raw: dict[str, Any]) -> str:
+        """A notice as Claude Code wrote it, in this session's chain."""
+        self.last_time = origin.created_at or self.last_time
+        line_id = self._uuid(origin)
+        record = {"parentUuid": self.parent, **raw, "sessionId": self.session, "uuid": line_id,
+                  "timestamp": iso(self.last_time)}
+        self.parent = line_id
+        return _dump(record)
+
     def step(self, step: Step) -> Iterator[str]:
+        for line in self._step(step):
+            stashed, self.stash = self.stash, []
+            yield from stashed
+            yield line
+
+    def _step(self, step: Step) -> Iterator[str]:
+        meta = step.origin.source_meta
+        if step.role == "system" and isinstance(meta.get(RECORD_KEY), dict):
+            yield self._record(step.origin, meta[RECORD_KEY])
+            return
+        if step.role == "system" and isinstance(meta.get(SNAPSHOTS_KEY), list):
+            self.snapshots = [s for s in meta[SNAPSHOTS_KEY] if isinstance(s, dict)]
+            return
         if step.role == "system":
             self.notes.append(
                 f"message {step.origin.id}: system message left out "

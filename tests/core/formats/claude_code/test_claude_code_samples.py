@@ -50,19 +50,18 @@ def _main(conv: ImportedConversation) -> list[Message]:
     return [m for m in conv.messages if root(m) == tip_root]
 
 
-# file, messages (main, after grouping), branch points, tip uuid, ignored records
+# file, messages (main, after grouping, with Claude Code's notices and file snapshots),
+# branch points, tip uuid, ignored records
 CASES = [
-    (WORKTREES, 62, 0, "8ce37950-bcf0-4605-a4f3-e49a2accf726",
-     {"permission-mode": 8, "attachment": 49, "file-history-snapshot": 3, "last-prompt": 7,
-      "system:stop_hook_summary": 2, "system:turn_duration": 2, "system:away_summary": 2}),
-    (IDEAS, 21, 1, "d107d4c0-ae71-4d3d-af3a-cf7a370bd21f",
-     {"file-history-snapshot": 9, "progress": 11, "system:stop_hook_summary": 7}),
+    (WORKTREES, 71, 0, "8ce37950-bcf0-4605-a4f3-e49a2accf726",
+     {"permission-mode": 8, "attachment": 49, "last-prompt": 7}),
+    (IDEAS, 36, 1, "d107d4c0-ae71-4d3d-af3a-cf7a370bd21f",
+     {"progress": 11, "file-history-snapshot (no prompt)": 1}),
     ("dag_fork.jsonl", 11, 1, "k", {}),
     ("dag_cycle.jsonl", 1, 0, "d320fe20-b73c-4246-a089-a557d4a0672b", {}),
-    ("short.jsonl", 5, 0, "c06a9fe4-ba05-44f2-b619-a057c18101e5",
-     {"file-history-snapshot": 1, "progress": 3, "system:local_command": 2}),
-    ("tool_heavy.jsonl", 17, 0, "29e6224a-ea4f-445c-964f-d2bbddd138d0",
-     {"file-history-snapshot": 3, "progress": 10, "queue-operation": 2, "system:local_command": 2}),
+    ("short.jsonl", 8, 0, "40003bdd-2613-4975-83d5-36fb0b6bbc59", {"progress": 3}),
+    ("tool_heavy.jsonl", 22, 0, "29e6224a-ea4f-445c-964f-d2bbddd138d0",
+     {"progress": 10, "queue-operation": 2}),
 ]  # fmt: skip
 
 
@@ -113,8 +112,9 @@ def test_P1_parallel_tool_calls_leave_every_result_on_the_active_path(samples_di
     prompts = [i for i, m in enumerate(path) if m.is_prompt and i > 0]
     assert all(flags[i - 1] for i in prompts)
     moved = [m for m in path if "reparented_from" in m.source_meta]
-    assert len(moved) == 25
-    assert all(m.is_tool_result_only for m in moved)
+    assert len([m for m in moved if m.is_tool_result_only]) == 25
+    below_snapshots = [m for m in moved if not m.is_tool_result_only]
+    assert len(below_snapshots) == 3 and all(m.is_prompt for m in below_snapshots)
 
 
 def test_one_api_response_becomes_one_message_with_ordered_parts(samples_dir: Path) -> None:
@@ -142,13 +142,18 @@ def test_user_fork_is_kept_as_a_branch(samples_dir: Path) -> None:
 def test_ideas_fork_is_the_only_branch_point(samples_dir: Path) -> None:
     conv = _one(samples_dir / "claude_code" / IDEAS)
     forks = _branch_points(conv.messages)
-    assert forks == {
-        "3220c04b-b0dc-48b5-845b-3c1c10f6a684": [
-            "5270777a-1975-4e8a-9cad-b36280ae0ec5",
-            "9edc38e6-0ac0-42c0-b911-e24611af2a5b",
+    assert forks == {  # the stop hook's notice after the answer; a snapshot above each prompt
+        "eb84e3ee-fc54-4fe4-ad76-badc5ebb4671": [
+            "snapshot:5270777a-1975-4e8a-9cad-b36280ae0ec5",
+            "snapshot:9edc38e6-0ac0-42c0-b911-e24611af2a5b",
         ]
     }
-    assert len(path_to(conv.messages, conv.tip)) == 15
+    by_id = {m.id: m for m in conv.messages}
+    assert by_id["eb84e3ee-fc54-4fe4-ad76-badc5ebb4671"].parent_id == (
+        "3220c04b-b0dc-48b5-845b-3c1c10f6a684")
+    assert by_id["5270777a-1975-4e8a-9cad-b36280ae0ec5"].parent_id == (
+        "snapshot:5270777a-1975-4e8a-9cad-b36280ae0ec5")
+    assert len(path_to(conv.messages, conv.tip)) == 24
     assert conv.meta["file_history_snapshots"] == 9
 
 
@@ -164,7 +169,7 @@ SUBAGENTS = {  # agent id → (messages, tool call that spawned it)
 
 def test_subagents_are_separate_roots_linked_to_their_agent_call(samples_dir: Path) -> None:
     conv = _one(samples_dir / "claude_code" / WORKTREES)
-    assert len(conv.messages) == 62 + sum(n for n, _ in SUBAGENTS.values())
+    assert len(conv.messages) == 71 + sum(n for n, _ in SUBAGENTS.values())
     agent_calls = {
         p.tool_use_id for m in _main(conv) for p in m.tool_uses() if p.tool_name == "Agent"
     }
@@ -195,7 +200,7 @@ def test_title_and_metadata_come_from_the_first_real_prompt(samples_dir: Path) -
     conv = _one(samples_dir / "claude_code" / "tool_heavy.jsonl")
     assert conv.title == "start phoenix in background"
     assert conv.source_id == "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
-    first = conv.messages[0]
+    first = next(m for m in conv.messages if "meta_record" not in m.source_meta)
     assert first.source_meta["cwd"] == "/home/marco/projects/spotter"
     assert first.source_meta["gitBranch"] == "master"
     assert conv.created_at is not None and conv.created_at > 1.7e9
