@@ -1,9 +1,11 @@
 """Following one agent session as it grows: which conversations can be followed, one poll.
 
 A conversation read from an agent's session file (Claude Code, pi, Codex, Gemini CLI)
-can be followed: every poll is a sync of that one file (see :mod:`explorer.app.sync`),
-so an unchanged file costs a ``stat`` and writes nothing, appended lines are read from
-where the last poll stopped, and a rewritten file is re-read and merged by ids (S1).
+or from a store of sessions (OpenCode's database or storage folder, llm's logs.db)
+can be followed: every poll is a sync of that one file or store (see
+:mod:`explorer.app.sync`), so an unchanged one costs a ``stat`` and writes nothing,
+appended lines are read from where the last poll stopped, only the sessions of a
+store that changed are read, and a rewritten file is re-read and merged by ids (S1).
 The writes go through the store's one writer like every other sync. Where the tip goes
 is the store's rule: it follows the agent only from where the agent left off.
 """
@@ -16,11 +18,13 @@ from pathlib import Path
 
 from explorer.app.sources import Unit
 from explorer.app.sync import SyncReport, sync_units
+from explorer.formats.opencode.database import is_database
+from explorer.formats.opencode.storage import layout_at
 from explorer.store import Store
 
 FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
-              "gemini_cli": "Gemini CLI"}
-"""Formats whose session is one file an agent appends to, by the agent's name."""
+              "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm"}
+"""Formats an agent keeps writing while it runs, by the agent's name."""
 
 
 class NotFollowable(Exception):
@@ -55,29 +59,54 @@ def followable(store: Store, conv_id: int) -> Followed:
     agent = FOLLOWABLE.get(conv.source_format or "")
     if agent is None or not conv.source_path:
         raise NotFollowable(f"“{conv.title}” was not read from an agent's session file "
-                            "(Claude Code, pi, Codex CLI or Gemini CLI), so there is "
-                            "nothing to follow")
+                            "(Claude Code, pi, Codex CLI, Gemini CLI, OpenCode or llm), so "
+                            "there is nothing to follow")
     path = Path(conv.source_path)
     if not path.is_file():
         raise NotFollowable(f"{path} is no longer there; the session cannot be followed")
     assert conv.source_format is not None
-    return Followed(conv_id, agent, Unit(path, conv.source_format))
+    return Followed(conv_id, agent, Unit(_store_of(path, conv.source_format),
+                                         conv.source_format))
+
+
+def _store_of(path: Path, fmt: str) -> Path:
+    """What a sync reads for a session at ``path``: the file, or OpenCode's storage root
+    for a session's info file there (``<root>/session/…/<ses>.json``)."""
+    if fmt != "opencode" or is_database(path):
+        return path
+    root = path.parents[2] if len(path.parents) > 2 else path
+    if path.parent.parent.name == "session" and layout_at(root) is not None:
+        return root
+    raise NotFollowable(f"{path.name} is an OpenCode export: a file OpenCode does not write "
+                        "again, so there is nothing to follow")
 
 
 def poll(store: Store, followed: Followed, cancel: Callable[[], bool] | None = None) -> Poll:
     """Sync the followed file once (no write when it did not change)."""
     unit = followed.unit
     try:
-        st = unit.path.stat()
+        seen = _seen(unit)
     except OSError as exc:
         return Poll(errors=[f"{unit.path}: cannot be read ({exc.strerror or exc})"])
-    seen = Unit(unit.path, unit.fmt, st.st_size, st.st_mtime_ns)
     before = _newest_id(store, followed.conversation_id)
     report: SyncReport = sync_units(store, [seen], cancel=cancel)
     conv = store.conversation(followed.conversation_id)
     added = report.added_messages if followed.conversation_id in report.conversations else 0
     fresh = _ids_after(store, followed.conversation_id, before) if added else []
     return Poll(added, report.reread > 0, conv.tip_id, list(report.errors), fresh)
+
+
+def _seen(unit: Unit) -> Unit:
+    """The unit with its size and time now: a folder is walked by the sync; a database
+    counts its write-ahead log, where SQLite writes first."""
+    if unit.path.is_dir():
+        return Unit(unit.path, unit.fmt)
+    stats = [unit.path.stat()]
+    wal = unit.path.with_name(unit.path.name + "-wal")
+    if unit.fmt in ("opencode", "llm") and wal.is_file():
+        stats.append(wal.stat())
+    return Unit(unit.path, unit.fmt, sum(s.st_size for s in stats),
+                max(s.st_mtime_ns for s in stats))
 
 
 def _newest_id(store: Store, conv_id: int) -> int:

@@ -31,6 +31,8 @@ from explorer.store.import_writes import ImportOutcome
 from explorer.store.sync_writes import NeedsWholeRead, SyncRecord
 
 _HASH_SPAN = 4096
+CHANGED = "changed"
+"""The key, in a sync record's cursor, of a database's ``read_changed`` cursor."""
 
 
 @dataclass
@@ -129,6 +131,8 @@ def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncRepo
         report.unchanged += 1
         return
     module = importlib.import_module(f"explorer.formats.{unit.fmt}")
+    if _read_changed(store, module, unit, sig, rec, report):
+        return
     tailing = _can_tail(module, unit.path)
     if (tailing and rec is not None and rec.cursor is not None and sig.size >= rec.offset
             and tail_hash(unit.path, rec.offset) == rec.tail_hash):
@@ -136,6 +140,35 @@ def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncRepo
         if cursor is not None and _append(store, module, unit, sig, cursor, report):
             return
     _read_whole(store, module, unit, sig, tailing, report)
+
+
+def _read_changed(store: Store, module: ModuleType, unit: Unit, sig: Signature,
+                  rec: SyncRecord | None, report: SyncReport) -> bool:
+    """A database of sessions (OpenCode, llm): read only the sessions that changed since
+    the cursor the last sync left (``read_changed``); False when the format has no such
+    read for this path."""
+    reader = getattr(module, "read_changed", None)
+    if reader is None:
+        return False
+    since = rec.cursor.get(CHANGED) if rec is not None and rec.cursor else None
+    try:
+        found = reader(unit.path, since if isinstance(since, dict) else None)
+    except FormatError as exc:
+        report.errors.append(str(exc))
+        report.reread += 1
+        store.sync_import([], _record(unit, sig, None))
+        return True
+    if found is None:
+        return False
+    convs, cursor = found
+    if since is None:
+        report.reread += 1
+    else:
+        report.appended += 1
+    record = _record(unit, sig, None)
+    record.cursor = {CHANGED: cursor}
+    report.absorb(store.sync_import(convs, record), str(unit.path))
+    return True
 
 
 def _can_tail(module: ModuleType, path: Path) -> bool:

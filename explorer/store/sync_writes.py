@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -112,7 +113,11 @@ def _refresh_in_chunks(conn: sqlite3.Connection, ic: ImportedConversation,
 
 
 def _keyed(ic: ImportedConversation) -> list[tuple[str, Message]]:
-    return [(str(m.source_id if m.source_id is not None else m.id), m) for m in ic.messages]
+    """Messages by source key, leaving out keys several messages share (llm gives a prompt
+    and its answer the response's id): a stored row cannot say which of them it is."""
+    keyed = [(str(m.source_id if m.source_id is not None else m.id), m) for m in ic.messages]
+    seen = Counter(k for k, _ in keyed)
+    return [(k, m) for k, m in keyed if seen[k] == 1]
 
 
 def refresh_grown(conn: sqlite3.Connection, present: list[tuple[int, Message]]) -> int:

@@ -38,6 +38,7 @@ Classic conversations whose id is also a thread id are read from the store only.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Hashable, Iterator
 from contextlib import closing
@@ -120,8 +121,10 @@ RESPONSE_COLUMNS = (
 
 
 def _classic_conversations(
-    conn: sqlite3.Connection, tables: set[str], skip: set[str], path: Path
+    conn: sqlite3.Connection, tables: set[str], skip: set[str], path: Path,
+    only: set[str] | None = None,
 ) -> Iterator[ImportedConversation]:
+    """One conversation per ``conversation_id`` (those in ``only`` when given)."""
     names: dict[str, Row] = {}
     if "conversations" in tables:
         names = {str(r["id"]): r for r in select(conn, "conversations", ("id", "name", "model"))}
@@ -129,7 +132,12 @@ def _classic_conversations(
         "ORDER BY rowid"
     )
     groups: dict[str, list[Row]] = {}
-    for row in select(conn, "responses", RESPONSE_COLUMNS, order):
+    args: tuple[str, ...]
+    where, args = "", ()
+    if only is not None:
+        where = "WHERE conversation_id IN (SELECT value FROM json_each(?)) "
+        args = (json.dumps(sorted(only)),)
+    for row in select(conn, "responses", RESPONSE_COLUMNS, where + order, args):
         cid = row["conversation_id"]
         alone = f"response:{as_text(row['id']) or row['rowid']}"
         groups.setdefault(as_text(cid) if cid is not None else alone, []).append(row)

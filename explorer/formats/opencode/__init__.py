@@ -15,11 +15,12 @@ from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.jsonl import peek_prefix
+from explorer.formats.opencode.changes import read_changed
 from explorer.formats.opencode.convert import FORMAT, conversation
 from explorer.formats.opencode.database import is_database, read_database
 from explorer.formats.opencode.storage import find_layouts, layout_at, load, session_records
 
-__all__ = ["FORMAT", "read", "sniff"]
+__all__ = ["FORMAT", "read", "read_changed", "sniff"]
 
 
 def sniff(path: Path) -> bool:
