@@ -34,7 +34,7 @@ def test_notices_and_snapshots_are_kept_as_muted_records(samples_dir: Path) -> N
     prompt = next(m for m in conv.messages if m.parent_id == snapshot.id)
     assert snapshot.id == f"snapshot:{prompt.id}" and prompt.is_prompt
     assert isinstance(prompt.source_meta["reparented_from"], str)  # the written parent
-    assert snapshot.parent_id is not None  # in the chain, where the prompt was
+    assert snapshot.parent_id is None  # the first prompt's snapshot: it opens the session
 
 
 def test_the_records_are_never_sent_to_a_model(samples_dir: Path, tmp_path: Path) -> None:
