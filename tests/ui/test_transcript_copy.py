@@ -71,6 +71,22 @@ def test_buttons_follow_their_block_when_the_width_changes(qtbot: QtBot) -> None
     assert button.geometry().right() <= 250
 
 
+def test_long_code_lines_wrap_inside_the_card_and_clear_the_copy_button(qtbot: QtBot) -> None:
+    view = DocumentView()
+    qtbot.addWidget(view)
+    line = "git -C /a/long/worktree/path merge master --no-ff -m 'a message' " * 3
+    view.set_markdown(f"Run:\n\n```sh\n{line}\nls\n```\n")
+    view.resize(360, view.heightForWidth(360))
+    view.show()
+    [(button, code)] = view.copy_buttons
+    layout = code.first.layout()
+    assert layout.lineCount() > 1, "the long line wraps instead of running off the edge"
+    width = view.viewport().width()
+    for k in range(layout.lineCount()):
+        assert layout.lineAt(k).naturalTextWidth() <= width, "no line is cut at the edge"
+    assert code.first.blockFormat().rightMargin() >= button.width(), "clear of the button"
+
+
 def test_text_without_code_has_no_copy_buttons(qtbot: QtBot) -> None:
     view = DocumentView()
     qtbot.addWidget(view)

@@ -98,6 +98,7 @@ class SafeDocument(QTextDocument):
             fmt = block.blockFormat()
             if fmt.hasProperty(QTextFormat.Property.BlockCodeFence):
                 fmt.setBackground(shade)
+                fmt.setNonBreakableLines(False)  # a long line wraps instead of being cut off
                 QTextCursor(block).setBlockFormat(fmt)
             block = block.next()
 
@@ -147,6 +148,9 @@ class DocumentView(QTextBrowser):
             button.adjustSize()
             button.show()
             self.copy_buttons.append((button, code))
+            fmt = code.first.blockFormat()  # the first line wraps before the button
+            fmt.setRightMargin(button.width() + 6)
+            QTextCursor(code.first).setBlockFormat(fmt)
         self._place_copy_buttons()
 
     def _place_copy_buttons(self) -> None:
