@@ -18,10 +18,9 @@ from PySide6.QtCore import Qt
 from explorer.app import exporting, handoff
 from explorer.app.handoff import Handoff
 from explorer.ui.handoff_dialog import AGENT_NAMES, HandoffDialog
-from explorer.ui.redaction_switch import window_redacts
 
 if TYPE_CHECKING:
-    from explorer.ui.window_actions import WindowActions
+    from explorer.ui.exports import Exports
 
 AGENT_FORMATS = handoff.AGENTS
 
@@ -40,35 +39,36 @@ def findable(done: Handoff, plan: Handoff) -> bool:
     return done.agent == "pi" or done.path.parent == plan.path.parent
 
 
-def export_for_agent(actions: WindowActions, conv: int, agent: str, at: int | None) -> None:
+def export_for_agent(exports: Exports, conv: int, agent: str, at: int | None) -> None:
     """Propose the agent's folder (planned off-thread), then write where the person chose."""
-    store = actions.w.store
+    store = exports.store
 
     def ask(plan: Handoff) -> None:
         suffix = exporting.EXPORTERS[agent].suffix
-        dest = actions.ask_save_path(f"Export for {AGENT_NAMES.get(agent, agent)}",
-                                     str(plan.path), f"{agent} (*{suffix});;All files (*)")
+        dest = exports.q.ask_save_path(f"Export for {AGENT_NAMES.get(agent, agent)}",
+                                       str(plan.path), f"{agent} (*{suffix});;All files (*)")
         if dest is not None:
-            actions._guard(lambda: _write(actions, conv, agent, at, plan, dest))
+            exports.guard(lambda: _write(exports, conv, agent, at, plan, dest))
 
-    actions.w.tasks.run(lambda _ticket: handoff.planned(store, conv, agent, at), on_done=ask,
-                        on_failed=lambda e: actions.fail(str(e)))
+    exports.tasks.run(lambda _ticket: handoff.planned(store, conv, agent, at), on_done=ask,
+                      on_failed=lambda e: exports.q.fail(str(e)))
 
 
-def _write(actions: WindowActions, conv: int, agent: str, at: int | None, plan: Handoff,
+def _write(exports: Exports, conv: int, agent: str, at: int | None, plan: Handoff,
            dest: Path) -> None:
     notes: list[str] = []
     if dest.parent == plan.path.parent:  # the agent's folder for a project it has not seen yet
         dest.parent.mkdir(parents=True, exist_ok=True)
-    place = handoff.place_for(actions.w.store, conv, agent, plan.cwd)
-    lines = exporting.export_to_file(actions.w.store, conv, dest, agent, at, notes, place=place,
-                                     redact=window_redacts(actions.w))
+    place = handoff.place_for(exports.store, conv, agent, plan.cwd)
+    lines = exporting.export_to_file(exports.store, conv, dest, agent, at, notes, place=place,
+                                     redact=exports.redact())
     done = Handoff(agent, dest, plan.session_id, plan.cwd,
                    handoff.resume_command(agent, plan.session_id, plan.cwd, dest), lines, notes)
     if not findable(done, plan):
         done.notes.append(f"saved outside {AGENT_NAMES.get(agent, agent)}'s folder for this "
                           f"project ({plan.path.parent}): the agent will not list it there")
-    actions.tell("Export", f"wrote {lines} lines to {dest}")
-    dialog = HandoffDialog(done, actions.w, title=f"Exported for {AGENT_NAMES.get(agent, agent)}")
+    exports.q.tell("Export", f"wrote {lines} lines to {dest}")
+    dialog = HandoffDialog(done, exports.parent,
+                           title=f"Exported for {AGENT_NAMES.get(agent, agent)}")
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.show()

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from explorer.app import exporting, tree_actions
-from explorer.app.exporting import EXPORTERS
+from explorer.app import tree_actions
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_actions import CompareActions
 from explorer.ui.compare_marks import CompareMarks
+from explorer.ui.exports import Exports
 from explorer.ui.import_dialog import start_import_dialog
 from explorer.ui.model_calls import ModelCalls
 from explorer.ui.tree_commands import TreeCommands
@@ -27,17 +27,16 @@ if TYPE_CHECKING:
     from explorer.app.handoff import Handoff
     from explorer.ui.main_window import MainWindow
 
-SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
-
 
 class WindowActions(CompareActions):
     def __init__(self, window: MainWindow) -> None:
         self.w = window
         self.last_error = ""
-        self.streamed = ""
         self.marks = CompareMarks(window)  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
         self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
+        self.exports = Exports(window.store, window.tasks, lambda: window.conversation_id,
+                               lambda: window.redaction.on, self, window)
         self.model_calls = ModelCalls(
             window.tasks, window.store, window.command_bar, lambda: window.conversation_id,
             lambda: window.redaction.on, lambda *q: self.ask_multiline(*q), self.fail, window)
@@ -216,44 +215,16 @@ class WindowActions(CompareActions):
 
     # -- text and files ---------------------------------------------------------------------
     def copy(self, mid: int) -> None:
-        message = self.w.store.message(mid)
-        text = message.text or "\n".join(p.text for p in message.parts if p.text)
-        QApplication.clipboard().setText(text)
-        self.tell("Copy", f"copied {len(text):,} characters")
+        self.exports.copy(mid)
 
     def export_branch(self, mid: int, fmt: str) -> None:
-        self.export(fmt, mid)
+        self.exports.export(fmt, mid)
 
     def export_conversation(self) -> None:
-        from explorer.ui.agent_export import chosen_format, format_choices
-
-        answer = self.ask_item("Export conversation", "Format:", format_choices())
-        if answer:
-            self.export(chosen_format(answer), None)
+        self.exports.export_conversation()
 
     def export(self, fmt: str, at: int | None) -> None:
-        conv = self._conv()
-        if conv is None:
-            return
-        from explorer.ui.agent_export import AGENT_FORMATS, export_for_agent
-
-        if fmt in AGENT_FORMATS:  # proposed where the agent keeps this project's sessions
-            export_for_agent(self, conv, fmt, at)
-            return
-        title = self.w.store.conversation(conv).title
-        stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
-        dest = self.ask_save_path("Export", f"{stem or 'conversation'}{SUFFIXES[fmt]}",
-                                  f"{fmt} (*{SUFFIXES[fmt]});;All files (*)")
-        if dest is None:
-            return
-
-        def run() -> None:
-            notes: list[str] = []
-            lines = exporting.export_to_file(self.w.store, conv, dest, fmt, at, notes,
-                                             redact=self.w.redaction.on)
-            extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
-            self.tell("Export", f"wrote {lines} lines to {dest}{extra}")
-        self._guard(run)
+        self.exports.export(fmt, at)
 
     # -- menu entries acting on the selection ---------------------------------------------
     def branch_selected(self) -> None:

@@ -1,0 +1,87 @@
+"""Copying a message and exporting a conversation or a branch, in any format.
+
+One job: ask where to write (through the window's questions, which tests answer),
+write off nothing but the store, and say what was written. It is given the
+store, the task runner, the open conversation and whether secrets are redacted
+when it is made, so it does not reach into the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtWidgets import QApplication, QWidget
+
+from explorer.app import exporting
+from explorer.app.exporting import EXPORTERS
+from explorer.store import Store
+from explorer.tree.errors import ExplorerError, error_line
+from explorer.ui.tasks import TaskRunner
+
+SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
+
+
+class Questions(Protocol):
+    """What exporting asks the person, and how it answers (the window's ``ask_*``)."""
+
+    def ask_item(self, title: str, label: str, items: list[str]) -> str | None: ...
+
+    def ask_save_path(self, title: str, suggested: str, filters: str) -> Path | None: ...
+
+    def tell(self, title: str, text: str) -> None: ...
+
+    def fail(self, text: str) -> None: ...
+
+
+class Exports:
+    def __init__(self, store: Store, tasks: TaskRunner, conversation: Callable[[], int | None],
+                 redact: Callable[[], bool], questions: Questions, parent: QWidget) -> None:
+        self.store, self.tasks, self.parent = store, tasks, parent
+        self._conversation, self.redact, self.q = conversation, redact, questions
+
+    def guard(self, fn: Callable[[], None]) -> None:
+        """Run ``fn``; a store or file error is told, not raised."""
+        try:
+            fn()
+        except (ExplorerError, OSError) as e:
+            self.q.fail(error_line(e))
+
+    def copy(self, mid: int) -> None:
+        message = self.store.message(mid)
+        text = message.text or "\n".join(p.text for p in message.parts if p.text)
+        QApplication.clipboard().setText(text)
+        self.q.tell("Copy", f"copied {len(text):,} characters")
+
+    def export_conversation(self) -> None:
+        from explorer.ui.agent_export import chosen_format, format_choices
+
+        answer = self.q.ask_item("Export conversation", "Format:", format_choices())
+        if answer:
+            self.export(chosen_format(answer), None)
+
+    def export(self, fmt: str, at: int | None) -> None:
+        """The conversation (or the branch ending at ``at``) as ``fmt``, where the person says."""
+        conv = self._conversation()
+        if conv is None:
+            return
+        from explorer.ui.agent_export import AGENT_FORMATS, export_for_agent
+
+        if fmt in AGENT_FORMATS:  # proposed where the agent keeps this project's sessions
+            export_for_agent(self, conv, fmt, at)
+            return
+        title = self.store.conversation(conv).title
+        stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
+        dest = self.q.ask_save_path("Export", f"{stem or 'conversation'}{SUFFIXES[fmt]}",
+                                    f"{fmt} (*{SUFFIXES[fmt]});;All files (*)")
+        if dest is None:
+            return
+
+        def run() -> None:
+            notes: list[str] = []
+            lines = exporting.export_to_file(self.store, conv, dest, fmt, at, notes,
+                                             redact=self.redact())
+            extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
+            self.q.tell("Export", f"wrote {lines} lines to {dest}{extra}")
+        self.guard(run)
