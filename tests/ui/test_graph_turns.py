@@ -159,3 +159,30 @@ def test_V1_a_model_change_is_labelled_where_it_happens(qtbot: QtBot, tmp_path: 
     finally:
         w.shutdown()
         store.close()
+
+
+def test_V1_the_turn_view_keeps_no_per_message_records_and_still_refolds(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """Once grouped, the per-message inputs are let go (memory follows the turns, not the
+    messages); expanding a run reuses the grouping, so it needs none of them."""
+    store = Store(tmp_path / "line.db")
+    cid = generated_conversation(store, 60, seed=2, branch=0.0)
+    w = _open(qtbot, store, cid)
+    try:
+        data = w.data
+        assert data is not None and data.turn_view is not None
+        assert data.turn_view.source.messages == []
+        m = w.view.model
+        assert m is not None
+        run = next(i for i in range(len(m)) if m.flags[i] & F_RUN)
+        with qtbot.waitSignal(w.loaded, timeout=30_000):
+            w.expand_run(run)
+        m2 = w.view.model
+        assert m2 is not None and len(m2) > len(m)
+        again = w.data
+        assert again is not None and again.turn_view is not None
+        assert again.turn_view.source.messages == []
+    finally:
+        w.shutdown()
+        store.close()

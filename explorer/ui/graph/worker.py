@@ -17,7 +17,7 @@ from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.store.turn_reads import read_turn_source, subagent_links
+from explorer.store.turn_reads import TurnSource, read_turn_source, subagent_links
 from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_runs import collapse_runs
 from explorer.tree.turn_view import group_turns
@@ -126,7 +126,9 @@ def build_turn_graph(
         [m for m in source.messages if m.id not in view_marks.hidden])  # archived: folded (T6)
     _check(cancelled)
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
-    view = TurnView(conv_id, source, projection, view_marks)
+    # Once grouped, the per-message inputs are not needed again (a re-fold reuses the
+    # grouping): keep only the subagents, not 100,000 records (~26 MB on the deep session).
+    view = TurnView(conv_id, TurnSource([], source.subagents), projection, view_marks)
     model = build_turn_model(view, marks)
     _check(cancelled)
     geometry = build_geometry(model, palette, cancelled)
