@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["FORMATS", "Generated", "generate"]
+__all__ = ["FORMATS", "SIZES", "Generated", "generate"]
 
 FORMATS = ("claude-code", "chatgpt")
 MB = 1 << 20
@@ -65,6 +65,33 @@ def _b62(rng: random.Random, n: int) -> str:
 def _iso(t: float) -> str:
     ms = int(t * 1000) % 1000
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{ms:03d}Z"
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Median lengths (characters) of a Claude Code session's texts, and how often there is
+    visible thinking; ``code_blocks`` is the most blocks a file a tool reads or writes has."""
+
+    prompt: int
+    thinking: int
+    thinking_share: float
+    answer: int
+    step_text: int
+    code_blocks: int
+    output_lines: int | None  # median lines of a tool's output (None: as the pool has them)
+
+
+SIZES = {
+    # Measured on the real sessions in the shared samples: 2.1-4.6 KB of file per stored
+    # message (envelopes, progress and snapshot lines included), a median message of
+    # 140-240 characters of text, thinking mostly empty (signature only).
+    "realistic": Sizes(prompt=120, thinking=300, thinking_share=0.2, answer=400, step_text=60,
+                       code_blocks=1, output_lines=8),
+    # The first generator's sizes: 4.2 KB per message, a median message of 1,070
+    # characters; kept to load an importer with text.
+    "heavy": Sizes(prompt=250, thinking=600, thinking_share=0.6, answer=1200, step_text=150,
+                   code_blocks=3, output_lines=None),
+}
 
 
 def _size(rng: random.Random, median: float, low: int, high: int) -> int:
@@ -255,13 +282,16 @@ class _Budget:
 
 def generate(
     fmt: str, out: Path, mb: float | None = None, messages: int | None = None,
-    seed: int = 0, plant: str | None = None,
+    seed: int = 0, plant: str | None = None, sizes: str = "realistic",
 ) -> Generated:
     """Write a data set under ``out``; stop at ``mb`` megabytes or exactly ``messages``.
 
     ``plant`` is written into the very last message (needs ``messages``), so a
-    search can prove the whole set was stored.
+    search can prove the whole set was stored. ``sizes`` names an entry of
+    :data:`SIZES` (Claude Code sessions).
     """
+    if sizes not in SIZES:
+        raise ValueError(f"unknown sizes {sizes!r}; choose from {', '.join(SIZES)}")
     if mb is None and messages is None:
         raise ValueError("give a size in MB, a message count, or both")
     if plant is not None and messages is None:
@@ -270,11 +300,11 @@ def generate(
     rng = random.Random(seed)
     pool = TextPool(rng)
     budget = _Budget(mb, messages)
-    writers: dict[str, Callable[[random.Random, TextPool, _Budget, Path, str | None], Generated]]
-    writers = {"claude-code": _write_claude_code, "chatgpt": _write_chatgpt}
-    if fmt not in writers:
-        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    return writers[fmt](rng, pool, budget, out, plant)
+    if fmt == "claude-code":
+        return _write_claude_code(rng, pool, budget, out, plant, SIZES[sizes])
+    if fmt == "chatgpt":
+        return _write_chatgpt(rng, pool, budget, out, plant)
+    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
 # -- Claude Code ------------------------------------------------------------------------------
@@ -289,8 +319,15 @@ _Call = tuple[dict[str, Any], Any, Any, bool]
 class _ToolCalls:
     """Tool calls with outputs shaped like Claude Code's tools return them."""
 
-    def __init__(self, rng: random.Random, pool: TextPool, cwd: str) -> None:
-        self.rng, self.pool, self.cwd = rng, pool, cwd
+    def __init__(self, rng: random.Random, pool: TextPool, cwd: str, sizes: Sizes) -> None:
+        self.rng, self.pool, self.cwd, self.sizes = rng, pool, cwd, sizes
+
+    def _cut(self, text: str) -> str:
+        """The first lines of a tool's output, as many as the sizes' median suggests."""
+        if self.sizes.output_lines is None:
+            return text
+        keep = _size(self.rng, self.sizes.output_lines, 1, 400)
+        return "\n".join(text.splitlines()[:keep])
 
     def make(self) -> _Call:
         name = self.rng.choices(_TOOLS, weights=_TOOL_WEIGHTS)[0]
@@ -306,11 +343,12 @@ class _ToolCalls:
         return f"{self.cwd}/src/{self.pool.name()}.py"
 
     def _code(self) -> str:
-        return "\n\n".join(self.rng.choices(self.pool.code_blocks, k=self.rng.randint(1, 3)))
+        k = self.rng.randint(1, self.sizes.code_blocks)
+        return self._cut("\n\n".join(self.rng.choices(self.pool.code_blocks, k=k)))
 
     def _bash(self) -> tuple[dict[str, Any], Any, Any, bool]:
         rng, pool = self.rng, self.pool
-        out = rng.choice(pool.json_docs) if rng.random() < 0.2 else rng.choice(pool.logs)
+        out = self._cut(rng.choice(pool.json_docs) if rng.random() < 0.2 else rng.choice(pool.logs))
         error = rng.random() < 0.06
         if error:
             out = "Exit code 1\n" + out + f"\nError: {pool.word()} {pool.word()} failed"
@@ -358,7 +396,7 @@ class _ToolCalls:
         return {"todos": todos}, content, {"oldTodos": [], "newTodos": todos}, False
 
     def _list_issues(self) -> tuple[dict[str, Any], Any, Any, bool]:
-        blocks = [{"type": "text", "text": self.rng.choice(self.pool.json_docs)}]
+        blocks = [{"type": "text", "text": self._cut(self.rng.choice(self.pool.json_docs))}]
         args = {"owner": self.pool.word(), "repo": self.pool.name(), "state": "open"}
         return args, blocks, blocks, False
 
@@ -374,14 +412,14 @@ class _ClaudeSession:
 
     def __init__(
         self, fp: BinaryIO, rng: random.Random, pool: TextPool, sid: str, project: str,
-        clock: float,
+        clock: float, sizes: Sizes = SIZES["realistic"],
     ) -> None:
         self.fp, self.rng, self.pool, self.clock = fp, rng, pool, clock
-        self.sid = sid
+        self.sid, self.sizes = sid, sizes
         cwd = f"/home/dev/{project}"
         self.base = {"isSidechain": False, "userType": "external", "cwd": cwd,
                      "sessionId": self.sid, "version": "2.1.42", "gitBranch": "main"}  # fmt: skip
-        self.tools = _ToolCalls(rng, pool, cwd)
+        self.tools = _ToolCalls(rng, pool, cwd, sizes)
         self.model = rng.choice(("claude-opus-4-6", "claude-sonnet-4-5"))
         self.signatures = [_b62(rng, rng.randint(200, 600)) for _ in range(4)]
         self.tree = _Tree()
@@ -433,7 +471,7 @@ class _ClaudeSession:
                          "isSnapshotUpdate": False})  # fmt: skip
             self._message(f"snapshot:{uid}")  # kept above the prompt it was taken before
         paste = self.rng.random() < 0.05
-        text = self.pool.prose(_size(self.rng, 250, 20, 3000)) + (
+        text = self.pool.prose(_size(self.rng, self.sizes.prompt, 20, 3000)) + (
             "\n\n```\n" + self.rng.choice(self.pool.logs) + "\n```" if paste else ""
         )
         if steps is None and plant:
@@ -451,16 +489,18 @@ class _ClaudeSession:
 
     def _response(self, calls: int, plant: str | None) -> None:
         """One API response: a line per block sharing ``message.id``, then the tool results."""
-        rng, pool = self.rng, self.pool
+        rng, pool, sizes = self.rng, self.pool, self.sizes
         blocks: list[dict[str, Any]] = []
-        if rng.random() < 0.6:
-            blocks.append({"type": "thinking", "thinking": pool.prose(_size(rng, 600, 40, 8000)),
+        if rng.random() < sizes.thinking_share:
+            thought = pool.prose(_size(rng, sizes.thinking, 40, 8000))
+            blocks.append({"type": "thinking", "thinking": thought,
                            "signature": rng.choice(self.signatures)})  # fmt: skip
         if calls == 0:
-            text = pool.prose(_size(rng, 1200, 20, 12000), code=0.25)
+            text = pool.prose(_size(rng, sizes.answer, 20, 12000), code=0.25)
             blocks.append({"type": "text", "text": text + (f" {plant}" if plant else "")})
         elif rng.random() < 0.5:
-            blocks.append({"type": "text", "text": pool.prose(_size(rng, 150, 20, 800))})
+            step = pool.prose(_size(rng, sizes.step_text, 20, 800))
+            blocks.append({"type": "text", "text": step})
         made = [self.tools.make() for _ in range(calls)]
         blocks += [m[0] for m in made]
         msg_id, request = "msg_01" + _b62(rng, 22), "req_011C" + _b62(rng, 20)
@@ -505,7 +545,8 @@ class _ClaudeSession:
 
 
 def _write_claude_code(
-    rng: random.Random, pool: TextPool, budget: _Budget, out: Path, plant: str | None
+    rng: random.Random, pool: TextPool, budget: _Budget, out: Path, plant: str | None,
+    sizes: Sizes,
 ) -> Generated:
     """Session files in project folders under ``out/projects`` (import that folder)."""
     root = out / "projects"
@@ -518,7 +559,7 @@ def _write_claude_code(
         target = budget.cap(_size(rng, 1.5 * MB, 20_000, 40 * MB))
         sid = _uuid(rng)
         with (folder / f"{sid}.jsonl").open("wb") as fp:
-            s = _ClaudeSession(fp, rng, pool, sid, project, clock)
+            s = _ClaudeSession(fp, rng, pool, sid, project, clock, sizes)
             s.start()
             spent = (0, 0)
             while (s.tree.messages == 0 or s.bytes < target) and not budget.done():
@@ -734,11 +775,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, help="stop at exactly this many messages")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plant", help="a word written into the very last message")
+    parser.add_argument("--sizes", choices=sorted(SIZES), default="realistic",
+                        help="text sizes of Claude Code sessions (default: as real sessions)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.mb is None and args.messages is None:
         parser.error("give --mb, --messages or both")
-    made = generate(args.format, args.out, args.mb, args.messages, args.seed, args.plant)
+    made = generate(args.format, args.out, args.mb, args.messages, args.seed, args.plant,
+                    args.sizes)
     print(json.dumps(made.to_dict(), indent=2))
     return 0
 

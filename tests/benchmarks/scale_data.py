@@ -16,6 +16,7 @@ from explorer.store import Store
 from explorer.store.ids import next_ids
 
 from .generate_transcripts import (
+    SIZES,
     START_TIME,
     TextPool,
     _Budget,
@@ -25,16 +26,20 @@ from .generate_transcripts import (
 
 
 def one_session(out: Path, messages: int, seed: int = 0, rewind_rate: float = 0.05,
-                mb: float | None = None) -> Path:
-    """One session file of exactly ``messages`` messages (or about ``mb`` MiB); its path."""
+                mb: float | None = None, sizes: str = "realistic") -> Path:
+    """One session file of exactly ``messages`` messages (or about ``mb`` MiB); its path.
+
+    ``sizes`` names the generator's text sizes ("heavy": about twice the real ones)."""
     rng = random.Random(seed)
     pool = TextPool(rng)
     budget = _Budget(mb, messages or None)
     folder = out / "projects" / "-home-dev-api-server"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"big-session-{messages or mb}.jsonl"
+    suffix = "" if sizes == "realistic" else f"-{sizes}"
+    path = folder / f"big-session-{messages or mb}{suffix}.jsonl"
     with path.open("wb") as fp:
-        s = _ClaudeSession(fp, rng, pool, f"big-{seed}-{messages}", "api-server", START_TIME)
+        s = _ClaudeSession(fp, rng, pool, f"big-{seed}-{messages}", "api-server", START_TIME,
+                           SIZES[sizes])
         s.start()
         spent = (0, 0)
         while not budget.done():

@@ -126,3 +126,16 @@ def test_the_smallest_message_counts_are_exact(tmp_path: Path, fmt: str, count: 
     store, report = _import(tmp_path, made)
     with store:
         assert report.added_messages == count
+
+
+def test_claude_code_sessions_are_the_size_of_real_ones_unless_heavy_is_asked(
+    tmp_path: Path,
+) -> None:
+    """Real sessions (the shared samples) hold 2.1-4.6 KB of file per stored message; the
+    default sizes stay in that band, "heavy" writes about twice the text."""
+    real = generate("claude-code", tmp_path / "real", messages=1500, seed=4)
+    heavy = generate("claude-code", tmp_path / "heavy", messages=1500, seed=4, sizes="heavy")
+    assert 1.5 * 1024 < real.bytes / real.messages < 4.6 * 1024
+    assert heavy.bytes > 1.5 * real.bytes
+    with pytest.raises(ValueError, match="unknown sizes"):
+        generate("claude-code", tmp_path / "x", messages=10, sizes="huge")
