@@ -150,16 +150,20 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
         if clash:
             ic.notes.append(f"another conversation already uses source id {sid!r} with "
                             "different content; imported this one as a new conversation")
-    key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in msgs}
-    fresh = [m for m in msgs if key_of[m.id] not in known]
+    # A new conversation (the usual import) needs no key map: every message is fresh.
+    # Each map here has an entry per message, so one fewer matters on a huge session.
+    key_of = {m.id: _key(m) for m in msgs} if known else {}
+    fresh = [m for m in msgs if key_of[m.id] not in known] if known else msgs
     if known:
         title = _newest_title(conn, conv_id, ic, msgs, bool(fresh))
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
-    db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
+    db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs} if known else ids
+    del key_of
     _write_messages(conn, conv_id, fresh, ids, db_id, ic)
-    _write_labels(conn, conv_id, ic, db_id, {m.id: m for m in msgs})
+    by_key = {m.id: m for m in msgs}
+    _write_labels(conn, conv_id, ic, db_id, by_key)
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
-        _set_pointers(conn, conv_id, ic, msgs, db_id)
+        _set_pointers(conn, conv_id, ic, msgs, db_id, by_key)
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
@@ -173,8 +177,9 @@ def _write_messages(
     """Rows for ``fresh``, written a chunk at a time: a lazily read conversation holds the
     content of one chunk only, and no write builds the rows of a whole session at once."""
     # Parents must exist before children for the foreign key: write in tree order.
-    pairs = [(ids[m.id], db_id[m.parent_id] if m.parent_id is not None else None) for m in fresh]
-    if not _parents_first(pairs):
+    if not _parents_first(fresh, ids):
+        pairs = [(ids[m.id], db_id[m.parent_id] if m.parent_id is not None else None)
+                 for m in fresh]
         order = {mid: i for i, mid in enumerate(_topological(pairs))}
         fresh = sorted(fresh, key=lambda m: order[ids[m.id]])
     for chunk in ic.chunks(fresh):
@@ -189,14 +194,13 @@ def _write_messages(
         insert_rows(conn, mrows, prows, blobs)
 
 
-def _parents_first(pairs: list[tuple[int, int | None]]) -> bool:
+def _parents_first(fresh: list[Message], ids: dict[Hashable, int]) -> bool:
     """True when every new parent is written before its children (the usual case)."""
-    new = {mid for mid, _ in pairs}
-    seen: set[int] = set()
-    for mid, parent in pairs:
-        if parent in new and parent not in seen:
+    seen: set[Hashable] = set()
+    for m in fresh:
+        if m.parent_id is not None and m.parent_id in ids and m.parent_id not in seen:
             return False
-        seen.add(mid)
+        seen.add(m.id)
     return True
 
 
@@ -264,15 +268,14 @@ def _write_labels(
 
 def _set_pointers(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
-    msgs: list[Message], db_id: dict[Hashable, int],
+    msgs: list[Message], db_id: dict[Hashable, int], by_key: dict[Hashable, Message],
 ) -> None:
     if not msgs:
         return
     tip_key = ic.tip if ic.tip in db_id else msgs[-1].id
     if ic.tip is not None and ic.tip not in db_id:
         ic.notes.append(f"tip {ic.tip!r} is missing; used the last message instead")
-    by_key = {m.id: m for m in msgs}
-    path = [by_key[k] for k in path_to({m.id: m.parent_id for m in msgs}, tip_key)]
+    path = _path(by_key, tip_key)
     clean = last_clean_boundary(path)
     clean_id = db_id[path[clean].id] if clean is not None else None
     start = db_id.get(ic.context_start) if ic.context_start is not None else None
@@ -281,6 +284,17 @@ def _set_pointers(
         "context_start_id = coalesce(?, context_start_id), updated_at = ? WHERE id = ?",
         (db_id[tip_key], clean_id, start, time.time(), conv_id),
     )
+
+
+def _path(by_key: dict[Hashable, Message], tip: Hashable) -> list[Message]:
+    """Root to ``tip`` in a repaired tree (no cycles), read off the messages themselves."""
+    path: list[Message] = []
+    node: Message | None = by_key[tip]
+    while node is not None:
+        path.append(node)
+        node = by_key.get(node.parent_id) if node.parent_id is not None else None
+    path.reverse()
+    return path
 
 
 def insert_many(

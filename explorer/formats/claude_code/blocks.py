@@ -16,7 +16,7 @@ from typing import Any
 
 from explorer.tree.model import Part, Usage
 
-LIGHT_FIELDS = frozenset({"line", "isSidechain", "isMeta", "isCompactSummary", "agentId"})
+LIGHT_FIELDS = frozenset({"isSidechain", "isMeta", "isCompactSummary", "agentId"})
 """Line metadata a light message keeps: what shaping the tree and titling it read."""
 TOOL_RESULT_META_LIMIT = 4000
 """Characters of ``toolUseResult`` kept in metadata; the full output is already a part."""

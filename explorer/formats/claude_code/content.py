@@ -28,7 +28,7 @@ from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
-_Where = tuple[int, ...]  # the file's index, then the offsets of the message's lines
+_Where = tuple[int, ...]  # the file's index, the first line's number, its lines' offsets
 
 
 class SessionContent:
@@ -48,7 +48,7 @@ class SessionContent:
         self.files.append(path)
         for node in nodes:
             if node.offsets:
-                self._where[node.key] = (index, *node.offsets)
+                self._where[node.key] = (index, node.line, *node.offsets)
 
     def __len__(self) -> int:
         return len(self._where)
@@ -60,10 +60,10 @@ class SessionContent:
                 where = self._where.get(m.id)
                 if where is None or m.id in self._held:
                     continue
-                index, offsets = where[0], where[1:]
+                index, line, offsets = where[0], where[1], where[2:]
                 if index not in handles:
                     handles[index] = self._open(index)
-                parts, meta, usage = self._read(handles[index], index, offsets, m)
+                parts, meta, usage = self._read(handles[index], index, line, offsets, m)
                 self._held[m.id] = (m.parts, m.source_meta)
                 m.parts, m.source_meta, m.usage = parts, {**meta, **m.source_meta}, usage
                 self._repair(m)
@@ -85,7 +85,7 @@ class SessionContent:
             raise ContentUnavailable(f"{self.files[index]}: cannot be read again ({exc}); "
                                      "the conversation was not stored") from exc
 
-    def _read(self, handle: BinaryIO, index: int, offsets: tuple[int, ...],
+    def _read(self, handle: BinaryIO, index: int, line: int, offsets: tuple[int, ...],
               m: Message) -> tuple[list[Part], dict[str, Any], Usage | None]:
         parts: list[Part] = []
         meta: dict[str, Any] = {}
@@ -96,7 +96,7 @@ class SessionContent:
             parts.extend(content_parts(message.get("content"))[0])
             usage = usage_from(message.get("usage")) or usage  # as the whole read: last wins
             if n == 0:
-                meta = line_meta(int(m.source_meta.get("line", 0)), entry, message)
+                meta = line_meta(line, entry, message)
             elif message.get("stop_reason") is not None:
                 meta["stop_reason"] = message["stop_reason"]
         return parts, meta, usage

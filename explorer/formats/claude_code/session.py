@@ -45,7 +45,7 @@ _LINE_FIELDS = (
 )  # fmt: skip
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """A message to be: one user line, or all the lines of one assistant response."""
 
@@ -148,6 +148,7 @@ class SessionReader:
         self.session = Session()
         self._label = label
         self._light = light
+        self._ids = RecentIds()
 
     def _line_key(self, number: int) -> str:
         """A key for a line without a uuid, unique across the files of one session."""
@@ -157,7 +158,7 @@ class SessionReader:
     def add(self, number: int, entry: dict[str, Any], offset: int = 0) -> None:
         """Take the entry of line ``number``, which starts at byte ``offset``."""
         s = self.session
-        uuid = as_str(entry.get("uuid"))
+        uuid = self._ids.same(as_str(entry.get("uuid")))
         kind = entry.get("type")
         message = entry.get("message")
         complete = _complete(kind, message)
@@ -207,7 +208,7 @@ class SessionReader:
         synthetic = uuid is None
         if uuid is None:
             uuid = self._line_key(number)
-        parent = as_str(entry.get("parentUuid"))
+        parent = self._ids.same(as_str(entry.get("parentUuid")))
         s.raw_parent[uuid] = parent
         api_id = as_str(message.get("id")) if role == "assistant" else None
         usage = usage_from(message.get("usage"))
@@ -215,7 +216,7 @@ class SessionReader:
         if group is not None:
             if group.offsets:
                 group.offsets.append(offset)
-                parts = light_parts(parts, group.parts)
+                parts = light_parts(parts, group.parts, ids=self._ids)
             group.parts.extend(parts)
             group.uuids.append(uuid)
             if not group.offsets:
@@ -229,7 +230,8 @@ class SessionReader:
             s.spoke = True
             if light:  # the first node keeps its metadata: the conversation's comes from it
                 prompt = role == "user" and not all(p.kind == "tool_result" for p in parts)
-                parts, meta = light_parts(parts, keep_text=prompt), light_meta(meta)
+                parts = light_parts(parts, keep_text=prompt, ids=self._ids)
+                meta = light_meta(meta)
             node = Node(
                 key=uuid,
                 role=role,
@@ -276,7 +278,7 @@ class SessionReader:
         synthetic = uuid is None
         if uuid is None:
             uuid = self._line_key(number)
-        parent = as_str(entry.get("parentUuid"))
+        parent = self._ids.same(as_str(entry.get("parentUuid")))
         s.raw_parent[uuid] = parent
         text = as_str(entry.get("content")) or "Conversation compacted"
         meta = line_meta(number, entry, {})
@@ -333,7 +335,7 @@ class SessionReader:
     def _add_record(self, entry: dict[str, Any], uuid: str | None) -> None:
         s = self.session
         if uuid is not None:
-            s.raw_parent[uuid] = as_str(entry.get("parentUuid"))
+            s.raw_parent[uuid] = self._ids.same(as_str(entry.get("parentUuid")))
         kind = entry.get("type")
         if kind == "summary" and as_str(entry.get("summary")):
             s.summaries.append((entry["summary"], as_str(entry.get("leafUuid"))))
@@ -357,13 +359,39 @@ def _interned(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
 
 
+class RecentIds:
+    """One string object for an id written twice a few lines apart: a line's uuid and
+    its child's ``parentUuid``, a tool call's id and its result's. A session of 100,000
+    messages holds hundreds of thousands of them while its tree is shaped; the ids seen
+    last are enough to find nearly every repeat, and the table stays small."""
+
+    KEEP = 512
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def same(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        found = self._seen.get(text)
+        if found is not None:
+            return found
+        self._seen[text] = text
+        if len(self._seen) > self.KEEP:
+            del self._seen[next(iter(self._seen))]
+        return text
+
+
 def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """The metadata shaping the tree reads; the rest is read again when the message is written."""
-    return {k: v for k, v in meta.items() if k in LIGHT_FIELDS}
+    """The metadata shaping the tree reads; the rest is read again when the message is written.
+
+    Only what is set: most messages keep an empty dict, which has no table of its own
+    (the line number is :attr:`Node.line`, and the content locator keeps it)."""
+    return {k: v for k, v in meta.items() if k in LIGHT_FIELDS and v is not None and v is not False}
 
 
 def light_parts(parts: list[Part], before: list[Part] | None = None, *,
-                keep_text: bool = False) -> list[Part]:
+                keep_text: bool = False, ids: RecentIds | None = None) -> list[Part]:
     """Parts without their content; a prompt (``keep_text``) keeps the opening of the part
     its preview and the title are made from.
 
@@ -374,9 +402,14 @@ def light_parts(parts: list[Part], before: list[Part] | None = None, *,
     before = before or []
     pick = _preview_index([*before, *parts]) if keep_text else None
     pick = pick - len(before) if pick is not None and pick >= len(before) else None
-    return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=p.tool_name,
-                 tool_use_id=p.tool_use_id, is_error=p.is_error, media_type=p.media_type)
+    same = ids.same if ids is not None else _as_is
+    return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=_interned(p.tool_name),
+                 tool_use_id=same(p.tool_use_id), is_error=p.is_error, media_type=p.media_type)
             for i, p in enumerate(parts)]
+
+
+def _as_is(text: str | None) -> str | None:
+    return text
 
 
 LIGHT_TEXT = 320

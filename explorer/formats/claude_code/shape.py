@@ -109,7 +109,7 @@ def _session_notes(session: Session, moved: int) -> list[str]:
 
 
 def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
-    meta = dict(node.meta)
+    meta = node.meta  # the node's own: a copy would double a huge session's metadata
     if len(node.uuids) > 1:
         meta["uuids"] = list(node.uuids)
     kind = meta_record(node)

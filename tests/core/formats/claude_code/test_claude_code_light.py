@@ -178,3 +178,26 @@ def test_S1_a_light_session_synced_mid_response_is_merged_as_the_whole_read_merg
         sync_sources(whole, env, {"claude-code"})
 
     assert _rows(tmp_path / "light.db") == _rows(tmp_path / "whole.db")
+
+
+def test_V2_a_light_read_holds_one_string_per_id_and_no_metadata_table_per_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory of a huge session's first pass is its messages, not copies: a parent id is
+    the parent's own key object, a tool result's call id the call's, and a plain message's
+    light metadata is an empty dict (its line is read again with its content)."""
+    from benchmarks.scale_data import one_session
+
+    session = one_session(tmp_path, 400, seed=2)
+    (ic,) = _light(session, monkeypatch)
+    by_id = {m.id: m for m in ic.messages}
+    linked = [m for m in ic.messages if m.parent_id in by_id]
+    assert len(linked) == len(ic.messages) - 1
+    assert all(m.parent_id is by_id[m.parent_id].id for m in linked)
+    calls = {p.tool_use_id: p for m in ic.messages for p in m.parts if p.kind == "tool_use"}
+    results = [p for m in ic.messages for p in m.parts if p.kind == "tool_result"]
+    assert results and all(p.tool_use_id is calls[p.tool_use_id].tool_use_id for p in results)
+    plain = [m for m in ic.messages[1:] if "reparented_from" not in m.source_meta
+             and "uuids" not in m.source_meta]
+    assert len(plain) > len(ic.messages) // 2 and all(m.source_meta == {} for m in plain)
+    whole = _read(session)
+    assert [_view(c) for c in whole] == [_view(ic.materialize())]
