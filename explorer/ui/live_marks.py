@@ -80,13 +80,14 @@ def _faded(strength: float, alpha: int = 255) -> QColor:
 
 
 def paint_live_badge(painter: QPainter, rect: QRectF, strength: float, offset: float = 0.0) -> None:
-    """A "live" pill in a card's top right corner (left of ``offset`` pixels already used)."""
+    """A "live" pill in a card's bottom right corner (the top right holds the date), left of
+    ``offset`` pixels already used, and a green outline."""
     font = QFont()
     font.setPixelSize(11)
     font.setBold(True)
     painter.setFont(font)
     width = painter.fontMetrics().horizontalAdvance("live") + 16
-    pill = QRectF(rect.right() - width - 8 - offset, rect.top() + 6, width, 18)
+    pill = QRectF(rect.right() - width - 8 - offset, rect.bottom() - 24, width, 18)
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(_faded(strength))
     painter.drawRoundedRect(pill, 9, 9)

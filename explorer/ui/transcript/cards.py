@@ -157,7 +157,7 @@ class Card(QFrame):
         if self.compare_mark is not None:
             paint_mark_badge(painter, rect, self.compare_mark)
         if self.live > 0:
-            paint_live_badge(painter, rect, self.live, 110 if self.compare_mark else 0)
+            paint_live_badge(painter, rect, self.live)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.pressed.emit(self.mid)
