@@ -166,9 +166,11 @@ class _SessionBuilder:
     def chain(self, entry_id: str) -> list[str]:
         """Entry ids from the root down to ``entry_id`` (cycle-safe)."""
         out: list[str] = []
+        seen: set[str] = set()  # a list lookup here made a long session's read quadratic
         node: str | None = entry_id
-        while node is not None and node in self.entries and node not in out:
+        while node is not None and node in self.entries and node not in seen:
             out.append(node)
+            seen.add(node)
             node = self.entries[node].parent
         out.reverse()
         return out
