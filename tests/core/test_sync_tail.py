@@ -255,3 +255,15 @@ def test_S1_a_rewritten_file_moves_the_tip_only_from_where_the_agent_left_off(
         store.branch(conv, newest)  # back where the agent left off
         assert rewrite(5).reread == 1
         assert tip_source(store) == "d4"
+
+
+def test_S1_a_session_whose_first_line_is_still_being_written_is_no_error(
+        tmp_path: Path) -> None:
+    data = pi_session(4)
+    target = pi_target(tmp_path)
+    target.write_bytes(data[:20])  # the header, cut before its newline
+    with Store(tmp_path / "t.db") as store:
+        early = sync_sources(store, Environment(tmp_path), {"pi"})
+        assert early.errors == [] and early.added_messages == 0
+        target.write_bytes(data)
+        assert sync_sources(store, Environment(tmp_path), {"pi"}).added_messages > 0

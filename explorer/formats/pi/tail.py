@@ -62,8 +62,9 @@ def _first(path: Path, whole: bool) -> Tail:
     items = iter(lines)
     first = next(items, None)
     if first is None or first.value.get("type") != "session":
-        conv = ImportedConversation("", FORMAT, [], source_path=str(path),
-                                    notes=[f"{path.name}: not a pi session (no session header)"])
+        # No complete line yet is a session being started, not an error.
+        notes = [] if first is None else [f"{path.name}: not a pi session (no session header)"]
+        conv = ImportedConversation("", FORMAT, [], source_path=str(path), notes=notes)
         return Tail(conv, lines.end)
     header = first.value
     written = header.get("version")
