@@ -117,7 +117,7 @@ def probe(store: Store, conv_id: int, text: str | None, provider: Provider,
     if quiz_size:
         result.quiz = recall_quiz.build_quiz(_middle(context, target), quiz_size)
         if not result.quiz.questions:
-            result.notes.append("no exact strings to ask about in the middle: no quiz")
+            result.notes.append("no exact strings or decisions to ask about in the middle: no quiz")
     asks = ([("prompt", text)] if text else []) + (
         [("quiz", result.quiz.prompt)] if result.quiz and result.quiz.questions else [])
     bench = Bench(store, conv_id, parent, provider, target, uuid.uuid4().hex[:12])
