@@ -138,3 +138,26 @@ def test_R1_tesseract_finds_a_key_in_a_screenshot_and_the_export_blacks_it_out(
     sent = [b for m in body["messages"] for b in m["content"] if b["type"] == "image"]
     assert len(sent) == 1
     assert base64.b64decode(sent[0]["source"]["data"]) == out  # the blacked-out picture
+
+
+def test_R1_export_on_the_command_line_names_unread_images_and_takes_ocr_images(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from explorer.cli import main
+
+    store = new_store(tmp_path)
+    with store:
+        conv = store.create_conversation("shots")
+        store.append_turn(conv, [image_message(screenshot(f"KEY={OPENAI}")), assistant("ok")])
+    db = str(tmp_path / "t.db")
+    assert main.main(["--db", db, "export", str(conv), "--format", "markdown"]) == 0
+    assert "1 image(s) were not scanned" in capsys.readouterr().err
+    if image_ocr.tesseract() is None:
+        assert main.main(["--db", db, "export", str(conv), "--format", "markdown",
+                          "--ocr-images"]) == 0
+        assert "tesseract program is not installed" in capsys.readouterr().err
+        return
+    assert main.main(["--db", db, "export", str(conv), "--format", "markdown",
+                      "--ocr-images"]) == 0
+    err = capsys.readouterr().err
+    assert "image pixels (OCR)" in err and "were not scanned" not in err
