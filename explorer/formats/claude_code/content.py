@@ -22,7 +22,14 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from explorer.formats.claude_code.blocks import as_dict, content_parts, usage_from
+from explorer.formats.claude_code.blocks import as_dict, as_str, content_parts, usage_from
+from explorer.formats.claude_code.records import (
+    RECORD_KEY,
+    SNAPSHOTS_KEY,
+    notice_record,
+    notice_text,
+    snapshot_text,
+)
 from explorer.formats.claude_code.session import Node, line_meta
 from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
@@ -87,6 +94,10 @@ class SessionContent:
 
     def _read(self, handle: BinaryIO, index: int, line: int, offsets: tuple[int, ...],
               m: Message) -> tuple[list[Part], dict[str, Any], Usage | None]:
+        record = m.source_meta.get("meta_record")
+        if record in ("notice", "file_snapshot"):
+            record_parts, record_meta = self._record(handle, index, line, offsets, m, record)
+            return record_parts, record_meta, None
         parts: list[Part] = []
         meta: dict[str, Any] = {}
         usage: Usage | None = None
@@ -100,6 +111,19 @@ class SessionContent:
             elif message.get("stop_reason") is not None:
                 meta["stop_reason"] = message["stop_reason"]
         return parts, meta, usage
+
+    def _record(self, handle: BinaryIO, index: int, line: int, offsets: tuple[int, ...],
+                m: Message, record: str) -> tuple[list[Part], dict[str, Any]]:
+        """A notice or a snapshot's records, as :mod:`records` makes them on a whole read."""
+        if record == "notice":
+            entry = self._entry(handle, index, offsets[0], m)
+            meta = line_meta(line, entry, {})
+            meta.update({"meta_record": "notice", "notice": as_str(entry.get("subtype")) or "",
+                         RECORD_KEY: notice_record(entry)})
+            return [Part("text", notice_text(entry))], meta
+        entries = [self._entry(handle, index, offset, None) for offset in offsets]
+        meta = {"line": line, "meta_record": "file_snapshot", SNAPSHOTS_KEY: entries}
+        return [Part("text", snapshot_text(entries))], meta
 
     def _entry(self, handle: BinaryIO, index: int, offset: int,
                first_of: Message | None) -> dict[str, Any]:

@@ -180,9 +180,9 @@ class SessionReader:
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
             self._add_boundary(number, entry, uuid, stamp)
         elif kind == "system" and uuid is not None:
-            self._add_notice(number, entry, uuid, stamp)
+            self._add_notice(number, entry, uuid, stamp, offset)
         elif kind == "file-history-snapshot" and as_str(entry.get("messageId")):
-            self._add_snapshot(number, entry, stamp)
+            self._add_snapshot(number, entry, stamp, offset)
         else:
             if kind in ("user", "assistant"):
                 what = "a message object" if not isinstance(message, dict) else "content"
@@ -297,25 +297,30 @@ class SessionReader:
             s.last_main = uuid
 
     def _add_notice(
-        self, number: int, entry: dict[str, Any], uuid: str, stamp: float | None
+        self, number: int, entry: dict[str, Any], uuid: str, stamp: float | None, offset: int
     ) -> None:
         """A ``system`` notice in the chain: a muted record, never sent to a model."""
         s = self.session
-        parent = as_str(entry.get("parentUuid"))
+        parent = self._ids.same(as_str(entry.get("parentUuid")))
         s.raw_parent[uuid] = parent
         meta = line_meta(number, entry, {})
         meta.update({"meta_record": "notice", "notice": as_str(entry.get("subtype")) or "",
                      RECORD_KEY: notice_record(entry)})
+        light = self._light and s.spoke  # its record is read again when it is stored
+        if light:
+            meta = {"meta_record": "notice", "notice": meta["notice"]}
         node = Node(key=uuid, role="system", line=number, parent_uuid=parent,
                     parts=[Part("text", notice_text(entry))], created_at=stamp, meta=meta,
-                    uuids=[uuid], sidechain=entry.get("isSidechain") is True)
+                    uuids=[uuid], sidechain=entry.get("isSidechain") is True,
+                    offsets=[offset] if light else [])
         s.nodes.append(node)
         s.line_node[uuid] = node
         s.last_any = uuid
         if not node.sidechain:
             s.last_main = uuid
 
-    def _add_snapshot(self, number: int, entry: dict[str, Any], stamp: float | None) -> None:
+    def _add_snapshot(self, number: int, entry: dict[str, Any], stamp: float | None,
+                      offset: int) -> None:
         """The files a prompt may change, kept above that prompt (see ``records``)."""
         s = self.session
         s.snapshots += 1
@@ -323,12 +328,17 @@ class SessionReader:
         target = str(entry["messageId"])
         node = s.snapshot_nodes.get(target)
         if node is not None:  # an update of the same prompt's snapshot
-            node.meta[SNAPSHOTS_KEY].append(entry)
+            if node.offsets:
+                node.offsets.append(offset)
+            else:
+                node.meta[SNAPSHOTS_KEY].append(entry)
             return
-        meta = {"line": number, "meta_record": "file_snapshot", SNAPSHOTS_KEY: [entry]}
+        light = self._light and s.spoke  # its records are read again when it is stored
+        meta: dict[str, Any] = {"meta_record": "file_snapshot"} if light else {
+            "line": number, "meta_record": "file_snapshot", SNAPSHOTS_KEY: [entry]}
         node = Node(key=f"snapshot:{target}", role="system", line=number, parent_uuid=None,
                     parts=[Part("text", snapshot_text([entry]))], created_at=stamp, meta=meta,
-                    snapshot_of=target)
+                    snapshot_of=target, offsets=[offset] if light else [])
         s.nodes.append(node)
         s.snapshot_nodes[target] = node
 

@@ -72,7 +72,7 @@ def place_snapshots(session: Session, parents: dict[str, str | None]) -> None:
         gone = {id(n) for n in unplaced}
         session.nodes[:] = [n for n in session.nodes if id(n) not in gone]
         session.ignored["file-history-snapshot (no prompt)"] += sum(
-            len(n.meta.get("claude_snapshots", [])) for n in unplaced)
+            len(n.offsets) or len(n.meta.get("claude_snapshots", [])) for n in unplaced)
 
 
 def _outside_parent(
