@@ -144,3 +144,33 @@ def test_L4_pages_with_drawn_glyphs_are_byte_identical_each_time() -> None:
         for _ in range(2)
     ]
     assert digests[0] == digests[1]
+
+
+# Look-alikes in the 5x8 cell that OCR engines (and, at 5 px, any reader) confuse.
+LOOK_ALIKES = ["0OD", "1lI|", "5S", "8B", "2Z", ".,", "vu", "kh", "6b", "9g", "{(<", "}>)", "[C",
+               "fF"]
+
+
+@pytest.mark.parametrize("group", LOOK_ALIKES)
+def test_5x8_look_alikes_are_different_pictures(group: str) -> None:
+    cells = [_cell("5x8", c).tobytes() for c in group]
+    assert len(set(cells)) == len(group), group
+
+
+def test_5x8_newline_mark_and_braces_leave_a_blank_column_so_they_do_not_merge() -> None:
+    for char in "¶{}[]":
+        assert _cell("5x8", char)[:, -1].all(), char  # 1 = paper: the last column is blank
+    row = render_snapshot([SourceEntry("1", "}\n{")], page_geometry("anthropic", tier="dense"))
+    ink = ~_decoded_rows(row.pages[0].png)[:8, :20]
+    gaps = [x for x in range(1, 19) if not ink[:, x].any() and ink[:, :x].any()]
+    assert gaps, "the newline mark runs into a brace"
+
+
+def _decoded_rows(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("L")) >= 128
+
+
+def test_5x8_period_is_a_square_dot_on_the_baseline_not_a_comma() -> None:
+    period, comma = _cell("5x8", "."), _cell("5x8", ",")
+    assert (period[7] == 1).all()  # nothing below the baseline
+    assert (comma[7] == 0).any()  # a comma's tail is

@@ -19,7 +19,8 @@ SAMPLE = 'def add(a, b):\n    return a + b  # {"id": "9fceb02d", "ok": true}\n' 
 
 
 def _pillow_page(text: str, geometry: PageGeometry, height: int) -> np.ndarray:
-    """The slow reference path: FreeType draws each row of cells with ImageDraw.text."""
+    """The slow reference path: FreeType draws each cell with ImageDraw.text, and a glyph the
+    font's glyph file draws is painted from its picture pixel by pixel."""
     font = fonts.cell_font(geometry.font)
     image = Image.new("L", (geometry.page_width, height), 255)
     draw = ImageDraw.Draw(image)
@@ -29,8 +30,15 @@ def _pillow_page(text: str, geometry: PageGeometry, height: int) -> np.ndarray:
     for r, start in enumerate(range(0, len(flat), cols)):
         row = flat[start : start + cols]
         for c, char in enumerate(row):  # cell by cell, so wider advances are honoured
-            x, y = x0 + c * geometry.cell_width, y0 + r * geometry.cell_height + font.ascent
-            draw.text((x, y), char, font=font.freetype, fill=0, anchor="ls")
+            x, y = x0 + c * geometry.cell_width, y0 + r * geometry.cell_height
+            picture = font.glyphs.drawn.get(font.glyphs.aliases.get(char, char))
+            if picture is None:
+                draw.text((x, y + font.ascent), char, font=font.freetype, fill=0, anchor="ls")
+                continue
+            for dy, line in enumerate(picture):
+                for dx, pixel in enumerate(line):
+                    if pixel == "#":
+                        image.putpixel((x + dx, y + dy), 0)
     return np.asarray(image) >= 128
 
 
