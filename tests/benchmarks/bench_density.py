@@ -5,8 +5,9 @@ with hex ids, UUIDs and SHA-256 hashes, Portuguese and Norwegian) is rendered wi
 provider shape and with reference shapes other tools send. For each: characters and billed
 tokens per full page, characters per billed token, the ratio to the same text sent as text,
 whether the provider resamples the page, and an OCR legibility proxy (``density_ocr``): tesseract
-reads the first 10,000 characters at three line-breakings after an integer nearest-neighbour
-upscale; character accuracy is 1 - normalized Levenshtein distance row by row (exact DP), id
+reads the first 10,000 characters (at three line-breakings with ``CONVO_DENSITY_FULL=1``, at the
+page's own by default) after an integer nearest-neighbour upscale; character accuracy is
+1 - normalized Levenshtein distance row by row (exact DP), id
 recall the share of the region's hex ids found verbatim.
 """
 
@@ -188,10 +189,11 @@ def _rows(m: Measured, text_tokens: int, ocr: dict[Key, Outcome]
         rows.append(Result(area, f"{name}: OCR not run: {read}", 0, ""))
         return rows
     seen = " (as the provider sees it)" if (m.shape.name, g.provider, True) in ocr else ""
-    rows += [Result(area, f"{name}: OCR character accuracy{seen}", 100 * read.accuracy, "%"),
-             Result(area, f"{name}: OCR accuracy spread over {density_ocr.LAYOUTS} layouts",
-                    100 * read.spread, "points"),
-             Result(area, f"{name}: OCR exact-id recall{seen}", 100 * read.id_recall, "%")]
+    rows.append(Result(area, f"{name}: OCR character accuracy{seen}", 100 * read.accuracy, "%"))
+    if density_ocr.LAYOUTS > 1:
+        rows.append(Result(area, f"{name}: OCR accuracy spread over {density_ocr.LAYOUTS} "
+                           "layouts", 100 * read.spread, "points"))
+    rows.append(Result(area, f"{name}: OCR exact-id recall{seen}", 100 * read.id_recall, "%"))
     return rows
 
 
