@@ -8,6 +8,8 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage, QPainter
 from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
@@ -125,3 +127,11 @@ def agent_session(store: Store, n: int, *, seed: int = 1, rewind: float = 0.02) 
 
     store._writer.call(write)
     return cid
+
+
+def paint_frame(w: TreeGraphWidget) -> None:
+    """Paint one frame of the graph's viewport into an image, as the screen would get it."""
+    image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    w.view.render(painter, QRectF(image.rect()), w.view.viewport().rect())
+    painter.end()

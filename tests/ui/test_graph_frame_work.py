@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from graph_trees import generated_conversation, loaded_graph
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from graph_trees import generated_conversation, loaded_graph, paint_frame
 from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
@@ -34,13 +32,6 @@ def graph(qtbot: QtBot, tree_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]:
         yield w
 
 
-def _frame(w: TreeGraphWidget) -> None:
-    image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
-    painter = QPainter(image)
-    w.view.render(painter, QRectF(image.rect()), w.view.viewport().rect())
-    painter.end()
-
-
 def _view(w: TreeGraphWidget) -> tuple[float, float, float, float]:
     r = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
     return r.left(), r.top(), r.right(), r.bottom()
@@ -53,7 +44,7 @@ def _settle_tiles(w: TreeGraphWidget) -> int:
     frames = 0
     while True:
         before = item.tiles.rendered
-        _frame(w)
+        paint_frame(w)
         frames += 1
         assert item.tiles.rendered - before <= NEW_PER_FRAME
         if item.tiles.missing == 0:
@@ -95,7 +86,7 @@ def test_V2_a_zoom_step_paints_at_most_two_new_tiles_and_shows_the_coarser_ones_
     assert item.last_lod == Lod.DOTS
     graph.view.set_scale(levels[k + 1])  # one step in, around the same centre
     before, stood = item.tiles.rendered, item.tiles.stood_in
-    _frame(graph)
+    paint_frame(graph)
     assert item.tiles.rendered - before <= NEW_PER_FRAME
     assert item.tiles.missing > 0, "the new level is not painted in one frame"
     assert item.tiles.stood_in > stood, "the previous zoom's tiles stand in, scaled"
@@ -116,9 +107,9 @@ def test_V2_a_pan_paints_only_the_tiles_it_newly_exposes(graph: TreeGraphWidget)
     assert all(item.tiles.has(k) for k in exposed)
     again = item.tiles.rendered
     graph.view.pan_by(-int(TILE_PX * 0.6), 0)  # back: every tile is still kept
-    _frame(graph)
+    paint_frame(graph)
     graph.view.pan_by(5, 3)  # a small step inside the same tiles
-    _frame(graph)
+    paint_frame(graph)
     assert item.tiles.rendered == again, "tiles are reused across pans"
 
 
@@ -127,19 +118,19 @@ def test_V2_a_frame_elides_a_bounded_number_of_new_box_texts(graph: TreeGraphWid
     assert item is not None
     _centre_on_busiest(graph, 0.5)
     before = item.texts_made
-    _frame(graph)
+    paint_frame(graph)
     assert item.last_lod == Lod.TEXT
     shown = len(list(item.model.visible(*_view(graph))))
     assert shown > NEW_TEXTS_PER_FRAME, "more boxes on screen than one frame elides"
     assert item.texts_made - before == NEW_TEXTS_PER_FRAME and item.texts_missing > 0
     for _ in range(shown // NEW_TEXTS_PER_FRAME + 2):
-        _frame(graph)
+        paint_frame(graph)
     assert item.texts_missing == 0
     made = item.texts_made
     assert made <= shown + NEW_TEXTS_PER_FRAME
     for _ in range(3):
         graph.view.pan_by(2, 1)
-        _frame(graph)
+        paint_frame(graph)
     assert item.texts_made == made, "a box's text is elided once, not every frame"
 
 
@@ -150,14 +141,14 @@ def test_V2_labels_are_measured_once_per_node_and_overlays_drawn_once(
     assert item is not None
     graph.view.set_scale(0.2)
     graph.view.center_on_node(item.model.tip)
-    _frame(graph)
+    paint_frame(graph)
     assert item.labels.drawn > 1, "the tip and branch counts"
     graph.view.pan_by(7, 4)
-    _frame(graph)
+    paint_frame(graph)
     made = item.labels.made
     for step in range(6):  # back and forth over the same nodes
         graph.view.pan_by(-7 if step % 2 == 0 else 7, -4 if step % 2 == 0 else 4)
-        _frame(graph)
+        paint_frame(graph)
         graph.legend.repaint()
         graph.minimap.repaint()
     assert item.labels.made == made, "a pan measures no label again: it only places them"

@@ -9,9 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from graph_trees import generated_conversation, loaded_graph
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from graph_trees import generated_conversation, loaded_graph, paint_frame
 from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
@@ -59,13 +57,6 @@ def bushy(qtbot: QtBot, bushy_db: tuple[Path, int]) -> Iterator[TreeGraphWidget]
         yield w
 
 
-def _frame(w: TreeGraphWidget) -> None:
-    image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
-    painter = QPainter(image)
-    w.view.render(painter, QRectF(image.rect()), w.view.viewport().rect())
-    painter.end()
-
-
 def test_a_zoomed_out_frame_looks_at_a_bounded_number_of_branch_points(
     bushy: TreeGraphWidget,
 ) -> None:
@@ -73,7 +64,7 @@ def test_a_zoomed_out_frame_looks_at_a_bounded_number_of_branch_points(
     assert item is not None
     assert len(item.geometry.spots.branches) > 10 * MAX_BRANCH_LABELS, "a bushy tree"
     bushy.fit()
-    _frame(bushy)
+    paint_frame(bushy)
     assert item.last_lod == Lod.OVERVIEW
     view = bushy.view.mapToScene(bushy.view.viewport().rect()).boundingRect()
     box = (view.left(), view.top(), view.right(), view.bottom())
@@ -89,17 +80,17 @@ def test_panning_at_the_overview_scales_its_image_once_per_zoom(
     assert item is not None
     bushy.fit()
     bushy.view.zoom_by(0.9)
-    _frame(bushy)
+    paint_frame(bushy)
     assert item.last_lod == Lod.OVERVIEW
     scaled, minimap = item.overview_scaled, bushy.minimap.scaled_count
     for _ in range(8):
         bushy.view.pan_by(15, 9)
-        _frame(bushy)
+        paint_frame(bushy)
         bushy.minimap.repaint()
     assert item.overview_scaled == scaled, "a pan draws the cached image pixel for pixel"
     assert bushy.minimap.scaled_count == minimap <= 1, "the minimap scales its image once"
     bushy.view.zoom_by(0.9)
-    _frame(bushy)
+    paint_frame(bushy)
     assert item.overview_scaled == scaled + 1, "a new zoom scales it again, once"
 
 
@@ -119,13 +110,13 @@ def test_labels_are_stamped_once_and_blitted_on_later_frames(bushy: TreeGraphWid
     assert item is not None
     bushy.view.set_scale(0.3)
     bushy.view.center_on_node(item.model.tip)
-    _frame(bushy)
+    paint_frame(bushy)
     assert item.labels.drawn > 0
     stamped = item.labels.stamped
     assert 0 < stamped <= item.labels.drawn
     for _ in range(4):
         bushy.view.pan_by(3, 2)
-        _frame(bushy)
+        paint_frame(bushy)
     assert item.labels.stamped == stamped, "a pan draws the same labels from their stamps"
 
 

@@ -18,7 +18,11 @@ from explorer.formats.jsonl import peek_prefix
 from explorer.formats.opencode.changes import read_changed
 from explorer.formats.opencode.convert import FORMAT, conversation
 from explorer.formats.opencode.database import is_database, read_database
-from explorer.formats.opencode.storage import find_layouts, layout_at, load, session_records
+from explorer.formats.opencode.storage import (
+    find_layouts,
+    layout_at,
+    layout_conversations,
+)
 
 __all__ = ["FORMAT", "read", "read_changed", "sniff"]
 
@@ -86,14 +90,7 @@ def _read_storage(path: Path) -> Iterator[ImportedConversation]:
         if file.is_file() and sniff(file):
             yield from read(file)  # exports, and an opencode.db beside the folder
     for layout in layouts:
-        for file in layout.sessions():
-            notes: list[str] = []
-            info = load(file, notes)
-            if info is None:
-                continue
-            conv = conversation(info, session_records(layout, info, notes), str(file), notes)
-            if conv.messages:
-                yield conv
+        yield from layout_conversations(layout)
 
 
 def storage_root(path: Path) -> bool:

@@ -35,7 +35,7 @@ from explorer.formats.opencode.database import (
     connect,
     is_database,
 )
-from explorer.formats.opencode.storage import Layout, find_layouts, layout_at, load, session_records
+from explorer.formats.opencode.storage import Layout, find_layouts, layout_at, layout_conversations
 
 Changed = tuple[list[ImportedConversation], dict[str, Any]]
 _SESSION_COLUMN = {"session": "id", "message": "session_id", "part": "session_id"}
@@ -113,18 +113,8 @@ def _storage_changed(layout: Layout, since: dict[str, Any] | None) -> Changed:
             sid = _session_of(layout, file)
             if sid is not None:
                 changed.add(sid)
-    convs = []
-    for file in layout.sessions():
-        if isinstance(after, int) and file.stem not in changed:
-            continue
-        notes: list[str] = []
-        info = load(file, notes)
-        if info is None:
-            continue
-        conv = conversation(info, session_records(layout, info, notes), str(file), notes)
-        if conv.messages:
-            convs.append(conv)
-    return convs, {"mtime": newest}
+    only = changed if isinstance(after, int) else None
+    return list(layout_conversations(layout, only)), {"mtime": newest}
 
 
 def _files(root: Path) -> Iterable[tuple[Path, int]]:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.formats.base import ImportedConversation
+from explorer.formats.opencode.convert import conversation
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -103,3 +106,19 @@ def _created(info: dict[str, Any]) -> float:
     times = info.get("time")
     value = times.get("created") if isinstance(times, dict) else None
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def layout_conversations(layout: Layout, only: set[str] | None = None
+                         ) -> Iterator[ImportedConversation]:
+    """The conversations of the layout's sessions (of those named in ``only``, when given);
+    a session file that cannot be read is named in its notes and left out, as is an empty one."""
+    for file in layout.sessions():
+        if only is not None and file.stem not in only:
+            continue
+        notes: list[str] = []
+        info = load(file, notes)
+        if info is None:
+            continue
+        conv = conversation(info, session_records(layout, info, notes), str(file), notes)
+        if conv.messages:
+            yield conv

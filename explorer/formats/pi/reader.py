@@ -175,7 +175,8 @@ class _SessionBuilder:
         out.reverse()
         return out
 
-    def build(self, header: dict[str, Any], path: Path) -> ImportedConversation:
+    def _collect(self) -> ImportedConversation:
+        """The conversation with every entry's message under its parent message, in file order."""
         conv = self.conv
         for entry in self.order:
             if entry.message is not None:
@@ -183,6 +184,10 @@ class _SessionBuilder:
                 conv.messages.append(entry.message)
         self._attach_records()
         keep_entries(self.order, self.entries)
+        return conv
+
+    def build(self, header: dict[str, Any], path: Path) -> ImportedConversation:
+        conv = self._collect()
         conv.source_id = as_text(header.get("id")) or None
         conv.source_path = str(path)
         conv.created_at = parse_time(header.get("timestamp"))
@@ -195,13 +200,7 @@ class _SessionBuilder:
 
     def tail(self, sid: str, path: Path) -> ImportedConversation:
         """The messages of entries read after a sync's cursor: parents may be stored ones."""
-        conv = self.conv
-        for entry in self.order:
-            if entry.message is not None:
-                entry.message.parent_id = self.message_parent(entry)
-                conv.messages.append(entry.message)
-        self._attach_records()
-        keep_entries(self.order, self.entries)
+        conv = self._collect()
         conv.source_id, conv.source_path = sid, str(path)
         conv.tip = self.message_at(self.order[-1].id) if self.order else None
         return conv
