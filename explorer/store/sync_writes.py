@@ -164,6 +164,8 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     if row is None:
         raise NeedsWholeRead(f"session {ic.source_id} is not stored yet")
     conv_id = int(row[0])
+    if ic.title:  # written after the last sync, so newer than the stored title
+        conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (ic.title, conv_id))
     by_key = {m.id: m for m in ic.messages}
     key_of = {m.id: str(m.source_id if m.source_id is not None else m.id) for m in ic.messages}
     wanted = set(key_of.values()) | {str(m.parent_id) for m in ic.messages

@@ -267,3 +267,34 @@ def test_S1_a_session_whose_first_line_is_still_being_written_is_no_error(
         assert early.errors == [] and early.added_messages == 0
         target.write_bytes(data)
         assert sync_sources(store, Environment(tmp_path), {"pi"}).added_messages > 0
+
+
+def _synced_titles(tmp_path: Path, extra: list[list[dict[str, Any]]]) -> list[tuple[str, str]]:
+    """(title after each tail sync, title of one whole import of the same bytes)."""
+    target = claude_target(tmp_path, "s-1.jsonl")
+    data = claude_session(2)
+    out = []
+    with Store(tmp_path / "grown.db") as grown:
+        target.write_bytes(data)
+        sync_sources(grown, Environment(tmp_path), {"claude-code"})
+        for n, lines in enumerate(extra):
+            data += b"".join(json.dumps(v).encode() + b"\n" for v in lines)
+            target.write_bytes(data)
+            report = sync_sources(grown, Environment(tmp_path), {"claude-code"})
+            assert report.appended == 1, report
+            with Store(tmp_path / f"whole-{n}.db") as whole:
+                sync_sources(whole, Environment(tmp_path), {"claude-code"})
+                out.append((grown.conversations()[0].title, whole.conversations()[0].title))
+    return out
+
+
+def test_S1_a_name_or_summary_appended_retitles_the_session_as_a_whole_read_does(
+        tmp_path: Path) -> None:
+    turn = [claude_line("user", "p9", "d1", message={"role": "user", "content": "more"})]
+    titles = _synced_titles(tmp_path, [
+        [{"type": "summary", "summary": "Listing the files", "leafUuid": "d1"}, *turn],
+        [{"type": "custom-title", "customTitle": "My renamed session", "sessionId": "s-1"}],
+        [{"type": "summary", "summary": "A later summary", "leafUuid": "p9"}],
+    ])
+    assert titles == [("Listing the files",) * 2, ("My renamed session",) * 2,
+                      ("My renamed session",) * 2]

@@ -35,6 +35,7 @@ from explorer.formats.claude_code.shape import (
     _compactions,
     _message,
     _tip,
+    _trim,
     assemble,
 )
 from explorer.formats.claude_code.tree import (
@@ -77,6 +78,7 @@ def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail
     if lines.end.offset < cursor.offset:
         raise TailUnplaceable("the file ends before where the last read stopped")
     conv = _conversation(path, session, state["sid"])
+    conv.title = _new_title(session, state)
     conv.notes[:0] = skipped_notes(lines.skipped)
     lines.end.state = _state(session, state["sid"], state)
     return Tail(conv, lines.end)
@@ -102,8 +104,20 @@ def _first(path: Path, whole: bool) -> Tail:
         content.add_file(path, main.nodes)
         conv.content = content if len(content) else None
     sid = conv.source_id or path.stem
-    lines.end.state = _state(main, sid, {"unlinked": unlinked})
+    lines.end.state = _state(main, sid, {"unlinked": unlinked,
+                                         "custom_title": bool(main.custom_title)})
     return Tail(conv, lines.end)
+
+
+def _new_title(session: Session, state: dict[str, Any]) -> str:
+    """The title the appended lines give the session, as a whole read would title it
+    (empty when they give none): a name the person set (``custom-title``) wins, then the
+    newest summary unless a name was set earlier."""
+    if session.custom_title and session.custom_title.strip():
+        return _trim(session.custom_title)
+    if session.summaries and not state.get("custom_title"):
+        return _trim(session.summaries[-1][0])
+    return ""
 
 
 def _replay(state: dict[str, Any]) -> Cursor | None:
@@ -169,6 +183,8 @@ def _state(session: Session, sid: str, before: dict[str, Any]) -> dict[str, Any]
     state: dict[str, Any] = {"sid": sid, "links": links}
     if before.get("unlinked"):
         state["unlinked"] = True
+    if before.get("custom_title") or session.custom_title:
+        state["custom_title"] = True
     opened = _open_response(session)
     if opened is not None:
         state["replay"] = [opened.start, opened.line - 1]
