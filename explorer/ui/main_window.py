@@ -192,7 +192,8 @@ class MainWindow(QMainWindow):
                 ("Merge branch back after the tip", "merge", "Ctrl+Shift+G")):
             self._action(menu, text, self._on_selected(self.tend.handlers()[key]), shortcut)
         menu.addSeparator()
-        self._action(menu, "Replay branch onto this edit…", self._on_selected(self.runs.replay))
+        self._action(menu, "Replay a stale branch onto its edited prompt…",
+                     self._on_selected(self.runs.replay))
         self._action(menu, "Ask several models…", self.runs.fanout, "Ctrl+Shift+F")
 
     def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
