@@ -81,7 +81,7 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
             has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
             tools=tool_lists.setdefault(names, tuple(names.split(_SEP))) if names else (),
             subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,
-            model=model if role == "assistant" else None,
+            model=model if role == "assistant" else None, record=meta_record is not None,
         ))  # fmt: skip
     return TurnSource(out, subagents)
 

@@ -45,6 +45,7 @@ class TurnInput:
     subagent: str | None = None  # on a subagent transcript's root: the agent's name
     spawned_by: Hashable | None = None  # on that root: the message holding the spawning call
     model: str | None = None  # the model that wrote it (answers only)
+    record: bool = False  # a tool's own record (a notice, a file snapshot), not a person's words
 
 
 @dataclass(slots=True)
@@ -66,6 +67,7 @@ class Turn:
     tools: dict[str, int] = field(default_factory=dict)
     first_model: str | None = None  # the model of its first answer
     last_model: str | None = None  # and of its last
+    records_only: bool = False  # so far it holds only tools' own records
 
     @property
     def head(self) -> Hashable:
@@ -129,7 +131,7 @@ def _walk(
         if m.id in turn_of:
             continue
         t = parent_turn
-        if t < 0 or m.prompt or m.subagent is not None or len(kids[m.parent_id]) > 1:
+        if _opens(m, t, turns, kids):
             t = _open(tree, m, parent_turn)
         else:
             turns[t].messages.append(m.id)
@@ -140,9 +142,19 @@ def _walk(
         del m
 
 
+def _opens(m: TurnInput, t: int, turns: list[Turn], kids: dict[Hashable, list[TurnInput]]
+           ) -> bool:
+    """Whether ``m`` opens a turn node rather than joining its parent's (``t``). A prompt
+    joins a turn that so far holds only tools' own records (Claude Code writes a file
+    snapshot above each prompt), so a session does not start with a node of its own for them."""
+    if t < 0 or m.subagent is not None or len(kids[m.parent_id]) > 1:
+        return True
+    return m.prompt and not turns[t].records_only
+
+
 def _open(tree: TurnTree, m: TurnInput, parent_turn: int) -> int:
     t = len(tree.turns)
-    turn = Turn(t, [m.id], parent=parent_turn)
+    turn = Turn(t, [m.id], parent=parent_turn, records_only=m.record)
     if m.subagent is not None:
         turn.subagent, turn.spawned_by = m.subagent, m.spawned_by
     if parent_turn >= 0:
@@ -156,9 +168,11 @@ def _open(tree: TurnTree, m: TurnInput, parent_turn: int) -> int:
 
 
 def _absorb(turn: Turn, m: TurnInput) -> None:
-    if len(turn.messages) == 1 and (m.prompt or m.role == "system"):
+    if (len(turn.messages) == 1 and (m.prompt or m.role == "system")) or (
+            m.prompt and turn.records_only):
         words = prompt_words(m.preview)
         turn.prompt = words if m.prompt else f"[{m.role}] {words}"
+    turn.records_only = turn.records_only and m.record
     if m.role == "assistant" and m.has_text and m.preview:
         turn.answer = answer_words(m.preview)
     if m.model:

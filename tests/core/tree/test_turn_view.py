@@ -28,7 +28,8 @@ def forests(draw: st.DrawFn) -> tuple[list[TurnInput], set[Hashable]]:
         # mostly a straight line, sometimes a branch from anywhere, rarely a new root
         parent = None if i == 0 or how == 19 else (i - 1 if how < 14 else pick % i)
         msgs.append(TurnInput(i, parent, role, f"m{i}", prompt=role == "user" and prompt,
-                              tool_calls=calls, tool_errors=errors))
+                              tool_calls=calls, tool_errors=errors,
+                              record=role == "system" and prompt))
     subs = draw(st.lists(st.tuples(st.lists(_ROW, min_size=1, max_size=6),
                                    st.integers(-1, n - 1)), max_size=3))
     for k, (sub_rows, call) in enumerate(subs):  # subagents: roots linked to a call
@@ -75,7 +76,9 @@ def test_V1_a_turn_is_a_straight_chain_opened_by_a_prompt_root_branch_or_subagen
     for turn in tree.turns:
         for a, b in zip(turn.messages, turn.messages[1:], strict=False):
             assert parent[b] == a and kids[a] == 1  # straight: no branch inside a turn
-            assert not by_id[b].prompt  # a prompt always opens its own turn
+            before = turn.messages[:turn.messages.index(b)]
+            # a prompt opens its own turn, unless only tools' own records came before it
+            assert not by_id[b].prompt or all(by_id[x].record for x in before)
         assert turn.tool_calls == sum(by_id[m].tool_calls for m in turn.messages)
 
 
@@ -161,6 +164,25 @@ def test_V1_tool_loop_folds_into_one_turn() -> None:
     first = tree.turns[0]
     assert (first.prompt, first.answer) == ("fix the bug", "Fixed it by renaming the file.")
     assert (first.tool_calls, first.tool_errors, first.tools) == (1, 1, {"Bash": 1})
+
+
+def test_V1_a_prompt_joins_the_file_snapshot_above_it_instead_of_a_node_of_its_own() -> None:
+    snapshot = "[system] File history snapshot: 0 tracked file(s)"
+    msgs = [
+        TurnInput(1, None, "system", snapshot, record=True),
+        TurnInput(2, 1, "user", "make a plan", prompt=True),
+        TurnInput(3, 2, "assistant", "Here is the plan."),
+        TurnInput(4, 3, "system", snapshot, record=True),
+        TurnInput(5, 4, "user", "go on", prompt=True),
+        TurnInput(6, 3, "system", snapshot, record=True),  # the prompt edited: a branch
+        TurnInput(7, 6, "user", "stop", prompt=True),
+        TurnInput(8, None, "system", "[system] Stop hook summary"),  # not a record: its own
+        TurnInput(9, 8, "user", "hello", prompt=True),
+    ]
+    tree = group_turns(msgs)
+    assert [t.messages for t in tree.turns] == [[1, 2, 3], [4, 5], [6, 7], [8], [9]]
+    assert [t.prompt for t in tree.turns][:3] == ["make a plan", "go on", "stop"]
+    assert tree.turns[0].answer == "Here is the plan."
 
 
 def test_V1_a_straight_run_collapses_but_its_ends_stay() -> None:

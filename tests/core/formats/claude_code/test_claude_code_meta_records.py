@@ -34,7 +34,9 @@ def test_claude_code_meta_records_open_no_turn(tmp_path: Path) -> None:
             "<command-name>/model</command-name>", "Why is the CI red?",
             "<command-name>/exit</command-name>"]
         tree = group_turns(source.messages)
-        # caveat; /model and its output; the prompt with the skill text and answer; /exit
-        assert [len(t.messages) for t in tree.turns] == [1, 2, 3, 2]
+        # the caveat with /model and its output (a record joins the prompt below it, no node
+        # of its own); the prompt with the skill text and answer; /exit
+        assert [len(t.messages) for t in tree.turns] == [3, 3, 2]
+        assert tree.turns[0].prompt.startswith("/model")
     finally:
         store.close()
