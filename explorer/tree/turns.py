@@ -7,24 +7,28 @@ user message that is not only tool output) and runs to the next prompt.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from explorer.tree.model import Message
 
 
-def pending_after(path: Sequence[Message]) -> list[list[str]]:
-    """For each index, the tool-call ids still unanswered after that message."""
-    open_calls: dict[str, None] = {}
-    out: list[list[str]] = []
+def _waiting_after_each(path: Sequence[Message]) -> Iterator[dict[str, None]]:
+    """The tool-call ids still unanswered after each message (one dict, updated in place)."""
+    waiting: dict[str, None] = {}
     for m in path:
         for p in m.parts:
             if p.kind == "tool_use" and p.tool_use_id:
-                open_calls[p.tool_use_id] = None
+                waiting[p.tool_use_id] = None
             elif p.kind == "tool_result" and p.tool_use_id:
-                open_calls.pop(p.tool_use_id, None)
-        out.append(list(open_calls))
-    return out
+                waiting.pop(p.tool_use_id, None)
+        yield waiting
+
+
+def pending_after(path: Sequence[Message]) -> list[list[str]]:
+    """For each index, the tool-call ids still unanswered after that message."""
+    return [list(waiting) for waiting in _waiting_after_each(path)]
 
 
 def open_calls(path: Sequence[Message]) -> list[str]:
@@ -33,14 +37,8 @@ def open_calls(path: Sequence[Message]) -> list[str]:
     Memory is the open calls, not the path: an import asks this once of a path of
     100,000 messages, where :func:`pending_after` would keep a list per message.
     """
-    waiting: dict[str, None] = {}
-    for m in path:
-        for p in m.parts:
-            if p.kind == "tool_use" and p.tool_use_id:
-                waiting[p.tool_use_id] = None
-            elif p.kind == "tool_result" and p.tool_use_id:
-                waiting.pop(p.tool_use_id, None)
-    return list(waiting)
+    last = deque(_waiting_after_each(path), maxlen=1)
+    return list(last[0]) if last else []
 
 
 def boundary_flags(path: Sequence[Message]) -> list[bool]:
