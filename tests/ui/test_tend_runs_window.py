@@ -5,18 +5,16 @@ turns, fan-out answers open side by side, and each run is one undoable operation
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
 from explorer.app import tree_actions
 from explorer.app.replay import ReplayPlan
 from explorer.app.slash import parse
 from explorer.app.tree_view import tended_view
-from explorer.ui.app import open_store
 from explorer.ui.main_window import MainWindow
 from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog, parse_models
 
@@ -25,16 +23,9 @@ from provider_server import ServerState
 
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path, provider: ServerState) -> Iterator[MainWindow]:
-    store = open_store(tmp_path / "ui.db")
-    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
-        w.show()
-        w.open_conversation(1)
-    yield w
-    w.close()
-    store.close()
+def window(provider: ServerState, window: MainWindow) -> MainWindow:
+    """The shared demo window, with the loopback provider (and its key) set up first."""
+    return window
 
 
 def _edit_20(window: MainWindow, qtbot: QtBot) -> int:

@@ -6,36 +6,24 @@ catch any of them telling a different story about what is folded, deleted or pre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
 from explorer.app import views
 from explorer.app.slash import parse
-from explorer.ui.app import open_store
 from explorer.ui.main_window import MainWindow
 from explorer.ui.tend_actions import WITH_CHECKPOINTS
 from explorer.ui.transcript.cards import MessageCard
 
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+def window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     """The demo in the message view: 8 (chardet) and 12 (utf-8 fallback) are siblings."""
-    store = open_store(tmp_path / "ui.db")
-    w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
-        w.show()
-        w.open_conversation(1)
-    with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
-        w.graph.set_mode("messages")
-    yield w
-    w.close()
-    store.close()
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.graph.set_mode("messages")
+    return window
 
 
 def _reloaded(window: MainWindow, qtbot: QtBot, action: object) -> None:
