@@ -69,3 +69,23 @@ def run_options(kind: str, window: int = 100_000, output_reserve: int = 256, *,
     target = Target(ProviderKind.parse(kind), model, window, output_reserve=output_reserve,
                     vision=vision)
     return RunOptions(target, **kw)
+
+
+def request_texts(content: Any) -> list[str]:
+    """The text blocks of one message's content in a request body (tool results' too)."""
+    if isinstance(content, str):
+        return [content]
+    out: list[str] = []
+    for block in content or []:
+        if block.get("type") == "text":
+            out.append(block["text"])
+        elif block.get("type") == "tool_result":
+            out += request_texts(block.get("content"))
+    return out
+
+
+def seen_and_asked(body: dict[str, Any]) -> tuple[list[str], str]:
+    """What a text-only model was shown before the last message, and that last message."""
+    *before, last = body["messages"]
+    seen = [t for m in before for t in request_texts(m.get("content"))]
+    return seen, "\n".join(request_texts(last.get("content")))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cli_helpers import run_cli
 from helpers import assistant, tool_call, tool_result, user
+from provider_seed import seen_and_asked
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 
@@ -36,18 +37,6 @@ def prose(seed: int, chars: int) -> str:
              "while", "we", "watched", "its", "memory", "grow", "over", "night")
     out = [words[(i * 5 + seed) % len(words)] for i in range(chars // 6)]
     return " ".join(out)
-
-
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    out: list[str] = []
-    for block in content or []:
-        if block.get("type") == "text":
-            out.append(block["text"])
-        elif block.get("type") == "tool_result":
-            out += _texts(block.get("content"))
-    return out
 
 
 def answers(texts: list[str]) -> list[str]:
@@ -139,10 +128,8 @@ def test_X1_with_no_exact_strings_decisions_fill_the_quiz() -> None:
 def read_the_words(body: dict[str, Any], anthropic: bool) -> str:
     """A text-only model: fills each blank with the words between the quoted passage and
     what follows it, when the passage is in the text it was sent."""
-    *before, last = body["messages"]
-    seen = [t for m in before for t in _texts(m.get("content"))]
+    seen, asked = seen_and_asked(body)
     text = " ".join(" ".join(seen).replace('"', "'").split())
-    asked = "\n".join(_texts(last.get("content")))
     if not asked.startswith(INSTRUCTIONS):
         return "ok"
     lines = []

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from cli_helpers import run_cli
 from helpers import assistant, user
-from provider_seed import prose
+from provider_seed import prose, seen_and_asked
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 
@@ -33,30 +33,16 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    out: list[str] = []
-    for block in content or []:
-        if block.get("type") == "text":
-            out.append(block["text"])
-        elif block.get("type") == "tool_result":
-            out += _texts(block.get("content"))
-    return out
-
-
 def read_like_a_text_model(body: dict[str, Any], anthropic: bool) -> str:
     """Answer from what the request contained: quiz blanks from the text before the question,
     anything else by saying how much text and how many images it saw."""
-    *before, last = body["messages"]
-    seen = [t for m in before for t in _texts(m.get("content"))]
+    seen, asked = seen_and_asked(body)
     system = body.get("system")
     if anthropic and isinstance(system, list):
         seen += [b.get("text", "") for b in system]
     if "compress a conversation" in json.dumps(system):  # the summary rung's own request
         return "SUMMARY: the jobs failed and were fixed one by one."
     text = " ".join(" ".join(seen).replace('"', "'").split())
-    asked = "\n".join(_texts(last.get("content")))
     if not asked.startswith(INSTRUCTIONS):
         images = json.dumps(body).count('"image')
         return f"Answer to: {asked[:30]} (read {len(text)} chars and {images} images)"
