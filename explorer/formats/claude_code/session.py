@@ -13,13 +13,11 @@ a message whose parent is such a record can be resolved to the nearest message.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.formats.claude_code.blocks import (
-    LIGHT_FIELDS,
     as_dict,
     as_str,
     content_parts,
@@ -27,6 +25,7 @@ from explorer.formats.claude_code.blocks import (
     tool_use_result_meta,
     usage_from,
 )
+from explorer.formats.claude_code.light import RecentIds, interned, light_meta, light_parts
 from explorer.formats.claude_code.records import (
     RECORD_KEY,
     SNAPSHOTS_KEY,
@@ -240,7 +239,7 @@ class SessionReader:
                 parts=parts,
                 api_id=api_id,
                 created_at=stamp,
-                model=_interned(as_str(message.get("model"))),
+                model=interned(as_str(message.get("model"))),
                 usage=None if light else usage,  # a light message's comes with its content
                 meta=meta,
                 offsets=[offset] if light else [],
@@ -362,85 +361,6 @@ class SessionReader:
         use_ids = [p.tool_use_id for p in parts if p.kind == "tool_result" and p.tool_use_id]
         if agent_id and use_ids:
             self.session.agent_links.setdefault(agent_id, use_ids[0])
-
-
-def _interned(text: str | None) -> str | None:
-    """One string for a model name every line repeats."""
-    return sys.intern(text) if text is not None else None
-
-
-class RecentIds:
-    """One string object for an id written twice a few lines apart: a line's uuid and
-    its child's ``parentUuid``, a tool call's id and its result's. A session of 100,000
-    messages holds hundreds of thousands of them while its tree is shaped; the ids seen
-    last are enough to find nearly every repeat, and the table stays small."""
-
-    KEEP = 512
-
-    def __init__(self) -> None:
-        self._seen: dict[str, str] = {}
-
-    def same(self, text: str | None) -> str | None:
-        if text is None:
-            return None
-        found = self._seen.get(text)
-        if found is not None:
-            return found
-        self._seen[text] = text
-        if len(self._seen) > self.KEEP:
-            del self._seen[next(iter(self._seen))]
-        return text
-
-
-def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """The metadata shaping the tree reads; the rest is read again when the message is written.
-
-    Only what is set: most messages keep an empty dict, which has no table of its own
-    (the line number is :attr:`Node.line`, and the content locator keeps it)."""
-    return {k: v for k, v in meta.items() if k in LIGHT_FIELDS and v is not None and v is not False}
-
-
-def light_parts(parts: list[Part], before: list[Part] | None = None, *,
-                keep_text: bool = False, ids: RecentIds | None = None) -> list[Part]:
-    """Parts without their content; a prompt (``keep_text``) keeps the opening of the part
-    its preview and the title are made from.
-
-    Kinds and tool ids stay (tool results are chained by them, turns are cut by
-    them); the opening is the first :data:`LIGHT_TEXT` characters. ``before`` are
-    the light parts earlier lines of the same message gave.
-    """
-    before = before or []
-    pick = _preview_index([*before, *parts]) if keep_text else None
-    pick = pick - len(before) if pick is not None and pick >= len(before) else None
-    same = ids.same if ids is not None else _as_is
-    return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=_interned(p.tool_name),
-                 tool_use_id=same(p.tool_use_id), is_error=p.is_error, media_type=p.media_type)
-            for i, p in enumerate(parts)]
-
-
-def _as_is(text: str | None) -> str | None:
-    return text
-
-
-LIGHT_TEXT = 320
-"""Characters kept of the previewed part: all a preview (and a title) reads of it."""
-
-
-def _preview_index(parts: list[Part]) -> int | None:
-    for i, p in enumerate(parts):
-        if p.kind == "text" and p.text and not p.text.isspace():
-            return i
-    for i, p in enumerate(parts):
-        if p.kind in ("tool_use", "tool_result", "image", "thinking"):
-            return i
-    return None
-
-
-def _opening(text: str) -> str:
-    head = text[:LIGHT_TEXT]
-    if head.isspace() and not text.isspace():  # the title reads past leading blank lines
-        return head + text.lstrip()[:LIGHT_TEXT]
-    return head
 
 
 def _complete(kind: object, message: object) -> bool:

@@ -18,7 +18,7 @@ from explorer.app.importing import import_paths
 from explorer.formats import claude_code
 from explorer.formats.base import ImportedConversation
 from explorer.formats.claude_code import reader
-from explorer.formats.claude_code.session import LIGHT_TEXT
+from explorer.formats.claude_code.light import LIGHT_TEXT
 from explorer.store import Store
 from explorer.tree import imported
 
