@@ -20,7 +20,6 @@ become checkpoints. The tip is the message at or above the last entry.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,11 +32,12 @@ from explorer.formats.base import (
     ImportedCompaction,
     ImportedConversation,
 )
-from explorer.formats.common import as_text, finish, image_part, parse_time, preview_title
+from explorer.formats.common import as_text, finish, parse_time, preview_title
 from explorer.formats.jsonl import JsonlReader, peek_objects, skipped_notes
+from explorer.formats.pi.content import failure_parts, message_parts
 from explorer.formats.pi.entries import SEED, keep_entries
 from explorer.formats.tailing import TailUnplaceable
-from explorer.tree.model import Message, Part, Role, Usage
+from explorer.tree.model import Message, Role, Usage
 
 FORMAT = "pi"
 
@@ -247,9 +247,10 @@ class _SessionBuilder:
             if isinstance(cost, dict) and isinstance(cost.get("total"), int | float):
                 meta["cost"] = cost["total"]
         model = body.get("model")
-        parts = self._parts(role_name, body, f"line {lineno}")
+        parts = message_parts(role_name, body, f"line {lineno}", self.notes,
+                              self.conv.ignored_records)
         if role_name == "assistant":
-            parts += _failure(body)
+            parts += failure_parts(body)
         return Message(
             id=entry.id,
             parent_id=None,
@@ -261,53 +262,6 @@ class _SessionBuilder:
             source_id=entry.id if self.version >= 2 else None,
             source_meta=meta,
         )
-
-    def _parts(self, role_name: str, body: dict[str, Any], where: str) -> list[Part]:
-        content = body.get("content")
-        if role_name == "bashExecution":
-            command, output = as_text(body.get("command")), as_text(body.get("output"))
-            return [Part("text", f"$ {command}\n{output}")]
-        if role_name == "toolResult":
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            texts = [as_text(b.get("text")) for b in blocks if _block_type(b) == "text"]
-            result = Part(
-                "tool_result",
-                "\n".join(texts),
-                tool_name=body.get("toolName") if isinstance(body.get("toolName"), str) else None,
-                tool_use_id=as_text(body.get("toolCallId")) or None,
-                is_error=body.get("isError") is True,
-            )
-            images = [b for b in blocks if _block_type(b) == "image"]
-            return [result, *self._blocks(images, where)]
-        if isinstance(content, list):
-            return self._blocks(content, where)
-        return [Part("text", as_text(content))] if content is not None else []
-
-    def _blocks(self, blocks: list[Any], where: str) -> list[Part]:
-        parts: list[Part] = []
-        for block in blocks:
-            kind = _block_type(block)
-            if kind == "text":
-                parts.append(Part("text", as_text(block.get("text"))))
-            elif kind == "thinking":
-                parts.append(Part("thinking", as_text(block.get("thinking"))))
-            elif kind == "toolCall":
-                name = block.get("name")
-                parts.append(
-                    Part(
-                        "tool_use",
-                        json.dumps(block.get("arguments", {}), ensure_ascii=False, default=str),
-                        tool_name=name if isinstance(name, str) else None,
-                        tool_use_id=as_text(block.get("id")) or None,
-                    )
-                )
-            elif kind == "image":
-                data, mime = block.get("data"), block.get("mimeType")
-                parts.append(image_part(data, mime, self.notes, where))
-            else:
-                self.conv.ignored_records[f"block:{kind}"] += 1
-                self.notes.append(f"{where}: content block of type {kind!r} skipped")
-        return parts
 
     # -- records that point into the tree --------------------------------------
 
@@ -401,25 +355,6 @@ _META_KEYS = (
 )
 _SNAKE = {"tokensBefore": "tokens_before", "details": "details", "fromHook": "from_hook",
           "usage": "usage"}
-
-
-def _failure(body: dict[str, Any]) -> list[Part]:
-    """An errored or aborted turn shows why, not an empty answer (pi keeps the reason
-    beside the content, in ``errorMessage``)."""
-    reason = body.get("stopReason")
-    if reason not in ("error", "aborted"):
-        return []
-    message = as_text(body.get("errorMessage")).strip()
-    label = "Error" if reason == "error" else "Aborted"
-    return [Part("text", f"[{label}: {message}]" if message else f"[{label}]",
-                 meta={"pi_stop": reason})]
-
-
-def _block_type(block: object) -> str:
-    if not isinstance(block, dict):
-        return f"<{type(block).__name__}>"
-    kind = block.get("type")
-    return kind if isinstance(kind, str) else "<no type>"
 
 
 def _usage(raw: dict[str, Any]) -> Usage | None:
