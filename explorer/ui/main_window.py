@@ -82,13 +82,13 @@ class MainWindow(QMainWindow):
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
         self.actions_ = WindowActions(self)
-        self.tend = TendActions(self)
-        self.runs = TendRuns(self)
-        self.context_actions = ContextActions(self, self.actions_.marks)
+        self.compares = self.actions_.compares
+        self.tend = TendActions(self, self.actions_)
+        self.runs = TendRuns(self, self.actions_, self.compares.open)
+        self.context_actions = ContextActions(self, self.compares.marks)
         self._conv: int | None = None
         # Windows and menus opened from here, kept alive while they are shown.
         self.last_menu: QMenu | None = None
-        self.compare_window: QWidget | None = None
         self.preview_window: CompactionPreview | None = None
         self.settings_window: QWidget | None = None
         self.slash = SlashDispatcher(self)
@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
         self.transcript.branchOpened.connect(self.branch_state.open_branch)
         self.transcript.markerOpened.connect(lambda mid, kind: self.tend.open_marker([mid], kind))
-        self.transcript.compareRequested.connect(self.actions_.compare)
+        self.transcript.compareRequested.connect(self.compares.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)
         self.branch_state.branchRequested.connect(self.actions_.branch)
@@ -128,8 +128,8 @@ class MainWindow(QMainWindow):
         self.tasks.changed.connect(self.refresh_views)
         self.graph.loaded.connect(self._after_load)
         self.transcript.loaded.connect(self._after_load)
-        self.actions_.marks.changed.connect(self.graph.set_compare_marks)
-        self.actions_.marks.changed.connect(self.transcript.set_compare_marks)
+        self.compares.marks.changed.connect(self.graph.set_compare_marks)
+        self.compares.marks.changed.connect(self.transcript.set_compare_marks)
         self.transcript.installEventFilter(self)
 
     def _after_load(self, _conv: int) -> None:
@@ -165,9 +165,10 @@ class MainWindow(QMainWindow):
         self._action(conv, "Set checkpoint…", a.checkpoint_selected, "Ctrl+Shift+P")
         self._action(conv, "Rewind to checkpoint…", a.rewind_dialog, "Ctrl+Shift+R")
         self._action(conv, "Compare with siblings", a.compare_selected, "Ctrl+Shift+D")
-        self._action(conv, "Mark for comparison", a.mark_selected, "M")
-        self._action(conv, "Compare marked", a.compare_marked, "Ctrl+D")
-        self._action(conv, "Clear compare marks", a.clear_marks)
+        self._action(conv, "Mark for comparison", self._on_selected(self.compares.toggle_mark),
+                     "M")
+        self._action(conv, "Compare marked", self.compares.compare_marked, "Ctrl+D")
+        self._action(conv, "Clear compare marks", self.compares.clear_marks)
         self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
         self._action(conv, "Context at this point…",
                      self._on_selected(self.context_actions.context_at), "Ctrl+Shift+X")
@@ -323,7 +324,7 @@ class MainWindow(QMainWindow):
         menu = MessageMenu(self.actions_.availability(mid),
                            {**self.actions_.menu_handlers(), **self.tend.handlers(),
                             **self.runs.handlers(), **self.context_actions.handlers()}, self,
-                           marked=self.actions_.marked, tending=self.tend.availability(mid),
+                           marked=self.compares.marked, tending=self.tend.availability(mid),
                            context=self.context_actions.availability(mid))
         self.last_menu = menu
         menu.popup(pos)

@@ -9,28 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
 from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.message_actions import Availability
 from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
 from explorer.store import NotFound, StoreError
-
-if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+from explorer.ui.tend_view import Asks, TendView
 
 WITH_CHECKPOINTS = "Delete it with its checkpoints"
 
 
 class TendActions:
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, view: TendView, asks: Asks) -> None:
+        self.view = view
+        self.asks = asks
         self.last_change: Change | None = None
 
     def availability(self, mid: int) -> dict[str, Availability]:
-        conv = self.w.conversation_id
-        return tending_availability(self.w.store, conv, mid) if conv is not None else {}
+        conv = self.view.conversation_id
+        return tending_availability(self.view.store, conv, mid) if conv is not None else {}
 
     def handlers(self) -> dict[str, Callable[..., None]]:
         return {"archive": self.archive, "unarchive": self.unarchive, "delete": self.delete,
@@ -41,68 +39,68 @@ class TendActions:
         try:
             change = fn()
         except (StoreError, NotFound) as e:
-            self.w.actions_.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args
+            self.asks.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args
                                  else str(e))
             return None
         self.last_change = change
-        self.w.refresh()
-        self.w.actions_.tell(title, change.summary)
+        self.view.refresh()
+        self.asks.tell(title, change.summary)
         return change
 
     def archive(self, mid: int) -> None:
-        self._do("Archive", lambda: tree_actions.archive(self.w.store, mid))
+        self._do("Archive", lambda: tree_actions.archive(self.view.store, mid))
 
     def unarchive(self, mid: int) -> None:
-        self._do("Unarchive", lambda: tree_actions.unarchive(self.w.store, mid))
+        self._do("Unarchive", lambda: tree_actions.unarchive(self.view.store, mid))
 
     def delete(self, mid: int) -> None:
-        store = self.w.store
+        store = self.view.store
         try:
             self.last_change = tree_actions.delete(store, mid)
         except StoreError as e:
             if "--with-checkpoints" not in str(e):
-                self.w.actions_.fail(str(e))
+                self.asks.fail(str(e))
                 return
-            answer = self.w.actions_.ask_item("Delete branch", str(e).split(";")[0],
+            answer = self.asks.ask_item("Delete branch", str(e).split(";")[0],
                                               ["Keep the branch", WITH_CHECKPOINTS])
             if answer != WITH_CHECKPOINTS:
                 return
             self._do("Delete", lambda: tree_actions.delete(store, mid, with_checkpoints=True))
             return
-        self.w.refresh()
-        self.w.actions_.tell("Delete", self.last_change.summary + " — Edit → Undo restores it")
+        self.view.refresh()
+        self.asks.tell("Delete", self.last_change.summary + " — Edit → Undo restores it")
 
     def star(self, mid: int) -> None:
-        self._do("Prefer path", lambda: tree_actions.star(self.w.store, mid))
+        self._do("Prefer path", lambda: tree_actions.star(self.view.store, mid))
 
     def label(self, mid: int) -> None:
-        current = self.w.store.marks(self.w.conversation_id or 0).labels.get(mid, "")
-        name = self.w.actions_.ask_text("Name branch", "Branch name (empty clears it):", current)
+        current = self.view.store.marks(self.view.conversation_id or 0).labels.get(mid, "")
+        name = self.asks.ask_text("Name branch", "Branch name (empty clears it):", current)
         if name is not None:
-            self._do("Name branch", lambda: tree_actions.label(self.w.store, mid, name))
+            self._do("Name branch", lambda: tree_actions.label(self.view.store, mid, name))
 
     def note(self, mid: int) -> None:
-        current = self.w.store.marks(self.w.conversation_id or 0).notes.get(mid, "")
-        text = self.w.actions_.ask_multiline("Note", "Note on this message (empty clears it):",
+        current = self.view.store.marks(self.view.conversation_id or 0).notes.get(mid, "")
+        text = self.asks.ask_multiline("Note", "Note on this message (empty clears it):",
                                              current)
         if text is not None:
-            self._do("Note", lambda: tree_actions.note(self.w.store, mid, text))
+            self._do("Note", lambda: tree_actions.note(self.view.store, mid, text))
 
     def merge(self, mid: int) -> None:
         """Merge the branch ending at ``mid`` back after the tip, with the free digest."""
-        conv = self.w.conversation_id
-        tip = self.w.store.conversation(conv).tip_id if conv is not None else None
+        conv = self.view.conversation_id
+        tip = self.view.store.conversation(conv).tip_id if conv is not None else None
         if tip is None:
             return
-        self._do("Merge back", lambda: merge.merge(self.w.store, mid, tip)[0])
+        self._do("Merge back", lambda: merge.merge(self.view.store, mid, tip)[0])
 
     def open_marker(self, points: list[int], kind: str) -> None:
         """A click on a branch point's chip: "▸ N archived" unfolds what is folded there,
         "✕ N deleted · undo" restores what was deleted there (each undoable again)."""
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         if conv is None or not points:
             return
-        store = self.w.store
+        store = self.view.store
         if kind == "archived":
             self._do("Unarchive", lambda: tree_actions.unarchive_at(store, conv, points))
             return
@@ -112,26 +110,26 @@ class TendActions:
                 return
 
     def undo(self) -> None:
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         if conv is None:
             return
-        self._do("Undo", lambda: undo.undo(self.w.store, conv))
+        self._do("Undo", lambda: undo.undo(self.view.store, conv))
 
     def redo(self) -> None:
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         if conv is None:
             return
-        self._do("Redo", lambda: redo.redo(self.w.store, conv))
+        self._do("Redo", lambda: redo.redo(self.view.store, conv))
 
     def redo_text(self) -> str:
         """The Edit menu's label: what Redo would make again ("Redo" alone: nothing)."""
-        conv = self.w.conversation_id
-        kind = redo.redo_kind(self.w.store, conv) if conv is not None else None
+        conv = self.view.conversation_id
+        kind = redo.redo_kind(self.view.store, conv) if conv is not None else None
         return f"Redo {kind}" if kind else "Redo"
 
     def undo_text(self) -> str:
         """The Edit menu's label: what Undo would take back."""
-        conv = self.w.conversation_id
-        ops = [o for o in self.w.store.operations(conv, 20) if o.state == "done"] if (
+        conv = self.view.conversation_id
+        ops = [o for o in self.view.store.operations(conv, 20) if o.state == "done"] if (
             conv is not None) else []
         return f"Undo {ops[0].kind}" if ops else "Undo"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog, QPushButton
 
@@ -25,14 +24,16 @@ from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.model_worker import CHANGES, describe
 from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog
 from explorer.ui.tasks import Task, Ticket
+from explorer.ui.tend_view import Asks, RunView
 
-if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+OpenCompare = Callable[[list[int]], object]
 
 
 class TendRuns:
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, view: RunView, asks: Asks, open_compare: OpenCompare) -> None:
+        self.view = view
+        self.asks = asks
+        self.open_compare = open_compare  # where a fan-out's answers open side by side
         self.task: Task | None = None
         self.cancel_event = threading.Event()
         self.progress: list[str] = []  # what the command bar showed, step by step
@@ -42,16 +43,16 @@ class TendRuns:
         self.cancel_button.setToolTip("Stop the running replay or model calls (Esc); "
                                       "finished turns are kept")
         self.cancel_button.clicked.connect(self.cancel_running)
-        window.statusBar().addWidget(self.cancel_button)
+        view.statusBar().addWidget(self.cancel_button)
         self.cancel_button.hide()
 
     # -- questions (replaced in tests) ------------------------------------------------
     def confirm_replay(self, plan: replaying.ReplayPlan, model: str | None) -> bool:
-        self.dialog = ReplayDialog(plan, model, self.w)
+        self.dialog = ReplayDialog(plan, model, self.view.window())
         return self.dialog.exec() == QDialog.DialogCode.Accepted
 
     def ask_fanout(self, models: str, text: str = "") -> FanoutRequest | None:
-        dialog = FanoutDialog(models, text, self.w)
+        dialog = FanoutDialog(models, text, self.view.window())
         self.dialog = dialog
         return dialog.request() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
@@ -61,12 +62,12 @@ class TendRuns:
         return {"replay": self.replay, "fanout": self._fanout_from}
 
     def _fanout_from(self, mid: int) -> None:
-        message = self.w.store.message(mid)
+        message = self.view.store.message(mid)
         self.fanout(message.text if message.is_prompt else "")
 
     # -- state ----------------------------------------------------------------------------
     def running(self) -> bool:
-        job = self.w.model_job
+        job = self.view.model_job
         return (self.task is not None and self.task.running) or (
             job is not None and job.is_running())
 
@@ -79,22 +80,24 @@ class TendRuns:
         if not self.running():
             return False
         self.cancel()
-        self.w.actions_.cancel_model()
+        job = self.view.model_job
+        if job is not None:
+            job.cancel()
         self.cancel_button.setEnabled(False)
         self._say("cancelling… (finished turns are kept)")
         return True
 
     def _busy(self) -> bool:
         if self.running():
-            self.w.actions_.fail("a model call is already running; cancel it first "
+            self.asks.fail("a model call is already running; cancel it first "
                                  "(Esc or Cancel)")
             return True
         return False
 
     def _say(self, line: str) -> None:
         self.progress.append(line)
-        self.w.command_bar.show()
-        self.w.command_bar.show_result("\n".join(self.progress))
+        self.view.command_bar.show()
+        self.view.command_bar.show_result("\n".join(self.progress))
 
     def _start(self, job: object, on_done: object, what: str, cancel: threading.Event) -> None:
         self.cancel_event = cancel
@@ -102,9 +105,9 @@ class TendRuns:
         self._say(what + "… (Esc cancels)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
-        self.task = self.w.tasks.run(
+        self.task = self.view.tasks.run(
             job, on_done=on_done,  # type: ignore[arg-type]
-            on_failed=lambda e: self.w.command_bar.show_error(describe(e)),
+            on_failed=lambda e: self.view.command_bar.show_error(describe(e)),
             on_progress=lambda line: self._say(str(line)), refresh=CHANGES)
         self.task.ended.connect(self.cancel_button.hide)
 
@@ -114,27 +117,27 @@ class TendRuns:
         stale answer ``mid`` onto the edit it waits for: plan, confirm, run."""
         if self._busy():
             return
-        store = self.w.store
+        store = self.view.store
         try:
             tip, onto = replaying.replay_source(store, mid)
             target = ModelChoice().target()
         except (ExplorerError, ValueError) as e:
-            self.w.actions_.fail(error_line(e) if isinstance(e, ExplorerError) else str(e))
+            self.asks.fail(error_line(e) if isinstance(e, ExplorerError) else str(e))
             return
-        self.w.tasks.run(
+        self.view.tasks.run(
             lambda _t: replaying.plan_replay(store, tip, onto, target.estimator(), target.model),
             on_done=lambda plan: self._confirmed(plan, target.model),
-            on_failed=lambda e: self.w.actions_.fail(describe(e)))
+            on_failed=lambda e: self.asks.fail(describe(e)))
 
     def _confirmed(self, plan: replaying.ReplayPlan, model: str | None) -> None:
         if not plan.steps:
-            self.w.actions_.tell("Replay", "no later prompt to replay")
+            self.asks.tell("Replay", "no later prompt to replay")
             return
         if self._busy() or not self.confirm_replay(plan, model):
             return
-        store = self.w.store
+        store = self.view.store
         cancel = threading.Event()
-        redact = self.w.redaction.on  # the window's switch (R1)
+        redact = self.view.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> replaying.ReplayOutcome:
             prepared = prepare(ModelChoice(redact=redact), cancel=cancel)
@@ -149,7 +152,7 @@ class TendRuns:
         if outcome.change is not None:
             self._say(f"{outcome.change.summary} — Edit → Undo removes it")
         if outcome.error:
-            self.w.command_bar.show_error(f"{outcome.error} (finished turns are kept)")
+            self.view.command_bar.show_error(f"{outcome.error} (finished turns are kept)")
 
     # -- fan-out ----------------------------------------------------------------------------
     def default_models(self) -> str:
@@ -161,15 +164,15 @@ class TendRuns:
 
     def fanout(self, text: str = "") -> None:
         """Ask for the prompt and the models, then ask them all at once."""
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         if conv is None or self._busy():
             return
         request = self.ask_fanout(self.default_models(), text)
         if request is None:
             return
-        store = self.w.store
+        store = self.view.store
         cancel = threading.Event()
-        redact = self.w.redaction.on  # the window's switch (R1)
+        redact = self.view.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> fanning.FanoutResult:
             targets = []
@@ -194,4 +197,4 @@ class TendRuns:
         self._say(f"{result.change.summary} — Edit → Undo removes them")
         answers = [a.answer_id for a in result.answers if a.answer_id is not None]
         if len(answers) >= 2:
-            self.w.actions_._open_compare(answers)
+            self.open_compare(answers)

@@ -17,7 +17,6 @@ from explorer.app import tree_actions
 from explorer.app.message_actions import MessageActions, actions_for, branch_target
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_actions import CompareActions
-from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.exports import Exports
 from explorer.ui.import_dialog import start_import_dialog
 from explorer.ui.model_calls import ModelCalls
@@ -28,12 +27,11 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
 
-class WindowActions(CompareActions):
+class WindowActions:
     def __init__(self, window: MainWindow) -> None:
         self.w = window
         self.last_error = ""
-        self.marks = CompareMarks(window)  # any nodes, to compare side by side
-        self.notice: QMessageBox | None = None
+        self.compares = CompareActions(window, self)  # marks, compare windows, refusals
         self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
         self.exports = Exports(window.store, window.tasks, lambda: window.conversation_id,
                                lambda: window.redaction.on, self, window)
@@ -78,10 +76,9 @@ class WindowActions(CompareActions):
     def menu_handlers(self) -> dict[str, Callable[..., None]]:
         return {"branch": self.branch, "edit": self.edit, "fork": self.fork,
                 "checkpoint": self.checkpoint, "rewind": self.rewind,
-                "compare": self.compare, "export": self.export_branch, "copy": self.copy,
+                "export": self.export_branch, "copy": self.copy,
                 "rerun": self.rerun, "regenerate": self.regenerate,
-                "mark": self.toggle_mark, "compare_marked": self.compare_marked,
-                "continue_in": self.continue_in}
+                "continue_in": self.continue_in, **self.compares.handlers()}
 
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
@@ -189,7 +186,7 @@ class WindowActions(CompareActions):
     def _probed(self, ids: list[int]) -> None:
         """The preview's probe answers, side by side with their costs (the test bench)."""
         self.w.refresh()
-        self._open_compare(ids)
+        self.compares.open(ids)
 
     # -- model calls (on a worker; the turn is stored only when the answer is complete) ----
     def send(self, text: str) -> None:
@@ -240,7 +237,7 @@ class WindowActions(CompareActions):
         self._selected(self.checkpoint)
 
     def compare_selected(self) -> None:
-        self._selected(self.compare)
+        self._selected(self.compares.compare)
 
     def copy_selected(self) -> None:
         self._selected(self.copy)

@@ -160,8 +160,8 @@ def test_R1_a_fanout_follows_the_switch(
         qtbot.waitUntil(lambda: window.runs.task is not None and not window.runs.task.running,
                         timeout=30_000)
         window.tasks.wait()
-        if window.compare_window is not None:
-            window.compare_window.close()
+        if window.compares.window is not None:
+            window.compares.window.close()
         return json.dumps(provider.hits[-1].body)
 
     assert SECRET not in fanout(f"which fix? the key is {SECRET}")

@@ -46,8 +46,8 @@ def test_fork_then_make_active_acts_on_the_compare_windows_conversation(
     w = open_main(qtbot, samples, tmp_path, "chatgpt")
     conv = samples.conv["chatgpt"]
     original = samples.one("chatgpt", "user", "so cool bro")
-    w.actions_.compare(original)
-    cmp = w.compare_window
+    w.compares.compare(original)
+    cmp = w.compares.window
     assert isinstance(cmp, CompareWindow) and cmp.conv_id == conv
     cmp.ask_fork_title = lambda suggested: "forked edit"  # type: ignore[method-assign]
     with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
@@ -55,7 +55,7 @@ def test_fork_then_make_active_acts_on_the_compare_windows_conversation(
     assert w.conversation_id != conv, "the main window shows the fork"
     with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
         qtbot.mouseClick(cmp.headers[0].make_active_button, Qt.MouseButton.LeftButton)
-    assert w.actions_.last_error == ""
+    assert w.actions_.last_error == w.compares.last_error == ""
     assert store.conversation(conv).tip_id == cmp.comparison.columns[0].leaf_id  # type: ignore[union-attr]
     assert w.conversation_id == conv, "making a branch active shows its conversation"
     assert cmp.headers[0].active and not cmp.headers[1].active
@@ -158,9 +158,9 @@ def test_marks_show_in_graph_and_transcript_and_survive_a_refused_compare(
     qtbot.waitUntil(lambda: not w.graph.is_loading, timeout=10_000)
     joke = samples.one("chatgpt", "user", "tell me a joke")
     tip = store.conversation(samples.conv["chatgpt"]).tip_id or 0
-    w.actions_.toggle_mark(joke)
-    w.actions_.toggle_mark(tip)
-    assert w.actions_.marked == [joke, tip]
+    w.compares.toggle_mark(joke)
+    w.compares.toggle_mark(tip)
+    assert w.compares.marked == [joke, tip]
     nodes = w.graph.compare_marked_nodes()
     model = w.graph.view.model
     assert model is not None and [(int(model.ids[i]), n) for i, n in nodes] == [(joke, 1),
@@ -168,22 +168,22 @@ def test_marks_show_in_graph_and_transcript_and_survive_a_refused_compare(
     w.transcript.scroll_to(joke)
     card = w.transcript.card_for(joke)
     assert card is not None and card.compare_mark == 1
-    w.actions_.compare_marked()
-    assert w.compare_window is None, "no empty window"
-    assert "on the path to" in w.actions_.last_error
-    assert w.actions_.notice is not None and w.actions_.notice.isVisible()
-    assert w.actions_.marked == [joke, tip], "a refused compare keeps the marks"
+    w.compares.compare_marked()
+    assert w.compares.window is None, "no empty window"
+    assert "on the path to" in w.compares.last_error
+    assert w.compares.notice is not None and w.compares.notice.isVisible()
+    assert w.compares.marked == [joke, tip], "a refused compare keeps the marks"
     other = samples.find("chatgpt", "assistant", "Sure, here's one for you")
-    w.actions_.toggle_mark(joke)
-    w.actions_.toggle_mark(tip)
+    w.compares.toggle_mark(joke)
+    w.compares.toggle_mark(tip)
     for mid in other:
-        w.actions_.toggle_mark(mid)
-    w.actions_.compare_marked()
-    assert isinstance(w.compare_window, CompareWindow)
-    assert w.actions_.marked == [] and w.graph.compare_marked_nodes() == []
-    w.actions_.toggle_mark(joke)
+        w.compares.toggle_mark(mid)
+    w.compares.compare_marked()
+    assert isinstance(w.compares.window, CompareWindow)
+    assert w.compares.marked == [] and w.graph.compare_marked_nodes() == []
+    w.compares.toggle_mark(joke)
     w.menu_action("clear_compare_marks").trigger()
-    assert w.actions_.marked == [] and card.compare_mark is None
+    assert w.compares.marked == [] and card.compare_mark is None
 
 
 def test_compare_with_siblings_on_a_lone_message_says_why(
@@ -193,8 +193,8 @@ def test_compare_with_siblings_on_a_lone_message_says_why(
     joke = samples.one("chatgpt", "user", "tell me a joke")
     w.graph.select_node(joke)
     w.menu_action("compare_with_siblings").trigger()
-    assert w.compare_window is None
-    assert f"message {joke} has no siblings" in w.actions_.last_error
+    assert w.compares.window is None
+    assert f"message {joke} has no siblings" in w.compares.last_error
 
 
 def test_keyboard_path_select_mark_compare(
@@ -209,10 +209,10 @@ def test_keyboard_path_select_mark_compare(
     for mid in (luck, happy):
         assert w.graph.select_node(mid)
         qtbot.keyClick(w.graph.view, Qt.Key.Key_M)
-    assert w.actions_.marked == [luck, happy]
+    assert w.compares.marked == [luck, happy]
     qtbot.keyClick(w.graph.view, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
     QApplication.processEvents()
-    cmp = w.compare_window
+    cmp = w.compares.window
     assert isinstance(cmp, CompareWindow)
     assert [c.chosen_id for c in cmp.comparison.columns] == [luck, happy]  # type: ignore[union-attr]
     qtbot.keyClick(cmp, Qt.Key.Key_Escape)
@@ -223,7 +223,7 @@ def test_keyboard_path_select_mark_compare(
     w.graph.select_node(happy)
     qtbot.keyClick(w.graph.view, Qt.Key.Key_D,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    siblings = w.compare_window
+    siblings = w.compares.window
     assert isinstance(siblings, CompareWindow) and siblings is not cmp
     assert {c.chosen_id for c in siblings.comparison.columns} == {luck, happy}  # type: ignore[union-attr]
 
@@ -248,6 +248,6 @@ def test_compare_on_a_turn_node_of_the_turn_view(
     action = menu.action("compare")  # type: ignore[attr-defined]
     assert action.isEnabled()
     action.trigger()
-    cmp = w.compare_window
+    cmp = w.compares.window
     assert isinstance(cmp, CompareWindow)
     assert [c.message_ids[0] for c in cmp.comparison.columns] == [cool, again]  # type: ignore[union-attr]

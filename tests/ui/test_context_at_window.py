@@ -88,7 +88,7 @@ def test_X1_compare_context_of_a_marked_node_and_another(
     early, tip = int(path[7].id), int(path[-1].id)
     w.show_message_menu(tip, QPoint(10, 10))
     assert w.last_menu is not None and not w.last_menu.action("compare_context").isEnabled()
-    w.actions_.toggle_mark(early)
+    w.compares.toggle_mark(early)
     w.show_message_menu(tip, QPoint(10, 10))
     action = w.last_menu.action("compare_context")
     assert action.isEnabled()
@@ -105,7 +105,7 @@ def test_X1_compare_context_of_a_marked_node_and_another(
     dialog.table.selectRow(row)
     assert dialog.text_a.toPlainText().startswith("[verbatim")
     assert dialog.text_b.toPlainText().startswith("[paged")
-    assert w.actions_.marked == []  # the mark was used
+    assert w.compares.marked == []  # the mark was used
     dialog.grab().save(str(screenshot_dir / "context-compare.png"))
     dialog.close()
 

@@ -203,7 +203,7 @@ def test_compare_with_siblings_opens_columns_and_make_active_moves_the_tip(
     action = _menu(window, answer).action("compare")
     assert action.isEnabled()
     action.trigger()
-    compare = window.compare_window
+    compare = window.compares.window
     assert compare is not None and len(compare.comparison.columns) == 2
     compare.branchChosen.emit(1, answer)
     assert window.store.conversation(1).tip_id == answer
@@ -240,7 +240,7 @@ def test_the_sibling_switcher_opens_compare(window: MainWindow) -> None:
     card = window.transcript.card_for(answer)
     assert card is not None and card.switcher.isVisibleTo(card)
     card.switcher.compare_button.click()
-    compare = window.compare_window
+    compare = window.compares.window
     assert compare is not None
     assert {c.leaf_id for c in compare.comparison.columns} == set(window.store.siblings(answer))
 
@@ -255,7 +255,7 @@ def test_any_nodes_can_be_marked_and_compared(window: MainWindow) -> None:
     menu = _menu(window, commit)
     assert menu.action("mark").text() == "Unmark for comparison"
     menu.action("compare_marked").trigger()
-    compare = window.compare_window
+    compare = window.compares.window
     assert compare is not None
     assert {c.chosen_id for c in compare.comparison.columns} == {chardet, commit}
-    assert window.actions_.marked == [], "marks are used up by the compare that opened"
+    assert window.compares.marked == [], "marks are used up by the compare that opened"

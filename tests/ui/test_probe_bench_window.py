@@ -62,13 +62,13 @@ def test_probe_from_the_preview_opens_the_answers_in_compare_with_their_costs(
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
     assert preview.bench.button.isEnabled()
     assert preview.probe()
-    qtbot.waitUntil(lambda: w.compare_window is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: w.compares.window is not None, timeout=60_000)
     result = preview.bench.result
     assert result is not None
-    assert isinstance(w.compare_window, CompareWindow)
-    assert w.compare_window.ids == result.answer_ids()
+    assert isinstance(w.compares.window, CompareWindow)
+    assert w.compares.window.ids == result.answer_ids()
     assert len(result.answer_ids()) == 2  # shake and snapshot
-    heads = [h.probe_label.text() for h in w.compare_window.headers]
+    heads = [h.probe_label.text() for h in w.compares.window.headers]
     assert [h.split(" rung")[0] for h in heads] == ["shake", "snapshot"]
     assert all(" out · " in h and "recall " in h for h in heads)  # costs and score per column
     status = preview.status.text()
@@ -78,7 +78,7 @@ def test_probe_from_the_preview_opens_the_answers_in_compare_with_their_costs(
     marks = s.marks(conv)
     assert s.conversation(conv).tip_id == tip
     assert all(s.message(a).parent_id in marks.archived for a in result.answer_ids())
-    w.compare_window.close()
+    w.compares.window.close()
     preview.close()
     w.close()
     s.close()

@@ -192,10 +192,10 @@ def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(
     assert len(answers) == 4
     models = {h.body["model"] for h in provider.hits if h.body}
     assert {"claude-a", "claude-b"} <= models
-    assert window.compare_window is not None
-    assert sorted(window.compare_window.ids) == sorted(answers)
+    assert window.compares.window is not None
+    assert sorted(window.compares.window.ids) == sorted(answers)
     assert sum(line.startswith("anthropic:claude-") for line in window.runs.progress) == 4
-    window.compare_window.close()
+    window.compares.window.close()
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.undo_action.trigger()
     after = store.conversation(1)

@@ -1,0 +1,57 @@
+"""What the tending and compare controllers may use of the window, and nothing more.
+
+The controllers (``TendActions``, ``TendRuns``, ``CompareActions``) own their
+commands and the state those commands keep; the window is a view they show
+results in. They hold these narrow contracts instead of the main window, so what
+they reach is listed here, mypy checks that the window provides it, and a test
+checks that they reach nothing else (and never import the main window).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtWidgets import QStatusBar, QWidget
+
+from explorer.store import Store
+from explorer.ui.command_bar import CommandBar
+from explorer.ui.model_worker import ModelJob
+from explorer.ui.redaction_switch import RedactionSwitch
+from explorer.ui.tasks import TaskRunner
+
+
+class Asks(Protocol):
+    """Questions to the person and notices (the window's actions; tests answer them)."""
+
+    def tell(self, title: str, text: str) -> None: ...
+    def fail(self, text: str) -> None: ...
+    def ask_text(self, title: str, label: str, default: str = "") -> str | None: ...
+    def ask_multiline(self, title: str, label: str, default: str = "") -> str | None: ...
+    def ask_item(self, title: str, label: str, items: list[str]) -> str | None: ...
+
+
+class TendView(Protocol):
+    """The open conversation, the store behind it and the window's own surfaces."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def conversation_id(self) -> int | None: ...
+    def refresh(self, conv_id: int | None = None) -> None: ...
+    def selected_message(self) -> int | None: ...
+    def window(self) -> QWidget: ...  # the parent of the dialogs and windows opened
+    def statusBar(self) -> QStatusBar: ...  # Qt's name
+
+
+class RunView(TendView, Protocol):
+    """What replay and fan-out also use: the task runner, the command bar for progress,
+    the redaction switch (R1) and the model call the window may be running."""
+
+    @property
+    def tasks(self) -> TaskRunner: ...
+    @property
+    def command_bar(self) -> CommandBar: ...
+    @property
+    def redaction(self) -> RedactionSwitch: ...
+    @property
+    def model_job(self) -> ModelJob | None: ...
