@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.slash import SlashCommand
 from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
@@ -34,9 +33,8 @@ class SlashDispatcher:
         self.bar = window.command_bar
         self._conversation: Callable[[], int | None] = lambda: window.conversation_id
         self._selected = window.selected_message
-        self._refresh = window.refresh
         self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
-        actions, runs = window.actions_, window.runs
+        actions, runs, tend = window.actions_, window.runs, window.tend.commands
         self.table: dict[str, Handler] = {
             "tree": self._tree,
             "context": self._context,
@@ -50,18 +48,16 @@ class SlashDispatcher:
             "send": lambda c: actions.send(c.arg or ""),
             "replay": lambda _c: runs.replay(self._target()),
             "fanout": lambda c: runs.fanout(c.arg or ""),
-            # tending (T6–T8): the selected message, or the tip
-            "archive": self._tending(tree_actions.archive),
-            "unarchive": self._tending(tree_actions.unarchive),
-            "delete": self._tending(tree_actions.delete),
-            "star": self._tending(tree_actions.star),
-            "label": lambda c: self._tend(
-                "label", lambda: tree_actions.label(self.store, self._target(), c.arg or "")),
-            "note": lambda c: self._tend(
-                "note", lambda: tree_actions.note(self.store, self._target(), c.arg or "")),
-            "merge": self._merge,
-            "undo": lambda _c: self._tend("undo", lambda: undo.undo(self.store, self._conv())),
-            "redo": lambda _c: self._tend("redo", lambda: redo.redo(self.store, self._conv())),
+            # tending (T6–T8) on the selected message, or the tip: the menus' commands
+            "archive": lambda _c: self._tend(tend.archive(self._target())),
+            "unarchive": lambda _c: self._tend(tend.unarchive(self._target())),
+            "delete": lambda _c: self._tend(tend.delete(self._target())),
+            "star": lambda _c: self._tend(tend.star(self._target())),
+            "label": lambda c: self._tend(tend.label(self._target(), c.arg or "")),
+            "note": lambda c: self._tend(tend.note(self._target(), c.arg or "")),
+            "merge": lambda _c: self._tend(tend.merge(self._conv(), self._target())),
+            "undo": lambda _c: self._tend(tend.undo(self._conv()), undoable=False),
+            "redo": lambda _c: self._tend(tend.redo(self._conv()), undoable=False),
         }
 
     def run(self, command: SlashCommand) -> None:
@@ -119,16 +115,7 @@ class SlashDispatcher:
     def _rewind(self, command: SlashCommand) -> None:
         self.bar.show_result(self.commands.rewind(self._conv(), command.arg or ""))
 
-    def _merge(self, _: SlashCommand) -> None:
-        tip = self.store.conversation(self._conv()).tip_id or 0
-        self._tend("merge", lambda: merge.merge(self.store, self._target(), tip)[0])
-
-    def _tending(self, act: Callable[..., Change]) -> Handler:
-        """A tending command on the selected message (or the tip) with no argument."""
-        return lambda _c: self._tend(act.__name__, lambda: act(self.store, self._target()))
-
-    def _tend(self, title: str, run: Callable[[], Change]) -> None:
-        change = run()
-        self._refresh()
-        self.bar.show_result(f"{change.summary} (Ctrl+Z undoes it)"
-                             if title not in ("undo", "redo") else change.summary)
+    def _tend(self, change: Change, undoable: bool = True) -> None:
+        """Show what a tending command did (it refreshed the views itself)."""
+        self.bar.show_result(f"{change.summary} (Ctrl+Z undoes it)" if undoable
+                             else change.summary)

@@ -1,20 +1,22 @@
-"""The window's tending actions: archive, delete, star, label, note, merge back, undo, redo
-(T6–T8).
+"""The window's tending actions: archive, delete, star, label, note, merge back, unfold,
+undo, redo (T6–T8).
 
-Each calls the same operation of ``explorer.app`` that ``convo`` does, then refreshes
-the views; Edit → Undo takes back the last tree action of the open conversation.
+The operations are ``TendCommands`` (the command bar runs the same ones); this adds
+what the menus and the graph's chips need around them: the questions (a branch
+name, a note, whether to delete checkpoints too), the notice of what happened
+and the error shown instead. It reaches the window only through ``TendView``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
-from explorer.app import merge, redo, tree_actions, undo
 from explorer.app.message_actions import Availability
 from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
 from explorer.store import NotFound, StoreError
+from explorer.store.marks import Marks
+from explorer.ui.tend_commands import TendCommands
 from explorer.ui.tend_view import Asks, TendView
 
 WITH_CHECKPOINTS = "Delete it with its checkpoints"
@@ -24,7 +26,7 @@ class TendActions:
     def __init__(self, view: TendView, asks: Asks) -> None:
         self.view = view
         self.asks = asks
-        self.last_change: Change | None = None
+        self.commands = TendCommands(view.store, lambda: view.refresh())
 
     def availability(self, mid: int) -> dict[str, Availability]:
         conv = self.view.conversation_id
@@ -35,64 +37,60 @@ class TendActions:
                 "star": self.star, "label": self.label, "note": self.note,
                 "merge": self.merge}
 
-    def _do(self, title: str, fn: Callable[[], Change]) -> Change | None:
+    def _do(self, title: str, fn: Callable[[], Change], after: str = "") -> bool:
         try:
             change = fn()
         except (StoreError, NotFound) as e:
-            self.asks.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args
-                                 else str(e))
-            return None
-        self.last_change = change
-        self.view.refresh()
-        self.asks.tell(title, change.summary)
-        return change
+            self.asks.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
+            return False
+        self.asks.tell(title, change.summary + after)
+        return True
 
     def archive(self, mid: int) -> None:
-        self._do("Archive", lambda: tree_actions.archive(self.view.store, mid))
+        self._do("Archive", lambda: self.commands.archive(mid))
 
     def unarchive(self, mid: int) -> None:
-        self._do("Unarchive", lambda: tree_actions.unarchive(self.view.store, mid))
+        self._do("Unarchive", lambda: self.commands.unarchive(mid))
 
     def delete(self, mid: int) -> None:
-        store = self.view.store
+        """Delete the branch; when checkpoints sit on it, ask whether they go too."""
         try:
-            self.last_change = tree_actions.delete(store, mid)
+            change = self.commands.delete(mid)
         except StoreError as e:
             if "--with-checkpoints" not in str(e):
                 self.asks.fail(str(e))
                 return
             answer = self.asks.ask_item("Delete branch", str(e).split(";")[0],
-                                              ["Keep the branch", WITH_CHECKPOINTS])
-            if answer != WITH_CHECKPOINTS:
-                return
-            self._do("Delete", lambda: tree_actions.delete(store, mid, with_checkpoints=True))
+                                        ["Keep the branch", WITH_CHECKPOINTS])
+            if answer == WITH_CHECKPOINTS:
+                self._do("Delete", lambda: self.commands.delete(mid, with_checkpoints=True))
             return
-        self.view.refresh()
-        self.asks.tell("Delete", self.last_change.summary + " — Edit → Undo restores it")
+        self.asks.tell("Delete", change.summary + " — Edit → Undo restores it")
 
     def star(self, mid: int) -> None:
-        self._do("Prefer path", lambda: tree_actions.star(self.view.store, mid))
+        self._do("Prefer path", lambda: self.commands.star(mid))
 
     def label(self, mid: int) -> None:
-        current = self.view.store.marks(self.view.conversation_id or 0).labels.get(mid, "")
+        current = self._marks().labels.get(mid, "")
         name = self.asks.ask_text("Name branch", "Branch name (empty clears it):", current)
         if name is not None:
-            self._do("Name branch", lambda: tree_actions.label(self.view.store, mid, name))
+            self._do("Name branch", lambda: self.commands.label(mid, name))
 
     def note(self, mid: int) -> None:
-        current = self.view.store.marks(self.view.conversation_id or 0).notes.get(mid, "")
+        current = self._marks().notes.get(mid, "")
         text = self.asks.ask_multiline("Note", "Note on this message (empty clears it):",
-                                             current)
+                                       current)
         if text is not None:
-            self._do("Note", lambda: tree_actions.note(self.view.store, mid, text))
+            self._do("Note", lambda: self.commands.note(mid, text))
+
+    def _marks(self) -> Marks:
+        return self.view.store.marks(self.view.conversation_id or 0)
 
     def merge(self, mid: int) -> None:
         """Merge the branch ending at ``mid`` back after the tip, with the free digest."""
         conv = self.view.conversation_id
-        tip = self.view.store.conversation(conv).tip_id if conv is not None else None
-        if tip is None:
-            return
-        self._do("Merge back", lambda: merge.merge(self.view.store, mid, tip)[0])
+        if conv is not None:
+            self._do("Merge back", lambda: self.commands.merge(conv, mid))
 
     def open_marker(self, points: list[int], kind: str) -> None:
         """A click on a branch point's chip: "▸ N archived" unfolds what is folded there,
@@ -100,36 +98,25 @@ class TendActions:
         conv = self.view.conversation_id
         if conv is None or not points:
             return
-        store = self.view.store
         if kind == "archived":
-            self._do("Unarchive", lambda: tree_actions.unarchive_at(store, conv, points))
+            self._do("Unarchive", lambda: self.commands.unfold(conv, points))
             return
-        stones = [t.id for t in store.tombstones(conv) if t.parent_id in set(points)]
-        for tid in stones:
-            if self._do("Restore", partial(undo.restore_deleted, store, tid)) is None:
+        for restore in self.commands.deleted_at(conv, points):
+            if not self._do("Restore", restore):
                 return
 
     def undo(self) -> None:
         conv = self.view.conversation_id
-        if conv is None:
-            return
-        self._do("Undo", lambda: undo.undo(self.view.store, conv))
+        if conv is not None:
+            self._do("Undo", lambda: self.commands.undo(conv))
 
     def redo(self) -> None:
         conv = self.view.conversation_id
-        if conv is None:
-            return
-        self._do("Redo", lambda: redo.redo(self.view.store, conv))
-
-    def redo_text(self) -> str:
-        """The Edit menu's label: what Redo would make again ("Redo" alone: nothing)."""
-        conv = self.view.conversation_id
-        kind = redo.redo_kind(self.view.store, conv) if conv is not None else None
-        return f"Redo {kind}" if kind else "Redo"
+        if conv is not None:
+            self._do("Redo", lambda: self.commands.redo(conv))
 
     def undo_text(self) -> str:
-        """The Edit menu's label: what Undo would take back."""
-        conv = self.view.conversation_id
-        ops = [o for o in self.view.store.operations(conv, 20) if o.state == "done"] if (
-            conv is not None) else []
-        return f"Undo {ops[0].kind}" if ops else "Undo"
+        return self.commands.undo_text(self.view.conversation_id)
+
+    def redo_text(self) -> str:
+        return self.commands.redo_text(self.view.conversation_id)

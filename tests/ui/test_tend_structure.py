@@ -124,3 +124,23 @@ def test_the_check_catches_a_reach_past_the_contract() -> None:
     reaches, loose = _reaches(tree)
     assert ("view", "graph") in reaches
     assert loose == [6]
+
+
+TENDING_OPERATIONS = {("tree_actions", n) for n in (
+    "archive", "unarchive", "delete", "star", "label", "note", "unarchive_at")} | {
+    ("undo", "undo"), ("undo", "restore_deleted"), ("redo", "redo"), ("merge", "merge")}
+
+
+def test_T6_T7_T8_each_tending_operation_is_called_from_one_module_of_the_window() -> None:
+    """Menus, chips and the command bar all go through ``TendCommands``: no other module of
+    ``explorer/ui`` calls a tending operation of ``explorer.app`` itself."""
+    callers: dict[tuple[str, str], set[str]] = {}
+    for path in UI.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and (node.func.value.id, node.func.attr) in TENDING_OPERATIONS):
+                key = (node.func.value.id, node.func.attr)
+                callers.setdefault(key, set()).add(path.name)
+    assert set(callers) == TENDING_OPERATIONS  # the check sees every one of them
+    assert {name for names in callers.values() for name in names} == {"tend_commands.py"}
