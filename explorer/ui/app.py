@@ -19,6 +19,7 @@ from explorer.app.undo import purge_expired
 from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
+from explorer.ui import collector
 from explorer.ui.main_window import MainWindow
 from explorer.ui.memory import limit_allocator_arenas
 from explorer.ui.theme import apply_theme
@@ -90,6 +91,7 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     settings = settings if settings is not None else QSettings()
     if first is not None:  # the window opens it (once) as the one it remembers
         settings.setValue("window/conversation", first)
+    collector.settle()  # what start-up built is never walked by a collection again
     window = MainWindow(store, settings)
     if screenshot:
         with scratch:

@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from explorer.ui import collector
+
 
 class Cancelled(Exception):
     """The request was cancelled or superseded; its result is not wanted."""
@@ -88,6 +90,7 @@ class Task(QObject):
         self.running = True
         self.result: object = None
         self.error: BaseException | None = None
+        self.hold = collector.Hold()  # no full collection stalls the window meanwhile
 
     @property
     def serial(self) -> int:
@@ -243,6 +246,7 @@ class TaskRunner(QObject):
             return
         task.running = False
         task.ended.emit()
+        task.hold.release()  # after ``ended``: what its receivers built is settled too
 
 
 class LatestRunner(QObject):

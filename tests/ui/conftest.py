@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -62,6 +63,14 @@ def nothing_left_running(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     left = tracker.leftovers()
     if left:
         pytest.fail("the test left work running: " + "; ".join(left), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def thawed_after() -> Iterator[None]:
+    """What a test's background work froze (``explorer.ui.collector``) is thawed after
+    it, so the suite's own garbage is still collected."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture
