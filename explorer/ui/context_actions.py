@@ -17,17 +17,16 @@ from explorer.app.message_actions import Availability
 from explorer.app.targets import build_target
 from explorer.tree.errors import error_line
 from explorer.ui.compare_marks import CompareMarks
-from explorer.ui.redaction_switch import window_redacts
+from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
     from explorer.app.context_at import NodeContext
     from explorer.app.context_diff import ContextDiff
-    from explorer.ui.main_window import MainWindow
 
 
 class ContextActions:
-    def __init__(self, window: MainWindow, marks: CompareMarks) -> None:
-        self.w = window
+    def __init__(self, view: WindowView, marks: CompareMarks) -> None:
+        self.view = view
         self.marks = marks
         self.dialogs: list[QDialog] = []
 
@@ -55,18 +54,19 @@ class ContextActions:
         from explorer.app.context_at import context_at  # the dialogs load when first used
         from explorer.ui.context_view import ContextDialog
 
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         if conv is None:
             return
-        store = self.w.store
-        dialog = ContextDialog(f"Context at message {mid} — what the model saw", self.w)
+        store = self.view.store
+        dialog = ContextDialog(f"Context at message {mid} — what the model saw",
+                               self.view.widget)
         self._open(dialog)
-        redact = window_redacts(self.w)
+        redact = self.view.redaction.on
 
         def build(_ticket: object) -> NodeContext:
             return context_at(store, conv, mid, build_target(redact=redact))
 
-        self.w.tasks.run(build, on_done=dialog.show_context,
+        self.view.tasks.run(build, on_done=dialog.show_context,
                          on_failed=lambda e: dialog.show_error(error_line(e)))
 
     def compare_context(self, mid: int) -> None:
@@ -74,22 +74,23 @@ class ContextActions:
         from explorer.app.context_diff import diff
         from explorer.ui.context_view import ContextDiffDialog
 
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         pair = self.pair(mid)
         if conv is None or pair is None:
             return
         a, b = pair
-        store = self.w.store
-        dialog = ContextDiffDialog(f"Context at message {a} (A) and at message {b} (B)", self.w)
+        store = self.view.store
+        dialog = ContextDiffDialog(f"Context at message {a} (A) and at message {b} (B)",
+                                   self.view.widget)
         self._open(dialog)
 
-        redact = window_redacts(self.w)
+        redact = self.view.redaction.on
 
         def build(_ticket: object) -> ContextDiff:
             target = build_target(redact=redact)
             return diff(context_at(store, conv, a, target), context_at(store, conv, b, target))
 
-        self.w.tasks.run(build, on_done=dialog.show_diff,
+        self.view.tasks.run(build, on_done=dialog.show_diff,
                          on_failed=lambda e: dialog.show_error(error_line(e)))
         self.marks.clear()
 

@@ -25,9 +25,12 @@ from explorer.app.follow import Followed, NotFollowable, Poll, followable, poll
 from explorer.tree.errors import ExplorerError
 from explorer.ui.live_marks import LiveMarks
 from explorer.ui.tasks import Task, Ticket
+from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.branch_state import BranchState
+    from explorer.ui.graph import TreeGraphWidget
+    from explorer.ui.transcript import TranscriptView
 
 POLL_MS = 500
 """How often the file is looked at: new turns show within a second."""
@@ -59,17 +62,23 @@ class FollowBar(QFrame):
 
 
 class LiveFollow(QObject):
-    """Following the open conversation's session file; one poll in flight at a time."""
+    """Following the open conversation's session file; one poll in flight at a time.
+
+    It is given the panes it keeps in step (the graph, the transcript, the branch
+    preview's state) and sees the rest of the window through its :class:`WindowView`.
+    """
 
     polled = Signal(object)  # the Poll, after the views were told
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, view: WindowView, graph: TreeGraphWidget, transcript: TranscriptView,
+                 branches: BranchState) -> None:
+        super().__init__(view.widget)
+        self.view = view
+        self.graph, self.transcript, self.branches = graph, transcript, branches
         self.bar = FollowBar()
         self.bar.hide()
         self.bar.stop_button.clicked.connect(self.stop)
-        self.action = QAction("Follow live session", window)
+        self.action = QAction("Follow live session", view.widget)
         self.action.setObjectName("follow_live_session")
         self.action.setCheckable(True)
         self.action.setShortcut(QKeySequence("Ctrl+L"))
@@ -85,11 +94,11 @@ class LiveFollow(QObject):
         self._select_tip: int | None = None
         self._placing = False  # the window itself selects the new tip: not "seen"
         self.marks = LiveMarks(self)
-        self.marks.changed.connect(window.graph.set_live_marks)
-        self.marks.changed.connect(window.transcript.set_live_marks)
-        window.transcript.messageSelected.connect(self._seen)
-        window.graph.nodeSelected.connect(self._seen)
-        window.transcript.loaded.connect(self._transcript_loaded)
+        self.marks.changed.connect(graph.set_live_marks)
+        self.marks.changed.connect(transcript.set_live_marks)
+        transcript.messageSelected.connect(self._seen)
+        graph.nodeSelected.connect(self._seen)
+        transcript.loaded.connect(self._transcript_loaded)
 
     @property
     def following(self) -> bool:
@@ -104,14 +113,14 @@ class LiveFollow(QObject):
 
     def start(self) -> bool:
         """Follow the open conversation's session file; says why not when it cannot."""
-        conv = self.w.conversation_id
+        conv = self.view.conversation_id
         try:
             if conv is None:
                 raise NotFollowable("open a conversation read from an agent's session first")
-            followed = followable(self.w.store, conv)
+            followed = followable(self.view.store, conv)
         except (NotFollowable, ExplorerError) as exc:
             self._set_checked(False)
-            self.w.actions_.tell("Follow", str(exc))
+            self.view.questions.tell("Follow", str(exc))
             return False
         self.followed = followed
         self.new_messages = 0
@@ -148,10 +157,10 @@ class LiveFollow(QObject):
         followed = self.followed
         if followed is None or (self.task is not None and self.task.running):
             return
-        if self.w.conversation_id != followed.conversation_id:
+        if self.view.conversation_id != followed.conversation_id:
             self.stop()
             return
-        store = self.w.store
+        store = self.view.store
 
         def job(ticket: Ticket) -> Poll:
             return poll(store, followed, ticket.is_cancelled)
@@ -163,7 +172,7 @@ class LiveFollow(QObject):
         def failed(error: BaseException) -> None:
             self._failed(followed, error)
 
-        task = self.w.tasks.run(job, on_done=done, on_failed=failed)
+        task = self.view.tasks.run(job, on_done=done, on_failed=failed)
         task.ended.connect(lambda t=task: self._ended(t))
         self.task = task
 
@@ -176,7 +185,7 @@ class LiveFollow(QObject):
             self.bar.detail.setText(f"  could not read the session: {error}")
 
     def _polled(self, followed: Followed, result: Poll) -> None:
-        if followed is not self.followed or self.w.conversation_id != followed.conversation_id:
+        if followed is not self.followed or self.view.conversation_id != followed.conversation_id:
             return
         if result.errors:
             self.bar.detail.setText(f"  {result.errors[0]}")
@@ -188,27 +197,24 @@ class LiveFollow(QObject):
 
     def _show_new(self, result: Poll) -> None:
         """Reload the views; take the person along only when they are at the end."""
-        w = self.w
-        conv = w.conversation_id
+        conv = self.view.conversation_id
         if conv is None:
             return
         stamp = time.strftime("%H:%M:%S")
         self.bar.detail.setText(f"  {result.added} new message(s) at {stamp} · "
                                 f"{self.new_messages} since following began")
         at_end = self.at_end()
-        selected = w.transcript.selected()
-        old_tip = w.transcript.tip
+        selected = self.transcript.selected()
+        old_tip = self.transcript.tip
         moved = result.tip is not None and result.tip != old_tip
-        w.conversations.reload()  # its message count and newest date
-        w.graph.refresh()
-        if w.branch_state.previewing:
-            w.update_status()
+        # the list's message count and newest date, the graph, the status line
+        self.view.refresh_views(frozenset({"conversations", "graph"}))
+        if self.branches.previewing:
             return  # the person reads another branch: the new turns wait in the graph
         self._land_on_end = at_end
         self._select_tip = (result.tip if at_end and moved and selected in (None, old_tip)
                             else None)
-        w.transcript.load_path(conv)
-        w.update_status()
+        self.transcript.load_path(conv)
 
     def _seen(self, mid: int) -> None:
         if not self._placing:
@@ -216,7 +222,7 @@ class LiveFollow(QObject):
 
     def at_end(self) -> bool:
         """True when the transcript shows its last row (or nothing yet)."""
-        bar = self.w.transcript.verticalScrollBar()
+        bar = self.transcript.verticalScrollBar()
         return bar.value() >= bar.maximum() - END_SLACK
 
     def _transcript_loaded(self, conv_id: int) -> None:
@@ -228,12 +234,12 @@ class LiveFollow(QObject):
             return
         self._land_on_end = False
         tip, self._select_tip = self._select_tip, None
-        if tip is not None and self.w.transcript.has_message(tip):
+        if tip is not None and self.transcript.has_message(tip):
             self._placing = True
             try:
-                self.w.transcript.select(tip)
-                self.w.graph.select_node(tip)
-                self.w.graph.center_on(tip)
+                self.transcript.select(tip)
+                self.graph.select_node(tip)
+                self.graph.center_on(tip)
             finally:
                 self._placing = False
-        self.w.transcript.scroll_to_end()
+        self.transcript.scroll_to_end()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
@@ -18,6 +17,7 @@ from explorer.store import Store
 from explorer.ui.agent_tabs import TranscriptTabs
 from explorer.ui.branch_state import BranchState
 from explorer.ui.command_bar import CommandBar
+from explorer.ui.compare_actions import CompareActions
 from explorer.ui.context_actions import ContextActions
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
@@ -27,6 +27,7 @@ from explorer.ui.import_dialog import install_drop_import
 from explorer.ui.memory import release_freed_memory
 from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview.context_bar import ContextPanel
+from explorer.ui.questions import Questions
 from explorer.ui.redaction_switch import RedactionSwitch
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
@@ -35,10 +36,6 @@ from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
-if TYPE_CHECKING:
-    from explorer.ui.preview.window import CompactionPreview
-    from explorer.ui.search_dialog import SearchDialog
-
 
 class MainWindow(QMainWindow):
     def __init__(self, store: Store, settings: QSettings | None = None) -> None:
@@ -46,6 +43,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.settings = settings or QSettings()
         self.tasks = TaskRunner(self, threads=3, name="explorer-window")
+        self.questions = Questions(self, self.status)  # tests answer them instead of dialogs
         self.setWindowTitle("Conversation Explorer")
         self.conversations = ConversationList(store)
         self.graph = TreeGraphWidget(store, runner=self.tasks)
@@ -59,7 +57,7 @@ class MainWindow(QMainWindow):
         self.transcript_tabs = TranscriptTabs(store, self.transcript)  # + subagent tabs
         self.branch_state = BranchState(self)
         column.addWidget(self.branch_state.banner)
-        self.follow = LiveFollow(self)
+        self.follow = LiveFollow(self, self.graph, self.transcript, self.branch_state)
         column.addWidget(self.follow.bar)
         column.addWidget(self.transcript_tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -81,22 +79,17 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status_label)
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
-        self.actions_ = WindowActions(self)
-        self.compares = self.actions_.compares
-        self.tend = TendActions(self, self.actions_)
-        self.runs = TendRuns(self, self.actions_, self.compares.open)
+        self.compares = CompareActions(self, self.questions)  # marks, compare windows, refusals
+        self.actions_ = WindowActions(self, self.compares.open)
+        self.tend = TendActions(self, self.questions)
+        self.runs = TendRuns(self, self.questions, self.compares.open)
         self.context_actions = ContextActions(self, self.compares.marks)
         self._conv: int | None = None
-        # Windows and menus opened from here, kept alive while they are shown.
-        self.last_menu: QMenu | None = None
-        self.preview_window: CompactionPreview | None = None
-        self.settings_window: QWidget | None = None
-        self.slash = SlashDispatcher(self)
-        self.search_dialog: SearchDialog | None = None
-        self.import_dialog: QWidget | None = None
+        self.last_menu: QMenu | None = None  # kept alive while it is shown
+        self.slash = SlashDispatcher(self, self.actions_, self.runs, self.tend.commands)
         self._build_menus()
         self._connect()
-        self.drop_filter = install_drop_import(self, self.actions_.start_import)
+        self.drop_filter = install_drop_import(self, self.actions_.dialogs.start_import)
         self._restore()
         self.graph.view.setFocus(Qt.FocusReason.OtherFocusReason)  # F fits, arrows walk
 
@@ -119,11 +112,11 @@ class MainWindow(QMainWindow):
         self.transcript.compareRequested.connect(self.compares.compare)
         self.transcript.contextMenuRequested.connect(self.show_message_menu)
         self.transcript_tabs.subagentRequested.connect(self.branch_state.open_subagent_call)
-        self.branch_state.branchRequested.connect(self.actions_.branch)
-        self.branch_state.siblingRequested.connect(self.actions_.show_sibling)
+        self.branch_state.branchRequested.connect(self.actions_.branches.branch)
+        self.branch_state.siblingRequested.connect(self.actions_.branches.show_sibling)
         self.branch_state.cancel_running = self.runs.cancel_running
         self.command_bar.commandEntered.connect(self.slash.run)
-        self.command_bar.closed.connect(self.actions_.cancel_model)
+        self.command_bar.closed.connect(self.actions_.model_calls.cancel)
         self.command_bar.closed.connect(self.runs.cancel)
         self.tasks.changed.connect(self.refresh_views)
         self.graph.loaded.connect(self._after_load)
@@ -138,11 +131,11 @@ class MainWindow(QMainWindow):
             self.tasks.run(lambda _t: release_freed_memory())
 
     def _build_menus(self) -> None:
-        a = self.actions_
+        a, b, d = self.actions_, self.actions_.branches, self.actions_.dialogs
         file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "Import…", a.import_dialog, QKeySequence.StandardKey.Open)
-        self._action(file_menu, "Find my conversations…", a.find_conversations)
-        self._action(file_menu, "Export conversation…", a.export_conversation, "Ctrl+E")
+        self._action(file_menu, "Import…", d.import_dialog, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Find my conversations…", d.find_conversations)
+        self._action(file_menu, "Export conversation…", a.exports.export_conversation, "Ctrl+E")
         file_menu.addAction(self.redaction.action)
         file_menu.addSeparator()
         self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -153,23 +146,24 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         edit.aboutToShow.connect(self._edit_menu_texts)
         edit.addSeparator()
-        self._action(edit, "Find in all conversations…", a.search, QKeySequence.StandardKey.Find)
-        self._action(edit, "Copy message text", a.copy_selected, "Ctrl+Shift+C")
+        self._action(edit, "Find in all conversations…", d.search, QKeySequence.StandardKey.Find)
+        self._action(edit, "Copy message text", self._on_selected(a.exports.copy), "Ctrl+Shift+C")
         self._action(edit, "Command bar", self.open_command_bar, "Ctrl+K")
         edit.addSeparator()
-        self._action(edit, "Settings…", a.settings_dialog, "Ctrl+,")  # Cmd+, on macOS
+        self._action(edit, "Settings…", d.settings_dialog, "Ctrl+,")  # Cmd+, on macOS
         conv = self.menuBar().addMenu("&Conversation")
-        self._action(conv, "Branch here", a.branch_selected, "Ctrl+B")
-        self._action(conv, "Edit prompt…", a.edit_selected, "Ctrl+Shift+E")
-        self._action(conv, "Fork from here…", a.fork_selected, "Ctrl+Shift+K")
-        self._action(conv, "Set checkpoint…", a.checkpoint_selected, "Ctrl+Shift+P")
-        self._action(conv, "Rewind to checkpoint…", a.rewind_dialog, "Ctrl+Shift+R")
-        self._action(conv, "Compare with siblings", a.compare_selected, "Ctrl+Shift+D")
+        self._action(conv, "Branch here", self._on_selected(b.branch), "Ctrl+B")
+        self._action(conv, "Edit prompt…", self._on_selected(b.edit), "Ctrl+Shift+E")
+        self._action(conv, "Fork from here…", self._on_selected(b.fork), "Ctrl+Shift+K")
+        self._action(conv, "Set checkpoint…", self._on_selected(b.checkpoint), "Ctrl+Shift+P")
+        self._action(conv, "Rewind to checkpoint…", b.rewind_dialog, "Ctrl+Shift+R")
+        self._action(conv, "Compare with siblings", self._on_selected(self.compares.compare),
+                     "Ctrl+Shift+D")
         self._action(conv, "Mark for comparison", self._on_selected(self.compares.toggle_mark),
                      "M")
         self._action(conv, "Compare marked", self.compares.compare_marked, "Ctrl+D")
         self._action(conv, "Clear compare marks", self.compares.clear_marks)
-        self._action(conv, "Compaction preview…", a.compaction_preview, "Ctrl+Shift+M")
+        self._action(conv, "Compaction preview…", d.compaction_preview, "Ctrl+Shift+M")
         self._action(conv, "Context at this point…",
                      self._on_selected(self.context_actions.context_at), "Ctrl+Shift+X")
         self._tend_menu(conv.addMenu("Tend branch"))
@@ -198,7 +192,7 @@ class MainWindow(QMainWindow):
         self._action(menu, "Ask several models…", self.runs.fanout, "Ctrl+Shift+F")
 
     def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
-        return lambda: self.actions_._selected(handler)
+        return lambda: self.actions_.on_selected(handler)
 
     def _edit_menu_texts(self) -> None:
         self.undo_action.setText(self.tend.undo_text())
@@ -318,11 +312,25 @@ class MainWindow(QMainWindow):
     def selected_message(self) -> int | None:
         return self.graph.selected_node() or self.transcript.selected()
 
+    def reveal(self, mid: int) -> None:
+        self.graph.center_on(mid)
+        self.graph.select_node(mid)
+        self.branch_state.graph_selected(mid)  # off the active path: a branch preview
+
+    # -- what the controllers see of the window (WindowView) -----------------------------
+    @property
+    def widget(self) -> QWidget:
+        return self
+
+    def status(self, text: str, ms: int) -> None:
+        self.statusBar().showMessage(text, ms)
+
     def show_message_menu(self, mid: int, pos: QPoint) -> None:
         if self._conv is None:
             return
         menu = MessageMenu(self.actions_.availability(mid),
-                           {**self.actions_.menu_handlers(), **self.tend.handlers(),
+                           {**self.actions_.menu_handlers(), **self.compares.handlers(),
+                            **self.tend.handlers(),
                             **self.runs.handlers(), **self.context_actions.handlers()}, self,
                            marked=self.compares.marked, tending=self.tend.availability(mid),
                            context=self.context_actions.availability(mid))
@@ -356,8 +364,7 @@ class MainWindow(QMainWindow):
         self.transcript.shutdown()
         self.transcript_tabs.shutdown()
         self.context_panel.shutdown()
-        if self.preview_window is not None:
-            self.preview_window.shutdown()
+        self.actions_.dialogs.shutdown()
         if self.model_job is not None:
             self.model_job.cancel()
         self.runs.cancel()

@@ -3,7 +3,7 @@
 One table maps each command's name to the callable that runs it, so a command is
 found by lookup, not by building a method name, and the list of what the bar can
 do is in one place. The dispatcher is given what it works with (the store, the
-bar, the window's selection, refresh and actions) once, when it is made; it does
+bar, the window's selection, refresh and controllers) once, when it is made; it does
 not reach into the window afterwards. Outcomes and errors are shown inline in the
 bar; nothing here opens a modal dialog except the file chooser of ``/export``.
 """
@@ -18,34 +18,37 @@ from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
 from explorer.tree.errors import ExplorerError, error_line
-from explorer.ui.tree_commands import TreeCommands
+from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.tend_commands import TendCommands
+    from explorer.ui.tend_runs import TendRuns
+    from explorer.ui.window_actions import WindowActions
 
 Handler = Callable[[SlashCommand], None]
 WITHOUT_CONVERSATION = frozenset({"search"})  # commands that need no open conversation
 
 
 class SlashDispatcher:
-    def __init__(self, window: MainWindow) -> None:
-        self.store = window.store
-        self.bar = window.command_bar
-        self._conversation: Callable[[], int | None] = lambda: window.conversation_id
-        self._selected = window.selected_message
-        self.commands = TreeCommands(window.store, lambda conv: window.refresh(conv))
-        actions, runs, tend = window.actions_, window.runs, window.tend.commands
+    def __init__(self, view: WindowView, actions: WindowActions, runs: TendRuns,
+                 tend: TendCommands) -> None:
+        self.store = view.store
+        self.bar = view.command_bar
+        self._conversation: Callable[[], int | None] = lambda: view.conversation_id
+        self._selected = view.selected_message
+        self.commands = actions.commands  # the menus' fork, checkpoint and rewind
+        dialogs, exports, calls = actions.dialogs, actions.exports, actions.model_calls
         self.table: dict[str, Handler] = {
             "tree": self._tree,
             "context": self._context,
             "shake": self._shake,
-            "compact": lambda c: self._compact(c, actions.compaction_preview),
+            "compact": lambda c: self._compact(c, dialogs.compaction_preview),
             "fork": self._fork,
             "checkpoint": self._checkpoint,
             "rewind": self._rewind,
-            "export": lambda c: actions.export(c.arg or "native", None),
-            "search": lambda c: actions.search(c.arg or ""),
-            "send": lambda c: actions.send(c.arg or ""),
+            "export": lambda c: exports.export(c.arg or "native", None),
+            "search": lambda c: dialogs.search(c.arg or ""),
+            "send": lambda c: calls.send(c.arg or ""),
             "replay": lambda _c: runs.replay(self._target()),
             "fanout": lambda c: runs.fanout(c.arg or ""),
             # tending (T6–T8) on the selected message, or the tip: the menus' commands

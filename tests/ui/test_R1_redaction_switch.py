@@ -40,8 +40,8 @@ def plant(window: MainWindow) -> None:
 
 
 def export_markdown(window: MainWindow, dest: Path) -> str:
-    window.actions_.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
-    window.actions_.export("markdown", None)
+    window.questions.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
+    window.actions_.exports.export("markdown", None)
     return dest.read_text(encoding="utf-8")
 
 
@@ -63,8 +63,8 @@ def test_R1_the_window_redacts_by_default_and_warns_while_the_switch_is_off(
     assert "not redacted" in window.statusBar().currentMessage()
     assert window.redaction.banner.isVisible()  # a status message does not hide the warning
     native = tmp_path / "backup.jsonl"
-    window.actions_.ask_save_path = lambda *_: native  # type: ignore[method-assign]
-    window.actions_.export("native", None)
+    window.questions.ask_save_path = lambda *_: native  # type: ignore[method-assign]
+    window.actions_.exports.export("native", None)
     assert SECRET in native.read_text(encoding="utf-8")
 
 
@@ -72,8 +72,8 @@ def test_R1_the_preview_checkbox_is_the_windows_switch_and_plans_without_redacti
     window: MainWindow, qtbot: QtBot,
 ) -> None:
     plant(window)
-    window.actions_.compaction_preview()
-    preview = window.preview_window
+    window.actions_.dialogs.compaction_preview()
+    preview = window.actions_.dialogs.preview
     assert preview is not None
     preview.set_options(provider="anthropic", window=8000, rung="snapshot")
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)

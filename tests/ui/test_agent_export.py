@@ -34,7 +34,7 @@ def window(qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     qtbot.addWidget(w)
     w.open_conversation(store.conversations()[0].id)
     failures: list[str] = []
-    w.actions_.fail = failures.append  # type: ignore[method-assign]  # no modal box in tests
+    w.questions.fail = failures.append  # type: ignore[method-assign]  # no modal box in tests
     yield w
     assert failures == []
     w.close()
@@ -50,10 +50,10 @@ def _export(qtbot: QtBot, w: MainWindow, fmt: str, choose: Path | None = None
         proposed.append(suggested)
         return choose or Path(suggested)
 
-    w.actions_.ask_item = lambda title, label, items: next(  # type: ignore[method-assign]
+    w.questions.ask_item = lambda title, label, items: next(  # type: ignore[method-assign]
         i for i in items if chosen_format(i) == fmt)
-    w.actions_.ask_save_path = save_path  # type: ignore[method-assign]
-    w.actions_.export_conversation()
+    w.questions.ask_save_path = save_path  # type: ignore[method-assign]
+    w.actions_.exports.export_conversation()
     qtbot.waitUntil(lambda: w.findChild(HandoffDialog) is not None, timeout=10_000)
     dialog = w.findChild(HandoffDialog)
     assert dialog is not None and proposed

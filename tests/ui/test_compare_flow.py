@@ -55,7 +55,7 @@ def test_fork_then_make_active_acts_on_the_compare_windows_conversation(
     assert w.conversation_id != conv, "the main window shows the fork"
     with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
         qtbot.mouseClick(cmp.headers[0].make_active_button, Qt.MouseButton.LeftButton)
-    assert w.actions_.last_error == w.compares.last_error == ""
+    assert w.questions.last_error == w.compares.last_error == ""
     assert store.conversation(conv).tip_id == cmp.comparison.columns[0].leaf_id  # type: ignore[union-attr]
     assert w.conversation_id == conv, "making a branch active shows its conversation"
     assert cmp.headers[0].active and not cmp.headers[1].active

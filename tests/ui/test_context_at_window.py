@@ -116,17 +116,17 @@ def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
     s, conv = store
     w = open_window(qtbot, tmp_path, s, conv)
     dest = tmp_path / "shared.md"
-    w.actions_.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
-    w.actions_.export_branch(s.conversation(conv).tip_id or 0, "markdown")
+    w.questions.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
+    w.actions_.exports.export("markdown", s.conversation(conv).tip_id or 0)
     text = dest.read_text(encoding="utf-8")
     assert SECRET not in text and "[redacted: openai-key]" in text
     assert "redacted 1 secret(s) (1 openai-key)" in w.statusBar().currentMessage()
     native = tmp_path / "backup.jsonl"
-    w.actions_.ask_save_path = lambda *_: native  # type: ignore[method-assign]
-    w.actions_.export_branch(s.conversation(conv).tip_id or 0, "native")
+    w.questions.ask_save_path = lambda *_: native  # type: ignore[method-assign]
+    w.actions_.exports.export("native", s.conversation(conv).tip_id or 0)
     assert SECRET in native.read_text(encoding="utf-8")  # the backup stays exact
-    w.actions_.compaction_preview()
-    preview = w.preview_window
+    w.actions_.dialogs.compaction_preview()
+    preview = w.actions_.dialogs.preview
     assert preview is not None
     preview.set_options(provider="anthropic", window=6000)
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)

@@ -79,7 +79,7 @@ def test_branch_here_moves_the_tip_and_nothing_else(window: MainWindow, qtbot: Q
 
 def test_edit_prompt_adds_a_sibling_and_keeps_the_old_answer(window: MainWindow) -> None:
     prompt = _node(window, "Write a short commit message")
-    window.actions_.ask_multiline = lambda *a: "Write a one-line commit message."  # type: ignore[method-assign]
+    window.questions.ask_multiline = lambda *a: "Write a one-line commit message."  # type: ignore[method-assign]
     _menu(window, prompt).action("edit").trigger()
     store = window.store
     tip = store.conversation(1).tip_id or 0
@@ -99,7 +99,7 @@ def test_checkpoint_is_refused_inside_a_turn_and_set_on_a_boundary(window: MainW
     mid_turn = next(m.id for m in store.path(1) if m.tool_uses())
     action = _menu(window, mid_turn).action("checkpoint")
     assert not action.isEnabled() and "inside a turn" in action.text()
-    window.actions_.ask_text = lambda *a, **k: "before-commit"  # type: ignore[method-assign]
+    window.questions.ask_text = lambda *a, **k: "before-commit"  # type: ignore[method-assign]
     target = _node(window, "Write a short commit message")
     _menu(window, target).action("checkpoint").trigger()
     assert store.checkpoints(1)["before-commit"] == target
@@ -117,7 +117,7 @@ def test_rewind_from_the_menu_moves_back_and_keeps_a_digest(window: MainWindow) 
 
 def test_fork_opens_a_new_conversation_with_a_copy(window: MainWindow, qtbot: QtBot) -> None:
     target = _node(window, "Done. `sniff_encoding()`")
-    window.actions_.ask_text = lambda *a, **k: "Forked in a test"  # type: ignore[method-assign]
+    window.questions.ask_text = lambda *a, **k: "Forked in a test"  # type: ignore[method-assign]
     before = {c.id for c in window.store.conversations()}
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         _menu(window, target).action("fork").trigger()
@@ -132,7 +132,7 @@ def test_export_branch_writes_a_file_that_imports_again(
     window: MainWindow, tmp_path: Path
 ) -> None:
     dest = tmp_path / "branch.jsonl"
-    window.actions_.ask_save_path = lambda *a: dest  # type: ignore[method-assign]
+    window.questions.ask_save_path = lambda *a: dest  # type: ignore[method-assign]
     tip = window.store.conversation(1).tip_id or 0
     menu = _menu(window, tip)
     export = next(a for a in menu.actions() if a.text() == "Export branch")
@@ -223,7 +223,7 @@ def test_the_context_bar_follows_the_open_conversation(window: MainWindow, qtbot
 
 def test_compaction_preview_applies_a_record_on_the_tip(window: MainWindow, qtbot: QtBot) -> None:
     window.menu_action("compaction_preview").trigger()
-    preview = window.preview_window
+    preview = window.actions_.dialogs.preview
     assert preview is not None
     preview.set_options(rung="snapshot")
     preview.replan()

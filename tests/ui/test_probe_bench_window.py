@@ -55,8 +55,8 @@ def test_probe_from_the_preview_opens_the_answers_in_compare_with_their_costs(
     with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
         w.show()
         w.open_conversation(conv)
-    w.actions_.compaction_preview()
-    preview = w.preview_window
+    w.actions_.dialogs.compaction_preview()
+    preview = w.actions_.dialogs.preview
     assert preview is not None
     preview.set_options(provider="openai", window=6000)
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)

@@ -57,7 +57,7 @@ def test_T7_a_restore_per_deletion_at_a_branch_point_and_merge_needs_a_tip(
 def test_T6_the_menu_and_the_command_bar_tell_the_same_change(
         window: MainWindow, qtbot: QtBot) -> None:
     told: list[str] = []
-    window.actions_.tell = lambda _title, text: told.append(text)  # type: ignore[method-assign]
+    window.questions.tell = lambda _title, text: told.append(text)  # type: ignore[method-assign]
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.tend.archive(8)
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):

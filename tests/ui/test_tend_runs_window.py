@@ -229,7 +229,7 @@ def test_T8_a_send_in_the_window_is_undone_and_redone_from_the_edit_menu(
 ) -> None:
     store = window.store
     before = store.conversation(1)
-    window.actions_.send("Is the fallback covered by a test?")
+    window.actions_.model_calls.send("Is the fallback covered by a test?")
     job = window.model_job
     assert job is not None
     with qtbot.waitSignal(job.done, timeout=20_000):

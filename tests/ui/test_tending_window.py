@@ -126,10 +126,10 @@ def test_T7_deleting_a_checkpoint_target_asks_first(
     def keep(title: str, label: str, items: list[str]) -> str:
         asked.append(label)
         return items[0]
-    monkeypatch.setattr(window.actions_, "ask_item", keep)
+    monkeypatch.setattr(window.questions, "ask_item", keep)
     window.tend.delete(18)
     assert "'side' (message 19)" in asked[0] and 18 in [n.id for n in store.skeleton(1)]
-    monkeypatch.setattr(window.actions_, "ask_item", lambda *a: WITH_CHECKPOINTS)
+    monkeypatch.setattr(window.questions, "ask_item", lambda *a: WITH_CHECKPOINTS)
     _reloaded(window, qtbot, lambda: window.tend.delete(18))
     assert "side" not in store.checkpoints(1)
 
@@ -138,7 +138,7 @@ def test_T8_star_label_note_and_the_command_bar_are_undone_in_reverse(
     window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = window.store
-    monkeypatch.setattr(window.actions_, "ask_text", lambda *a: "utf-8 fallback")
+    monkeypatch.setattr(window.questions, "ask_text", lambda *a: "utf-8 fallback")
     _reloaded(window, qtbot, lambda: _menu_action(window, 12, "label"))
     _reloaded(window, qtbot, lambda: _menu_action(window, 11, "star"))
     window.graph.select_node(22)
@@ -161,7 +161,7 @@ def test_T8_star_label_note_and_the_command_bar_are_undone_in_reverse(
 
 def test_T8_branch_in_the_window_is_undone_by_ctrl_z(window: MainWindow, qtbot: QtBot) -> None:
     store = window.store
-    _reloaded(window, qtbot, lambda: window.actions_.branch(11))
+    _reloaded(window, qtbot, lambda: window.actions_.branches.branch(11))
     assert store.conversation(1).tip_id == 11
     _reloaded(window, qtbot, window.undo_action.trigger)
     assert store.conversation(1).tip_id == 24

@@ -31,9 +31,9 @@ def test_each_command_refreshes_and_says_what_it_did(tmp_path: Path) -> None:
 
 def test_the_menu_and_the_command_bar_tell_the_same_outcome(window: MainWindow) -> None:
     told: list[str] = []
-    window.actions_.tell = lambda _title, text: told.append(text)  # type: ignore[method-assign]
+    window.questions.tell = lambda _title, text: told.append(text)  # type: ignore[method-assign]
     tip = window.store.conversation(1).tip_id or 0
-    window.actions_.rewind("fixed")
+    window.actions_.branches.rewind("fixed")
     window.graph.select_node(tip)
     window.slash.run(parse("/rewind fixed"))
     shown = window.command_bar.result_view.toPlainText()

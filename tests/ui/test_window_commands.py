@@ -79,7 +79,7 @@ def test_a_failed_call_stores_nothing_and_says_so_inline(
     count = window.store.conversation(1).message_count
     tip = window.store.conversation(1).tip_id
     prompt = next(m.id for m in reversed(window.store.path(1)) if m.is_prompt)
-    window.actions_.regenerate(prompt)
+    window.actions_.model_calls.regenerate(prompt)
     job = window.model_job
     assert job is not None
     with qtbot.waitSignal(job.failed, timeout=20_000):
@@ -102,12 +102,13 @@ def test_search_from_the_bar_runs_its_query_and_compact_opens_the_preview(
 ) -> None:
     window.open_command_bar()
     window.slash.run(parse("/search retry"))
-    dialog = window.search_dialog
+    dialog = window.actions_.dialogs.search_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.query_edit.text() == "retry"
     dialog.close()
     window.slash.run(parse("/compact"))
-    assert window.preview_window is not None and window.preview_window.isVisible()
+    preview = window.actions_.dialogs.preview
+    assert preview is not None and preview.isVisible()
     assert "compaction preview" in window.command_bar.result_view.toPlainText()
-    window.preview_window.shutdown()
-    window.preview_window.close()
+    window.actions_.dialogs.close_preview()
+    assert window.actions_.dialogs.preview is None and not preview.isVisible()
