@@ -20,9 +20,12 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 from explorer.app.message_actions import branch_target
 from explorer.app.subagents import subagent_by_call, subagent_of
 from explorer.store.turn_reads import SubagentInfo
+from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.agent_tabs import TranscriptTabs
+    from explorer.ui.graph import TreeGraphWidget
+    from explorer.ui.transcript import TranscriptView
 
 BANNER_TEXT = "Previewing a branch — Enter to switch, Esc to go back"
 
@@ -63,14 +66,15 @@ class BranchState(QObject):
     branchRequested = Signal(int)  # make this message's branch the active one
     siblingRequested = Signal(int)  # show this sibling's newest continuation
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.store = window.store
-        self.graph = window.graph
-        self.transcript = window.transcript
-        self.tabs = window.transcript_tabs
-        self._conversation: Callable[[], int | None] = lambda: window.conversation_id
-        self._status = window.statusBar().showMessage
+    def __init__(self, view: WindowView, graph: TreeGraphWidget, transcript: TranscriptView,
+                 tabs: TranscriptTabs) -> None:
+        super().__init__(view.widget)
+        self.store = view.store
+        self.graph = graph
+        self.transcript = transcript
+        self.tabs = tabs
+        self._conversation: Callable[[], int | None] = lambda: view.conversation_id
+        self._status = view.status
         # Stops a running replay or fan-out, True if one ran (the window sets it once its
         # runs exist).
         self.cancel_running: Callable[[], bool] = lambda: False
@@ -80,12 +84,12 @@ class BranchState(QObject):
         self.banner.hide()
         self.banner.switch_button.clicked.connect(self.switch)
         self.banner.back_button.clicked.connect(self.back)
-        for widget in (window.graph, window.transcript):
+        for widget in (graph, transcript):
             esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), widget)
             esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             esc.activated.connect(self.escape)
         for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            enter = QShortcut(QKeySequence(key), window.transcript)
+            enter = QShortcut(QKeySequence(key), transcript)
             enter.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             enter.activated.connect(self.switch)
 

@@ -55,7 +55,8 @@ class MainWindow(QMainWindow):
         column.setSpacing(2)
         column.addWidget(self.context_panel)
         self.transcript_tabs = TranscriptTabs(store, self.transcript)  # + subagent tabs
-        self.branch_state = BranchState(self)
+        self.branch_state = BranchState(self, self.graph, self.transcript,
+                                        self.transcript_tabs)
         column.addWidget(self.branch_state.banner)
         self.follow = LiveFollow(self, self.graph, self.transcript, self.branch_state)
         column.addWidget(self.follow.bar)

@@ -19,7 +19,7 @@ from explorer.ui.main_window import MainWindow
 
 UI = Path(__file__).resolve().parents[2] / "explorer" / "ui"
 CONTROLLERS = ("window_actions", "branch_actions", "window_dialogs", "follow",
-               "context_actions", "slash_dispatch")
+               "context_actions", "slash_dispatch", "branch_state")
 
 
 def protocol_members() -> set[str]:
@@ -145,3 +145,34 @@ def test_the_preview_opens_once_and_closes_with_its_workers(
     assert dialogs.preview is not first and not first.isVisible(), "one preview at a time"
     dialogs.close_preview()
     assert dialogs.preview is None
+
+
+# -- the menu bar runs the same branch actions as the right-click menu -------------------------
+def test_the_menu_bar_branches_and_rewinds_through_the_branch_actions(window: MainWindow) -> None:
+    store = window.store
+    on_path = {m.id for m in store.path(1)}
+    off = next(n.id for n in store.skeleton(1) if n.id not in on_path)
+    window.graph.select_node(off)
+    window.menu_action("branch_here").trigger()
+    assert store.conversation(1).tip_id == off
+    offered: list[list[str]] = []
+
+    def choose(title: str, label: str, items: list[str]) -> str:
+        offered.append(items)
+        return "fixed"
+    window.questions.ask_item = choose  # type: ignore[method-assign]
+    window.menu_action("rewind_to_checkpoint").trigger()
+    assert offered == [sorted(store.checkpoints(1))]
+    assert store.conversation(1).tip_id == store.checkpoints(1)["fixed"]
+
+
+def test_a_menu_bar_action_without_a_selection_says_so_and_changes_nothing(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told: list[str] = []
+    window.questions.tell = lambda _title, text: told.append(text)  # type: ignore[method-assign]
+    monkeypatch.setattr(window, "selected_message", lambda: None)
+    tip = window.store.conversation(1).tip_id
+    window.menu_action("branch_here").trigger()
+    assert told == ["Select a message in the tree or the transcript first"]
+    assert window.store.conversation(1).tip_id == tip
