@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 from graph_trees import generated_conversation, loaded_graph, paint_frame
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
@@ -74,7 +77,7 @@ def _tiles_at(w: TreeGraphWidget, level: float) -> int:
     return len(item.tiles.keys_for(level, _view(w)))
 
 
-def test_V2_a_zoom_step_paints_at_most_two_new_tiles_and_shows_the_coarser_ones_meanwhile(
+def test_V2_a_zoom_step_paints_no_new_tile_and_shows_the_coarser_ones_until_it_rests(
     graph: TreeGraphWidget,
 ) -> None:
     item = graph.view.item
@@ -87,10 +90,54 @@ def test_V2_a_zoom_step_paints_at_most_two_new_tiles_and_shows_the_coarser_ones_
     graph.view.set_scale(levels[k + 1])  # one step in, around the same centre
     before, stood = item.tiles.rendered, item.tiles.stood_in
     paint_frame(graph)
-    assert item.tiles.rendered - before <= NEW_PER_FRAME
+    assert item.tiles.rendered == before, "the step only scales tiles already made"
     assert item.tiles.missing > 0, "the new level is not painted in one frame"
     assert item.tiles.stood_in > stood, "the previous zoom's tiles stand in, scaled"
+    paint_frame(graph)  # the zoom rests: new tiles come, a bounded number a frame
+    assert 0 < item.tiles.rendered - before <= NEW_PER_FRAME
     _settle_tiles(graph)
+
+
+def test_V2_a_zoom_step_at_the_overview_scales_no_image_and_the_resting_frame_does(
+    graph: TreeGraphWidget,
+) -> None:
+    item = graph.view.item
+    assert item is not None
+    graph.fit()
+    paint_frame(graph)
+    paint_frame(graph)
+    assert item.last_lod == Lod.OVERVIEW
+    scaled, stood = item.overview_scaled, item.overview_stood_in
+    for _ in range(3):  # a zoom, step by step: the mips stand in, scaled by the painter
+        graph.view.zoom_by(1.05)
+        paint_frame(graph)
+        assert item.last_lod == Lod.OVERVIEW
+    assert item.overview_scaled == scaled
+    assert item.overview_stood_in == stood + 3
+    paint_frame(graph)
+    paint_frame(graph)
+    assert item.overview_scaled == scaled + 1, "the exact image is made once, at rest"
+
+
+def test_V2_the_graph_has_no_scrollbars_to_repaint_and_still_scrolls(
+    qtbot: QtBot, graph: TreeGraphWidget,
+) -> None:
+    view = graph.view
+    assert view.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert view.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert not view.verticalScrollBar().isVisible()
+    view.set_scale(1.0)
+    view.center_on_node(0)
+    bar = view.verticalScrollBar()
+    before = bar.value()
+    pos = QPointF(view.viewport().rect().center())
+    wheel = QWheelEvent(pos, view.viewport().mapToGlobal(pos), QPoint(0, 0), QPoint(0, -240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), wheel)
+    assert bar.value() > before, "the wheel scrolls the tree"
+    graph.view.pan_by(0, -30)
+    assert bar.value() < before + 1000
 
 
 def test_V2_a_pan_paints_only_the_tiles_it_newly_exposes(graph: TreeGraphWidget) -> None:

@@ -65,14 +65,19 @@ class Geometry:
     spots: LabelSpots = field(default_factory=no_label_spots)  # the above, found fast
     mips: tuple[QImage, ...] = ()  # the overview halved again and again, down to ~256 px
 
-    def overview_at(self, width: float, height: float) -> QImage:
-        """The overview scaled to ``width`` × ``height`` pixels, from the nearest mip above,
-        so scaling reads at most twice the pixels it writes."""
+    def overview_source(self, width: float, height: float) -> QImage:
+        """The smallest of the overview and its mips at least ``width`` × ``height``."""
         source = self.overview
         for mip in self.mips:
             if mip.width() < width or mip.height() < height:
                 break
             source = mip
+        return source
+
+    def overview_at(self, width: float, height: float) -> QImage:
+        """The overview scaled to ``width`` × ``height`` pixels, from the nearest mip above,
+        so scaling reads at most twice the pixels it writes."""
+        source = self.overview_source(width, height)
         size = QSize(max(1, round(width)), max(1, round(height)))
         if source.isNull() or source.size() == size:
             return source

@@ -95,6 +95,8 @@ class GraphItem(QGraphicsItem):
         self.texts_missing = 0  # box texts the last paint left to a later frame
         self._overview_cache: tuple[tuple[float, float], QImage] | None = None
         self.overview_scaled = 0  # times the overview was scaled to a new zoom
+        self.overview_stood_in = 0  # zoom frames that drew the overview from a mip, scaled
+        self._last_scale: float | None = None  # the previous frame's zoom
         self._font = QFont()
         self._font.setPixelSize(13)
         self._bold = QFont(self._font)
@@ -132,10 +134,15 @@ class GraphItem(QGraphicsItem):
         self.last_drawn = 0
         r = _visible_part(painter, option.exposedRect)
         view = (r.left(), r.top(), r.right(), r.bottom())
+        # A frame whose zoom differs from the previous one is a step of a zoom: it only
+        # scales what is already made (mips, coarser tiles); the crisp image and new
+        # tiles wait for the next frame at a resting zoom, which this frame asks for.
+        last, self._last_scale = self._last_scale, scale
+        zooming = last is not None and abs(scale / last - 1.0) > 1e-6
         if lod == Lod.OVERVIEW:
-            self._paint_overview(painter, scale)
+            self._paint_overview(painter, scale, zooming)
         elif lod == Lod.DOTS:
-            self.tiles.paint(painter, scale, view, self.update)
+            self.tiles.paint(painter, scale, view, self.update, zooming)
         else:
             paint_batches(painter, self.geometry.batches_in(*view), self.palette, None)
             self.tending.paint_links(painter, self.model, self.palette, view, True)
@@ -152,11 +159,22 @@ class GraphItem(QGraphicsItem):
                              None if lod in (Lod.OVERVIEW, Lod.DOTS) else (BOX_W, BOX_H))
         self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view)
 
-    def _paint_overview(self, painter: QPainter, scale: float) -> None:
+    def _paint_overview(self, painter: QPainter, scale: float, zooming: bool) -> None:
         """The overview image at the exact on-screen size, drawn pixel for pixel: scaled
-        once per zoom (from its nearest mip), not on every frame of a pan."""
+        once per zoom (from its nearest mip), not on every frame of a pan. A zoom step
+        draws the nearest mip scaled by the painter instead (only the pixels on screen,
+        where scaling the whole image cost several milliseconds) and asks for a frame
+        at rest, which makes the exact image."""
         left, top, right, bottom = self.model.bounds
         size = (round((right - left) * scale, 1), round((bottom - top) * scale, 1))  # float noise
+        if (self._overview_cache is None or self._overview_cache[0] != size) and zooming:
+            source = self.geometry.overview_source(*size)
+            if not source.isNull():
+                painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+                painter.drawImage(QRectF(left, top, right - left, bottom - top), source)
+                self.overview_stood_in += 1
+            self.update()
+            return
         if self._overview_cache is None or self._overview_cache[0] != size:
             self._overview_cache = (size, self.geometry.overview_at(*size))
             self.overview_scaled += 1

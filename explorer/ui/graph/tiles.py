@@ -4,10 +4,10 @@ Painting every dot of a 100,000-node tree on each frame of that band costs
 20–30 ms. Instead the band is split into levels (scales a factor ``STEP`` apart,
 from just above the overview image to where boxes begin); each level is cut into
 square tiles, painted once from the batches when first seen, and then drawn as
-images, scaled down a little to the exact zoom. A frame paints at most
-``NEW_PER_FRAME`` new tiles (a dense one costs 2–6 ms; the second only while the
-first was quick) and, where a tile is still
-missing, shows the nearest coarser level's tile scaled up (the previous zoom's,
+images, scaled down a little to the exact zoom. A frame at a resting zoom paints
+at most ``NEW_PER_FRAME`` new tiles (a dense one costs 2–6 ms; the second only
+while the first was quick), a step of a zoom paints none; where a tile is still
+missing, the frame shows the nearest coarser level's tile scaled up (the previous zoom's,
 usually), else the overview image, so no frame waits on many at once; the tiles
 left over follow on the next frames. A pan paints only the tiles it newly exposes.
 Old tiles are dropped past a memory budget. The tree is still one item; this is
@@ -76,9 +76,11 @@ class TileCache:
         r1 = math.floor((min(view[3], self.bounds[3]) - top) / side)
         return [(k, c, r) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
 
-    def paint(self, painter: QPainter, scale: float,
-              view: tuple[float, float, float, float], later: Callable[[], None]) -> None:
-        """Draw the tiles covering ``view`` (scene units) at the level for ``scale``."""
+    def paint(self, painter: QPainter, scale: float, view: tuple[float, float, float, float],
+              later: Callable[[], None], zooming: bool = False) -> None:
+        """Draw the tiles covering ``view`` (scene units) at the level for ``scale``; a
+        ``zooming`` frame (a step of a zoom) paints no new tile: stand-ins show until
+        the zoom rests."""
         if not self.levels:
             return
         level = self.levels[self.level_for(scale)]
@@ -93,7 +95,7 @@ class TileCache:
             target = QRectF(left + c * side, top + r * side, side, side)
             image = self._tiles.get(key)
             if image is None:
-                if fresh >= NEW_PER_FRAME or (
+                if zooming or fresh >= NEW_PER_FRAME or (
                         fresh and time.perf_counter() - started > FRAME_BUDGET_S):
                     self.missing += 1
                     self._stand_in(painter, target)

@@ -60,6 +60,12 @@ class GraphView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # No scrollbars: the tree is moved by dragging, the wheel, the keys and the minimap,
+        # and two Fusion scrollbars repainted on every frame of a pan or zoom cost more
+        # than the tree itself (their tall gradient fills are split over the GUI thread
+        # pool and waited for). The hidden bars still hold the scroll position.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.viewport().grabGesture(Qt.GestureType.PinchGesture)
         self._press: QPoint | None = None
         self._last: QPoint | None = None
