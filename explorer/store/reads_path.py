@@ -74,7 +74,25 @@ class PathColumns:
 
 def path_columns(conn: sqlite3.Connection, tip: int) -> PathColumns:
     """The path from the root to ``tip`` in columns, in order (no part text is read)."""
-    key = json.dumps(path_ids(conn, tip))
+    return columns_of(conn, path_ids(conn, tip))
+
+
+def tip_ids(conn: sqlite3.Connection, tip: int, count: int) -> list[int]:
+    """The last ``count`` ids of the path to ``tip``, root side first (all of them when the
+    path is shorter): a walk up the parents by primary key that stops after ``count``
+    steps, so the tip's screenful costs the same on a path of any length."""
+    return [r[0] for r in conn.execute(
+        "WITH RECURSIVE up(id, parent_id, depth) AS ("
+        " SELECT id, parent_id, 0 FROM messages WHERE id = ?"
+        " UNION ALL SELECT m.id, m.parent_id, up.depth + 1 FROM messages m"
+        " JOIN up ON m.id = up.parent_id WHERE up.depth + 1 < ?) "
+        "SELECT id FROM up ORDER BY depth DESC", (tip, count),
+    )]
+
+
+def columns_of(conn: sqlite3.Connection, path: Sequence[int]) -> PathColumns:
+    """The skeleton columns of the messages ``path``, in that order."""
+    key = json.dumps(list(path))
     out = PathColumns()
     heads = conn.execute(
         "SELECT m.id, m.parent_id, m.role, coalesce(m.preview, '') FROM json_each(?) j "

@@ -49,14 +49,22 @@ class ContentWindow(QObject):
         self.unfolds = LatestRunner(self, threads=1, name="transcript-unfold")
         self.unfolds.finished.connect(self._unfolded)
 
-    def reset(self, rows: RowTable, message_row: Mapping[int, int]) -> None:
-        """Follow a new path's rows (the view's own list: content is filled in place)."""
+    def reset(self, rows: RowTable, message_row: Mapping[int, int], carry: bool = False) -> None:
+        """Follow a new path's rows (the view's own list: content is filled in place).
+
+        ``carry``: the new rows are the same path read further (the rest of it above
+        the tip), so the content already read goes into them instead of being read again.
+        """
+        held = WindowContent({r.mid: r.message for r in map(self.rows.__getitem__, self._cached)
+                              if r.message is not None}, self.siblings_of, {}) if carry else None
         self.reads.cancel()
         self._fetching.clear()
         self._cached.clear()
         self.siblings_of = {}
         self.rows = rows
         self.message_row = message_row
+        if held is not None:
+            self.fill(held)
 
     @property
     def busy(self) -> bool:

@@ -55,12 +55,16 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     entries = rp.path_columns(store.reader, target) if target is not None else PathColumns()
     if ticket is not None:
         ticket.check()
+    return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),
+                        store.compactions(conv_id), checkpoint_labels(store, conv_id),
+                        conv.context_start_id, conv.clean_tip_id)
+
+
+def checkpoint_labels(store: Store, conv_id: int) -> dict[int, list[str]]:
     labels: dict[int, list[str]] = {}
     for label, mid in store.checkpoints(conv_id).items():
         labels.setdefault(mid, []).append(label)
-    return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),
-                        store.compactions(conv_id), labels, conv.context_start_id,
-                        conv.clean_tip_id)
+    return labels
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,24 +80,74 @@ class PreparedPath:
     archived: frozenset[int] = frozenset()  # archived alternatives, out of ◀ ▶'s count
     subagents: dict[str, str] = field(default_factory=dict)  # spawning call id → agent name
     tip_content: WindowContent | None = None  # the last rows' content, read in the same job
+    complete: bool = True  # False: only the path's last rows (the rest is being read)
 
 
 TIP_ROWS = 40
-"""Messages at the path's end whose content is read with the skeleton (a screen or two)."""
+"""Messages at the path's end read first, with their content (a screen or two)."""
+
+
+def prepare_tip_first(store: Store, conv_id: int, tip: int | None, width: int,
+                      metrics: Metrics, ticket: Ticket) -> PreparedPath:
+    """The path's end first, reported as progress (V2), then the whole path as the result.
+
+    Reading the whole skeleton grows with the path (a quarter of a second for
+    5,000 messages, seconds for 100,000), but the window opens at the tip: its
+    screenful is read by a walk of ``TIP_ROWS`` parents and shown while the rest
+    is read. A path that short is read whole at once.
+    """
+    start = prepare_tip(store, conv_id, tip, width, metrics, ticket)
+    if start is not None:
+        ticket.report(start)
+    return prepare_path(store, conv_id, tip, width, metrics, ticket,
+                        start.tip_content if start is not None else None)
+
+
+def prepare_tip(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
+                ticket: Ticket | None = None) -> PreparedPath | None:
+    """The last ``TIP_ROWS`` messages of the path as rows with their content, or None when
+    the path has no more messages than that.
+
+    What needs the whole path waits for it: the clean boundary (derived from
+    every tool call on the path) and the notes of the tended view.
+    """
+    conv = store.conversation(conv_id, boundary=False)
+    target = tip if tip is not None else conv.tip_id
+    if target is None:
+        return None
+    ids = rp.tip_ids(store.reader, target, TIP_ROWS + 1)
+    if len(ids) <= TIP_ROWS:
+        return None
+    del ids[0]  # read only to learn that the path goes on above
+    skeleton = PathSkeleton(conv_id, target, rp.columns_of(store.reader, ids),
+                            store.rewinds(conv_id), store.compactions(conv_id),
+                            checkpoint_labels(store, conv_id), conv.context_start_id)
+    if ticket is not None:
+        ticket.check()
+    rows = _rows(skeleton)
+    return PreparedPath(skeleton, rows, rows.estimates(width, metrics), rows.message_rows(),
+                        width, subagents=spawning_calls(store, conv_id),
+                        tip_content=read_window(store, ids), complete=False)
+
+
+def _rows(skeleton: PathSkeleton) -> RowTable:
+    return RowTable(skeleton.entries, rewinds=skeleton.rewinds,
+                    compactions=skeleton.compactions, context_start=skeleton.context_start,
+                    clean_tip=skeleton.clean_tip)
 
 
 def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
-                 ticket: Ticket | None = None) -> PreparedPath:
+                 ticket: Ticket | None = None, tip_content: WindowContent | None = None,
+                 ) -> PreparedPath:
     """Everything up to the view's first paint, done off the main thread (V2).
 
     With 80,000 messages building the rows and guessing their heights is itself
     a few hundred milliseconds of Python, so it runs here too, with the font
-    measures and width the view had when it asked.
+    measures and width the view had when it asked. ``tip_content``: the last
+    rows' content when it was read already (by :func:`prepare_tip`).
     """
     skeleton = read_skeleton(store, conv_id, tip, ticket)
-    rows = RowTable(skeleton.entries, rewinds=skeleton.rewinds,
-                    compactions=skeleton.compactions, context_start=skeleton.context_start,
-                    clean_tip=skeleton.clean_tip)
+    rows = _rows(skeleton)
     if ticket is not None:
         ticket.check()
     heights = rows.estimates(width, metrics)
@@ -101,8 +155,8 @@ def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metric
     notes, archived = path_notes(store, conv_id, skeleton.entries.ids)
     # The window opens at the tip: its neighbourhood's content comes with the rows, so the
     # first screen needs no second read (a round trip through the content worker).
-    last = list(skeleton.entries.ids[-TIP_ROWS:])
-    tip_content = read_window(store, last) if last else None
+    if tip_content is None and len(skeleton.entries):
+        tip_content = read_window(store, list(skeleton.entries.ids[-TIP_ROWS:]))
     return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived,
                         spawning_calls(store, conv_id), tip_content)
 

@@ -127,6 +127,24 @@ class CardStack:
         card.hide()
         card.deleteLater()
 
+    def detach(self) -> dict[int, tuple[Card, int]]:
+        """Take out the built message cards, by message id with their heights, to be put
+        back at their rows in a longer table of the same path; drop the rest."""
+        v = self.view
+        kept: dict[int, tuple[Card, int]] = {}
+        for i in [i for i, card in self.cards.items() if isinstance(card, MessageCard)]:
+            row = v.rows[i]
+            if row.marker is None:
+                kept[row.mid] = (self.cards.pop(i), v.heights[i])
+        self.clear()
+        return kept
+
+    def attach(self, i: int, card: Card, height: int) -> None:
+        """Put a detached card back as row ``i``'s, with the height it was measured at."""
+        self.cards[i] = card
+        self.view.heights[i] = height
+        self.view.content.shown(i)
+
     def clear(self) -> None:
         for i in list(self.cards):
             self.drop(i)

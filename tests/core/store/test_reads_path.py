@@ -85,3 +85,13 @@ def test_V2_text_head_reads_only_the_start_of_each_part(tmp_path: Path) -> None:
         assert head == "a paste: " + long[:100], "each text part cut, joined in order"
         assert rp.text_head(store.reader, ids[0], 100) == "hello there"
         assert rp.text_head(store.reader, 10**9, 100) == "", "a message no longer there"
+
+
+def test_V2_tip_ids_walk_only_the_last_messages_of_the_path(tmp_path: Path) -> None:
+    store, _conv, ids, _long = _store(tmp_path)
+    with store:
+        assert rp.tip_ids(store.reader, ids[-1], 2) == ids[-2:]
+        assert rp.tip_ids(store.reader, ids[-2], 2) == ids[1:3], "from any tip, root side first"
+        assert rp.tip_ids(store.reader, ids[-1], 10) == ids, "a shorter path comes whole"
+        columns = rp.columns_of(store.reader, ids[-2:])
+        assert list(columns.ids) == ids[-2:] and columns[0].chars == len("a paste:") + rp.FOLD_CHARS
