@@ -120,9 +120,17 @@ def settle_memory(*, collect: bool = True) -> None:
     linecache.clearcache()  # Qt's bindings read every imported module's source (~6 MB)
 
 
+def _views_loading(window: MainWindow) -> bool:
+    """Whether a view the window shows is still reading: the graph, the transcript (its
+    whole path and the content on screen) or the context figure."""
+    panel = window.context_panel
+    return (window.graph.is_loading or window.transcript.is_loading
+            or (panel.isVisible() and panel.busy))
+
+
 def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
-    """Show the window offscreen, wait until the graph and transcript have loaded (or
-    failed, which they show), write a PNG, exit."""
+    """Show the window offscreen, wait until every view it shows has loaded (or failed,
+    which it shows), write a PNG, exit."""
     window.resize(1400, 860)
     window.show()
     loop = QEventLoop()
@@ -132,12 +140,12 @@ def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path)
     poll = QTimer(interval=25)
 
     def check() -> None:
-        if not window.graph.is_loading and not window.transcript.is_loading:
+        if not _views_loading(window):
             poll.stop()
             settle.start()
 
     def settled() -> None:  # a view that started reading again is waited for again
-        if window.graph.is_loading or window.transcript.is_loading:
+        if _views_loading(window):
             poll.start()
         else:
             loop.quit()

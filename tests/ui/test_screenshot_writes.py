@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
 from explorer.ui.app import run_app
 from explorer.ui.main_window import MainWindow
@@ -52,3 +54,57 @@ def test_V2_the_screenshot_waits_for_the_views_to_load_however_long_they_take(
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert grabbed and grabbed[0] > 60  # taken after the graph said it was done
     assert not asked[grabbed[0] - 1]
+
+
+def test_V2_the_screenshot_waits_for_the_context_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The context panel is a view too: while its figure is being computed the picture is
+    not taken, even when the graph and the transcript are done."""
+    import threading
+
+    from explorer.app.context_figure import ContextFigure
+    from explorer.compaction.context import ContextUsage
+
+    held = threading.Event()
+    real = ContextFigure.usage
+
+    def gated(figure: ContextFigure, *args: object, **kwargs: object) -> ContextUsage:
+        held.wait()
+        return real(figure, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ContextFigure, "usage", gated)
+    shot = tmp_path / "shot.png"
+    seen: list[tuple[bool, bool]] = []  # (picture taken, figure shown) while views were done
+    original = MainWindow.grab
+
+    def grab(window: MainWindow, *a: object) -> object:
+        seen.append((True, window.context_panel.bar.usage is not None))
+        held.set()  # a picture taken too early must not leave the figure's worker waiting
+        return original(window, *a)  # type: ignore[arg-type]
+
+    idle_ticks: list[int] = []
+
+    def release_when_the_others_are_done() -> None:
+        """Hold the figure for 50 ticks after the graph and transcript are done: longer than
+        any settling pause, so a screenshot that did not wait for it would be taken now."""
+        for window in QApplication.topLevelWidgets():
+            if (isinstance(window, MainWindow) and window.isVisible()
+                    and not window.graph.is_loading
+                    and not window.transcript.is_loading and not held.is_set()):
+                idle_ticks.append(1)
+                if len(idle_ticks) >= 50:
+                    seen.append((shot.exists(), window.context_panel.bar.usage is not None))
+                    held.set()
+
+    monkeypatch.setattr(MainWindow, "grab", grab)
+    poll = QTimer(interval=20)
+    poll.timeout.connect(release_when_the_others_are_done)
+    poll.start()
+    try:
+        assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
+    finally:
+        poll.stop()
+        held.set()
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    assert seen == [(False, False), (True, True)], "held figure: no picture; then one with it"
