@@ -68,7 +68,7 @@ class BranchState(QObject):
 
     def __init__(self, view: WindowView, graph: TreeGraphWidget, transcript: TranscriptView,
                  tabs: TranscriptTabs) -> None:
-        super().__init__(view.widget)
+        super().__init__(view.window())
         self.store = view.store
         self.graph = graph
         self.transcript = transcript

@@ -59,7 +59,7 @@ class ContextActions:
             return
         store = self.view.store
         dialog = ContextDialog(f"Context at message {mid} — what the model saw",
-                               self.view.widget)
+                               self.view.window())
         self._open(dialog)
         redact = self.view.redaction.on
 
@@ -81,7 +81,7 @@ class ContextActions:
         a, b = pair
         store = self.view.store
         dialog = ContextDiffDialog(f"Context at message {a} (A) and at message {b} (B)",
-                                   self.view.widget)
+                                   self.view.window())
         self._open(dialog)
 
         redact = self.view.redaction.on

@@ -72,13 +72,13 @@ class LiveFollow(QObject):
 
     def __init__(self, view: WindowView, graph: TreeGraphWidget, transcript: TranscriptView,
                  branches: BranchState) -> None:
-        super().__init__(view.widget)
+        super().__init__(view.window())
         self.view = view
         self.graph, self.transcript, self.branches = graph, transcript, branches
         self.bar = FollowBar()
         self.bar.hide()
         self.bar.stop_button.clicked.connect(self.stop)
-        self.action = QAction("Follow live session", view.widget)
+        self.action = QAction("Follow live session", view.window())
         self.action.setObjectName("follow_live_session")
         self.action.setCheckable(True)
         self.action.setShortcut(QKeySequence("Ctrl+L"))

@@ -319,10 +319,6 @@ class MainWindow(QMainWindow):
         self.branch_state.graph_selected(mid)  # off the active path: a branch preview
 
     # -- what the controllers see of the window (WindowView) -----------------------------
-    @property
-    def widget(self) -> QWidget:
-        return self
-
     def status(self, text: str, ms: int) -> None:
         self.statusBar().showMessage(text, ms)
 

@@ -30,11 +30,11 @@ class WindowActions:
         self.branches = BranchActions(view, self.commands)
         self.dialogs = WindowDialogs(view, open_compare)
         self.exports = Exports(view.store, view.tasks, lambda: view.conversation_id,
-                               lambda: view.redaction.on, view.questions, view.widget)
+                               lambda: view.redaction.on, view.questions, view.window())
         self.model_calls = ModelCalls(
             view.tasks, view.store, view.command_bar, lambda: view.conversation_id,
             lambda: view.redaction.on, lambda *q: view.questions.ask_multiline(*q),
-            lambda text: view.questions.fail(text), view.widget)
+            lambda text: view.questions.fail(text), view.window())
 
     def availability(self, mid: int) -> MessageActions:
         conv = self.view.conversation_id

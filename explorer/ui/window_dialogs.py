@@ -42,7 +42,7 @@ class WindowDialogs:
         from explorer.ui.search_dialog import SearchDialog
 
         if self.search_dialog is None:
-            self.search_dialog = SearchDialog(self.view.store, self.view.widget)
+            self.search_dialog = SearchDialog(self.view.store, self.view.window())
             self.search_dialog.hitChosen.connect(self.open_hit)
         self.search_dialog.show()
         self.search_dialog.raise_()
@@ -63,7 +63,7 @@ class WindowDialogs:
         if conv is None:
             return
         self.close_preview()
-        window = CompactionPreview(self.view.store, conv, self.view.widget)
+        window = CompactionPreview(self.view.store, conv, self.view.window())
         window.bind_redaction(self.view.redaction)
         window.applied.connect(lambda _record: self.view.refresh())
         window.bench.probed.connect(self._probed)
@@ -87,7 +87,7 @@ class WindowDialogs:
     def settings_dialog(self) -> None:
         from explorer.ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.view.widget)
+        dialog = SettingsDialog(self.view.window())
         dialog.setModal(True)
         dialog.show()
         self.settings = dialog
@@ -98,7 +98,7 @@ class WindowDialogs:
             self.start_import(paths)
 
     def start_import(self, paths: list[Path]) -> None:
-        dialog = start_import_dialog(self.view.store, paths, self.view.widget)
+        dialog = start_import_dialog(self.view.store, paths, self.view.window())
         dialog.importFinished.connect(lambda _report: self.view.refresh())
         dialog.conversationChosen.connect(self.view.open_conversation)
         self.importing = dialog
@@ -107,7 +107,7 @@ class WindowDialogs:
         """The agents' session folders, found off-thread; the ticked ones are synced."""
         from explorer.ui.sources_dialog import SourcesDialog
 
-        dialog = SourcesDialog(self.view.store, self.view.tasks, self.view.widget)
+        dialog = SourcesDialog(self.view.store, self.view.tasks, self.view.window())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
 
@@ -119,7 +119,7 @@ class WindowDialogs:
         conv = self.view.conversation_id
         if conv is None:
             return
-        store, parent = self.view.store, self.view.widget
+        store, parent = self.view.store, self.view.window()
 
         def shown(done: Handoff) -> None:
             dialog = HandoffDialog(done, parent)

@@ -45,9 +45,8 @@ class WindowView(Protocol):
     def conversation_id(self) -> int | None:
         """The open conversation, if any."""
 
-    @property
-    def widget(self) -> QWidget:
-        """The parent for the dialogs and windows a controller opens."""
+    def window(self) -> QWidget:
+        """The parent for the dialogs and windows a controller opens (Qt's name)."""
 
     def selected_message(self) -> int | None:
         """The message selected in the graph or the transcript."""
