@@ -7,6 +7,7 @@ cached overview image when the tree is smaller on screen than that image.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -278,6 +279,12 @@ class GraphItem(QGraphicsItem):
             painter.drawText(QPointF(left, top + 37), line)
         if self.texts_missing:
             self.update()
+
+    def forget_texts(self, nodes: Iterable[int]) -> None:
+        """Elide these boxes' texts again (their branch point's words came in)."""
+        for i in nodes:
+            self._texts.pop(i, None)
+        self.update()
 
     def _text(self, i: int) -> _Text:
         """Node ``i``'s box text, elided once and kept."""

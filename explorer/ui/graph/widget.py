@@ -12,13 +12,12 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.store import Store
-from explorer.store.reads_path import text_head
 from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
 from explorer.ui.graph.palette import palette_for_application
-from explorer.ui.graph.sibling_words import SiblingWords
+from explorer.ui.graph.sibling_words import SiblingWords, read_sibling_words
 from explorer.ui.graph.view import GraphView
 from explorer.ui.graph.worker import GraphData, Mode, graph_job
 from explorer.ui.tasks import Task, TaskRunner
@@ -27,7 +26,6 @@ FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its t
 OPEN_SCALE = 1.0
 MINIMAP_MARGIN = 10
 MODE_SHORTCUT = "Ctrl+M"
-SIBLING_CHARS = 4000  # of each part, to find where siblings' texts part ways
 
 
 class TreeGraphWidget(QWidget):
@@ -74,6 +72,7 @@ class TreeGraphWidget(QWidget):
         self.data: GraphData | None = None
         self._conv: int | None = None
         self._job: Task | None = None
+        self._words_job: Task | None = None  # branch points' words, read off the main thread
         self._pending_select: int | None = None
         self._pending_center: int | None = None
         self._keep_view = False
@@ -161,6 +160,7 @@ class TreeGraphWidget(QWidget):
 
     def clear(self) -> None:
         self._cancel()
+        self._cancel_words()
         self._conv = None
         self.data = None
         self.view.set_item(None)
@@ -187,6 +187,7 @@ class TreeGraphWidget(QWidget):
     def shutdown(self) -> None:
         """Cancel any load and wait for it: nothing of this widget runs after this returns."""
         self._cancel()
+        self._cancel_words()
         if self._own_runner:  # a shared runner is shut down (and waited for) by its owner
             self.runner.shutdown()
 
@@ -207,7 +208,7 @@ class TreeGraphWidget(QWidget):
         self.set_compare_marks(self._compare_marks)
         self.set_live_marks(self._live_marks)
         if self.view.item is not None:
-            self.view.item.sibling_words = SiblingWords(self._full_text)
+            self.view.item.sibling_words = SiblingWords(data.model, self._read_words)
         if self._keep_view and previous is not None:
             self.view.set_scale(scale)
             self.view.centerOn(center)
@@ -269,10 +270,39 @@ class TreeGraphWidget(QWidget):
     def live_marked_nodes(self) -> list[tuple[int, float]]:
         return [] if self.view.item is None else list(self.view.item.live_marks)
 
-    def _full_text(self, mid: int) -> str:
-        """A message's text as far as the box words need it (read here, on the main thread,
-        when a branch point's box is first drawn: so only its start, never a huge paste)."""
-        return text_head(self.store.reader, mid, SIBLING_CHARS)
+    def _read_words(self) -> None:
+        """Read the words of the branch points the boxes noted, on the task runner (one
+        read at a time; the next takes what was noted meanwhile)."""
+        item = self.view.item
+        words = item.sibling_words if item is not None else None
+        if self._words_job is not None or words is None or self.runner.closed:
+            return
+        groups = words.take()
+        if not groups:
+            return
+        store = self.store
+        task = self.runner.run(lambda ticket: read_sibling_words(store, groups, ticket.check))
+        task.finished.connect(lambda got, w=words: self._on_words(w, got))
+        task.ended.connect(lambda t=task: self._words_ended(t))
+        self._words_job = task
+
+    def _on_words(self, words: SiblingWords, got: object) -> None:
+        item = self.view.item
+        if item is None or item.sibling_words is not words or not isinstance(got, dict):
+            return  # a newer tree is shown: these words were for the old one
+        words.fill(got)
+        item.forget_texts(got)
+
+    def _cancel_words(self) -> None:
+        """Stop reading words (a new tree leaves a read running: its words are dropped)."""
+        if self._words_job is not None:
+            self._words_job.cancel()
+            self._words_job = None
+
+    def _words_ended(self, task: Task) -> None:
+        if task is self._words_job:
+            self._words_job = None
+            self._read_words()
 
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)
