@@ -10,9 +10,12 @@ branch point, a tip or a checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterator
+from array import array
+from collections.abc import Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
+from explorer.tree.columns import csr
 from explorer.tree.turn_view import Turn, TurnInput, TurnTree, group_turns
 
 MIN_RUN = 3
@@ -20,7 +23,7 @@ MIN_RUN = 3
 
 @dataclass(slots=True)
 class ViewNode:
-    """What the turn view draws: one turn, or a run of several."""
+    """What the turn view draws: one turn, or a run of several (made when asked)."""
 
     index: int
     turns: list[int]  # turn indices, in path order
@@ -33,24 +36,101 @@ class ViewNode:
         return len(self.turns) > 1
 
 
-@dataclass
+class Nodes(Sequence[ViewNode]):
+    """``projection.nodes[i]``: a view of node ``i`` made when asked, never stored."""
+
+    __slots__ = ("_proj",)
+
+    def __init__(self, proj: TurnProjection) -> None:
+        self._proj = proj
+
+    def __len__(self) -> int:
+        return len(self._proj.parent)
+
+    @overload
+    def __getitem__(self, i: int) -> ViewNode: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[ViewNode]: ...
+    def __getitem__(self, i: int | slice) -> ViewNode | list[ViewNode]:
+        n = len(self)
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(n))]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        p = self._proj
+        return ViewNode(i, list(p.node_turns(i)), p.parent[i], list(p.children(i)),
+                        list(p.side(i)))
+
+
 class TurnProjection:
-    tree: TurnTree
-    nodes: list[ViewNode]  # parents before children
-    node_of_turn: list[int]
-    roots: list[int]  # view nodes of the conversation's own roots
-    side_roots: list[int]  # subagents whose spawning call is not in the tree
+    """The view's nodes in columns: node ``i`` holds turns
+    ``turn_items[turn_starts[i]:turn_starts[i + 1]]``; parents come before children."""
+
+    def __init__(self, tree: TurnTree, turn_starts: array[int], turn_items: array[int],
+                 node_of_turn: array[int]) -> None:
+        self.tree = tree
+        self.turn_starts, self.turn_items = turn_starts, turn_items
+        self.node_of_turn = node_of_turn
+        n = len(turn_starts) - 1
+        self.parent = array("i", bytes(4 * n))
+        self.roots: list[int] = []  # view nodes of the conversation's own roots
+        self.side_roots: list[int] = []  # subagents whose spawning call is not in the tree
+        for i in range(n):
+            first = turn_items[turn_starts[i]]
+            above = tree.parent[first]
+            self.parent[i] = node_of_turn[above] if above >= 0 else -1
+            if above < 0:
+                (self.side_roots if tree.is_side(first) else self.roots).append(i)
+        self.child_starts, self.child_items = csr(self.parent, lambda i: not self.is_side(i))
+        self.side_starts, self.side_items = csr(self.parent, self.is_side)
+
+    @property
+    def nodes(self) -> Nodes:
+        return Nodes(self)
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def node_turns(self, node: int) -> Sequence[int]:
+        return self.turn_items[self.turn_starts[node]:self.turn_starts[node + 1]]
+
+    def first_turn(self, node: int) -> int:
+        return self.turn_items[self.turn_starts[node]]
+
+    def is_run(self, node: int) -> bool:
+        return self.turn_starts[node + 1] - self.turn_starts[node] > 1
+
+    def turn_count(self, node: int) -> int:
+        return self.turn_starts[node + 1] - self.turn_starts[node]
+
+    def children(self, node: int) -> Sequence[int]:
+        return self.child_items[self.child_starts[node]:self.child_starts[node + 1]]
+
+    def side(self, node: int) -> Sequence[int]:
+        return self.side_items[self.side_starts[node]:self.side_starts[node + 1]]
 
     def turn(self, node: int) -> Turn:
         """The node's first turn (its only one unless it is a run)."""
-        return self.tree.turns[self.nodes[node].turns[0]]
+        return self.tree.turns[self.first_turn(node)]
 
     def is_side(self, node: int) -> bool:
-        return self.turn(node).is_side
+        return self.tree.is_side(self.first_turn(node))
 
     def messages(self, node: int) -> list[Hashable]:
-        turns = self.tree.turns
-        return [mid for t in self.nodes[node].turns for mid in turns[t].messages]
+        tree = self.tree
+        return [mid for t in self.node_turns(node) for mid in tree.message_ids(t)]
+
+    def message_count(self, node: int) -> int:
+        tree = self.tree
+        return sum(tree.size(t) for t in self.node_turns(node))
+
+    def head(self, node: int) -> Hashable:
+        return self.tree.head(self.first_turn(node))
+
+    def tail(self, node: int) -> Hashable:
+        return self.tree.tail(self.turn_items[self.turn_starts[node + 1] - 1])
 
     def node_of(self, mid: Hashable) -> int:
         """The view node holding message ``mid``, or -1."""
@@ -61,8 +141,14 @@ class TurnProjection:
         """Own siblings: a subagent start has none, and is never anyone's."""
         if self.is_side(node):
             return [node]
-        p = self.nodes[node].parent
-        return self.roots if p < 0 else self.nodes[p].children
+        p = self.parent[node]
+        return self.roots if p < 0 else list(self.children(p))
+
+    def nbytes(self) -> int:
+        """Bytes the node columns hold (the tree's are counted by the tree)."""
+        arrays = [self.turn_starts, self.turn_items, self.node_of_turn, self.parent,
+                  self.child_starts, self.child_items, self.side_starts, self.side_items]
+        return sum(a.itemsize * len(a) for a in arrays)
 
 
 def project(
@@ -75,63 +161,45 @@ def project(
 def dfs_turns(tree: TurnTree) -> Iterator[int]:
     """Every turn once, parents (and spawning turns) before their children and subagents."""
     stack = [*reversed(tree.side_roots), *reversed(tree.roots)]
-    turns = tree.turns
-    seen: set[int] = set()
+    seen = bytearray(len(tree))
     while stack:
         t = stack.pop()
-        if t in seen:
+        if seen[t]:
             continue
-        seen.add(t)
+        seen[t] = 1
         yield t
-        stack.extend(reversed(turns[t].side))
-        stack.extend(reversed(turns[t].children))
+        stack.extend(reversed(tree.side(t)))
+        stack.extend(reversed(tree.children(t)))
 
 
 def collapse_runs(
     tree: TurnTree, keep: Collection[Hashable] = (), min_run: int = MIN_RUN
 ) -> TurnProjection:
+    """Fold each maximal chain of plain turns of at least ``min_run`` into one node."""
     kept = {tree.turn_of[m] for m in keep if m in tree.turn_of}
-    turns = tree.turns
-    order = list(dfs_turns(tree))
+    child_starts, side_starts, parent = tree.child_starts, tree.side_starts, tree.parent
 
     def plain(t: int) -> bool:
-        turn = turns[t]
-        return (turn.parent >= 0 and not turn.is_side and len(turn.children) == 1
-                and not turn.side and t not in kept)
+        return (parent[t] >= 0 and not tree.is_side(t)
+                and child_starts[t + 1] - child_starts[t] == 1
+                and side_starts[t + 1] == side_starts[t] and t not in kept)
 
-    run_of: dict[int, list[int]] = {}
-    for t in order:
-        if not plain(t):
-            continue
-        p = turns[t].parent
-        run = run_of.get(p) if plain(p) else None
-        if run is None:
-            run = []
-        run.append(t)
-        run_of[t] = run
-    nodes: list[ViewNode] = []
-    node_of_turn = [-1] * len(turns)
-    for t in order:
+    shortest = max(min_run, 2)
+    node_of_turn = array("i", [-1]) * len(tree)
+    turn_starts, turn_items = array("i", [0]), array("i")
+    for t in dfs_turns(tree):
         if node_of_turn[t] >= 0:
             continue
-        run = run_of.get(t)
-        members = run if run is not None and len(run) >= max(min_run, 2) else [t]
-        node = ViewNode(len(nodes), list(members))
+        chain = [t]
+        if plain(t):  # the head of a run (its parent is not plain, or it would be taken)
+            c = tree.child_items[child_starts[t]]
+            while plain(c):
+                chain.append(c)
+                c = tree.child_items[child_starts[c]]
+        members = chain if len(chain) >= shortest else chain[:1]
+        node = len(turn_starts) - 1
         for m in members:
-            node_of_turn[m] = node.index
-        nodes.append(node)
-    return _link(tree, nodes, node_of_turn)
-
-
-def _link(tree: TurnTree, nodes: list[ViewNode], node_of_turn: list[int]) -> TurnProjection:
-    roots: list[int] = []
-    side_roots: list[int] = []
-    for node in nodes:
-        first = tree.turns[node.turns[0]]
-        if first.parent < 0:
-            (side_roots if first.is_side else roots).append(node.index)
-            continue
-        node.parent = node_of_turn[first.parent]
-        parent = nodes[node.parent]
-        (parent.side if first.is_side else parent.children).append(node.index)
-    return TurnProjection(tree, nodes, node_of_turn, roots, side_roots)
+            node_of_turn[m] = node
+            turn_items.append(m)
+        turn_starts.append(len(turn_items))
+    return TurnProjection(tree, turn_starts, turn_items, node_of_turn)

@@ -15,9 +15,12 @@ never counts as a sibling of the conversation's own messages.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import overload
 
+from explorer.tree.columns import IdIndex, TextColumn, csr, id_column
 from explorer.tree.turn_labels import answer_words, prompt_words
 
 NOT_PROMPTS = ("<local-command", "Caveat:", "[Request interrupted")
@@ -48,54 +51,304 @@ class TurnInput:
     record: bool = False  # a tool's own record (a notice, a file snapshot), not a person's words
 
 
-@dataclass(slots=True)
 class Turn:
-    """One turn node: a straight chain of messages, head first."""
+    """One turn node, read from its tree's columns when asked: a straight chain of messages."""
 
-    index: int
-    messages: list[Hashable]
-    parent: int = -1  # turn index; for a side branch, the turn holding the spawning call
-    children: list[int] = field(default_factory=list)  # own children, in input order
-    side: list[int] = field(default_factory=list)  # subagent turns started from this one
-    subagent: str | None = None  # set on the first turn of a subagent transcript
-    spawned_by: Hashable | None = None  # the call's message, on that same turn
-    agent: str | None = None  # every turn of a subagent transcript carries its name
-    prompt: str = ""
-    answer: str = ""
-    tool_calls: int = 0
-    tool_errors: int = 0
-    tools: dict[str, int] = field(default_factory=dict)
-    first_model: str | None = None  # the model of its first answer
-    last_model: str | None = None  # and of its last
-    records_only: bool = False  # so far it holds only tools' own records
+    __slots__ = ("_tree", "index")
+
+    def __init__(self, tree: TurnTree, index: int) -> None:
+        self._tree, self.index = tree, index
+
+    @property
+    def messages(self) -> list[Hashable]:
+        return list(self._tree.message_ids(self.index))
+
+    @property
+    def parent(self) -> int:
+        """Turn index; for a side branch, the turn holding the spawning call; -1 for a root."""
+        return self._tree.parent[self.index]
+
+    @property
+    def children(self) -> list[int]:
+        """Own children, in input order."""
+        return list(self._tree.children(self.index))
+
+    @property
+    def side(self) -> list[int]:
+        """Subagent turns started from this one."""
+        return list(self._tree.side(self.index))
+
+    @property
+    def subagent(self) -> str | None:
+        """Set on the first turn of a subagent transcript."""
+        return self._tree.subagent.get(self.index)
+
+    @property
+    def spawned_by(self) -> Hashable | None:
+        """The call's message, on that same turn (None when it is not in the tree)."""
+        return self._tree.spawned_by.get(self.index)
+
+    @property
+    def agent(self) -> str | None:
+        """Every turn of a subagent transcript carries its name."""
+        return self._tree.agent_of(self.index)
+
+    @property
+    def prompt(self) -> str:
+        return self._tree.prompts[self.index]
+
+    @property
+    def answer(self) -> str:
+        return self._tree.answers[self.index]
+
+    @property
+    def tool_calls(self) -> int:
+        return self._tree.calls[self.index]
+
+    @property
+    def tool_errors(self) -> int:
+        return self._tree.errors[self.index]
+
+    @property
+    def tools(self) -> dict[str, int]:
+        return self._tree.tools(self.index)
+
+    @property
+    def first_model(self) -> str | None:
+        """The model of its first answer."""
+        return self._tree.model_names[self._tree.first_model[self.index]] or None
+
+    @property
+    def last_model(self) -> str | None:
+        """And of its last."""
+        return self._tree.model_names[self._tree.last_model[self.index]] or None
+
+    @property
+    def records_only(self) -> bool:
+        """It holds only tools' own records."""
+        return bool(self._tree.records_only[self.index])
 
     @property
     def head(self) -> Hashable:
-        return self.messages[0]
+        return self._tree.order[self._tree.starts[self.index]]
 
     @property
     def tail(self) -> Hashable:
-        return self.messages[-1]
+        return self._tree.order[self._tree.starts[self.index + 1] - 1]
 
     @property
     def is_side(self) -> bool:
         """The first turn of a subagent transcript (linked to its call, not a child)."""
-        return self.subagent is not None
+        return self.index in self._tree.subagent
 
 
-@dataclass
+class Turns(Sequence[Turn]):
+    """``tree.turns[t]``: a view of turn ``t`` made when asked, never stored."""
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, tree: TurnTree) -> None:
+        self._tree = tree
+
+    def __len__(self) -> int:
+        return len(self._tree.parent)
+
+    @overload
+    def __getitem__(self, t: int) -> Turn: ...
+    @overload
+    def __getitem__(self, t: slice) -> list[Turn]: ...
+    def __getitem__(self, t: int | slice) -> Turn | list[Turn]:
+        n = len(self)
+        if isinstance(t, slice):
+            return [Turn(self._tree, k) for k in range(*t.indices(n))]
+        if t < 0:
+            t += n
+        if not 0 <= t < n:
+            raise IndexError(t)
+        return Turn(self._tree, t)
+
+
 class TurnTree:
-    turns: list[Turn]  # parents before children
-    roots: list[int]  # the conversation's own roots (never a subagent)
-    side_roots: list[int]  # subagent starts whose spawning call is not in the tree
-    turn_of: dict[Hashable, int]  # message id → turn index
+    """The turns in columns (see :mod:`explorer.tree.columns`), parents before children.
+
+    Turn ``t`` holds messages ``order[starts[t]:starts[t + 1]]``: a depth-first walk
+    visits a turn's chain in one stretch, so each turn is one slice of ``order``.
+    """
+
+    def __init__(self) -> None:
+        self.order: Sequence[Hashable] = []  # message ids, turn by turn
+        self.starts = array("I", [0])  # one more than there are turns
+        self.parent = array("i")
+        self.agent_index = array("i")  # into agent_names, -1: not a subagent's turn
+        self.agent_names: list[str] = []
+        self.subagent: dict[int, str] = {}  # on the first turn of a subagent transcript
+        self.spawned_by: dict[int, Hashable] = {}  # on those turns: the spawning call
+        self.prompts = TextColumn()
+        self.answers = TextColumn()
+        self.calls = array("I")
+        self.errors = array("I")
+        self.tool_starts = array("I", [0])
+        self.tool_names = array("I")  # into tool_words, pairs with tool_counts
+        self.tool_counts = array("I")
+        self.tool_words: list[str] = []
+        self.first_model = array("I")  # into model_names; 0: no model
+        self.last_model = array("I")
+        self.model_names: list[str] = [""]
+        self.records_only = bytearray()
+        self.roots: list[int] = []  # the conversation's own roots (never a subagent)
+        self.side_roots: list[int] = []  # subagent starts whose spawning call is not in the tree
+        self.turn_of: Mapping[Hashable, int] = {}  # message id → turn index
+        self.child_starts, self.child_items = array("i", [0]), array("i")
+        self.side_starts, self.side_items = array("i", [0]), array("i")
+
+    @property
+    def turns(self) -> Turns:
+        return Turns(self)
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def message_ids(self, t: int) -> Sequence[Hashable]:
+        return self.order[self.starts[t]:self.starts[t + 1]]
+
+    def size(self, t: int) -> int:
+        return self.starts[t + 1] - self.starts[t]
+
+    def head(self, t: int) -> Hashable:
+        return self.order[self.starts[t]]
+
+    def tail(self, t: int) -> Hashable:
+        return self.order[self.starts[t + 1] - 1]
+
+    def is_side(self, t: int) -> bool:
+        return t in self.subagent
+
+    def children(self, t: int) -> Sequence[int]:
+        return self.child_items[self.child_starts[t]:self.child_starts[t + 1]]
+
+    def side(self, t: int) -> Sequence[int]:
+        return self.side_items[self.side_starts[t]:self.side_starts[t + 1]]
+
+    def agent_of(self, t: int) -> str | None:
+        k = self.agent_index[t]
+        return self.agent_names[k] if k >= 0 else None
+
+    def tools(self, t: int) -> dict[str, int]:
+        words, counts = self.tool_words, self.tool_counts
+        return {words[self.tool_names[k]]: counts[k]
+                for k in range(self.tool_starts[t], self.tool_starts[t + 1])}
 
     def siblings(self, t: int) -> list[int]:
         """Own siblings of turn ``t``: subagents are never among them, nor have any."""
-        turn = self.turns[t]
-        if turn.is_side:
+        if self.is_side(t):
             return [t]
-        return self.roots if turn.parent < 0 else self.turns[turn.parent].children
+        p = self.parent[t]
+        return self.roots if p < 0 else list(self.children(p))
+
+    def nbytes(self) -> int:
+        """Bytes the columns hold (what a 100,000-message tree costs, for the tests)."""
+        arrays = [self.starts, self.parent, self.agent_index, self.calls, self.errors,
+                  self.tool_starts, self.tool_names, self.tool_counts, self.first_model,
+                  self.last_model, self.child_starts, self.child_items, self.side_starts,
+                  self.side_items]
+        if isinstance(self.order, array):
+            arrays.append(self.order)
+        turn_of = self.turn_of.nbytes() if isinstance(self.turn_of, IdIndex) else 0
+        return (sum(a.itemsize * len(a) for a in arrays) + len(self.records_only)
+                + self.prompts.nbytes() + self.answers.nbytes() + turn_of)
+
+
+class _Builder:
+    """Fills a tree's columns; only the newest turn is ever open (a walk finishes one chain
+    before it starts the next), so its words and tools are kept here until it closes."""
+
+    def __init__(self, tree: TurnTree) -> None:
+        self.tree = tree
+        self.order: list[Hashable] = []
+        self.turn_of: dict[Hashable, int] = {}
+        self.agents: dict[str, int] = {}
+        self.models: dict[str, int] = {}
+        self.words: dict[str, int] = {}
+        self.current = -1
+        self._reset()
+
+    def _reset(self) -> None:
+        self.prompt = self.answer = ""
+        self.calls = self.errors = 0
+        self.tools: dict[str, int] = {}
+        self.first_model = self.last_model = 0
+
+    def open(self, m: TurnInput, parent_turn: int) -> int:
+        self.close()
+        tree = self.tree
+        t = len(tree.parent)
+        self.current = t
+        tree.parent.append(parent_turn)
+        tree.records_only.append(1 if m.record else 0)
+        agent = tree.agent_index[parent_turn] if parent_turn >= 0 else -1
+        if m.subagent is not None:
+            tree.subagent[t] = m.subagent
+            if m.spawned_by is not None:
+                tree.spawned_by[t] = m.spawned_by
+            if m.subagent:
+                agent = self.agents.setdefault(m.subagent, len(self.agents))
+        elif parent_turn < 0:
+            tree.roots.append(t)
+        tree.agent_index.append(agent)
+        return t
+
+    def join(self, m: TurnInput, t: int) -> None:
+        assert t == self.current, "a chain continues only the turn just opened"
+        self.order.append(m.id)
+        self.turn_of[m.id] = t
+        self._absorb(m)
+
+    def _absorb(self, m: TurnInput) -> None:
+        tree, t = self.tree, self.current
+        first = self.tree.starts[t] == len(self.order) - 1
+        records_only = tree.records_only[t]
+        if (first and (m.prompt or m.role == "system")) or (m.prompt and records_only):
+            words = prompt_words(m.preview)
+            self.prompt = words if m.prompt else f"[{m.role}] {words}"
+        tree.records_only[t] = 1 if records_only and m.record else 0
+        if m.role == "assistant" and m.has_text and m.preview:
+            self.answer = answer_words(m.preview)
+        if m.model:
+            k = self.models.setdefault(m.model, len(self.models) + 1)
+            self.first_model = self.first_model or k
+            self.last_model = k
+        self.calls += m.tool_calls
+        self.errors += m.tool_errors
+        for name in m.tools:
+            self.tools[name] = self.tools.get(name, 0) + 1
+
+    def close(self) -> None:
+        """Write the open turn's words and counts, in turn order."""
+        if self.current < 0:
+            return
+        tree = self.tree
+        tree.starts.append(len(self.order))
+        tree.prompts.append(self.prompt)
+        tree.answers.append(self.answer)
+        tree.calls.append(self.calls)
+        tree.errors.append(self.errors)
+        for name, n in self.tools.items():
+            tree.tool_names.append(self.words.setdefault(name, len(self.words)))
+            tree.tool_counts.append(n)
+        tree.tool_starts.append(len(tree.tool_counts))
+        tree.first_model.append(self.first_model)
+        tree.last_model.append(self.last_model)
+        self.current = -1
+        self._reset()
+
+    def finish(self) -> None:
+        self.close()
+        tree = self.tree
+        tree.agent_names = list(self.agents)
+        tree.model_names = ["", *self.models]
+        tree.tool_words = list(self.words)
+        tree.prompts.freeze()
+        tree.answers.freeze()
 
 
 def group_turns(messages: Sequence[TurnInput]) -> TurnTree:
@@ -108,103 +361,77 @@ def group_turns(messages: Sequence[TurnInput]) -> TurnTree:
             starts.append(m)
         else:
             kids.setdefault(m.parent_id, []).append(m)
-    tree = TurnTree([], [], [], {})
-    _walk(tree, starts, kids, by_id)
-    seen = tree.turn_of
-    if len(seen) < len(messages):  # parent cycles: cut each at its first message
+    tree = TurnTree()
+    build = _Builder(tree)
+    _walk(build, starts, kids)
+    if len(build.turn_of) < len(messages):  # parent cycles: cut each at its first message
         for m in messages:
-            if m.id not in seen:
-                _walk(tree, [m], kids, by_id)
-    _link_sides(tree, by_id)
+            if m.id not in build.turn_of:
+                _walk(build, [m], kids)
+    build.finish()
+    _link_sides(tree, build.turn_of, by_id)
+    del by_id, kids, starts
+    tree.order = id_column(build.order)
+    turn_at = array("i", bytes(4 * len(tree.order)))
+    for t in range(len(tree.parent)):
+        for k in range(tree.starts[t], tree.starts[t + 1]):
+            turn_at[k] = t
+    build.turn_of.clear()
+    tree.turn_of = IdIndex(tree.order, turn_at)
     return tree
 
 
-def _walk(
-    tree: TurnTree, starts: Iterable[TurnInput], kids: dict[Hashable, list[TurnInput]],
-    by_id: dict[Hashable, TurnInput],
-) -> None:
+def _walk(build: _Builder, starts: Iterable[TurnInput], kids: dict[Hashable, list[TurnInput]]
+          ) -> None:
     """Depth first from ``starts``; each message joins its parent's turn or opens one."""
     stack: list[tuple[TurnInput, int]] = [(m, -1) for m in reversed(list(starts))]
-    turns, turn_of = tree.turns, tree.turn_of
+    turn_of = build.turn_of
     while stack:
         m, parent_turn = stack.pop()
         if m.id in turn_of:
             continue
         t = parent_turn
-        if _opens(m, t, turns, kids):
-            t = _open(tree, m, parent_turn)
-        else:
-            turns[t].messages.append(m.id)
-        turn_of[m.id] = t
-        _absorb(turns[t], m)
+        if _opens(m, t, build.tree, kids):
+            t = build.open(m, parent_turn)
+        build.join(m, t)
         children = kids.get(m.id, ())
         stack.extend((c, t) for c in reversed(children))
         del m
 
 
-def _opens(m: TurnInput, t: int, turns: list[Turn], kids: dict[Hashable, list[TurnInput]]
+def _opens(m: TurnInput, t: int, tree: TurnTree, kids: dict[Hashable, list[TurnInput]]
            ) -> bool:
     """Whether ``m`` opens a turn node rather than joining its parent's (``t``). A prompt
     joins a turn that so far holds only tools' own records (Claude Code writes a file
     snapshot above each prompt), so a session does not start with a node of its own for them."""
     if t < 0 or m.subagent is not None or len(kids[m.parent_id]) > 1:
         return True
-    return m.prompt and not turns[t].records_only
+    return m.prompt and not tree.records_only[t]
 
 
-def _open(tree: TurnTree, m: TurnInput, parent_turn: int) -> int:
-    t = len(tree.turns)
-    turn = Turn(t, [m.id], parent=parent_turn, records_only=m.record)
-    if m.subagent is not None:
-        turn.subagent, turn.spawned_by = m.subagent, m.spawned_by
-    if parent_turn >= 0:
-        turn.agent = tree.turns[parent_turn].agent
-        tree.turns[parent_turn].children.append(t)
-    elif m.subagent is None:
-        tree.roots.append(t)
-    turn.agent = turn.subagent or turn.agent
-    tree.turns.append(turn)
-    return t
-
-
-def _absorb(turn: Turn, m: TurnInput) -> None:
-    if (len(turn.messages) == 1 and (m.prompt or m.role == "system")) or (
-            m.prompt and turn.records_only):
-        words = prompt_words(m.preview)
-        turn.prompt = words if m.prompt else f"[{m.role}] {words}"
-    turn.records_only = turn.records_only and m.record
-    if m.role == "assistant" and m.has_text and m.preview:
-        turn.answer = answer_words(m.preview)
-    if m.model:
-        turn.first_model = turn.first_model or m.model
-        turn.last_model = m.model
-    turn.tool_calls += m.tool_calls
-    turn.tool_errors += m.tool_errors
-    for name in m.tools:
-        turn.tools[name] = turn.tools.get(name, 0) + 1
-
-
-def _link_sides(tree: TurnTree, by_id: dict[Hashable, TurnInput]) -> None:
+def _link_sides(tree: TurnTree, turn_of: Mapping[Hashable, int],
+                by_id: Mapping[Hashable, TurnInput]) -> None:
     """Hang each subagent's first turn off the turn holding its call (or keep it apart)."""
-    for turn in tree.turns:
-        if not turn.is_side:
+    for t in sorted(tree.subagent):
+        call = tree.spawned_by.get(t)
+        owner = turn_of.get(call) if call is not None and call in by_id else None
+        if owner is None or _inside(tree, owner, t):
+            tree.spawned_by.pop(t, None)
+            tree.side_roots.append(t)
             continue
-        call = turn.spawned_by
-        owner = tree.turn_of.get(call) if call is not None and call in by_id else None
-        if owner is None or _inside(tree, owner, turn.index):
-            turn.spawned_by = None
-            tree.side_roots.append(turn.index)
-            continue
-        turn.parent = owner
-        tree.turns[owner].side.append(turn.index)
+        tree.parent[t] = owner
+    side = tree.subagent
+    tree.child_starts, tree.child_items = csr(tree.parent, lambda t: t not in side)
+    tree.side_starts, tree.side_items = csr(tree.parent, side.__contains__)
 
 
 def _inside(tree: TurnTree, t: int, top: int) -> bool:
     """True when turn ``t`` lies in the subtree of ``top`` (a link there would make a loop)."""
     seen = 0
-    while t >= 0 and seen <= len(tree.turns):
+    parent = tree.parent
+    while t >= 0 and seen <= len(parent):
         if t == top:
             return True
-        t = tree.turns[t].parent
+        t = parent[t]
         seen += 1
     return False

@@ -94,19 +94,19 @@ def tending_by_node(marks: GraphMarks, index: Mapping[int, int]) -> Tending:
 class TurnInfo:
     """What the turn view draws beyond a node's position: by node position."""
 
-    titles: list[str]  # the prompt's first words, or "⋯ N turns" for a run
-    answers: list[str]  # the answer's first words
-    chips: list[str]  # tool calls and errors
+    titles: Sequence[str]  # the prompt's first words, or "⋯ N turns" for a run
+    answers: Sequence[str]  # the answer's first words
+    chips: Sequence[str]  # tool calls and errors
     agents: dict[int, str]  # subagent name on the node where a subagent starts
-    spans: list[tuple[int, int]]  # (messages, turns) each node holds
-    tooltips: list[str]
+    spans: Sequence[tuple[int, int]]  # (messages, turns) each node holds
+    tooltips: Sequence[str]
     model_changes: dict[int, str] = field(default_factory=dict)  # node → model it switched to
 
 
 @dataclass(frozen=True, eq=False)
 class GraphModel:
     ids: array[int]
-    index: dict[int, int]
+    index: Mapping[int, int]  # message id → node position
     parents: array[int]  # node position of the parent, -1 for a root
     xs: array[float]  # scene x of the node's centre
     ys: array[float]
@@ -116,7 +116,7 @@ class GraphModel:
     child_start: array[int]  # children of i: child_list[child_start[i]:child_start[i + 1]]
     child_list: array[int]
     roots: array[int]
-    previews: list[str]
+    previews: Sequence[str]
     labels: dict[int, tuple[str, ...]]  # by node position
     notes: dict[int, tuple[str, ...]]
     grid: dict[tuple[int, int], array[int]]

@@ -10,12 +10,14 @@ what branching, forking or a checkpoint "here" means for a turn).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Mapping, Sequence
-from typing import cast
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
-from explorer.app.turn_text import TurnView, node_subagent
+from explorer.app.turn_text import TurnView
+from explorer.tree.columns import Lazy
 from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_labels import chips, first_words, top_tools
+from explorer.tree.turn_runs import TurnProjection
 from explorer.ui.graph.model import (
     COL_W,
     F_RUN,
@@ -36,29 +38,53 @@ from explorer.ui.graph.palette import STYLE_AGENT, STYLE_RUN, STYLE_SYSTEM, STYL
 TITLE_CHARS = 80
 
 
+class NodeIndex(Mapping[int, int]):
+    """Message id → node position, through the projection's columns (no dict of 100,000)."""
+
+    __slots__ = ("_proj",)
+
+    def __init__(self, proj: TurnProjection) -> None:
+        self._proj = proj
+
+    def __getitem__(self, mid: int) -> int:
+        return self._proj.node_of_turn[self._proj.tree.turn_of[mid]]
+
+    def get(self, mid: int, default: Any = None) -> Any:
+        t = self._proj.tree.turn_of.get(mid)
+        return default if t is None else self._proj.node_of_turn[t]
+
+    def __contains__(self, mid: object) -> bool:
+        return mid in self._proj.tree.turn_of
+
+    def __len__(self) -> int:
+        return len(self._proj.tree.turn_of)
+
+    def __iter__(self) -> Iterator[int]:
+        return cast(Iterator[int], iter(self._proj.tree.turn_of))
+
+
 def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     proj = view.projection
-    n = len(proj.nodes)
-    parents = array("i", (node.parent for node in proj.nodes))
-    members = [proj.messages(i) for i in range(n)]
-    ids = array("q", (_int(m[-1]) for m in members))
-    index = {_int(mid): i for i, ms in enumerate(members) for mid in ms}
+    n = len(proj)
+    parents = array("i", proj.parent)
+    ids = array("q", (_int(proj.tail(i)) for i in range(n)))
+    index = NodeIndex(proj)
     tip = index.get(marks.tip, -1) if marks.tip is not None else -1
     lay = spine_layout(parents, tip)  # the active path straight down, branches beside it
     flags = array("I", [0]) * n
-    message_flags = node_flags(marks)
-    for i, ms in enumerate(members):
-        f = 0
-        for mid in ms:
-            f |= message_flags.get(_int(mid), 0)
-        flags[i] = f | (F_SIDE if proj.is_side(i) else 0) | (F_RUN if proj.nodes[i].is_run else 0)
+    for mid, f in node_flags(marks).items():
+        i = index.get(mid)
+        if i is not None:
+            flags[i] |= f
+    for i in range(n):
+        flags[i] |= (F_SIDE if proj.is_side(i) else 0) | (F_RUN if proj.is_run(i) else 0)
     child_start, child_list = _children(parents)
     xs = array("d", (x * COL_W for x in lay.xs))
     ys = array("d", (d * ROW_H for d in lay.depths))
-    info = _info(view, members)
+    info = _info(view)
     return GraphModel(
         ids=ids, index=index, parents=parents, xs=xs, ys=ys, depths=lay.depths,
-        styles=bytes(_style(view, i) for i in range(n)), flags=flags,
+        styles=bytes(_style(proj, i) for i in range(n)), flags=flags,
         child_start=child_start, child_list=child_list,
         roots=array("i", (i for i in range(n) if parents[i] < 0)),
         previews=info.answers, labels=_by_node(marks.labels, index),
@@ -70,14 +96,13 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     )
 
 
-def _style(view: TurnView, i: int) -> int:
-    proj = view.projection
-    if proj.nodes[i].is_run:
+def _style(proj: TurnProjection, i: int) -> int:
+    if proj.is_run(i):
         return STYLE_RUN
-    turn = proj.turn(i)
-    if turn.agent is not None:
+    t = proj.first_turn(i)
+    if proj.tree.agent_index[t] >= 0:
         return STYLE_AGENT
-    return STYLE_SYSTEM if turn.prompt.startswith("[system]") else STYLE_TURN
+    return STYLE_SYSTEM if proj.tree.prompts.startswith(t, "[system]") else STYLE_TURN
 
 
 def _int(mid: Hashable) -> int:
@@ -85,7 +110,7 @@ def _int(mid: Hashable) -> int:
 
 
 def _by_node(
-    by_message: Mapping[int, Sequence[str]], index: dict[int, int]
+    by_message: Mapping[int, Sequence[str]], index: Mapping[int, int]
 ) -> dict[int, tuple[str, ...]]:
     out: dict[int, tuple[str, ...]] = {}
     for mid in sorted(by_message):
@@ -95,53 +120,89 @@ def _by_node(
     return out
 
 
-def _info(view: TurnView, members: list[list[Hashable]]) -> TurnInfo:
-    proj = view.projection
-    titles, answers, chip_list, tips = [], [], [], []
-    agents: dict[int, str] = {}
-    spans = []
-    for i, node in enumerate(proj.nodes):
-        ms = members[i]
-        spans.append((len(ms), len(node.turns)))
-        span = f"#{ms[0]}" if len(ms) == 1 else f"#{ms[0]}–#{ms[-1]}"
-        if node.is_run:
-            titles.append(f"⋯ {len(node.turns)} turns")
-            answers.append(f"{len(ms)} messages  ▸ expand")
-            chip_list.append("")
-            tips.append(f"{len(node.turns)} turns folded ({span}, {len(ms)} messages)\n"
-                        "click to show them")
-            continue
+class _Words:
+    """A node's box words and tooltip, made from the projection's columns when drawn."""
+
+    def __init__(self, view: TurnView) -> None:
+        self.view, self.proj = view, view.projection
+
+    def span(self, i: int) -> tuple[int, int]:
+        return self.proj.message_count(i), self.proj.turn_count(i)
+
+    def _ends(self, i: int) -> str:
+        proj = self.proj
+        if proj.message_count(i) == 1:
+            return f"#{proj.head(i)}"
+        return f"#{proj.head(i)}–#{proj.tail(i)}"
+
+    def title(self, i: int) -> str:
+        proj = self.proj
+        if proj.is_run(i):
+            return f"⋯ {proj.turn_count(i)} turns"
+        prompt = proj.tree.prompts[proj.first_turn(i)]
+        return first_words(prompt, TITLE_CHARS) if prompt else "↳ (continued)"
+
+    def answer(self, i: int) -> str:
+        proj = self.proj
+        if proj.is_run(i):
+            return f"{proj.message_count(i)} messages  ▸ expand"
+        return first_words(proj.tree.answers[proj.first_turn(i)], TITLE_CHARS)
+
+    def chip(self, i: int) -> str:
+        proj = self.proj
+        if proj.is_run(i):
+            return ""
+        t = proj.first_turn(i)
+        return chips(proj.tree.calls[t], proj.tree.errors[t])
+
+    def tooltip(self, i: int) -> str:
+        proj = self.proj
+        count = proj.message_count(i)
+        if proj.is_run(i):
+            return (f"{proj.turn_count(i)} turns folded ({self._ends(i)}, {count} messages)\n"
+                    "click to show them")
         turn = proj.turn(i)
-        titles.append(first_words(turn.prompt, TITLE_CHARS) if turn.prompt else "↳ (continued)")
-        answers.append(first_words(turn.answer, TITLE_CHARS))
-        chip_list.append(chips(turn.tool_calls, turn.tool_errors))
-        sub = node_subagent(view, i)
-        if sub is not None:
-            agents[i] = sub.name
-        lines = [f"turn {span} · {len(ms)} messages"]
+        sub = self.view.source.subagents.get(turn.head) if turn.is_side else None
+        lines = [f"turn {self._ends(i)} · {count} messages"]
         if sub is not None:
             lines.append(f"subagent “{sub.name}”"
                          + (f", started by #{sub.call_message}" if sub.call_message else ""))
-        lines += [f"prompt: {first_words(turn.prompt, 120)}" if turn.prompt else "",
-                  f"answer: {first_words(turn.answer, 120)}" if turn.answer else ""]
-        if turn.tools:
-            lines.append(f"tools: {top_tools(turn.tools, 6)}")
-        tips.append("\n".join(x for x in lines if x))
-    return TurnInfo(titles, answers, chip_list, agents, spans, tips, _model_changes(view))
+        prompt, answer = turn.prompt, turn.answer
+        lines += [f"prompt: {first_words(prompt, 120)}" if prompt else "",
+                  f"answer: {first_words(answer, 120)}" if answer else ""]
+        tools = turn.tools
+        if tools:
+            lines.append(f"tools: {top_tools(tools, 6)}")
+        return "\n".join(x for x in lines if x)
 
 
-def _model_changes(view: TurnView) -> dict[int, str]:
-    """Nodes whose first answer came from another model than the answer before them."""
+def _info(view: TurnView) -> TurnInfo:
     proj = view.projection
-    turns = proj.tree.turns
-    last: list[str | None] = [None] * len(proj.nodes)  # the model in force after each node
+    n = len(proj)
+    words = _Words(view)
+    tree, subagents = proj.tree, view.source.subagents
+    agents: dict[int, str] = {}
+    for t in sorted(tree.subagent):
+        sub = subagents.get(tree.head(t))
+        if sub is not None:
+            agents[proj.node_of_turn[t]] = sub.name
+    return TurnInfo(Lazy(n, words.title), Lazy(n, words.answer), Lazy(n, words.chip), agents,
+                    Lazy(n, words.span), Lazy(n, words.tooltip), _model_changes(proj))
+
+
+def _model_changes(proj: TurnProjection) -> dict[int, str]:
+    """Nodes whose first answer came from another model than the answer before them."""
+    tree = proj.tree
+    first_model, last_model, names = tree.first_model, tree.last_model, tree.model_names
+    last = array("I", bytes(4 * len(proj)))  # the model in force after each node
     out: dict[int, str] = {}
-    for i, node in enumerate(proj.nodes):  # parents come before children
-        before = last[node.parent] if node.parent >= 0 else None
-        first = next((turns[t].first_model for t in node.turns if turns[t].first_model), None)
-        final = next((turns[t].last_model for t in reversed(node.turns)
-                      if turns[t].last_model), None)
-        if first and before and first != before and not node.is_run:
-            out[i] = first
+    for i in range(len(proj)):  # parents come before children
+        p = proj.parent[i]
+        before = last[p] if p >= 0 else 0
+        turns = proj.node_turns(i)
+        first = next((first_model[t] for t in turns if first_model[t]), 0)
+        final = next((last_model[t] for t in reversed(turns) if last_model[t]), 0)
+        if first and before and first != before and len(turns) == 1:
+            out[i] = names[first]
         last[i] = final or before
     return out
