@@ -1,0 +1,78 @@
+"""V2 in the graph: the turn model keeps arrays and makes a box's words when it is drawn.
+
+The model of a 100,000-message session lives as long as the window shows it; a
+title, an answer, a chip and a tooltip string per node, and a dict from every
+message id to its node, cost it ~30 MB. Here they are made on demand from the
+projection's columns, and must read exactly as the turns say.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+from turn_sessions import deep_session
+
+from explorer.app.tree_text import TreeMarks
+from explorer.app.turn_text import TurnView
+from explorer.store.turn_reads import TurnSource
+from explorer.tree.columns import Lazy
+from explorer.tree.turn_labels import chips, first_words
+from explorer.tree.turn_runs import collapse_runs
+from explorer.tree.turn_view import group_turns
+from explorer.ui.graph.model import F_RUN, GraphMarks
+from explorer.ui.graph.turn_model import build_turn_model
+
+PER_NODE = 64  # bytes: positions, flags, styles, layout and grid, all in arrays
+
+
+def _view(messages: int) -> TurnView:
+    proj = collapse_runs(group_turns(deep_session(messages)))
+    return TurnView(1, TurnSource([], {}), proj, TreeMarks())
+
+
+def test_V2_the_turn_model_of_20k_messages_keeps_no_strings_per_node() -> None:
+    view = _view(20_000)
+    tip = view.projection.tail(len(view.projection) - 1)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        model = build_turn_model(view, GraphMarks(tip=tip))  # type: ignore[arg-type]
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    n = len(model)
+    assert n > 500
+    assert kept <= PER_NODE * n + 64 * 1024, (kept, n)
+    info = model.turns
+    assert info is not None
+    for column in (info.titles, info.answers, info.chips, info.tooltips, info.spans,
+                   model.previews):
+        assert isinstance(column, Lazy) and len(column) == n
+    assert not isinstance(model.index, dict)
+
+
+def test_V2_box_words_made_on_demand_read_as_the_turns_say() -> None:
+    view = _view(3000)
+    proj = view.projection
+    model = build_turn_model(view, GraphMarks())
+    info = model.turns
+    assert info is not None
+    for i in range(len(model)):
+        turn = proj.turn(i)
+        mids = proj.messages(i)
+        assert info.spans[i] == (len(mids), proj.turn_count(i))
+        assert all(model.index[m] == i for m in mids)
+        assert model.ids[i] == mids[-1]
+        if model.flags[i] & F_RUN:
+            assert info.titles[i] == f"⋯ {proj.turn_count(i)} turns"
+            assert info.answers[i] == f"{len(mids)} messages  ▸ expand" and info.chips[i] == ""
+            continue
+        assert info.titles[i] == (first_words(turn.prompt, 80) if turn.prompt
+                                  else "↳ (continued)")
+        assert info.answers[i] == turn.answer
+        assert info.chips[i] == chips(turn.tool_calls, turn.tool_errors)
+        assert info.tooltips[i].startswith(f"turn #{mids[0]}")
+        assert (f"answer: {turn.answer}" in info.tooltips[i]) == bool(turn.answer)
