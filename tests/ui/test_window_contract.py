@@ -51,19 +51,45 @@ def test_a_controller_never_imports_the_main_window(name: str) -> None:
     assert not {m for m in imported if m.endswith("main_window")}, name
 
 
+def reaches(source: ast.Module) -> tuple[set[tuple[str, int]], list[int], list[int]]:
+    """What a controller uses of its view: (member, line) for each ``view.x``; the lines
+    that keep the window as ``self.w``; the lines that alias the view under another name
+    (``w = self.view``), which would hide its uses from this check."""
+    used, kept_window, aliased = set(), [], []
+    for node in ast.walk(source):
+        if isinstance(node, ast.Attribute) and is_view(node.value):
+            used.add((node.attr, node.lineno))
+        elif (isinstance(node, ast.Attribute) and node.attr == "w"
+              and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            kept_window.append(node.lineno)
+        elif isinstance(node, ast.Assign) and is_view(node.value) and not all(
+                is_view(t) for t in node.targets):
+            aliased.append(node.lineno)
+    return used, kept_window, aliased
+
+
 @pytest.mark.parametrize("name", CONTROLLERS)
 def test_a_controller_holds_the_view_not_the_window(name: str) -> None:
-    source = parsed(name)
-    kept_window = [node.lineno for node in ast.walk(source)
-                   if isinstance(node, ast.Attribute) and node.attr == "w"
-                   and isinstance(node.value, ast.Name) and node.value.id == "self"]
+    used, kept_window, aliased = reaches(parsed(name))
     assert kept_window == [], f"{name} keeps the window as self.w (lines {kept_window})"
-    members = protocol_members()
-    used = {(node.attr, node.lineno) for node in ast.walk(source)
-            if isinstance(node, ast.Attribute) and is_view(node.value)}
+    assert aliased == [], f"{name} aliases its view (lines {aliased})"
     assert used, f"{name} does not use the view it is given"
+    members = protocol_members()
     beyond = sorted((attr, line) for attr, line in used if attr not in members)
     assert beyond == [], f"{name} reaches past the WindowView contract: {beyond}"
+
+
+def test_the_check_catches_a_reach_past_the_contract_the_window_and_an_alias() -> None:
+    source = ast.parse("class C:\n"
+                       "    def __init__(self, view: WindowView) -> None:\n"
+                       "        self.view = view\n"
+                       "        self.w = view\n"
+                       "    def f(self) -> None:\n"
+                       "        self.view.graph.fit()\n"
+                       "        w = self.view\n")
+    used, kept_window, aliased = reaches(source)
+    assert ("graph", 6) in used and "graph" not in protocol_members()
+    assert kept_window == [4] and aliased == [4, 7]
 
 
 def test_the_contract_is_narrow_and_the_window_provides_all_of_it(window: MainWindow) -> None:
