@@ -156,3 +156,27 @@ def test_V2_a_short_path_is_read_whole_at_once(qtbot: QtBot, tmp_path: Path) -> 
             view.load_path(conv)
         assert tips == [] and len(view.message_ids()) == 20
         settle(qtbot, view)
+
+
+def test_V2_the_rest_of_the_path_is_read_once_the_tip_cards_are_built(
+    qtbot: QtBot, long_path: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path's read does not share the interpreter with building the first screen."""
+    store, conv = long_path
+    tip = store.conversation(conv, boundary=False).tip_id
+    view = make_view(qtbot, store)
+    at_start: list[bool] = []
+    real = loading.read_skeleton
+
+    def noted(*args: Any, **kwargs: Any) -> loading.PathSkeleton:
+        at_start.append(view._tip_built.is_set())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "read_skeleton", noted)
+    built: list[bool] = []
+    view.tipShown.connect(lambda _c: built.append(tip_card(view, tip) is not None))
+    with qtbot.waitSignal(view.loaded, timeout=TIMEOUT_MS):
+        view.load_path(conv)
+        view.scroll_to(tip)
+    assert built == [True] and at_start == [True]
+    settle(qtbot, view)

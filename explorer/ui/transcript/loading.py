@@ -6,6 +6,7 @@ benchmarks directly); they read through the calling thread's own connection.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,18 +88,29 @@ TIP_ROWS = 40
 """Messages at the path's end read first, with their content (a screen or two)."""
 
 
+TIP_WAIT_S = 0.5
+"""Longest the rest of the path waits for the view to have built the tip's cards."""
+
+
 def prepare_tip_first(store: Store, conv_id: int, tip: int | None, width: int,
-                      metrics: Metrics, ticket: Ticket) -> PreparedPath:
+                      metrics: Metrics, ticket: Ticket,
+                      shown: threading.Event | None = None) -> PreparedPath:
     """The path's end first, reported as progress (V2), then the whole path as the result.
 
     Reading the whole skeleton grows with the path (a quarter of a second for
     5,000 messages, seconds for 100,000), but the window opens at the tip: its
     screenful is read by a walk of ``TIP_ROWS`` parents and shown while the rest
-    is read. A path that short is read whole at once.
+    is read. A path that short is read whole at once. ``shown``, set by the view
+    once the tip's cards are built, holds the rest back until then, so the two
+    do not share the interpreter while the first screen is made.
     """
     start = prepare_tip(store, conv_id, tip, width, metrics, ticket)
     if start is not None:
         ticket.report(start)
+        waited = 0.0
+        while shown is not None and not shown.wait(0.02) and waited < TIP_WAIT_S:
+            ticket.check()
+            waited += 0.02
     return prepare_path(store, conv_id, tip, width, metrics, ticket,
                         start.tip_content if start is not None else None)
 

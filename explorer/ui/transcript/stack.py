@@ -13,7 +13,7 @@ piece by piece, never as one long stall, and always arrives.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -139,11 +139,19 @@ class CardStack:
         self.clear()
         return kept
 
-    def attach(self, i: int, card: Card, height: int) -> None:
-        """Put a detached card back as row ``i``'s, with the height it was measured at."""
-        self.cards[i] = card
-        self.view.heights[i] = height
-        self.view.content.shown(i)
+    def attach(self, kept: Mapping[int, tuple[Card, int]], rows_of: Mapping[int, int],
+               changed: Callable[[int], bool]) -> None:
+        """Put detached cards back at their messages' rows, with the heights they were
+        measured at; one whose message ``changed`` says looks different is built again."""
+        for mid, (card, height) in kept.items():
+            if changed(mid) or mid not in rows_of:
+                card.hide()
+                card.deleteLater()
+                continue
+            i = rows_of[mid]
+            self.cards[i] = card
+            self.view.heights[i] = height
+            self.view.content.shown(i)
 
     def clear(self) -> None:
         for i in list(self.cards):

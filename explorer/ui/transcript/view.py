@@ -26,6 +26,7 @@ rest on demand), so memory follows the screen, not the conversation.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -76,6 +77,7 @@ class TranscriptView(AnchoredScroll):
         self.long_text: LongTextDialog | None = None
         self._requested: tuple[int, int | None] | None = None
         self._partial = False  # only the path's last rows are shown; the rest is being read
+        self._tip_built = threading.Event()  # set once the tip's cards are built (or not wanted)
         self._pending_scroll: int | None = None
         self._pending_select: int | None = None
         self.stack = CardStack(self, lambda: self._more.start())
@@ -98,8 +100,10 @@ class TranscriptView(AnchoredScroll):
         """
         self._requested = (conv_id, tip)
         width, metrics = self._card_width(), self._metrics()
+        self._tip_built.set()  # an older request's worker does not wait for its tip
+        built = self._tip_built = threading.Event()
         self.skeletons.submit(
-            lambda t: prepare_tip_first(self.store, conv_id, tip, width, metrics, t))
+            lambda t: prepare_tip_first(self.store, conv_id, tip, width, metrics, t, built))
 
     @property
     def is_loading(self) -> bool:
@@ -110,6 +114,7 @@ class TranscriptView(AnchoredScroll):
     def shutdown(self) -> None:
         """Cancel every read and wait for the workers (the view stays usable)."""
         self._more.stop()
+        self._tip_built.set()
         for runner in (self.skeletons, self.estimates):
             runner.cancel()
             runner.wait()
@@ -120,12 +125,12 @@ class TranscriptView(AnchoredScroll):
         them in another conversation (a reload of the one shown keeps its rows meanwhile)."""
         assert isinstance(prepared, PreparedPath)
         shown = prepared.skeleton.conversation_id == self.conversation_id and bool(self.rows)
-        if shown or self._pending_scroll not in prepared.message_row:
-            return
-        self._take(prepared)
-        self._partial = True
-        self._show_pending(None)
-        self.tipShown.emit(prepared.skeleton.conversation_id)
+        if not shown and self._pending_scroll in prepared.message_row:
+            self._take(prepared)
+            self._partial = True
+            self._show_pending(None)
+            self.tipShown.emit(prepared.skeleton.conversation_id)
+        self._tip_built.set()
 
     def _apply_skeleton(self, prepared: object) -> None:
         assert isinstance(prepared, PreparedPath)
@@ -136,13 +141,8 @@ class TranscriptView(AnchoredScroll):
         kept = self.stack.detach() if grown else {}
         self._take(prepared, carry=grown)
         self._partial = False
-        for mid, (card, height) in kept.items():
-            if not self._changed_for(mid):
-                self.stack.attach(self._message_row[mid], card, height)
-            else:  # its notes or ◀ ▶ count come with the whole path: built again
-                card.hide()
-                card.deleteLater()
         if kept:
+            self.stack.attach(kept, self._message_row, self._changed_for)
             self._update_range()
         self._show_pending(None if at_end else anchor, at_end)
         self.loaded.emit(conv_id)
