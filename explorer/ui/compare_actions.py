@@ -25,7 +25,7 @@ class CompareActions:
     def __init__(self, view: TendView, asks: Asks) -> None:
         self.view = view
         self.asks = asks
-        self.marks = CompareMarks(view.window())  # any nodes, to compare side by side
+        self.marks = CompareMarks(view.widget)  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
         self.window: QWidget | None = None  # the compare window open now
         self.last_error = ""
@@ -38,11 +38,11 @@ class CompareActions:
     def refuse(self, title: str, text: str) -> None:
         """Say why something cannot be done, without blocking the window."""
         self.last_error = text
-        self.view.statusBar().showMessage(text, 10000)
+        self.view.status(text, 10000)
         if self.notice is not None:
             self.notice.close()
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
-                          QMessageBox.StandardButton.Ok, self.view.window())
+                          QMessageBox.StandardButton.Ok, self.view.widget)
         box.setWindowModality(Qt.WindowModality.NonModal)
         box.show()
         self.notice = box
@@ -97,7 +97,7 @@ class CompareActions:
             except (CompareError, NotFound, StoreError) as e:
                 self.refuse("Cannot compare", str(e))
                 return False
-        window = CompareWindow(store, conv, ids, self.view.window(), clicked=clicked)
+        window = CompareWindow(store, conv, ids, self.view.widget, clicked=clicked)
         window.branchChosen.connect(self.branch_in)
         window.forked.connect(self.view.refresh)
         if self.window is not None:

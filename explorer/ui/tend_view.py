@@ -4,7 +4,9 @@ The controllers (``TendActions``, ``TendRuns``, ``CompareActions``) own their
 commands and the state those commands keep; the window is a view they show
 results in. They hold these narrow contracts instead of the main window, so what
 they reach is listed here, mypy checks that the window provides it, and a test
-checks that they reach nothing else (and never import the main window).
+checks that they reach nothing else (and never import the main window). The
+members are named as in ``WindowView``, the wider contract of the window's other
+controllers; ``Asks`` is what the window's ``Questions`` provide.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from explorer.ui.tasks import TaskRunner
 
 
 class Asks(Protocol):
-    """Questions to the person and notices (the window's actions; tests answer them)."""
+    """Questions to the person and notices (the window's ``Questions``; tests answer them)."""
 
     def tell(self, title: str, text: str) -> None: ...
     def fail(self, text: str) -> None: ...
@@ -37,10 +39,10 @@ class TendView(Protocol):
     def store(self) -> Store: ...
     @property
     def conversation_id(self) -> int | None: ...
+    @property
+    def widget(self) -> QWidget: ...  # the parent of the dialogs and windows opened
     def refresh(self, conv_id: int | None = None) -> None: ...
-    def selected_message(self) -> int | None: ...
-    def window(self) -> QWidget: ...  # the parent of the dialogs and windows opened
-    def statusBar(self) -> QStatusBar: ...  # Qt's name
+    def status(self, text: str, ms: int) -> None: ...  # a passing line in the status bar
 
 
 class RunView(TendView, Protocol):
@@ -55,3 +57,4 @@ class RunView(TendView, Protocol):
     def redaction(self) -> RedactionSwitch: ...
     @property
     def model_job(self) -> ModelJob | None: ...
+    def statusBar(self) -> QStatusBar: ...  # Qt's name; the Cancel button sits there

@@ -20,10 +20,9 @@ CONTROLLERS = {"tend_actions.py": "TendView", "tend_runs.py": "RunView",
                "compare_actions.py": "TendView"}
 CONTRACT = {
     "Asks": {"tell", "fail", "ask_text", "ask_multiline", "ask_item"},
-    "TendView": {"store", "conversation_id", "refresh", "selected_message", "window",
-                 "statusBar"},
-    "RunView": {"store", "conversation_id", "refresh", "selected_message", "window",
-                "statusBar", "tasks", "command_bar", "redaction", "model_job"},
+    "TendView": {"store", "conversation_id", "widget", "refresh", "status"},
+    "RunView": {"store", "conversation_id", "widget", "refresh", "status", "tasks",
+                "command_bar", "redaction", "model_job", "statusBar"},
 }
 HELD = {"view", "asks"}  # the names a controller keeps its contracts under
 
