@@ -25,7 +25,7 @@ class CompareActions:
     def __init__(self, view: TendView, asks: Asks) -> None:
         self.view = view
         self.asks = asks
-        self.marks = CompareMarks(view.widget)  # any nodes, to compare side by side
+        self.marks = CompareMarks(view.window())  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
         self.window: QWidget | None = None  # the compare window open now
         self.last_error = ""
@@ -42,7 +42,7 @@ class CompareActions:
         if self.notice is not None:
             self.notice.close()
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
-                          QMessageBox.StandardButton.Ok, self.view.widget)
+                          QMessageBox.StandardButton.Ok, self.view.window())
         box.setWindowModality(Qt.WindowModality.NonModal)
         box.show()
         self.notice = box
@@ -97,7 +97,7 @@ class CompareActions:
             except (CompareError, NotFound, StoreError) as e:
                 self.refuse("Cannot compare", str(e))
                 return False
-        window = CompareWindow(store, conv, ids, self.view.widget, clicked=clicked)
+        window = CompareWindow(store, conv, ids, self.view.window(), clicked=clicked)
         window.branchChosen.connect(self.branch_in)
         window.forked.connect(self.view.refresh)
         if self.window is not None:

@@ -48,11 +48,11 @@ class TendRuns:
 
     # -- questions (replaced in tests) ------------------------------------------------
     def confirm_replay(self, plan: replaying.ReplayPlan, model: str | None) -> bool:
-        self.dialog = ReplayDialog(plan, model, self.view.widget)
+        self.dialog = ReplayDialog(plan, model, self.view.window())
         return self.dialog.exec() == QDialog.DialogCode.Accepted
 
     def ask_fanout(self, models: str, text: str = "") -> FanoutRequest | None:
-        dialog = FanoutDialog(models, text, self.view.widget)
+        dialog = FanoutDialog(models, text, self.view.window())
         self.dialog = dialog
         return dialog.request() if dialog.exec() == QDialog.DialogCode.Accepted else None
 

@@ -39,8 +39,7 @@ class TendView(Protocol):
     def store(self) -> Store: ...
     @property
     def conversation_id(self) -> int | None: ...
-    @property
-    def widget(self) -> QWidget: ...  # the parent of the dialogs and windows opened
+    def window(self) -> QWidget: ...  # the parent of the dialogs and windows opened
     def refresh(self, conv_id: int | None = None) -> None: ...
     def status(self, text: str, ms: int) -> None: ...  # a passing line in the status bar
 
