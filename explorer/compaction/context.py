@@ -15,20 +15,11 @@ from typing import Any
 from explorer.compaction.elision import RungReport, jsonable_id
 from explorer.compaction.estimate import Estimator, measured_prompt
 from explorer.compaction.facts import FactSheet
+from explorer.compaction.kinds import PART_NAMES as PART_NAMES
 from explorer.compaction.split import PageLike, Split
 from explorer.compaction.summary import SummaryRequest, summary_message
 from explorer.tree.model import Message, Part
 
-PART_NAMES = (
-    "system",
-    "tools",
-    "user",
-    "assistant",
-    "tool_results",
-    "images",
-    "snapshots",
-    "overhead",
-)
 SNAPSHOT_INTRO = (
     "The earlier part of this conversation follows as {n} page image(s) of its verbatim text, "
     "oldest first."

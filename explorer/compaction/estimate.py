@@ -20,8 +20,6 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
-from PIL import Image, UnidentifiedImageError
-
 from explorer.compaction import image_cost
 from explorer.tree.model import Message, Part, Usage
 
@@ -62,6 +60,8 @@ RULES: dict[Family, FamilyRules] = {
 @lru_cache(maxsize=512)
 def image_size(data: bytes) -> tuple[int, int] | None:
     """Width and height from the image header (Pillow reads only the header)."""
+    from PIL import Image, UnidentifiedImageError  # with the first image, not at start-up
+
     try:
         with Image.open(io.BytesIO(data)) as img:
             w, h = img.size

@@ -16,6 +16,13 @@ Rung = Literal["elide", "images", "snapshot", "summary"]
 RUNGS: tuple[Rung, ...] = ("elide", "images", "snapshot", "summary")
 """The compaction ladder's rungs, in the order they are tried (here so that naming them
 costs no import of the ladder)."""
+PART_NAMES: tuple[str, ...] = (
+    "system", "tools", "user", "assistant", "tool_results", "images", "snapshots", "overhead",
+)
+"""What a context is made of, as the context bar shows it (here so that drawing the bar
+costs no import of the estimator)."""
+DEFAULT_OUTPUT_RESERVE = 8192
+"""Tokens kept free for the answer when no target says otherwise."""
 
 
 class TargetError(ExplorerError, ValueError):

@@ -17,6 +17,7 @@ from explorer.compaction.elision import DEFAULT_KEEP_TURNS, elide
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.facts import DEFAULT_MAX_CHARS, FactSheet, fact_sheet
 from explorer.compaction.image_drop import drop_images
+from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE as DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.kinds import RUNGS as RUNGS
 from explorer.compaction.kinds import Rung as Rung
 from explorer.compaction.split import PageLike, Renderer, Split, best_split
@@ -26,7 +27,6 @@ from explorer.tree.model import Message
 
 Mode = Literal["proactive", "reactive"]
 TAIL_FRACTIONS = (0.5, 0.35, 0.25, 0.15, 0.08, 0.0)
-DEFAULT_OUTPUT_RESERVE = 8192
 SUMMARY_SHARE = 0.1  # of the target, kept free for the summary text in the new context
 FACT_SHARE = 0.05  # of the target, at most, for the fact sheet beside the pages
 # ... and at most this share of the pages' own cost: a sheet of every id a tool printed can cost

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QDialog
 
 from explorer.app.message_actions import Availability
-from explorer.app.targets import build_target
 from explorer.tree.errors import error_line
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.window_view import WindowView
@@ -22,6 +21,14 @@ from explorer.ui.window_view import WindowView
 if TYPE_CHECKING:
     from explorer.app.context_at import NodeContext
     from explorer.app.context_diff import ContextDiff
+    from explorer.compaction.target import Target
+
+
+def build_target(*, redact: bool) -> Target:
+    """The window's target; the estimator loads with the first question, not at start-up."""
+    from explorer.app.targets import build_target as build
+
+    return build(redact=redact)
 
 
 class ContextActions:

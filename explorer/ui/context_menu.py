@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
-from explorer.app.exporting import FORMATS
 from explorer.app.message_actions import Availability, MessageActions
 
 MAX_MARKED = 4
@@ -57,6 +56,8 @@ class MessageMenu(QMenu):
         self._add("Compare context (with marked)", "compare_context",
                   (context or {}).get("compare_context",
                                       Availability(False, "mark one or two nodes first")))
+        from explorer.app.exporting import FORMATS  # the exporters load with the first menu
+
         export = self.addMenu("Export branch")
         export.setObjectName("export")
         for fmt in FORMATS:

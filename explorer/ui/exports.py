@@ -14,13 +14,16 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QApplication, QWidget
 
-from explorer.app import exporting
-from explorer.app.exporting import EXPORTERS
 from explorer.store import Store
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.tasks import TaskRunner
 
-SUFFIXES = {"native": ".jsonl", **{name: e.suffix for name, e in EXPORTERS.items()}}
+
+def suffix(fmt: str) -> str:
+    """The file suffix of an export format (the exporters load with the first export)."""
+    from explorer.app.exporting import EXPORTERS
+
+    return ".jsonl" if fmt == "native" else EXPORTERS[fmt].suffix
 
 
 class Questions(Protocol):
@@ -73,12 +76,15 @@ class Exports:
             return
         title = self.store.conversation(conv).title
         stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
-        dest = self.q.ask_save_path("Export", f"{stem or 'conversation'}{SUFFIXES[fmt]}",
-                                    f"{fmt} (*{SUFFIXES[fmt]});;All files (*)")
+        ext = suffix(fmt)
+        dest = self.q.ask_save_path("Export", f"{stem or 'conversation'}{ext}",
+                                    f"{fmt} (*{ext});;All files (*)")
         if dest is None:
             return
 
         def run() -> None:
+            from explorer.app import exporting
+
             notes: list[str] = []
             lines = exporting.export_to_file(self.store, conv, dest, fmt, at, notes,
                                              redact=self.redact())

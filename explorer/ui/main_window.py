@@ -48,7 +48,7 @@ class MainWindow(QMainWindow):
         self.conversations = ConversationList(store)
         self.graph = TreeGraphWidget(store, runner=self.tasks)
         self.transcript = TranscriptView(store)
-        self.context_panel = ContextPanel(store)
+        self.context_panel = ContextPanel(store, after_first_paint=True)
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)

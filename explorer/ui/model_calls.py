@@ -9,15 +9,17 @@ not reach into the window; the views refresh through the runner's ``changed``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from explorer.app.conversation_ops import RunResult
-from explorer.app.model_setup import ModelChoice
 from explorer.store import Store
 from explorer.ui.command_bar import CommandBar
 from explorer.ui.model_worker import Call, ModelJob, regenerate_call, rerun_call, send_call
 from explorer.ui.tasks import TaskRunner
+
+if TYPE_CHECKING:
+    from explorer.app.conversation_ops import RunResult
 
 Ask = Callable[[str, str, str], str | None]  # title, label, default → text or None
 
@@ -60,6 +62,8 @@ class ModelCalls:
         if self.job is not None and self.job.is_running():
             self._fail("a model call is already running; cancel it first (Esc)")
             return
+        from explorer.app.model_setup import ModelChoice  # loaded with the first call
+
         bar = self.bar
         bar.show()
         bar.show_result(what + "…\n")

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.app import conversation_ops as ops
-from explorer.app.model_setup import ModelChoice, prepare
-from explorer.providers import Provider
 from explorer.store import Store
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.tasks import Task, TaskRunner, Ticket
 
-Call = Callable[[Store, Provider, ops.RunOptions], ops.RunResult]
+if TYPE_CHECKING:  # the use-cases (and the compaction they may run) load with the first call
+    from explorer.app import conversation_ops as ops
+    from explorer.app.model_setup import ModelChoice
+    from explorer.providers import Provider
+
+Call: TypeAlias = "Callable[[Store, Provider, ops.RunOptions], ops.RunResult]"
 
 CHANGES = frozenset({"conversations", "graph", "transcript", "context"})
 """What a stored turn changes: every view of the conversation."""
@@ -45,7 +48,11 @@ class ModelJob(QObject):
         self.runner = runner
         self.store = store
         self.call = call
-        self.choice = choice or ModelChoice()
+        if choice is None:
+            from explorer.app.model_setup import ModelChoice
+
+            choice = ModelChoice()
+        self.choice = choice
         self.task: Task | None = None
         # The provider's own flag, not the task's: a cancelled stream still reports
         # how it ended (and a turn stored just before the cancel still refreshes the views).
@@ -59,6 +66,8 @@ class ModelJob(QObject):
             on_progress=lambda text: self.chunk.emit(str(text)), refresh=CHANGES)
 
     def _run(self, ticket: Ticket) -> ops.RunResult:
+        from explorer.app.model_setup import prepare
+
         prepared = prepare(self.choice, on_text=ticket.report, cancel=self.cancel_event)
         return self.call(self.store, prepared.provider, prepared.options)
 
@@ -74,13 +83,19 @@ class ModelJob(QObject):
 
 
 def send_call(conv_id: int, text: str) -> Call:
+    from explorer.app import conversation_ops as ops
+
     return lambda store, provider, options: ops.send(store, conv_id, text, provider, options)
 
 
 def rerun_call(conv_id: int, mid: int, text: str) -> Call:
+    from explorer.app import conversation_ops as ops
+
     return lambda store, provider, options: ops.edit_and_run(
         store, conv_id, mid, text, provider, options)
 
 
 def regenerate_call(conv_id: int, mid: int) -> Call:
+    from explorer.app import conversation_ops as ops
+
     return lambda store, provider, options: ops.regenerate(store, conv_id, mid, provider, options)

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from explorer.app.slash import SlashCommand
-from explorer.app.targets import build_target
 from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
 from explorer.tree.errors import ExplorerError, error_line
@@ -88,6 +87,7 @@ class SlashDispatcher:
 
     def _context(self, _: SlashCommand) -> None:
         from explorer.app import compacting  # the planner loads when a command needs it
+        from explorer.app.targets import build_target  # the estimator loads when asked
 
         use = compacting.usage(self.store, self._conv(), build_target())
         lines = compacting.usage_lines(use) + compacting.measured_cache_lines(
@@ -96,6 +96,7 @@ class SlashDispatcher:
 
     def _shake(self, _: SlashCommand) -> None:
         from explorer.app import compacting
+        from explorer.app.targets import build_target
 
         plan = compacting.plan_shake(self.store, self._conv(), build_target())
         self.bar.show_result("\n".join(compacting.plan_lines(plan)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from explorer.app import merge, redo, tree_actions, undo
+from explorer.app import redo, tree_actions, undo
 from explorer.app.tree_actions import Change
 from explorer.store import Store, StoreError
 
@@ -56,6 +56,8 @@ class TendCommands:
         tip = self.store.conversation(conv).tip_id
         if tip is None:
             raise StoreError("this conversation has no tip to merge after")
+        from explorer.app import merge  # the summary's estimator loads with the first merge
+
         return self._done(merge.merge(self.store, mid, tip)[0])
 
     def unfold(self, conv: int, points: list[int]) -> Change:

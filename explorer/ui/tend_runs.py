@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog, QPushButton
 
-from explorer.app import fanout as fanning
-from explorer.app import replay as replaying
-from explorer.app.model_setup import ModelChoice, SetupError, prepare
 from explorer.store import StoreError
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.model_worker import CHANGES, describe
-from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog
 from explorer.ui.tasks import Task, Ticket
 from explorer.ui.tend_view import Asks, RunView
+
+if TYPE_CHECKING:  # replay, fan-out and the model calls (compaction, estimator) load when used
+    from explorer.app import fanout as fanning
+    from explorer.app import replay as replaying
+    from explorer.ui.run_dialogs import FanoutRequest
 
 OpenCompare = Callable[[list[int]], object]
 
@@ -48,10 +50,14 @@ class TendRuns:
 
     # -- questions (replaced in tests) ------------------------------------------------
     def confirm_replay(self, plan: replaying.ReplayPlan, model: str | None) -> bool:
+        from explorer.ui.run_dialogs import ReplayDialog
+
         self.dialog = ReplayDialog(plan, model, self.view.window())
         return self.dialog.exec() == QDialog.DialogCode.Accepted
 
     def ask_fanout(self, models: str, text: str = "") -> FanoutRequest | None:
+        from explorer.ui.run_dialogs import FanoutDialog
+
         dialog = FanoutDialog(models, text, self.view.window())
         self.dialog = dialog
         return dialog.request() if dialog.exec() == QDialog.DialogCode.Accepted else None
@@ -117,6 +123,9 @@ class TendRuns:
         stale answer ``mid`` onto the edit it waits for: plan, confirm, run."""
         if self._busy():
             return
+        from explorer.app import replay as replaying
+        from explorer.app.model_setup import ModelChoice
+
         store = self.view.store
         try:
             tip, onto = replaying.replay_source(store, mid)
@@ -140,6 +149,9 @@ class TendRuns:
         redact = self.view.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> replaying.ReplayOutcome:
+            from explorer.app import replay as replaying
+            from explorer.app.model_setup import ModelChoice, prepare
+
             prepared = prepare(ModelChoice(redact=redact), cancel=cancel)
 
             def step(i: int, n: int, s: replaying.ReplayStep) -> None:
@@ -156,6 +168,8 @@ class TendRuns:
 
     # -- fan-out ----------------------------------------------------------------------------
     def default_models(self) -> str:
+        from explorer.app.model_setup import ModelChoice
+
         try:
             target = ModelChoice().target()
         except ValueError:
@@ -175,6 +189,9 @@ class TendRuns:
         redact = self.view.redaction.on  # the window's switch (R1)
 
         def job(ticket: Ticket) -> fanning.FanoutResult:
+            from explorer.app import fanout as fanning
+            from explorer.app.model_setup import ModelChoice, SetupError, prepare
+
             targets = []
             for spec in request.models:
                 kind, _, model = spec.partition(":")

@@ -248,3 +248,25 @@ def test_a_provider_without_an_outlook_still_shows_what_the_last_answer_cached(
     assert bar.bars.cache == []
     assert "no outlook" in bar.cache_text.text()
     assert "last answer read 1,200 from the cache" in bar.cache_text.text()
+
+
+def test_V2_in_the_window_the_figure_waits_for_the_first_frame(
+    qtbot: QtBot, demo: tuple[Store, int],
+) -> None:
+    """The estimator's import and the costing do not compete with the first frame."""
+    store, cid = demo
+    p = ContextPanel(store, after_first_paint=True)
+    qtbot.addWidget(p)
+    try:
+        p.show_conversation(cid)
+        p.show_conversation(cid)  # a newer request replaces the one waiting
+        assert p.busy and p.runner.serial == 0, "nothing runs before the panel has painted"
+        p.resize(720, 220)
+        p.show()
+        qtbot.waitUntil(lambda: p.runner.serial > 0, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=30_000)
+        assert p.runner.serial == 1, "only the newest request ran"
+        assert p.bar.usage["estimated_total"] > 0
+        assert "Context · " in p.title.text()
+    finally:
+        p.close()

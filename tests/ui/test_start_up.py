@@ -36,6 +36,13 @@ LOADED_WHEN_USED = (
     "explorer.ui.search_dialog",
     "explorer.ui.sources_dialog",
     "explorer.app.handoff",           # hand a branch back to an agent
+    "PIL",                            # image sizes for the estimator, snapshot pages
+    "explorer.compaction.estimate",   # the context panel's figure, on its worker after
+    "explorer.app.context_figure",    # the first frame
+    "explorer.app.compacting",        # model calls, replay, fan-out, /context
+    "explorer.app.conversation_ops",
+    "explorer.app.exporting",         # the first export or export menu
+    "explorer.formats.exporters",
 )
 
 

@@ -11,20 +11,20 @@ expected from the provider's prompt cache, written to it, or paid in full.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.app.context_figure import ContextFigure
-from explorer.app.targets import build_target
-from explorer.compaction.context import PART_NAMES
-from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
-from explorer.compaction.target import Target
+from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE, PART_NAMES
 from explorer.store import Store
 from explorer.ui.graph.palette import is_dark
-from explorer.ui.preview.worker import LatestRunner, Ticket
+from explorer.ui.tasks import Job, LatestRunner, Ticket
+
+if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
+    from explorer.app.context_figure import ContextFigure
+    from explorer.compaction.target import Target
 
 BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
 LABELS = {name: name.replace("_", " ") for name in (*BAR_PARTS, "measured")}
@@ -247,17 +247,23 @@ def _summary_text(usage: dict[str, Any], limit: int | None, threshold: float) ->
 class ContextPanel(QWidget):
     """A :class:`ContextBar` for one conversation, recomputed off the main thread."""
 
-    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+    def __init__(self, store: Store, parent: QWidget | None = None, *,
+                 after_first_paint: bool = False) -> None:
         super().__init__(parent)
         self.store = store
+        # In the window the figure waits for the first frame: the estimator's import and the
+        # costing must not compete with it for the interpreter (V2: the window comes first).
+        self._painted = not after_first_paint
+        self._pending: Job | None = None
         self.threshold = 0.8
         self.bar = ContextBar()
         self.title = QLabel("Context")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.runner = LatestRunner(self, threads=1)
         self.runner.finished.connect(self._on_usage)
+        self.runner.progress.connect(self._on_progress)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
-        self.figure = ContextFigure(store)  # costs kept across refreshes: only new messages
+        self._figure: ContextFigure | None = None
         self.measure_button = QPushButton("Plan the prompt cache for this long path")
         self.measure_button.setToolTip("Read every message of the active path and plan the "
                                        "next request as send would (off the main thread; the "
@@ -280,13 +286,18 @@ class ContextPanel(QWidget):
         outlook plans the whole next request, so on a path longer than
         ``AUTO_MEASURE_LIMIT`` it waits until the person asks (``force``).
         """
-        use = target or build_target()
-        self.conversation_id, self._target = conv_id, use
-        self.title.setText(f"Context · {use.kind} · {use.model}")
+        self.conversation_id = conv_id
+        if target is not None:
+            self._show_target(target)
         self.measure_button.hide()
-        store, figure = self.store, self.figure
+        store = self.store
 
         def job(ticket: Ticket) -> dict[str, Any]:
+            from explorer.app.targets import build_target  # here: the window's start skips it
+
+            use = target or build_target()
+            ticket.report(use)  # the title names it at once, before the figure is costed
+            figure = self.figure
             ticket.step("measuring")
             usage = figure.usage(conv_id, use, ticket.check).to_dict()
             length = len(figure.context_ids(conv_id))
@@ -299,7 +310,21 @@ class ContextPanel(QWidget):
             ticket.check()  # a newer request or a closing window: the plan is not wanted
             return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
 
-        self.runner.submit(job)
+        if self._painted:
+            self.runner.submit(job)
+        else:
+            self._pending = job  # a newer request replaces one still waiting
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self._submit_pending)  # once the whole frame is on screen
+
+    def _submit_pending(self) -> None:
+        job, self._pending = self._pending, None
+        if job is not None and not self.runner.runner.closed:
+            self.runner.submit(job)
 
     def _measure_on_request(self) -> None:
         if self.conversation_id is not None:
@@ -307,8 +332,26 @@ class ContextPanel(QWidget):
             self.show_conversation(self.conversation_id, self._target, force=True)
 
     @property
+    def figure(self) -> ContextFigure:
+        """The incremental figure (costs kept across refreshes: only new messages are
+        costed), made on first use: on the panel's worker when the window opens."""
+        if self._figure is None:
+            from explorer.app.context_figure import ContextFigure
+
+            self._figure = ContextFigure(self.store)
+        return self._figure
+
+    @property
     def busy(self) -> bool:
-        return self.runner.busy
+        return self.runner.busy or self._pending is not None
+
+    def _on_progress(self, payload: object) -> None:
+        if not isinstance(payload, str):  # the target the job costs for (stages are text)
+            self._show_target(payload)
+
+    def _show_target(self, target: Any) -> None:
+        self._target = target
+        self.title.setText(f"Context · {target.kind} · {target.model}")
 
     def _on_usage(self, usage: object) -> None:
         assert isinstance(usage, dict)
@@ -326,6 +369,7 @@ class ContextPanel(QWidget):
         self.measure_button.show()
 
     def shutdown(self) -> None:
+        self._pending = None
         self.runner.shutdown()
 
     def closeEvent(self, event: Any) -> None:
