@@ -12,10 +12,13 @@ already carries them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from explorer.compaction import fact_layout
+from explorer.compaction.fact_layout import layout, left_out_note
 from explorer.tree.model import Message
 
 DEFAULT_MAX_CHARS = 16_000  # about 4,000 tokens: every id of a long middle, as text
@@ -33,7 +36,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "path",
         re.compile(
-            r"(?:(?<![\w/.~-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+]"
+            r"(?:(?<![\w/.~<-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+]"
             r"|\b[A-Za-z]:\\(?:[\w .@+-]+\\)*[\w.@+-]*[\w@+]"
             r"|\b(?:[\w@+-]+/)+[\w@+-]+\.[A-Za-z0-9]{1,8}\b"
             r"|\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|rs|go|c|h|cc|cpp|hpp|java|kt|rb|"
@@ -98,30 +101,16 @@ NUMBER_DIGITS = 3  # "7" is read right; in "1,838" or "0.866" one digit misread 
 NUMERIC_KINDS = ("location", "line", "date", "time", "money", "duration", "quantity", "number")
 
 
-SHEET_HEADER = "Exact strings from the pages above, one a line:"
-_LOCATION = re.compile(r"(.*?\.[A-Za-z0-9]{1,8}):(\d+(?::\d+)?)")
-
-
-def _grouped_lines(facts: Iterable[Fact]) -> list[str]:
-    """One line per fact, except that locations in one file join the line of its first."""
-    lines: list[list[str]] = []
-    files: dict[str, list[str]] = {}
-    for fact in facts:
-        m = _LOCATION.fullmatch(fact.value) if fact.kind == "location" else None
-        if m is None:
-            lines.append([fact.value])
-        elif m.group(1) in files:
-            files[m.group(1)].append(m.group(2))
-        else:
-            files[m.group(1)] = [fact.value]
-            lines.append(files[m.group(1)])
-    return [", ".join(line) for line in lines]
+SHEET_HEADER = fact_layout.HEADER
+_BEFORE = re.compile(r"([A-Za-z][\w.-]{0,23}(?:=|: ?| ))$")  # "port 8080", "len=2080"
+_AFTER = re.compile(r"( [A-Za-z][\w-]{0,23})")  # "1838 of": what the number counts
 
 
 @dataclass(frozen=True)
 class Fact:
     kind: str
     value: str
+    context: str = ""  # the word beside a bare number, written with it on the sheet
 
 
 @dataclass(frozen=True)
@@ -131,32 +120,63 @@ class FactSheet:
     facts: tuple[Fact, ...]
     omitted: int = 0
     in_verbatim: int = 0  # left out: the verbatim start or end already holds them as text
+    left_out: tuple[tuple[str, int], ...] = ()  # (kind, count) of the omitted, most first
 
     @property
     def values(self) -> list[str]:
         return [f.value for f in self.facts]
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The sheet as sent beside the pages (empty when there is nothing exact).
 
-        One string a line, no bullets (a bullet costs a token a line and says nothing), and the
-        line numbers of one file on one line: a grep's hundred ``file:line`` hits cost a
-        hundred file names otherwise.
+        Written compactly (``fact_layout``); a string that another one on the sheet already
+        holds (a hash inside a path, a file inside its ``file:line``) is written once, inside
+        the longer one. When a cap left strings out, the last line says how many, of which kinds.
         """
-        if not self.facts:
-            return ""
-        lines = [SHEET_HEADER, *_grouped_lines(self.facts)]
-        if self.omitted:
-            lines.append(f"({self.omitted} more omitted to keep this sheet short)")
-        return "\n".join(lines)
+        note = left_out_note(self.omitted, dict(self.left_out)) if self.omitted else ""
+        return layout(_not_contained(self.facts), note)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "facts": [{"kind": f.kind, "value": f.value} for f in self.facts],
             "omitted": self.omitted,
             "in_verbatim": self.in_verbatim,
+            "left_out": dict(self.left_out),
         }
+
+
+CONTAINMENT_WORK = 50_000_000  # characters scanned at most to find strings inside others
+
+
+def _not_contained(facts: Sequence[Fact]) -> list[Fact]:
+    """The facts no other fact's string holds (each is then written once, inside the longer)."""
+    joined = "\n".join(f.value for f in facts)
+    if len(joined) * len(facts) > CONTAINMENT_WORK:
+        return list(facts)
+    return [f for f in facts if f.kind in NUMERIC_KINDS or joined.count(f.value) < 2]
+
+
+LONGEST_NAME = 100  # a longer run between slashes is data (base64), not a file or directory
+
+
+def _not_a_path(value: str) -> bool:
+    return any(len(name) > LONGEST_NAME for name in re.split(r"[/\\]", value))
+
+
+_WEAK = frozenset({"a", "an", "and", "at", "by", "for", "from", "in", "is", "of", "on", "or",
+                   "the", "to", "was", "were", "with", "about"})
+
+
+def _context(text: str, start: int, end: int) -> str:
+    """The word beside a bare number: the one before it (``port 8080``), or the one after it
+    (``4711 rows``) when the one before says nothing (``in``, ``of``) or is not there."""
+    before = _BEFORE.search(text, max(0, start - 26), start)
+    after = _AFTER.match(text, end)
+    weak = before is not None and before.group(1).strip(" =:").lower() in _WEAK
+    if before is not None and before.end() == start and (after is None or not weak):
+        return before.group(1)
+    return after.group(1) if after else ""
 
 
 def find_facts(text: str) -> list[Fact]:
@@ -172,9 +192,14 @@ def find_facts(text: str) -> list[Fact]:
             continue
         value = text[start:end]
         taken_until = end
-        if kind == "number" and sum(c.isdigit() for c in value) < NUMBER_DIGITS:
+        if kind in ("path", "location") and _not_a_path(value):
             continue
-        out.append(Fact(kind, value))
+        if kind == "number":
+            if sum(c.isdigit() for c in value) < NUMBER_DIGITS:
+                continue
+            out.append(Fact(kind, value, _context(text, start, end)))
+        else:
+            out.append(Fact(kind, value))
     return out
 
 
@@ -212,13 +237,47 @@ def fact_sheet(
     *,
     max_chars: int = DEFAULT_MAX_CHARS,
     verbatim: Sequence[Message] = (),
+    max_tokens: int | None = None,
+    tokens: Callable[[str], int] | None = None,
 ) -> FactSheet:
-    """Collect the exact strings of ``messages`` into a capped, deduplicated sheet.
+    """Collect the exact strings of ``messages`` into a deduplicated sheet within its caps.
 
     A string the ``verbatim`` messages (the start and end sent as text) already hold is left
     out: the model has it exactly there. Bare numbers are taken from the narrative only (a
-    tool's output can hold thousands of them, and its measured sizes are quantities).
+    tool's output can hold thousands of them, and its measured sizes are quantities). The
+    sheet's text stays within ``max_chars`` and, given ``tokens`` (its price), ``max_tokens``;
+    over a cap the strings the narrative names are kept first (``_tier``) and the last line
+    says how many of which kinds were left out.
     """
+    ranked, in_verbatim = _collect(messages, verbatim)
+
+    def sheet(kept: int) -> FactSheet:
+        chosen = sorted(ranked[:kept], key=lambda e: e[0])
+        left: dict[str, int] = {}
+        for _, fact in ranked[kept:]:
+            left[fact.kind] = left.get(fact.kind, 0) + 1
+        return FactSheet(tuple(f for _, f in chosen), len(ranked) - kept, in_verbatim,
+                         tuple(sorted(left.items(), key=lambda e: -e[1])))
+
+    def fits(s: FactSheet) -> bool:
+        if len(s.text) > max_chars:
+            return False
+        return max_tokens is None or tokens is None or tokens(s.text) <= max_tokens
+
+    whole = sheet(len(ranked))
+    if fits(whole):
+        return whole
+    low, high = 0, len(ranked)  # sheet(low) fits (or keeps nothing), sheet(high) does not
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(sheet(mid)) else (low, mid)
+    return sheet(low)
+
+
+def _collect(messages: Sequence[Message], verbatim: Sequence[Message]
+             ) -> tuple[list[tuple[int, Fact]], int]:
+    """Each string once, (order of first appearance, fact), best-kept first; and how many the
+    verbatim start and end already hold."""
     known = "\n".join(text for _, text in message_texts(verbatim))
     first: dict[str, tuple[int, int, Fact]] = {}
     in_verbatim: set[str] = set()
@@ -235,12 +294,5 @@ def fact_sheet(
                 first[fact.value] = (len(first), tier, fact)
             elif tier < seen[1]:
                 first[fact.value] = (seen[0], tier, seen[2])
-    kept: list[tuple[int, Fact]] = []
-    used = 0
-    for order, _, fact in sorted(first.values(), key=lambda e: (e[1], e[0])):
-        cost = len(fact.value) + 1  # and its newline
-        if used + cost <= max_chars:
-            kept.append((order, fact))
-            used += cost
-    kept.sort(key=lambda e: e[0])
-    return FactSheet(tuple(f for _, f in kept), len(first) - len(kept), len(in_verbatim))
+    ranked = sorted(first.values(), key=lambda e: (e[1], e[0]))
+    return [(order, fact) for order, _, fact in ranked], len(in_verbatim)

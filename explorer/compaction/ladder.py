@@ -29,10 +29,11 @@ Mode = Literal["proactive", "reactive"]
 TAIL_FRACTIONS = (0.5, 0.35, 0.25, 0.15, 0.08, 0.0)
 SUMMARY_SHARE = 0.1  # of the target, kept free for the summary text in the new context
 FACT_SHARE = 0.05  # of the target, at most, for the fact sheet beside the pages
-# ... and at most this share of the pages' own cost: a sheet of every id a tool printed can cost
-# as much as the pages (issue #18 measured 51 % on top of two pages), which undoes the imaging.
-# The strings the narrative names come first under the cap, so it cuts tool-output ids first.
-FACT_PAGE_SHARE = 0.35
+# The sheet carries every exact string of the middle; it is cut only where pages and sheet
+# together would cost more than this share of the middle sent as text, so imaging always at
+# least halves the middle's cost. On the shared real transcripts only a middle of redaction
+# markers (hundreds of distinct hashes and sizes in the narrative) reaches it (bench_fact_sheet).
+FACT_TEXT_SHARE = 0.5
 FACT_FLOOR_TOKENS = 150  # a sheet this small is always allowed: a short middle keeps its few ids
 CHARS_PER_TOKEN = 3
 
@@ -211,31 +212,37 @@ def _snapshot(plan: CompactionPlan, renderer: Renderer, summary_next: bool = Fal
     if sent is None:
         return
     plan.split, plan.pages, plan.facts = split, sent, facts
+    if facts.omitted:
+        plan.notes.append(_left_out_note(facts))
     plan.rungs += ("snapshot",)
 
 
 def _fact_sheet(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],
                 max_chars: int) -> FactSheet:
-    """The middle's fact sheet within ``max_chars`` and ``FACT_PAGE_SHARE`` of the pages' cost
-    (or ``FACT_FLOOR_TOKENS``, whichever is more).
-
-    The share is in (corrected) tokens and ids cost more tokens a character than prose, so a
-    sheet over it is cut again in proportion, and a little more (a cut lands on whole strings),
-    up to four times.
-    """
-    est = plan.estimator
+    """The middle's fact sheet as the pipeline sends it beside ``pages``."""
     images = [p for p in snapshot_message(pages, None).parts if p.kind == "image"]
-    allowed = max(FACT_FLOOR_TOKENS, FACT_PAGE_SHARE * sum(est.part(p) for p in images))
-    cap = min(max_chars, int(allowed * CHARS_PER_TOKEN))
-    verbatim = [*split.head, *split.tail]
-    sheet = fact_sheet(split.middle, max_chars=cap, verbatim=verbatim)
-    for _ in range(4):
-        spent = est.correct(est.text_tokens(sheet.text))
-        if spent <= allowed:
-            break
-        cap = int(cap * 0.95 * allowed / spent)
-        sheet = fact_sheet(split.middle, max_chars=cap, verbatim=verbatim)
-    return sheet
+    page_tokens = sum(plan.estimator.part(p) for p in images)
+    return sheet_beside_pages(split.middle, [*split.head, *split.tail], page_tokens,
+                              plan.estimator, max_chars)
+
+
+def sheet_beside_pages(middle: Sequence[Message], verbatim: Sequence[Message],
+                       page_tokens: int, estimator: Estimator,
+                       max_chars: int = DEFAULT_MAX_CHARS) -> FactSheet:
+    """The fact sheet for ``middle`` imaged as pages costing ``page_tokens``: every exact
+    string the verbatim start and end do not hold, unless pages and sheet would then cost more
+    than ``FACT_TEXT_SHARE`` of the middle as text (a sheet of ``FACT_FLOOR_TOKENS`` is always
+    allowed), and within ``max_chars``."""
+    as_text = estimator.estimate(middle, with_overhead=False)
+    allowed = int(max(FACT_FLOOR_TOKENS, FACT_TEXT_SHARE * as_text - page_tokens))
+    return fact_sheet(middle, max_chars=max_chars, verbatim=verbatim, max_tokens=allowed,
+                      tokens=lambda text: estimator.correct(estimator.text_tokens(text)))
+
+
+def _left_out_note(facts: FactSheet) -> str:
+    kinds = ", ".join(f"{n} {kind}" for kind, n in facts.left_out)
+    return (f"the fact sheet leaves out {facts.omitted} exact string(s) ({kinds}) to keep pages "
+            f"and sheet under {FACT_TEXT_SHARE:.0%} of the middle as text; they are on the pages")
 
 
 def _within_image_limit(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],

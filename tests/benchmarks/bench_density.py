@@ -19,7 +19,9 @@ from typing import Literal, cast
 
 from explorer.compaction import image_cost
 from explorer.compaction.estimate import Estimator, Family
-from explorer.compaction.facts import DEFAULT_MAX_CHARS, fact_sheet
+from explorer.compaction.fact_layout import expand
+from explorer.compaction.facts import FactSheet
+from explorer.compaction.ladder import sheet_beside_pages
 from explorer.compaction.page_geometry import TIERS, PageGeometry, page_geometry
 from explorer.compaction.snapshot_render import (
     Snapshot,
@@ -145,22 +147,23 @@ def run() -> list[Result]:
     for shape in shapes:
         results += _rows(measured[shape], est_tokens[shape.geometry.provider], ocr)
     results += _targets(shapes, measured, ocr)
-    results += _fact_rows(messages, source)
+    results += _fact_rows(messages, source, measured)
     results += _density_with_sheet(shapes, measured, messages, len(source))
     return results
 
 
 def _density_with_sheet(shapes: list[Shape], measured: dict[Shape, Measured],
                         messages: list[Message], chars: int) -> list[Result]:
-    """Chars per token of each shipped tier alone and with the fact sheet sent beside it."""
-    sheet = fact_sheet(messages, max_chars=DEFAULT_MAX_CHARS)
+    """Chars per token of each shipped tier alone and with the fact sheet the pipeline sends
+    beside its pages (``pipeline_sheet``: the whole sample as the imaged middle)."""
     out: list[Result] = []
     for shape in shapes:
         if shape.reference:
             continue
         m, g = measured[shape], shape.geometry
         est = Estimator(family=cast(Family, g.provider))
-        sheet_tokens = est.text_tokens(sheet.text)
+        sheet = pipeline_sheet(messages, m)
+        sheet_tokens = est.correct(est.text_tokens(sheet.text))
         out += [Result("density with sheet", f"{g.provider} {shape.name}: pages alone",
                        chars / m.sample_tokens, "chars/token"),
                 Result("density with sheet", f"{g.provider} {shape.name}: pages + "
@@ -225,15 +228,28 @@ def _compare(provider: str, mine: Measured, ref: Measured,
                   cpt, "chars/token", target, met)
 
 
-def _fact_rows(messages: list[Message], source: str) -> list[Result]:
+def pipeline_sheet(messages: list[Message], m: Measured) -> FactSheet:
+    """The sheet the ladder sends beside ``m``'s pages when the sample is the whole middle."""
+    est = Estimator(family=cast(Family, m.shape.geometry.provider))
+    return sheet_beside_pages(messages, [], m.sample_tokens, est)
+
+
+def _fact_rows(messages: list[Message], source: str, measured: dict[Shape, Measured]
+               ) -> list[Result]:
+    """Exact ids the sheet the pipeline sends beside the Anthropic dense pages carries."""
     ids = list(dict.fromkeys(IDS.findall(source)))
-    sheet = fact_sheet(messages, max_chars=DEFAULT_MAX_CHARS)
-    values = set(sheet.values)
-    kept = sum(1 for i in ids if i in values)
+    dense = next(m for s, m in measured.items() if not s.reference
+                 and s.geometry.provider == "anthropic" and s.geometry.tier == "dense")
+    sheet = pipeline_sheet(messages, dense)
+    carried = expand(sheet.text)
+    kept = sum(1 for i in ids if any(i in item for item in carried))
+    est = Estimator(family="anthropic")
     return [
         Result("density facts", f"sample hex ids / UUIDs / hashes ({len(ids)})",
                100 * kept / max(1, len(ids)), "% verbatim in the fact sheet", "100 %",
                kept == len(ids)),
-        Result("density facts", "fact sheet size", len(sheet.text), "chars",
-               f"≤ {DEFAULT_MAX_CHARS} ({sheet.omitted} omitted)"),
+        Result("density facts", "fact sheet beside the anthropic dense pages",
+               est.correct(est.text_tokens(sheet.text)), "tokens",
+               f"{len(sheet.text):,} chars, {len(sheet.facts)} strings, "
+               f"{sheet.omitted} left out"),
     ]
