@@ -14,7 +14,7 @@ import io
 import math
 import re
 import string
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
@@ -28,6 +28,10 @@ FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
 ImageCost = Callable[[int, int], int]
 
 _WS_RUN = re.compile(r"\s{2,}")
+_NON_WS = re.compile(r"\S")
+UNITS_CHUNK = 1 << 18
+"""Characters of one text counted in one go. Each count is a C loop that holds the GIL, so a
+10 MB paste is counted in slices: the window's thread gets the interpreter between them."""
 _UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
 
 
@@ -72,6 +76,28 @@ def image_size(data: bytes) -> tuple[int, int] | None:
 
 def text_units(text: str) -> tuple[int, int, int]:
     """(word chars, punctuation chars, non-ASCII chars); whitespace runs count once."""
+    words = punct = non_ascii = 0
+    for piece in slices(text) if len(text) > UNITS_CHUNK else (text,):
+        w, p, a = _units(piece)
+        words, punct, non_ascii = words + w, punct + p, non_ascii + a
+    return max(0, words), punct, non_ascii  # a blank can be non-ASCII too: clamped once
+
+
+def slices(text: str, size: int = UNITS_CHUNK) -> Iterator[str]:
+    """``text`` in pieces of about ``size`` characters, each cut just before a non-blank
+    character, so no whitespace run is split and the counts add up exactly."""
+    start, n = 0, len(text)
+    while start < n:
+        cut = start + size
+        if cut < n:
+            found = _NON_WS.search(text, cut)
+            cut = found.start() if found is not None else n
+        yield text[start:cut]
+        start = cut
+
+
+def _units(text: str) -> tuple[int, int, int]:
+    """The counts of one piece; the word count is left unclamped so pieces add up."""
     n = len(text)
     if not n:
         return 0, 0, 0
@@ -79,7 +105,7 @@ def text_units(text: str) -> tuple[int, int, int]:
     non_ascii = n - len(text.encode("ascii", "ignore"))
     punct = sum(text.count(c) for c in string.punctuation)
     ws_extra = n - len(_WS_RUN.sub(" ", text))  # a run of L blanks counts once: L - 1 extra
-    return max(0, n - non_ascii - punct - ws_extra), punct, non_ascii
+    return n - non_ascii - punct - ws_extra, punct, non_ascii
 
 
 @dataclass(frozen=True)
