@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from graph_trees import generated_conversation, loaded_graph, paint_frame
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtGui import QImage, QPainter, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -201,3 +201,51 @@ def test_V2_labels_are_measured_once_per_node_and_overlays_drawn_once(
     assert item.labels.made == made, "a pan measures no label again: it only places them"
     assert graph.legend.drawn == 1, "the legend is blitted, not drawn, on every frame"
     assert graph.minimap.scaled_count == 1
+
+
+def _frame(w: TreeGraphWidget) -> QImage:
+    image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    w.view.render(painter, QRectF(image.rect()), w.view.viewport().rect())
+    painter.end()
+    return image
+
+
+def _pixels_differing(a: QImage, b: QImage) -> int:
+    assert a.size() == b.size() and a.format() == b.format()
+    pa = memoryview(bytes(a.constBits())).cast("I")
+    pb = memoryview(bytes(b.constBits())).cast("I")
+    return sum(1 for x, y in zip(pa, pb, strict=True) if x != y)
+
+
+@pytest.mark.parametrize("scale", [0.3, 0.8])  # boxes, and boxes with text
+def test_V2_a_pan_up_close_paints_only_the_strips_it_exposes_and_looks_the_same(
+    graph: TreeGraphWidget, scale: float,
+) -> None:
+    item = graph.view.item
+    assert item is not None
+    _centre_on_busiest(graph, scale)
+    for _ in range(60):  # the zoom rests and every box text is in
+        paint_frame(graph)
+        if item.texts_missing == 0 and item.frames.whole:
+            break
+    paint_frame(graph)
+    assert item.last_lod >= Lod.BOXES and item.last_drawn > 0
+    whole, strips, painted = item.frames.whole, item.frames.strips, item.boxes_painted
+    shown = item.last_drawn
+    graph.view.pan_by(37, 23)
+    kept = _frame(graph)
+    assert item.frames.whole == whole, "the pan keeps the frame"
+    assert item.frames.strips == strips + 2, "one strip across, one down"
+    assert item.boxes_painted - painted < shown, "only the boxes in the new strips"
+    item.frames.drop()
+    again = _frame(graph)
+    differ = _pixels_differing(kept, again)
+    assert differ <= kept.width() * kept.height() // 10_000, \
+        "the kept frame is what painting it whole gives (but for antialiasing rounding)"
+    item.frames.drop()
+    item.forget_texts([])
+    before = item.boxes_painted
+    graph.view.set_scale(scale * 1.2)
+    paint_frame(graph)
+    assert item.boxes_painted > before, "a zoom step paints the tree whole"

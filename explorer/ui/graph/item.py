@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from explorer.ui.graph.compare_marks import paint_compare_marks
+from explorer.ui.graph.frames import FrameCache
 from explorer.ui.graph.geometry import DOTS_MAX_SCALE, Geometry, cosmetic, paint_batches
 from explorer.ui.graph.labels import LabelPainter
 from explorer.ui.graph.model import (
@@ -89,7 +90,9 @@ class GraphItem(QGraphicsItem):
         self.sibling_words: SiblingWords | None = None  # what differs at branch points
         self.paint_count = 0
         self.last_lod: Lod | None = None
-        self.last_drawn = 0  # nodes drawn as boxes in the last paint (0 for dots/overview)
+        self.last_drawn = 0  # boxes the last frame shows, painted or kept (0 for dots/overview)
+        self.boxes_painted = 0  # boxes painted so far, kept frames not counted (for tests)
+        self._kept_drawn = 0  # boxes in the kept frame when it was painted whole
         self._boxes: dict[tuple[int, int], _CellBoxes] = {}
         self._texts: dict[int, _Text] = {}
         self.texts_made = 0  # box texts elided so far (for tests)
@@ -112,6 +115,7 @@ class GraphItem(QGraphicsItem):
         self.labels = LabelPainter()
         self.tending = TendPainter()
         self.tiles = TileCache(geometry, palette, model.bounds)
+        self.frames = FrameCache()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         left, top, right, bottom = model.bounds
         self._rect = QRectF(left, top, right - left, bottom - top).adjusted(
@@ -145,9 +149,18 @@ class GraphItem(QGraphicsItem):
         elif lod == Lod.DOTS:
             self.tiles.paint(painter, scale, view, self.update, zooming)
         else:
-            paint_batches(painter, self.geometry.batches_in(*view), self.palette, None)
-            self.tending.paint_links(painter, self.model, self.palette, view, True)
-            self._paint_boxes(painter, view, scale, lod == Lod.TEXT)
+            def tree(p: QPainter, part: tuple[float, float, float, float]) -> bool:
+                return self._paint_tree(p, part, scale, lod == Lod.TEXT)
+
+            if zooming:
+                self.frames.drop()  # a zoom step paints directly; the resting frame is kept
+            whole = self.frames.whole
+            if zooming or not self.frames.paint(painter, tree):
+                tree(painter, view)
+            elif self.frames.whole != whole:
+                self._kept_drawn = self.last_drawn
+            else:
+                self.last_drawn = self._kept_drawn
         self.tending.paint(painter, self.model, self.palette, view, lod >= Lod.BOXES,
                            lod == Lod.TEXT)
         self._paint_ring(painter, self.model.tip, self.palette.tip, scale, lod)
@@ -188,6 +201,18 @@ class GraphItem(QGraphicsItem):
         painter.drawImage(QPointF(round(at.x()), round(at.y())), image)
         painter.restore()
 
+    def _paint_tree(
+        self, painter: QPainter, view: tuple[float, float, float, float], scale: float,
+        text: bool,
+    ) -> bool:
+        """Edges, merge links, boxes and their texts in ``view``; False when some box
+        texts were left to a later frame."""
+        self.texts_missing = 0
+        paint_batches(painter, self.geometry.batches_in(*view), self.palette, None)
+        self.tending.paint_links(painter, self.model, self.palette, view, True)
+        self._paint_boxes(painter, view, scale, text)
+        return self.texts_missing == 0
+
     def _paint_boxes(
         self, painter: QPainter, view: tuple[float, float, float, float], scale: float,
         text: bool,
@@ -202,6 +227,7 @@ class GraphItem(QGraphicsItem):
                 if rects:
                     painter.drawRects(rects)
                     self.last_drawn += len(rects)
+                    self.boxes_painted += len(rects)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         dashed = cosmetic(pal.badge, 1.0)
         dashed.setStyle(Qt.PenStyle.DashLine)
@@ -284,6 +310,7 @@ class GraphItem(QGraphicsItem):
         """Elide these boxes' texts again (their branch point's words came in)."""
         for i in nodes:
             self._texts.pop(i, None)
+        self.frames.drop()
         self.update()
 
     def _text(self, i: int) -> _Text:
