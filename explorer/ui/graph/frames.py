@@ -14,15 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QRect, QRectF, Qt
-from PySide6.QtGui import QPainter, QPixmap, QTransform
+from PySide6.QtCore import QRect, QRectF
+from PySide6.QtGui import QColor, QPainter, QPixmap, QTransform
 
 View = tuple[float, float, float, float]
 Draw = Callable[[QPainter, View], bool]  # paint the tree in a scene rectangle; True if complete
 
 
 class FrameCache:
-    def __init__(self) -> None:
+    """``background`` is the view's: the kept frame is opaque, so drawing it is a copy of
+    its pixels rather than a blend of each over the background."""
+
+    def __init__(self, background: QColor) -> None:
+        self.background = QColor(background)
+        self.background.setAlpha(255)
         self._pixmap: QPixmap | None = None
         self._key: tuple[float, float, int, int] | None = None  # zoom and size it was painted at
         self._at = (0.0, 0.0)  # the world transform's shift it was painted at
@@ -46,7 +51,6 @@ class FrameCache:
         pix = self._pixmap
         if pix is None or self._key != key or not self._scrolled(pix, world, draw):
             pix = QPixmap(w, h)
-            pix.fill(Qt.GlobalColor.transparent)
             complete = self._draw(pix, world, QRect(0, 0, w, h), draw)
             self._pixmap, self._key = (pix if complete else None), key
             self.whole += 1
@@ -82,13 +86,10 @@ class FrameCache:
             self._pixmap = None  # the strip's texts follow on a whole frame
         return True
 
-    @staticmethod
-    def _draw(pix: QPixmap, world: QTransform, rect: QRect, draw: Draw) -> bool:
-        """Paint the tree into ``rect`` (device pixels) of ``pix``, cleared first."""
+    def _draw(self, pix: QPixmap, world: QTransform, rect: QRect, draw: Draw) -> bool:
+        """Paint the tree into ``rect`` (device pixels) of ``pix``, on the background."""
         p = QPainter(pix)
-        p.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
-        p.fillRect(rect, Qt.GlobalColor.transparent)
-        p.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+        p.fillRect(rect, self.background)
         p.setClipRect(rect)
         p.setTransform(world)
         inverse, _ = world.inverted()

@@ -115,7 +115,7 @@ class GraphItem(QGraphicsItem):
         self.labels = LabelPainter()
         self.tending = TendPainter()
         self.tiles = TileCache(geometry, palette, model.bounds)
-        self.frames = FrameCache()
+        self.frames = FrameCache(palette.background)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         left, top, right, bottom = model.bounds
         self._rect = QRectF(left, top, right - left, bottom - top).adjusted(
