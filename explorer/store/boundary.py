@@ -18,6 +18,7 @@ from collections import OrderedDict
 REMEMBERED = 4096
 _known: OrderedDict[tuple[str, int], int | None] = OrderedDict()
 _lock = threading.Lock()
+_running: dict[tuple[str, int], threading.Event] = {}  # walks under way, by key
 
 _PATH_TOOL_PARTS = (
     "WITH RECURSIVE up(id, parent_id, depth) AS ("
@@ -33,21 +34,35 @@ _PATH_TOOL_PARTS = (
 def clean_boundary(conn: sqlite3.Connection, tip: int | None, uid: str = "") -> int | None:
     """The last message on the path to ``tip`` after which no tool call waits for its
     result (``tip`` itself when the path ends whole), or None. ``uid`` (the
-    conversation's) lets the answer be remembered."""
+    conversation's) lets the answer be remembered, and lets threads that ask at once
+    (the transcript and the context figure opening the same conversation) share one walk."""
     if tip is None:
         return None
     if not uid:
         return _derive(conn, tip)
     key = (uid, tip)
-    with _lock:
-        if key in _known:
-            _known.move_to_end(key)
-            return _known[key]
-    found = _derive(conn, tip)
-    with _lock:
-        _known[key] = found
-        while len(_known) > REMEMBERED:
-            _known.popitem(last=False)
+    while True:
+        with _lock:
+            if key in _known:
+                _known.move_to_end(key)
+                return _known[key]
+            running = _running.get(key)
+            mine = running is None
+            if running is None:
+                running = _running[key] = threading.Event()
+        if mine:
+            break
+        running.wait()  # then read the answer (or walk, if that thread failed)
+    try:
+        found = _derive(conn, tip)
+        with _lock:
+            _known[key] = found
+            while len(_known) > REMEMBERED:
+                _known.popitem(last=False)
+    finally:
+        with _lock:
+            del _running[key]
+        running.set()
     return found
 
 

@@ -180,3 +180,22 @@ def test_V2_the_rest_of_the_path_is_read_once_the_tip_cards_are_built(
         view.scroll_to(tip)
     assert built == [True] and at_start == [True]
     settle(qtbot, view)
+
+
+def test_V2_heights_are_guessed_for_the_width_the_view_has_when_the_rows_are_built(
+    qtbot: QtBot, long_path: tuple[Store, int], gate: Gate
+) -> None:
+    """A window resized while its path is read (as it is when it first shows) does not
+    guess every row's height twice."""
+    store, conv = long_path
+    view = make_view(qtbot, store)
+    view.resize(500, 700)
+    view.load_path(conv)
+    wait_for(qtbot, gate.started.is_set)
+    view.resize(1300, 700)
+    wait_for(qtbot, lambda: view.width_box[0] > 1000)
+    with qtbot.waitSignal(view.loaded, timeout=TIMEOUT_MS):
+        gate.open.set()
+    assert view.estimates.serial == 0, "no second guess of the heights was needed"
+    assert view._estimated_at == view.card_width_now == view.width_box[0]
+    settle(qtbot, view)

@@ -7,7 +7,7 @@ benchmarks directly); they read through the calling thread's own connection.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +92,16 @@ TIP_WAIT_S = 0.5
 """Longest the rest of the path waits for the view to have built the tip's cards."""
 
 
-def prepare_tip_first(store: Store, conv_id: int, tip: int | None, width: int,
+Width = int | Callable[[], int]
+"""The card width to guess heights for, or where to read it when the guess is made: the
+window may be resized between asking for a path and its rows being built."""
+
+
+def _at(width: Width) -> int:
+    return width() if callable(width) else width
+
+
+def prepare_tip_first(store: Store, conv_id: int, tip: int | None, width: Width,
                       metrics: Metrics, ticket: Ticket,
                       shown: threading.Event | None = None) -> PreparedPath:
     """The path's end first, reported as progress (V2), then the whole path as the result.
@@ -115,7 +124,7 @@ def prepare_tip_first(store: Store, conv_id: int, tip: int | None, width: int,
                         start.tip_content if start is not None else None)
 
 
-def prepare_tip(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
+def prepare_tip(store: Store, conv_id: int, tip: int | None, width: Width, metrics: Metrics,
                 ticket: Ticket | None = None) -> PreparedPath | None:
     """The last ``TIP_ROWS`` messages of the path as rows with their content, or None when
     the path has no more messages than that.
@@ -136,9 +145,9 @@ def prepare_tip(store: Store, conv_id: int, tip: int | None, width: int, metrics
                             checkpoint_labels(store, conv_id), conv.context_start_id)
     if ticket is not None:
         ticket.check()
-    rows = _rows(skeleton)
-    return PreparedPath(skeleton, rows, rows.estimates(width, metrics), rows.message_rows(),
-                        width, subagents=spawning_calls(store, conv_id),
+    rows, now = _rows(skeleton), _at(width)
+    return PreparedPath(skeleton, rows, rows.estimates(now, metrics), rows.message_rows(),
+                        now, subagents=spawning_calls(store, conv_id),
                         tip_content=read_window(store, ids), complete=False)
 
 
@@ -148,28 +157,29 @@ def _rows(skeleton: PathSkeleton) -> RowTable:
                     clean_tip=skeleton.clean_tip)
 
 
-def prepare_path(store: Store, conv_id: int, tip: int | None, width: int, metrics: Metrics,
+def prepare_path(store: Store, conv_id: int, tip: int | None, width: Width, metrics: Metrics,
                  ticket: Ticket | None = None, tip_content: WindowContent | None = None,
                  ) -> PreparedPath:
     """Everything up to the view's first paint, done off the main thread (V2).
 
     With 80,000 messages building the rows and guessing their heights is itself
     a few hundred milliseconds of Python, so it runs here too, with the font
-    measures and width the view had when it asked. ``tip_content``: the last
+    measures the view had when it asked and the width it has now. ``tip_content``: the last
     rows' content when it was read already (by :func:`prepare_tip`).
     """
     skeleton = read_skeleton(store, conv_id, tip, ticket)
     rows = _rows(skeleton)
     if ticket is not None:
         ticket.check()
-    heights = rows.estimates(width, metrics)
+    now = _at(width)
+    heights = rows.estimates(now, metrics)
     message_row = rows.message_rows()
     notes, archived = path_notes(store, conv_id, skeleton.entries.ids)
     # The window opens at the tip: its neighbourhood's content comes with the rows, so the
     # first screen needs no second read (a round trip through the content worker).
     if tip_content is None and len(skeleton.entries):
         tip_content = read_window(store, list(skeleton.entries.ids[-TIP_ROWS:]))
-    return PreparedPath(skeleton, rows, heights, message_row, width, notes, archived,
+    return PreparedPath(skeleton, rows, heights, message_row, now, notes, archived,
                         spawning_calls(store, conv_id), tip_content)
 
 

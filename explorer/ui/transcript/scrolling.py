@@ -58,6 +58,7 @@ class AnchoredScroll(QAbstractScrollArea):
         self._in_layout = False
         self.card_width_now = 0
         self._estimated_at = 0
+        self.width_box = [self._card_width()]  # kept current for workers guessing heights
         self.verticalScrollBar().setSingleStep(40)
         self.setFrameShape(QFrame.Shape.NoFrame)
 
@@ -219,6 +220,7 @@ class AnchoredScroll(QAbstractScrollArea):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.width_box[0] = self._card_width()
         if not self.rows:
             return
         anchor, at_end = self._anchor(), self.at_end()

@@ -99,11 +99,11 @@ class TranscriptView(AnchoredScroll):
         place, so switching siblings below it does not throw the reader off.
         """
         self._requested = (conv_id, tip)
-        width, metrics = self._card_width(), self._metrics()
+        box, metrics = self.width_box, self._metrics()
         self._tip_built.set()  # an older request's worker does not wait for its tip
         built = self._tip_built = threading.Event()
-        self.skeletons.submit(
-            lambda t: prepare_tip_first(self.store, conv_id, tip, width, metrics, t, built))
+        self.skeletons.submit(lambda t: prepare_tip_first(
+            self.store, conv_id, tip, lambda: box[0], metrics, t, built))
 
     @property
     def is_loading(self) -> bool:

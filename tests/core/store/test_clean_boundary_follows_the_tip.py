@@ -3,13 +3,16 @@ so a send, branch, edit or rewind never leaves a stale "ends mid-turn" mark."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from pathlib import Path
 
+import pytest
 from helpers import assistant, tool_call, tool_result, user
 
 from explorer.app import views
 from explorer.formats.base import ImportedConversation
-from explorer.store import Store
+from explorer.store import Store, boundary
 from explorer.tree.model import Message
 
 
@@ -68,3 +71,44 @@ def test_P3_a_conversation_without_messages_has_no_mark(tmp_path: Path) -> None:
     with Store(tmp_path / "c.db") as s:
         conv = s.create_conversation("empty")
         assert s.conversation(conv).clean_tip_id is None
+
+
+def test_V2_threads_asking_at_once_share_one_walk_of_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a conversation, the transcript and the context figure both read its clean
+    boundary off the main thread; on a 100,000-message path one walk is enough."""
+    with Store(tmp_path / "c.db") as s:
+        conv = s.import_conversation(crashed()).conversation_id
+        uid = str(s.conversation(conv, boundary=False).meta["uid"])
+        tip = s.conversation(conv, boundary=False).tip_id
+        db = s.db_path
+    walks: list[int] = []
+    first_in, go = threading.Event(), threading.Event()
+    real = boundary._derive
+
+    def held(conn: sqlite3.Connection, at: int) -> int | None:
+        walks.append(at)
+        first_in.set()
+        go.wait()
+        return real(conn, at)
+
+    monkeypatch.setattr(boundary, "_derive", held)
+    found: list[int | None] = []
+
+    def ask() -> None:
+        conn = sqlite3.connect(db)
+        try:
+            found.append(boundary.clean_boundary(conn, tip, uid))
+        finally:
+            conn.close()
+
+    first, second = threading.Thread(target=ask), threading.Thread(target=ask)
+    first.start()
+    assert first_in.wait(10)
+    second.start()
+    second.join(0.2)  # it waits for the first walk instead of walking itself
+    go.set()
+    first.join()
+    second.join()
+    assert len(walks) == 1 and len(found) == 2 and found[0] == found[1] is not None
