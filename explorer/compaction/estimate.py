@@ -103,7 +103,7 @@ def _units(text: str) -> tuple[int, int, int]:
     if not n:
         return 0, 0, 0
     # Counted with C loops only (count, sub): this runs over every part of a 100k-message path.
-    non_ascii = n - len(text.encode("ascii", "ignore"))
+    non_ascii = 0 if text.isascii() else n - len(text.encode("ascii", "ignore"))
     punct = len(_PUNCT.findall(text))  # one scan, not one per punctuation character
     ws_extra = n - len(_WS_RUN.sub(" ", text))  # a run of L blanks counts once: L - 1 extra
     return n - non_ascii - punct - ws_extra, punct, non_ascii

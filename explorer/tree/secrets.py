@@ -63,6 +63,7 @@ _TOKENS = tuple((kind, _LITERALS[kind], re.compile(p)) for kind, p in TOKEN_RULE
 _ANY_LITERAL = re.compile("|".join(
     re.escape(lit) for lit in sorted({x for xs in _LITERALS.values() for x in xs}, key=len,
                                      reverse=True)))
+_ONE_SCAN_CHARS = 1 << 18  # longer text is tested literal by literal: no long hold of the GIL
 # Secrets inside a match: the password of a URL, the token after "Bearer".
 _URL_PASSWORD = re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@")
 _BEARER = re.compile(r"[Bb]earer\s+([A-Za-z0-9\-._~+/]{20,}=*)")
@@ -121,7 +122,8 @@ def _credentials(text: str) -> list[tuple[int, int, str]]:
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """The spans of ``text`` that are secrets, left to right, without overlaps."""
     spans: list[tuple[int, int, str]] = []
-    for kind, literals, pattern in _TOKENS if _ANY_LITERAL.search(text) else ():
+    some = len(text) > _ONE_SCAN_CHARS or _ANY_LITERAL.search(text) is not None
+    for kind, literals, pattern in _TOKENS if some else ():
         if any(lit in text for lit in literals):
             for m in pattern.finditer(text):
                 if not any(m.start() < e and s < m.end() for s, e, _ in spans):
