@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from explorer.app.context_costs import CostTable
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
 from explorer.compaction.estimate import (
     IMAGE_PRICE_KEY,
@@ -34,23 +35,9 @@ from explorer.tree.model import Message
 CHUNK = 1000
 """Messages read and costed at a time; the caller's ``check`` runs between chunks."""
 REMEMBERED = 400_000
-"""Costed messages kept (about 100 B each); beyond it the cache starts again."""
+"""Costed messages kept (about 70 B each); beyond it the cache starts again."""
 
 _BUCKET = {name: i for i, name in enumerate(PART_NAMES)}
-
-
-@dataclass(frozen=True, slots=True)
-class _Costed:
-    """One message's raw costs: what the estimator learns from and what the bar shows."""
-
-    signature: tuple[int, int]  # its parts' count and highest row id: changes if they do
-    text: int  # raw text tokens with the message overhead (what the estimator learns from)
-    image: int
-    measured: int | None  # the prompt count its usage holds (assistant messages)
-    role_bucket: int
-    parts: tuple[tuple[int, int, bool], ...]  # (bucket, raw tokens, is image), redacted
-    request: object = None  # the request record a measured answer keeps (REQUEST_KEY)
-    image_price: object = None  # the per-image price its usage showed (IMAGE_PRICE_KEY)
 
 
 class ContextFigure:
@@ -58,7 +45,7 @@ class ContextFigure:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._costs: dict[int, _Costed] = {}
+        self._costs = CostTable()
         self._costing: tuple[object, ...] | None = None
         self._lock = threading.Lock()
         self.costed = 0  # messages read and estimated since this figure was made
@@ -79,23 +66,28 @@ class ContextFigure:
         with self._lock:
             ids = self.context_ids(conv_id)
             estimator = target.estimator()
-            costs = self._costs_for(ids, target, estimator, check)
-            return _usage(ids, costs, estimator, target)
+            rows = self._costs_for(ids, target, estimator, check)
+            return _usage(ids, self._costs, rows, estimator, target)
 
     def _costs_for(self, ids: Sequence[int], target: Target, estimator: Estimator,
-                   check: Callable[[], None]) -> list[_Costed]:
+                   check: Callable[[], None]) -> array[int]:
+        """The rows of ``ids`` in the kept costs, costing the messages not costed yet."""
         costing = (estimator.family, repr(target.images), target.redactor is not None)
         if costing != self._costing or len(self._costs) > REMEMBERED:
-            self._costs, self._costing = {}, costing
-        for start in range(0, len(ids), CHUNK):
-            check()
-            chunk = ids[start:start + CHUNK]
-            signatures = self._signatures(chunk)
-            stale = [i for i in chunk if (c := self._costs.get(i)) is None
-                     or c.signature != signatures.get(i, (0, 0))]
-            if stale:
-                self._cost(stale, signatures, target, estimator)
-        return [self._costs[i] for i in ids]
+            self._costs, self._costing = CostTable(), costing
+        costs = self._costs
+        try:
+            for start in range(0, len(ids), CHUNK):
+                check()
+                chunk = ids[start:start + CHUNK]
+                signatures = self._signatures(chunk)
+                stale = [i for i in chunk if (r := costs.row(i)) < 0
+                         or costs.signature(r) != signatures.get(i, (0, 0))]
+                if stale:
+                    self._cost(stale, signatures, target, estimator)
+        finally:
+            costs.merge()  # what a stopped refresh costed is kept too
+        return costs.rows_for(ids)
 
     def _signatures(self, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         rows = self.store.reader.execute(
@@ -116,20 +108,24 @@ class ContextFigure:
                         if m.role == "assistant" else None)
             mid = db_id(m.id)
             meta = m.source_meta if measured else {}
-            self._costs[mid] = _Costed(signatures.get(mid, (0, 0)), text, image, measured,
-                                       _BUCKET[_role_bucket(m)], parts,
-                                       meta.get(REQUEST_KEY), meta.get(IMAGE_PRICE_KEY))
+            self._costs.add(mid, signatures.get(mid, (0, 0)), text, image, measured,
+                            _BUCKET[_role_bucket(m)], parts,
+                            meta.get(REQUEST_KEY), meta.get(IMAGE_PRICE_KEY))
         self.costed += len(messages)
 
 
-def _learn(estimator: Estimator, costs: Sequence[_Costed]) -> None:
+def _learn(estimator: Estimator, costs: CostTable, rows: Sequence[int]) -> None:
     """What ``Estimator.learn_from_path`` learns, from kept costs: image prices first, then
     each answer compared with the request it records it was sent (after a compaction)."""
-    for c in costs:
-        estimator.learn_image_price_record(c.image_price)
-    sent = {k: s for k, c in enumerate(costs)
-            if c.measured and (s := estimator.sent_from_record(c.request)) is not None}
-    estimator.learn_from_counts(((c.text, c.image, c.measured) for c in costs), sent)
+    records = costs.records
+    kept = [(k, records[r]) for k, r in enumerate(rows) if r in records]
+    for _k, (_request, price) in kept:
+        estimator.learn_image_price_record(price)
+    measured = costs.measured
+    sent = {k: s for k, (request, _price) in kept
+            if measured[rows[k]] and (s := estimator.sent_from_record(request)) is not None}
+    text, image = costs.text, costs.image
+    estimator.learn_from_counts(((text[r], image[r], measured[r] or None) for r in rows), sent)
 
 
 def _role_bucket(m: Message) -> str:
@@ -141,34 +137,36 @@ def _part_costs(m: Message, estimator: Estimator) -> tuple[tuple[int, int, bool]
                  for p in m.parts)
 
 
-def _usage(ids: Sequence[int], costs: Sequence[_Costed], estimator: Estimator,
+def _usage(ids: Sequence[int], costs: CostTable, rows: Sequence[int], estimator: Estimator,
            target: Target) -> ContextUsage:
     """``context_usage`` from kept costs: the same sums, part by part."""
-    _learn(estimator, costs)
+    _learn(estimator, costs, rows)
     totals = [0] * len(PART_NAMES)
     overhead = estimator.correct(estimator.rules.message_overhead)
     correct = estimator.correct
-    for c in costs:
-        totals[c.role_bucket] += overhead
-        for bucket, raw, image in c.parts:
-            totals[bucket] += raw if image else correct(raw)
+    role, starts = costs.role, costs.part_starts
+    bucket, raw, image = costs.part_bucket, costs.part_raw, costs.part_image
+    for r in rows:
+        totals[role[r]] += overhead
+        for k in range(starts[r], starts[r + 1]):
+            totals[bucket[k]] += raw[k] if image[k] else correct(raw[k])
     parts = dict(zip(PART_NAMES, totals, strict=True))
     parts["overhead"] = estimator.overhead
-    measured, at = _measured(ids, costs, estimator)
+    measured, at = _measured(ids, costs, rows, estimator)
     return ContextUsage(
         family=estimator.family, window=target.window, output_reserve=target.output_reserve,
         parts=parts, estimated_total=sum(parts.values()), measured_total=measured,
         measured_at=at, factor=estimator.factor)
 
 
-def _measured(ids: Sequence[int], costs: Sequence[_Costed],
+def _measured(ids: Sequence[int], costs: CostTable, rows: Sequence[int],
               estimator: Estimator) -> tuple[int | None, int | None]:
     """The last measured prompt plus the estimate of what came after (as ``context_usage``)."""
-    for i in range(len(costs) - 1, -1, -1):
-        found = costs[i].measured
+    for i in range(len(rows) - 1, -1, -1):
+        found = costs.measured[rows[i]]
         if found:
-            tail = costs[i:]
-            text = sum(c.text for c in tail)
-            image = sum(c.image for c in tail)
+            tail = rows[i:]
+            text = sum(costs.text[r] for r in tail)
+            image = sum(costs.image[r] for r in tail)
             return found + estimator.correct(text) + image, ids[i]
     return None, None
