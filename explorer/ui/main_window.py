@@ -24,7 +24,7 @@ from explorer.ui.conversations import ConversationList
 from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.import_dialog import install_drop_import
-from explorer.ui.memory import release_freed_memory
+from explorer.ui.memory import release_after_load
 from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview.context_bar import ContextPanel
 from explorer.ui.questions import Questions
@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
     def _after_load(self, _conv: int) -> None:
         """Once both views hold their data, what the loads freed goes back to the system."""
         if not self.graph.is_loading and not self.transcript.skeletons.busy:
-            self.tasks.run(lambda _t: release_freed_memory())
+            self.tasks.run(lambda _t: release_after_load(self.store))
 
     def _build_menus(self) -> None:
         a, b, d = self.actions_, self.actions_.branches, self.actions_.dialogs

@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from explorer.store import Store
+
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 ARENAS = 1
 
@@ -60,3 +62,10 @@ def release_freed_memory() -> bool:
         return False
     trim(0)
     return True
+
+
+def release_after_load(store: Store) -> bool:
+    """After a big read: the read connections' page caches, then the allocator's free pages,
+    back to the system (run on a worker; see :func:`release_freed_memory`)."""
+    store.shrink_readers()
+    return release_freed_memory()

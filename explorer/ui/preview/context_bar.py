@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE, PART_NAMES
 from explorer.store import Store
 from explorer.ui.graph.palette import is_dark
+from explorer.ui.memory import release_after_load
 from explorer.ui.tasks import Job, LatestRunner, Ticket
 
 if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
@@ -45,6 +46,7 @@ DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
 # next request (every message read and laid out), which opening a huge session must not cost.
 # The context figure itself is costed incrementally and shown at any length.
 AUTO_MEASURE_LIMIT = 20_000
+RELEASE_AFTER = 5000  # messages costed in one refresh before its read memory is handed back
 CACHE_KEY = "prompt_cache"  # the cache figures travel beside the usage from the worker
 
 
@@ -299,7 +301,10 @@ class ContextPanel(QWidget):
             ticket.report(use)  # the title names it at once, before the figure is costed
             figure = self.figure
             ticket.step("measuring")
+            costed = figure.costed
             usage = figure.usage(conv_id, use, ticket.check).to_dict()
+            if figure.costed - costed >= RELEASE_AFTER:  # a long read: its pages go back
+                release_after_load(store)
             length = len(figure.context_ids(conv_id))
             if length > AUTO_MEASURE_LIMIT and not force:
                 return {**usage, "deferred": length}
