@@ -117,6 +117,12 @@ def test_graph_boxes_at_a_branch_point_show_what_differs(
     item = w.graph.view.item
     assert item is not None
     model = item.model
+    words = item.sibling_words
+    assert words is not None
+    for mid in (luck, happy):
+        item._text(model.index[mid])  # notes the branch point; its words are read off-thread
+    qtbot.waitUntil(lambda: all(words.cache.get(model.index[m]) for m in (luck, happy)),
+                    timeout=10_000)
     lines = [item._text(model.index[mid])[1] for mid in (luck, happy)]
     assert lines[0].startswith("…") and "Good luck" in lines[0]
     assert lines[1].startswith("…") and "Happy coding" in lines[1]
