@@ -13,6 +13,7 @@ of the turn view it opens in.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import os
@@ -95,11 +96,29 @@ class FirstPaint(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.at: float | None = None
+        self.cpu = 0.0  # the process's CPU seconds then (all threads): load distorts it least
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint and self.at is None:
             self.at = time.time()
+            self.cpu = time.process_time()
         return False
+
+
+class FullCollections:
+    """Generation-2 garbage collections: each holds the GIL while it walks everything."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            self.count += 1
+
+    def stop(self) -> int:
+        gc.callbacks.remove(self._seen)
+        return self.count
 
 
 def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPaint]:
@@ -119,6 +138,7 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
                  messages: bool = False) -> dict[str, Any]:
     shown = time.perf_counter()
     marks: dict[str, float] = {}
+    full = FullCollections()
     app, window, first = open_window(db, conv)
     gaps = Gaps()
     gaps.start()
@@ -128,12 +148,17 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
     wait_until(app, lambda: first.at is not None)
     wait_until(app, lambda: not t.is_loading and not window.graph.is_loading)
     open_gap = gaps.longest
+    over_50 = sum(g > 50 for g in gaps.gaps)
+    collections = full.stop()
     settle_memory()
     out: dict[str, Any] = {
         "first_frame_s": (first.at or time.time()) - spawned,
+        "first_frame_cpu_s": first.cpu,
         "skeleton_ms": (marks.get("skeleton", shown) - shown) * 1000,
         "content_ms": (marks.get("content", shown) - shown) * 1000,
         "open_gap_ms": open_gap,
+        "open_gaps_over_50": over_50,
+        "open_full_collections": collections,
         "rss_mb": rss_mb(),
         "peak_mb": peak_mb(),
     }
