@@ -18,7 +18,7 @@ ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 PART_KINDS: tuple[str, ...] = ("text", "thinking", "tool_use", "tool_result", "image")
 
 
-@dataclass
+@dataclass(slots=True)
 class Part:
     """One ordered piece of a message.
 
@@ -67,7 +67,7 @@ class Usage:
         return cls(**known)
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     """A node of the session tree: it continues ``parent_id`` (None for a root)."""
 

@@ -4,9 +4,11 @@ the report dialog, and drag-and-drop of files."""
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QThreadPool, QTimer, QUrl
@@ -19,6 +21,7 @@ from explorer.formats.base import ImportedConversation
 from explorer.formats.jsonl import REPORT_EVERY_BYTES
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
+from explorer.ui import import_worker
 from explorer.ui.import_dialog import (
     PROGRESS_STEPS,
     ImportDialog,
@@ -27,7 +30,7 @@ from explorer.ui.import_dialog import (
     report_outline,
     report_summary,
 )
-from explorer.ui.import_worker import ImportJob, collector_paused
+from explorer.ui.import_worker import IMPORT_SWITCH_S, ImportJob, collector_paused
 
 GATE_TIMEOUT_S = 60  # a safety net so a broken build fails instead of hanging
 FINISH_TIMEOUT_MS = 120_000
@@ -334,14 +337,41 @@ def test_cancel_stops_reading_a_big_file_midway_and_stores_nothing_of_it(
     assert max(p.bytes_done for p in seen) < size, "the reader stopped before the end"
 
 
-def test_the_collector_is_paused_while_importing_and_back_after() -> None:
+def test_V2_the_collector_is_paused_while_importing_and_back_after() -> None:
     assert gc.isenabled()
+    before = sys.getswitchinterval()
     with collector_paused():
         assert not gc.isenabled()
+        assert sys.getswitchinterval() == min(before, IMPORT_SWITCH_S)
         with collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled(), "an import still running keeps it paused"
+        assert sys.getswitchinterval() == min(before, IMPORT_SWITCH_S)
     assert gc.isenabled()
+    assert sys.getswitchinterval() == before, "the GIL's turns are as long as before"
+
+
+def test_V2_the_window_import_runs_with_the_collector_paused_and_restores_it(
+    qtbot: QtBot, store: Store, one_big_session: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read on the import's own thread, at each progress report it makes."""
+    before = sys.getswitchinterval()
+    seen: list[tuple[bool, float]] = []
+    real = import_worker.import_paths
+
+    def watched(*args: Any, progress: Callable[[ImportProgress], None], **kw: Any) -> Any:
+        def hook(p: ImportProgress) -> None:
+            seen.append((gc.isenabled(), sys.getswitchinterval()))
+            progress(p)
+        return real(*args, progress=hook, **kw)
+
+    monkeypatch.setattr(import_worker, "import_paths", watched)
+    job = ImportJob(store, [one_big_session])
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+        job.start()
+    assert blocker.args[0].conversations, "the session was imported"
+    assert len(seen) > 2 and set(seen) == {(False, min(before, IMPORT_SWITCH_S))}
+    assert gc.isenabled() and sys.getswitchinterval() == before
 
 
 def test_rate_gives_speed_and_time_left() -> None:

@@ -54,7 +54,7 @@ class SessionContent:
         index = len(self.files)
         self.files.append(path)
         for node in nodes:
-            if node.offsets:
+            if node.light:
                 self._where[node.key] = (index, node.line, *node.offsets)
 
     def __len__(self) -> int:

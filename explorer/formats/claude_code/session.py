@@ -58,13 +58,34 @@ class Node:
     model: str | None = None
     usage: Usage | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    uuids: list[str] = field(default_factory=list)
     sidechain: bool = False
     compact_boundary: bool = False
     synthetic_key: bool = False
-    offsets: list[int] = field(default_factory=list)  # a light node's lines, by byte offset
+    light: bool = False  # its content is read again, from its lines' offsets, when stored
     start: int = 0  # where its first line starts, in bytes
     snapshot_of: str | None = None  # a file-history snapshot: the prompt it was taken before
+    # Later lines of the same response (or snapshot): most nodes have one line, and a
+    # list each would cost a 100,000-message session megabytes.
+    later_uuids: list[str] | None = None
+    later_offsets: list[int] | None = None
+
+    @property
+    def uuids(self) -> list[str]:
+        """The uuids of its lines, in file order (the first is its key; none for a snapshot)."""
+        first = [] if self.snapshot_of is not None else [self.key]
+        return first + (self.later_uuids or [])
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Where a light node's lines start, in bytes; empty for a node read whole."""
+        return (self.start, *(self.later_offsets or ())) if self.light else ()
+
+    def add_line(self, uuid: str | None, offset: int) -> None:
+        """A later line of the same response (its uuid) or snapshot (None)."""
+        if uuid is not None:
+            self.later_uuids = [*(self.later_uuids or ()), uuid]
+        if self.light:
+            self.later_offsets = [*(self.later_offsets or ()), offset]
 
     @property
     def passed_over(self) -> bool:
@@ -213,12 +234,11 @@ class SessionReader:
         usage = usage_from(message.get("usage"))
         group = self._joinable(parent, api_id) if api_id else None
         if group is not None:
-            if group.offsets:
-                group.offsets.append(offset)
+            if group.light:
                 parts = light_parts(parts, group.parts, ids=self._ids)
+            group.add_line(uuid, offset)
             group.parts.extend(parts)
-            group.uuids.append(uuid)
-            if not group.offsets:
+            if not group.light:
                 group.usage = usage or group.usage
             if message.get("stop_reason") is not None:
                 group.meta["stop_reason"] = message.get("stop_reason")
@@ -242,9 +262,8 @@ class SessionReader:
                 model=interned(as_str(message.get("model"))),
                 usage=None if light else usage,  # a light message's comes with its content
                 meta=meta,
-                offsets=[offset] if light else [],
+                light=light,
                 start=offset,
-                uuids=[uuid],
                 sidechain=entry.get("isSidechain") is True,
                 synthetic_key=synthetic,
             )
@@ -285,7 +304,7 @@ class SessionReader:
         meta["logicalParentUuid"] = as_str(entry.get("logicalParentUuid"))
         node = Node(
             key=uuid, role="system", line=number, parent_uuid=parent,
-            parts=[Part("text", text)], created_at=stamp, meta=meta, uuids=[uuid],
+            parts=[Part("text", text)], created_at=stamp, meta=meta,
             sidechain=entry.get("isSidechain") is True, compact_boundary=True,
             synthetic_key=synthetic,
         )  # fmt: skip
@@ -310,8 +329,7 @@ class SessionReader:
             meta = {"meta_record": "notice", "notice": meta["notice"]}
         node = Node(key=uuid, role="system", line=number, parent_uuid=parent,
                     parts=[Part("text", notice_text(entry))], created_at=stamp, meta=meta,
-                    uuids=[uuid], sidechain=entry.get("isSidechain") is True,
-                    offsets=[offset] if light else [])
+                    sidechain=entry.get("isSidechain") is True, light=light, start=offset)
         s.nodes.append(node)
         s.line_node[uuid] = node
         s.last_any = uuid
@@ -327,8 +345,8 @@ class SessionReader:
         target = str(entry["messageId"])
         node = s.snapshot_nodes.get(target)
         if node is not None:  # an update of the same prompt's snapshot
-            if node.offsets:
-                node.offsets.append(offset)
+            if node.light:
+                node.add_line(None, offset)
             else:
                 node.meta[SNAPSHOTS_KEY].append(entry)
             return
@@ -337,7 +355,7 @@ class SessionReader:
             "line": number, "meta_record": "file_snapshot", SNAPSHOTS_KEY: [entry]}
         node = Node(key=f"snapshot:{target}", role="system", line=number, parent_uuid=None,
                     parts=[Part("text", snapshot_text([entry]))], created_at=stamp, meta=meta,
-                    snapshot_of=target, offsets=[offset] if light else [])
+                    snapshot_of=target, light=light, start=offset)
         s.nodes.append(node)
         s.snapshot_nodes[target] = node
 

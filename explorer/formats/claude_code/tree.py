@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import defaultdict
+from array import array
+from collections import Counter
 from collections.abc import Hashable, Sequence
 
 from explorer.formats.claude_code.session import Node, Session
@@ -112,26 +113,46 @@ def _boundary_parent(session: Session, node: Node, written: str | None) -> str |
 
 
 def chain_parallel_results(nodes: Sequence[Node], parents: dict[str, str | None]) -> int:
-    """Re-chain the sibling tool results of each response; answers how many moved."""
-    children: dict[str, list[Node]] = defaultdict(list)
-    for node in nodes:
-        parent = parents.get(node.key)
-        if parent is not None:
-            children[parent].append(node)
+    """Re-chain the sibling tool results of each response; answers how many moved.
+
+    Only responses with two or more result-only children get a list of them: a list per
+    parent would cost a 100,000-message session tens of megabytes for nothing.
+    """
+    groups = _result_groups(nodes, parents)
+    if not groups:
+        return 0
+    grouped = {r.key for kids in groups.values() for r in kids}
+    continued = {p for n in nodes if (p := parents.get(n.key)) is not None and p in grouped}
     moved = 0
     for node in nodes:
-        results = _parallel_results(node, children.get(node.key, []))
+        kids = groups.get(node.key)
+        results = _parallel_results(node, kids) if kids is not None else []
         if len(results) < 2:
             continue
         # Results with a continuation go last, so the conversation goes on from the chain's end.
-        ordered = [r for r in results if not children.get(r.key)]
-        ordered += [r for r in results if children.get(r.key)]
+        ordered = [r for r in results if r.key not in continued]
+        ordered += [r for r in results if r.key in continued]
         for previous, current in itertools.pairwise(ordered):
             current.meta["reparented_from"] = current.parent_uuid
             parents[current.key] = previous.key
-            children[previous.key].append(current)
             moved += 1
     return moved
+
+
+def _result_groups(nodes: Sequence[Node], parents: dict[str, str | None]) -> dict[str, list[Node]]:
+    """Result-only children, in file order, of each parent that has two or more."""
+    count: Counter[str] = Counter()
+    for node in nodes:
+        if node.result_only and (parent := parents.get(node.key)) is not None:
+            count[parent] += 1
+    groups: dict[str, list[Node]] = {p: [] for p, n in count.items() if n >= 2}
+    del count
+    for node in nodes:
+        parent = parents.get(node.key) if node.result_only else None
+        kids = groups.get(parent) if parent is not None else None
+        if kids is not None:
+            kids.append(node)
+    return groups
 
 
 def _parallel_results(node: Node, kids: list[Node]) -> list[Node]:
@@ -155,22 +176,30 @@ def file_ordered(messages: Sequence[Message]) -> list[Message]:
     """Messages with every parent before its children, otherwise in their given order.
 
     Expects an acyclic tree without dangling parents (as ``repair_tree`` leaves it).
+    Children are linked through two arrays of positions, not a list per parent.
     """
     index = {m.id: i for i, m in enumerate(messages)}
-    waiting: dict[Hashable, list[int]] = defaultdict(list)
+    first_child = array("q", [-1]) * len(messages)
+    next_sibling = array("q", [-1]) * len(messages)
     ready: list[int] = []
-    for i, m in enumerate(messages):
-        if m.parent_id is None or m.parent_id not in index:
+    for i in range(len(messages) - 1, -1, -1):  # backwards: each parent's children ascend
+        parent = messages[i].parent_id
+        j = index.get(parent) if parent is not None else None
+        if j is None:
             ready.append(i)
         else:
-            waiting[m.parent_id].append(i)
+            next_sibling[i] = first_child[j]
+            first_child[j] = i
+    del index
     heapq.heapify(ready)
     out: list[Message] = []
     while ready:
         i = heapq.heappop(ready)
         out.append(messages[i])
-        for child in waiting.pop(messages[i].id, []):
+        child = first_child[i]
+        while child != -1:
             heapq.heappush(ready, child)
+            child = next_sibling[child]
     return out
 
 

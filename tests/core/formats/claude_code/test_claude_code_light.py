@@ -201,3 +201,106 @@ def test_V2_a_light_read_holds_one_string_per_id_and_no_metadata_table_per_messa
     assert len(plain) > len(ic.messages) // 2 and all(m.source_meta == {} for m in plain)
     whole = _read(session)
     assert [_view(c) for c in whole] == [_view(ic.materialize())]
+
+
+def test_V2_a_light_message_of_one_line_keeps_no_list_of_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list of uuids and of offsets per message cost a 100,000-message session tens of
+    megabytes; only a response written over several lines keeps its later ones."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.session import SessionReader
+    from explorer.formats.jsonl import JsonlReader
+
+    session = one_session(tmp_path, 400, seed=4)
+    light = SessionReader(light=True)
+    lines = JsonlReader(session)
+    for number, entry in lines:
+        light.add(number, entry, lines.line_offset)
+    nodes = light.session.nodes
+    single = [n for n in nodes if n.later_uuids is None and n.later_offsets is None]
+    several = [n for n in nodes if n.later_uuids is not None]
+    assert len(single) > len(nodes) // 2 and several
+    assert all(len(n.uuids) == 1 + len(n.later_uuids or ()) for n in nodes
+               if n.snapshot_of is None)
+    assert all(n.offsets == (n.start, *(n.later_offsets or ())) for n in nodes if n.light)
+    assert all(len(n.offsets) == len(n.uuids) for n in several if n.light)
+
+
+def test_V2_parallel_results_are_chained_with_lists_only_for_parents_of_several(
+        tmp_path: Path) -> None:
+    """Resolving parallel results keeps a list only for a response with two or more
+    result-only children, and chains exactly as a list per parent did."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.session import SessionReader
+    from explorer.formats.claude_code.tree import (
+        _result_groups,
+        chain_parallel_results,
+        resolve_parents,
+    )
+    from explorer.formats.jsonl import JsonlReader
+
+    reader_ = SessionReader()
+    for number, entry in JsonlReader(one_session(tmp_path, 600, seed=6)):
+        reader_.add(number, entry)
+    nodes = reader_.session.nodes
+    parents = resolve_parents(reader_.session)
+    groups = _result_groups(nodes, parents)
+    assert groups and all(len(kids) >= 2 for kids in groups.values())
+    assert len(groups) < len(nodes) // 10
+    expected = _chained_with_lists(nodes, dict(parents))
+    moved = chain_parallel_results(nodes, parents)
+    assert moved > 0 and parents == expected
+
+
+def _chained_with_lists(nodes: list[Any], parents: dict[str, str | None]) -> dict[str, Any]:
+    """Parallel results chained as they were with a list of children per parent."""
+    import itertools
+    from collections import defaultdict
+
+    from explorer.formats.claude_code.tree import _parallel_results
+
+    children: dict[str, list[Any]] = defaultdict(list)
+    for node in nodes:
+        if parents.get(node.key) is not None:
+            children[str(parents[node.key])].append(node)
+    for node in nodes:
+        results = _parallel_results(node, children.get(node.key, []))
+        if len(results) < 2:
+            continue
+        ordered = [r for r in results if not children.get(r.key)]
+        ordered += [r for r in results if children.get(r.key)]
+        for previous, current in itertools.pairwise(ordered):
+            parents[current.key] = previous.key
+            children[previous.key].append(current)
+    return parents
+
+
+def test_V2_file_order_puts_parents_first_and_keeps_the_given_order_otherwise() -> None:
+    import random
+
+    from explorer.formats.claude_code.tree import file_ordered
+    from explorer.tree.model import text_message
+
+    rng = random.Random(5)
+    for _ in range(30):
+        n = rng.randint(1, 60)
+        ids = list(range(n))
+        rng.shuffle(ids)  # a random tree, listed in a random order
+        parent = {ids[i]: (ids[rng.randrange(i)] if i and rng.random() < 0.9 else None)
+                  for i in range(n)}
+        listed = [text_message(k, parent[k], "user", str(k)) for k in rng.sample(ids, n)]
+        out = file_ordered(listed)
+        position = {m.id: i for i, m in enumerate(out)}
+        assert len(out) == n and set(position) == set(ids)
+        assert all(position[m.parent_id] < position[m.id] for m in out
+                   if m.parent_id is not None)
+        # the smallest given position first among the messages whose parent is placed
+        given = {m.id: i for i, m in enumerate(listed)}
+        placed: set[object] = set()
+        for m in out:
+            ready = [k for k in ids if k not in placed
+                     and (parent[k] is None or parent[k] in placed)]
+            assert given[m.id] == min(given[k] for k in ready)
+            placed.add(m.id)
