@@ -11,12 +11,13 @@ import hashlib
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
+from explorer.store.key_index import ByKey, RowIds, positions
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
 from explorer.tree.imported import ContentUnavailable, ImportedConversation
@@ -150,17 +151,22 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
         if clash:
             ic.notes.append(f"another conversation already uses source id {sid!r} with "
                             "different content; imported this one as a new conversation")
-    # A new conversation (the usual import) needs no key map: every message is fresh.
-    # Each map here has an entry per message, so one fewer matters on a huge session.
-    key_of = {m.id: _key(m) for m in msgs} if known else {}
-    fresh = [m for m in msgs if key_of[m.id] not in known] if known else msgs
+    # A new conversation (the usual import) needs no key map but one table of positions
+    # (see key_index): each map has an entry per message, which matters on a huge session.
     if known:
+        key_of = {m.id: _key(m) for m in msgs}
+        fresh = [m for m in msgs if key_of[m.id] not in known]
         title = _newest_title(conn, conv_id, ic, msgs, bool(fresh))
-    ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
-    db_id = {m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs} if known else ids
-    del key_of
+        ids: Mapping[Hashable, int] = dict(zip(
+            (m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
+        db_id: Mapping[Hashable, int] = {
+            m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
+        del key_of
+    else:
+        fresh, where = msgs, positions(msgs)
+        ids = db_id = RowIds(where, next_ids(conn, "messages", len(msgs)).start)
     _write_messages(conn, conv_id, fresh, ids, db_id, ic)
-    by_key = {m.id: m for m in msgs}
+    by_key = {m.id: m for m in msgs} if known else ByKey(where, msgs)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
         _set_pointers(conn, conv_id, ic, msgs, db_id, by_key)
@@ -172,7 +178,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
 
 def _write_messages(
     conn: sqlite3.Connection, conv_id: int, fresh: list[Message],
-    ids: dict[Hashable, int], db_id: dict[Hashable, int], ic: ImportedConversation,
+    ids: Mapping[Hashable, int], db_id: Mapping[Hashable, int], ic: ImportedConversation,
 ) -> None:
     """Rows for ``fresh``, written a chunk at a time: a lazily read conversation holds the
     content of one chunk only, and no write builds the rows of a whole session at once."""
@@ -194,7 +200,7 @@ def _write_messages(
         insert_rows(conn, mrows, prows, blobs)
 
 
-def _parents_first(fresh: list[Message], ids: dict[Hashable, int]) -> bool:
+def _parents_first(fresh: list[Message], ids: Mapping[Hashable, int]) -> bool:
     """True when every new parent is written before its children (the usual case)."""
     seen: set[Hashable] = set()
     for m in fresh:
@@ -218,7 +224,7 @@ def _topological(pairs: list[tuple[int, int | None]]) -> list[int]:
     return out
 
 
-def _on_boundary(key: Hashable, by_key: dict[Hashable, Message]) -> bool:
+def _on_boundary(key: Hashable, by_key: Mapping[Hashable, Message]) -> bool:
     # A sync's tail holds the newest messages only: the path is judged as far as it reaches.
     path = [by_key[k] for k in path_to({k: m.parent_id for k, m in by_key.items()}, key)
             if k in by_key]
@@ -227,7 +233,7 @@ def _on_boundary(key: Hashable, by_key: dict[Hashable, Message]) -> bool:
 
 def _write_labels(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
-    db_id: dict[Hashable, int], by_key: dict[Hashable, Message],
+    db_id: Mapping[Hashable, int], by_key: Mapping[Hashable, Message],
 ) -> None:
     now = time.time()
     for cp in ic.checkpoints:
@@ -268,7 +274,7 @@ def _write_labels(
 
 def _set_pointers(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
-    msgs: list[Message], db_id: dict[Hashable, int], by_key: dict[Hashable, Message],
+    msgs: list[Message], db_id: Mapping[Hashable, int], by_key: Mapping[Hashable, Message],
 ) -> None:
     if not msgs:
         return
@@ -286,7 +292,7 @@ def _set_pointers(
     )
 
 
-def _path(by_key: dict[Hashable, Message], tip: Hashable) -> list[Message]:
+def _path(by_key: Mapping[Hashable, Message], tip: Hashable) -> list[Message]:
     """Root to ``tip`` in a repaired tree (no cycles), read off the messages themselves."""
     path: list[Message] = []
     node: Message | None = by_key[tip]

@@ -23,6 +23,9 @@ class Repair:
 
 def repair_tree(messages: Iterable[Message]) -> Repair:
     """Keep the first of duplicate ids, root dangling parents, cut cycles."""
+    messages = list(messages)
+    if _sound(messages):  # the usual case: answered with a set, not a map of every message
+        return Repair(messages)
     out: dict[Hashable, Message] = {}
     notes: list[str] = []
     dups = 0
@@ -42,6 +45,16 @@ def repair_tree(messages: Iterable[Message]) -> Repair:
             out[key] = replace(m, parent_id=None)
     _cut_cycles(out, notes)
     return Repair(list(out.values()), notes, dups)
+
+
+def _sound(messages: Iterable[Message]) -> bool:
+    """No id twice and every parent before its children: nothing to repair."""
+    seen: set[Hashable] = set()
+    for m in messages:
+        if m.id in seen or (m.parent_id is not None and m.parent_id not in seen):
+            return False
+        seen.add(m.id)
+    return True
 
 
 def _parents_come_first(messages: Iterable[Message]) -> bool:

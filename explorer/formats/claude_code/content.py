@@ -35,7 +35,20 @@ from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
-_Where = tuple[int, ...]  # the file's index, the first line's number, its lines' offsets
+_START_BITS = 40  # a line's byte offset: files up to a terabyte
+_FILE_BITS = 16  # which file of the session (the main one or a subagent's)
+
+
+def _packed(index: int, line: int, start: int) -> int:
+    """Where a message's first line is, as one integer: a tuple a message cost a
+    100,000-message session megabytes more."""
+    return (((line << _FILE_BITS) | index) << _START_BITS) | start
+
+
+def _unpacked(where: int) -> tuple[int, int, int]:
+    start = where & ((1 << _START_BITS) - 1)
+    index = (where >> _START_BITS) & ((1 << _FILE_BITS) - 1)
+    return index, where >> (_START_BITS + _FILE_BITS), start
 
 
 class SessionContent:
@@ -43,7 +56,8 @@ class SessionContent:
 
     def __init__(self, notes: list[str]) -> None:
         self.files: list[Path] = []
-        self._where: dict[Hashable, _Where] = {}
+        self._where: dict[Hashable, int] = {}  # see _packed
+        self._later: dict[Hashable, list[int]] = {}  # offsets of a response's later lines
         self._held: dict[Hashable, tuple[list[Part], dict[str, Any]]] = {}
         self._notes = notes
         self._note_at: int | None = None
@@ -52,10 +66,14 @@ class SessionContent:
     def add_file(self, path: Path, nodes: Sequence[Node]) -> None:
         """The light nodes read from ``path``."""
         index = len(self.files)
+        if index >= 1 << _FILE_BITS:
+            raise ValueError(f"a session of more than {1 << _FILE_BITS} files")
         self.files.append(path)
         for node in nodes:
             if node.light:
-                self._where[node.key] = (index, node.line, *node.offsets)
+                self._where[node.key] = _packed(index, node.line, node.start)
+                if node.later_offsets:
+                    self._later[node.key] = node.later_offsets
 
     def __len__(self) -> int:
         return len(self._where)
@@ -67,7 +85,8 @@ class SessionContent:
                 where = self._where.get(m.id)
                 if where is None or m.id in self._held:
                     continue
-                index, line, offsets = where[0], where[1], where[2:]
+                index, line, start = _unpacked(where)
+                offsets = (start, *self._later.get(m.id, ()))
                 if index not in handles:
                     handles[index] = self._open(index)
                 parts, meta, usage = self._read(handles[index], index, line, offsets, m)

@@ -5,7 +5,7 @@ is read again by offset when the store writes the message (:mod:`.content`)."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
 from explorer.formats.claude_code.blocks import LIGHT_FIELDS
 from explorer.tree.model import Part
@@ -39,12 +39,40 @@ class RecentIds:
         return text
 
 
+class SharedEmpty(dict[str, Any]):
+    """The one empty metadata dict the light messages and parts of a huge session share.
+
+    An empty dict each cost a 100,000-message session about 16 MB. It refuses to be
+    written: whoever adds a key takes a dict of its own first (:func:`own_meta`)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("shared empty metadata is read-only: take a dict of its own first")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = _refuse
+    __ior__ = _refuse
+
+
+EMPTY = SharedEmpty()
+
+
+def own_meta(holder: _HasMeta) -> dict[str, Any]:
+    """``holder.meta``, made its own first if it is the shared empty dict."""
+    if holder.meta is EMPTY:
+        holder.meta = {}
+    return holder.meta
+
+
+class _HasMeta(Protocol):
+    meta: dict[str, Any]
+
+
 def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """The metadata shaping the tree reads; the rest is read again when the message is written.
 
-    Only what is set: most messages keep an empty dict, which has no table of its own
-    (the line number is :attr:`Node.line`, and the content locator keeps it)."""
-    return {k: v for k, v in meta.items() if k in LIGHT_FIELDS and v is not None and v is not False}
+    Only what is set: most messages keep the shared empty dict (the line number is
+    :attr:`Node.line`, and the content locator keeps it)."""
+    kept = {k: v for k, v in meta.items() if k in LIGHT_FIELDS and v is not None and v is not False}
+    return kept or EMPTY
 
 
 def light_parts(parts: list[Part], before: list[Part] | None = None, *,
@@ -61,7 +89,8 @@ def light_parts(parts: list[Part], before: list[Part] | None = None, *,
     pick = pick - len(before) if pick is not None and pick >= len(before) else None
     same = ids.same if ids is not None else _as_is
     return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=interned(p.tool_name),
-                 tool_use_id=same(p.tool_use_id), is_error=p.is_error, media_type=p.media_type)
+                 tool_use_id=same(p.tool_use_id), is_error=p.is_error, media_type=p.media_type,
+                 meta=EMPTY)
             for i, p in enumerate(parts)]
 
 

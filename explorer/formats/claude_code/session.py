@@ -25,7 +25,13 @@ from explorer.formats.claude_code.blocks import (
     tool_use_result_meta,
     usage_from,
 )
-from explorer.formats.claude_code.light import RecentIds, interned, light_meta, light_parts
+from explorer.formats.claude_code.light import (
+    RecentIds,
+    interned,
+    light_meta,
+    light_parts,
+    own_meta,
+)
 from explorer.formats.claude_code.records import (
     RECORD_KEY,
     SNAPSHOTS_KEY,
@@ -241,7 +247,7 @@ class SessionReader:
             if not group.light:
                 group.usage = usage or group.usage
             if message.get("stop_reason") is not None:
-                group.meta["stop_reason"] = message.get("stop_reason")
+                own_meta(group)["stop_reason"] = message.get("stop_reason")
             s.line_node[uuid] = group
         else:
             meta = line_meta(number, entry, message)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import ImportedCompaction, ImportedConversation
+from explorer.formats.claude_code.light import own_meta
 from explorer.formats.claude_code.session import Node, Session
 from explorer.formats.claude_code.tree import (
     chain_parallel_results,
@@ -109,16 +110,18 @@ def _session_notes(session: Session, moved: int) -> list[str]:
 
 
 def _message(node: Node, parent: str | None, agent_id: str | None) -> Message:
-    meta = node.meta  # the node's own: a copy would double a huge session's metadata
-    if len(node.uuids) > 1:
-        meta["uuids"] = list(node.uuids)
+    # The node's own (a copy would double a huge session's metadata); a light message
+    # with nothing to add keeps the shared empty dict.
+    if node.later_uuids:
+        own_meta(node)["uuids"] = node.uuids
     kind = meta_record(node)
     if kind is not None:
-        meta["meta_record"] = kind
+        own_meta(node)["meta_record"] = kind
     if agent_id is not None:
-        meta["subagent"] = agent_id
+        own_meta(node)["subagent"] = agent_id
     elif node.sidechain and isinstance(node.meta.get("agentId"), str):
-        meta["subagent"] = node.meta["agentId"]
+        own_meta(node)["subagent"] = node.meta["agentId"]
+    meta = node.meta
     return Message(
         id=node.key,
         parent_id=parent,

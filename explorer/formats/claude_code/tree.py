@@ -15,6 +15,7 @@ from array import array
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
+from explorer.formats.claude_code.light import own_meta
 from explorer.formats.claude_code.session import Node, Session
 from explorer.tree.model import Message
 
@@ -68,7 +69,7 @@ def place_snapshots(session: Session, parents: dict[str, str | None]) -> None:
             continue
         parents[node.key] = parents.get(target.key)
         parents[target.key] = node.key
-        target.meta["reparented_from"] = target.parent_uuid
+        own_meta(target)["reparented_from"] = target.parent_uuid
     if unplaced:
         gone = {id(n) for n in unplaced}
         session.nodes[:] = [n for n in session.nodes if id(n) not in gone]
@@ -82,15 +83,15 @@ def _outside_parent(
     started = main.resolve(parent) if main is not None else None
     if main is not None and started in {n.key for n in main.nodes}:
         if before is None:
-            node.meta["started_from"] = started
+            own_meta(node)["started_from"] = started
             return None
-        node.meta["written_parent"] = parent
+        own_meta(node)["written_parent"] = parent
         session.notes.append(f"line {node.line}: parent {parent} is in the main session; "
                              f"linked to the previous message (line {before.line})")
         return before.key
     if before is None:
         return parent  # a dangling first parent: the repair makes it a root, with a note
-    node.meta["written_parent"] = parent
+    own_meta(node)["written_parent"] = parent
     session.notes.append(f"line {node.line}: parent {parent} is not in the file (a damaged or "
                          f"missing line); linked to the previous message (line {before.line})")
     return before.key
@@ -133,7 +134,7 @@ def chain_parallel_results(nodes: Sequence[Node], parents: dict[str, str | None]
         ordered = [r for r in results if r.key not in continued]
         ordered += [r for r in results if r.key in continued]
         for previous, current in itertools.pairwise(ordered):
-            current.meta["reparented_from"] = current.parent_uuid
+            own_meta(current)["reparented_from"] = current.parent_uuid
             parents[current.key] = previous.key
             moved += 1
     return moved

@@ -304,3 +304,30 @@ def test_V2_file_order_puts_parents_first_and_keeps_the_given_order_otherwise() 
                      and (parent[k] is None or parent[k] in placed)]
             assert given[m.id] == min(given[k] for k in ready)
             placed.add(m.id)
+
+
+def test_V2_light_messages_and_parts_share_one_empty_metadata_dict_that_refuses_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.light import EMPTY, own_meta
+
+    (ic,) = _light(one_session(tmp_path, 400, seed=8), monkeypatch)
+    shared_meta = [m for m in ic.messages if m.source_meta is EMPTY]
+    shared_parts = [p for m in ic.messages for p in m.parts if p.meta is EMPTY]
+    assert len(shared_meta) > len(ic.messages) // 2
+    assert len(shared_parts) > len(ic.messages) // 2
+    with pytest.raises(TypeError):
+        EMPTY["key"] = 1
+    with pytest.raises(TypeError):
+        EMPTY.update(key=1)
+    assert EMPTY == {}, "nothing was written into the shared dict"
+
+    class Holder:
+        meta: dict[str, Any] = EMPTY
+
+    holder = Holder()
+    own_meta(holder)["key"] = 1
+    assert holder.meta == {"key": 1} and EMPTY == {}
+    whole = _read(one_session(tmp_path / "again", 400, seed=8))
+    assert [_view(c) for c in whole] == [_view(ic.materialize())]
