@@ -34,16 +34,17 @@ class CostTable:
         self.records: dict[int, tuple[object, object]] = {}  # row → (request, image price)
         self._keys = array("q")  # sorted ids and their rows
         self._rows = array("i")
-        self._new: dict[int, int] = {}  # rows added since the index was last merged
+        self._merged = 0  # rows below this are in the index; later ones join at ``merge``
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def row(self, mid: int) -> int:
-        """The message's latest row, or -1."""
-        new = self._new.get(mid)
-        if new is not None:
-            return new
+        """The message's row as of the last :meth:`merge`, or -1.
+
+        Rows added since are not found yet: a refresh costs each id of its path once,
+        and keeps no Python object per new row (ints made while messages are read
+        would pin the allocator's pages those reads freed)."""
         keys = self._keys
         k = bisect_left(keys, mid)
         return self._rows[k] if k < len(keys) and keys[k] == mid else -1
@@ -69,18 +70,20 @@ class CostTable:
         self.part_starts.append(len(self.part_raw))
         if request is not None or image_price is not None:
             self.records[row] = (request, image_price)
-        self._new[mid] = row
 
     def merge(self) -> None:
-        """Fold the rows added since the last merge into the sorted index."""
-        if not self._new:
+        """Fold the rows added since the last merge into the sorted index (a message's
+        latest row wins)."""
+        if self._merged == len(self.ids):
             return
-        old = {k: r for k, r in zip(self._keys, self._rows, strict=True) if k not in self._new}
-        old.update(self._new)
-        keys = sorted(old)
+        latest = dict(zip(self._keys, self._rows, strict=True))
+        ids = self.ids
+        for row in range(self._merged, len(ids)):
+            latest[ids[row]] = row
+        keys = sorted(latest)
         self._keys = array("q", keys)
-        self._rows = array("i", (old[k] for k in keys))
-        self._new = {}
+        self._rows = array("i", (latest[k] for k in keys))
+        self._merged = len(ids)
 
     def rows_for(self, ids: Sequence[int]) -> array[int]:
         """Each id's row, in order (every id must have been costed)."""
