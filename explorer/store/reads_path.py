@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from explorer.store.reads import path_ids
 from explorer.store.rows import loads
+from explorer.tree.columns import TextColumn
 from explorer.tree.model import Message, Part, Usage
 
 FOLD_CHARS = 20_000
@@ -55,7 +56,7 @@ class PathColumns:
         self.parents = array("q")  # -1: a root
         self.roles = bytearray()  # index into role_names
         self.role_names: list[str] = []
-        self.previews: list[str] = []
+        self.previews: Sequence[str] = []  # one UTF-8 buffer once read (a TextColumn)
         self.kinds: list[tuple[str, ...]] = []  # equal tuples are one object
         self.chars = array("q")
 
@@ -106,7 +107,7 @@ def columns_of(conn: sqlite3.Connection, path: Sequence[int]) -> PathColumns:
         role_index: dict[str, int] = {}
         out.roles = bytearray(role_index.setdefault(r, len(role_index)) for r in roles)
         out.role_names = list(role_index)
-        out.previews = list(previews)
+        out.previews = TextColumn(previews).freeze()  # 80,000 strings would pin small pages
     n = len(out.ids)
     shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
     kinds: list[list[str]] = [[] for _ in range(n)]
