@@ -56,23 +56,15 @@ def read_subagents(conn: sqlite3.Connection, conv_id: int) -> dict[Hashable, Sub
 
 
 def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
-    parts = _part_counts(conn, conv_id)
     subagents = read_subagents(conn, conv_id)
-    empty = (0, 0, 0, 0, "")
     out: list[TurnInput] = []
     # Roles, models and tool lists repeat on every message: one object each, not 100,000.
     words: dict[str, str] = {}
     tool_lists: dict[str, tuple[str, ...]] = {}
-    for mid, parent, role, preview, meta_record, model in conn.execute(
-        "SELECT id, parent_id, role, coalesce(preview, ''), "
-        "coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN "
-        "json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END), "
-        "model FROM messages "
-        "WHERE conversation_id = ? ORDER BY id", (conv_id,),
-    ):
-        calls_n, errors, others, texts, names = parts.get(mid, empty)
+    for (mid, parent, role, preview, meta_record, model, has_parts, calls_n, errors, others,
+         texts, names) in conn.execute(_MESSAGES_WITH_PARTS, (conv_id, conv_id)):
         sub = subagents.get(mid)
-        result_only = others == 0 and mid in parts
+        result_only = others == 0 and bool(has_parts)
         role = words.setdefault(role, role)
         model = words.setdefault(model, model) if model is not None else None
         out.append(TurnInput(
@@ -86,22 +78,25 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
     return TurnSource(out, subagents)
 
 
-_Counts = tuple[int, int, int, int, str]
-
-
-def _part_counts(conn: sqlite3.Connection, conv_id: int) -> dict[int, _Counts]:
-    """By message: tool calls, error results, parts that are not results, text parts, tools."""
-    rows = conn.execute(
-        "SELECT p.message_id, sum(p.kind = 'tool_use'), "
-        "sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), "
-        "sum(p.kind != 'tool_result'), sum(p.kind = 'text'), "
-        f"group_concat(CASE WHEN p.kind = 'tool_use' THEN coalesce(p.tool_name, 'tool') END, "
-        f"char({ord(_SEP)})) "
-        "FROM parts p JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ? "
-        "GROUP BY p.message_id",
-        (conv_id,),
-    )
-    return {int(r[0]): (int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5] or "") for r in rows}
+# Each message with its parts' counts, joined in SQLite: by message, tool calls, error
+# results, parts that are not results, text parts and the called tools' names (no
+# Python dict of 100,000 count tuples on the side).
+_MESSAGES_WITH_PARTS = (
+    "SELECT m.id, m.parent_id, m.role, coalesce(m.preview, ''), "
+    "coalesce(json_extract(m.source_meta, '$.meta_record'), CASE WHEN "
+    "json_extract(m.source_meta, '$.isCompactSummary') THEN 'compact_summary' END), "
+    "m.model, c.message_id IS NOT NULL, coalesce(c.calls, 0), coalesce(c.errors, 0), "
+    "coalesce(c.others, 0), coalesce(c.texts, 0), coalesce(c.names, '') "
+    "FROM messages m LEFT JOIN ("
+    " SELECT p.message_id, sum(p.kind = 'tool_use') AS calls, "
+    " sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0) AS errors, "
+    " sum(p.kind != 'tool_result') AS others, sum(p.kind = 'text') AS texts, "
+    " group_concat(CASE WHEN p.kind = 'tool_use' THEN coalesce(p.tool_name, 'tool') END, "
+    f" char({ord(_SEP)})) AS names "
+    " FROM parts p JOIN messages pm ON pm.id = p.message_id WHERE pm.conversation_id = ? "
+    " GROUP BY p.message_id) c ON c.message_id = m.id "
+    "WHERE m.conversation_id = ? ORDER BY m.id"
+)
 
 
 def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:

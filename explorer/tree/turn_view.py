@@ -265,7 +265,7 @@ class _Builder:
     def __init__(self, tree: TurnTree) -> None:
         self.tree = tree
         self.order: list[Hashable] = []
-        self.turn_of: dict[Hashable, int] = {}
+        self.seen: set[Hashable] = set()  # messages placed so far
         self.agents: dict[str, int] = {}
         self.models: dict[str, int] = {}
         self.words: dict[str, int] = {}
@@ -300,7 +300,7 @@ class _Builder:
     def join(self, m: TurnInput, t: int) -> None:
         assert t == self.current, "a chain continues only the turn just opened"
         self.order.append(m.id)
-        self.turn_of[m.id] = t
+        self.seen.add(m.id)
         self._absorb(m)
 
     def _absorb(self, m: TurnInput) -> None:
@@ -351,60 +351,73 @@ class _Builder:
         tree.answers.freeze()
 
 
+_Kids = dict[Hashable, "TurnInput | list[TurnInput]"]
+"""Children by parent id: the one child itself, or a list when a branch has several (a
+list per message would cost ~9 MB on a 100,000-message session)."""
+
+
 def group_turns(messages: Sequence[TurnInput]) -> TurnTree:
     """Contract the message forest into turn nodes (see the module docstring)."""
     by_id = {m.id: m for m in messages}
-    kids: dict[Hashable, list[TurnInput]] = {}
+    kids: _Kids = {}
     starts: list[TurnInput] = []
     for m in messages:
         if m.subagent is not None or m.parent_id is None or m.parent_id not in by_id:
             starts.append(m)
+            continue
+        got = kids.get(m.parent_id)
+        if got is None:
+            kids[m.parent_id] = m
+        elif isinstance(got, list):
+            got.append(m)
         else:
-            kids.setdefault(m.parent_id, []).append(m)
+            kids[m.parent_id] = [got, m]
     tree = TurnTree()
     build = _Builder(tree)
     _walk(build, starts, kids)
-    if len(build.turn_of) < len(messages):  # parent cycles: cut each at its first message
+    if len(build.seen) < len(messages):  # parent cycles: cut each at its first message
         for m in messages:
-            if m.id not in build.turn_of:
+            if m.id not in build.seen:
                 _walk(build, [m], kids)
     build.finish()
-    _link_sides(tree, build.turn_of, by_id)
-    del by_id, kids, starts
+    del kids, starts
+    build.seen.clear()
     tree.order = id_column(build.order)
+    build.order.clear()
     turn_at = array("i", bytes(4 * len(tree.order)))
     for t in range(len(tree.parent)):
         for k in range(tree.starts[t], tree.starts[t + 1]):
             turn_at[k] = t
-    build.turn_of.clear()
     tree.turn_of = IdIndex(tree.order, turn_at)
+    _link_sides(tree, tree.turn_of, by_id)
     return tree
 
 
-def _walk(build: _Builder, starts: Iterable[TurnInput], kids: dict[Hashable, list[TurnInput]]
-          ) -> None:
+def _walk(build: _Builder, starts: Iterable[TurnInput], kids: _Kids) -> None:
     """Depth first from ``starts``; each message joins its parent's turn or opens one."""
     stack: list[tuple[TurnInput, int]] = [(m, -1) for m in reversed(list(starts))]
-    turn_of = build.turn_of
+    seen = build.seen
     while stack:
         m, parent_turn = stack.pop()
-        if m.id in turn_of:
+        if m.id in seen:
             continue
         t = parent_turn
         if _opens(m, t, build.tree, kids):
             t = build.open(m, parent_turn)
         build.join(m, t)
-        children = kids.get(m.id, ())
-        stack.extend((c, t) for c in reversed(children))
+        children = kids.get(m.id)
+        if isinstance(children, list):
+            stack.extend((c, t) for c in reversed(children))
+        elif children is not None:
+            stack.append((children, t))
         del m
 
 
-def _opens(m: TurnInput, t: int, tree: TurnTree, kids: dict[Hashable, list[TurnInput]]
-           ) -> bool:
+def _opens(m: TurnInput, t: int, tree: TurnTree, kids: _Kids) -> bool:
     """Whether ``m`` opens a turn node rather than joining its parent's (``t``). A prompt
     joins a turn that so far holds only tools' own records (Claude Code writes a file
     snapshot above each prompt), so a session does not start with a node of its own for them."""
-    if t < 0 or m.subagent is not None or len(kids[m.parent_id]) > 1:
+    if t < 0 or m.subagent is not None or isinstance(kids[m.parent_id], list):
         return True
     return m.prompt and not tree.records_only[t]
 

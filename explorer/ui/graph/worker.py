@@ -117,18 +117,25 @@ def build_turn_graph(
     read and grouping are reused when only the folding changed (a run expanded).
     """
     reuse = previous is not None and previous.conversation_id == conv_id
-    source = previous.source if previous is not None and reuse else read_turn_source(
-        store.reader, conv_id)
+    # The marks first: their read's peak (the whole tree's parents) then does not stack on
+    # top of the per-message inputs.
     view_marks = tree_marks(store, conv_id)
     marks = read_marks(store, conv_id, view_marks)
     _check(cancelled)
-    tree = previous.projection.tree if previous is not None and reuse else group_turns(
-        [m for m in source.messages if m.id not in view_marks.hidden])  # archived: folded (T6)
+    if previous is not None and reuse:
+        source, tree = previous.source, previous.projection.tree
+    else:
+        read = read_turn_source(store.reader, conv_id)
+        _check(cancelled)
+        tree = group_turns(  # archived branches: folded (T6)
+            [m for m in read.messages if m.id not in view_marks.hidden])
+        # Once grouped, the per-message inputs are not needed again (a re-fold reuses the
+        # grouping): keep only the subagents, not 100,000 records (~26 MB on the deep session).
+        source = TurnSource([], read.subagents)
+        del read
     _check(cancelled)
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
-    # Once grouped, the per-message inputs are not needed again (a re-fold reuses the
-    # grouping): keep only the subagents, not 100,000 records (~26 MB on the deep session).
-    view = TurnView(conv_id, TurnSource([], source.subagents), projection, view_marks)
+    view = TurnView(conv_id, source, projection, view_marks)
     model = build_turn_model(view, marks)
     # What the graph keeps of the view: the model's flags carry the active path, so the
     # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
