@@ -109,25 +109,27 @@ def test_the_switcher_moves_the_one_selection_so_enter_does_not_switch_back(
     assert original in path and edited not in path, "Enter did not switch back"
 
 
+def box_texts(qtbot: QtBot, w: MainWindow, mids: list[int]) -> list[tuple[str, str, str, float]]:
+    """The boxes' texts once their branch points' words are read (on the task runner: the
+    first frame of a box shows its stored preview)."""
+    item = w.graph.view.item
+    assert item is not None
+    for mid in mids:
+        item._text(item.model.index[mid])
+    qtbot.waitUntil(lambda: not w.graph.reading_words, timeout=10_000)
+    return [item._text(item.model.index[mid]) for mid in mids]
+
+
 def test_graph_boxes_at_a_branch_point_show_what_differs(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "librechat")
     luck, happy = samples.find("librechat", "assistant", "You're welcome!")
-    item = w.graph.view.item
-    assert item is not None
-    model = item.model
-    words = item.sibling_words
-    assert words is not None
-    for mid in (luck, happy):
-        item._text(model.index[mid])  # notes the branch point; its words are read off-thread
-    qtbot.waitUntil(lambda: all(words.cache.get(model.index[m]) for m in (luck, happy)),
-                    timeout=10_000)
-    lines = [item._text(model.index[mid])[1] for mid in (luck, happy)]
+    lines = [t[1] for t in box_texts(qtbot, w, [luck, happy])]
     assert lines[0].startswith("…") and "Good luck" in lines[0]
     assert lines[1].startswith("…") and "Happy coding" in lines[1]
     lol = samples.one("librechat", "user", "lol")
-    assert item._text(model.index[lol])[1].startswith("lol"), "no shared start, no …"
+    assert box_texts(qtbot, w, [lol])[0][1].startswith("lol"), "no shared start, no …"
 
 
 def test_turn_view_boxes_at_a_branch_point_show_what_differs(
@@ -138,10 +140,10 @@ def test_turn_view_boxes_at_a_branch_point_show_what_differs(
     edited = samples.one("chatgpt", "user", "hi again")
     item = w.graph.view.item
     assert item is not None and item.model.turns is not None
-    texts = [item._text(item.model.index[mid]) for mid in (original, edited)]
+    texts = box_texts(qtbot, w, [original, edited])
     assert "so cool bro" in texts[0][0] and "hi again" in texts[1][0]
-    luck, happy = (item._text(item.model.index[m]) for m in samples.find(
-        "chatgpt", "assistant", "Sure, here's one for you"))
+    luck, happy = box_texts(qtbot, w, list(samples.find(
+        "chatgpt", "assistant", "Sure, here's one for you")))
     assert luck[1] == happy[1], "identical answers read the same (compare says so)"
 
 

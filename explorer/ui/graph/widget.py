@@ -95,6 +95,13 @@ class TreeGraphWidget(QWidget):
     def is_loading(self) -> bool:
         return self._job is not None
 
+    @property
+    def reading_words(self) -> bool:
+        """Branch points' box words are being read, or wait to be."""
+        item = self.view.item
+        words = item.sibling_words if item is not None else None
+        return self._words_job is not None or (words is not None and words.waiting > 0)
+
     def load_conversation(self, conv_id: int) -> None:
         """Show ``conv_id``'s tree; the work runs on a worker and ``loaded`` says when it is in."""
         self._keep_view = conv_id == self._conv and self.data is not None
