@@ -168,7 +168,8 @@ def _density_with_sheet(shapes: list[Shape], measured: dict[Shape, Measured],
                        chars / m.sample_tokens, "chars/token"),
                 Result("density with sheet", f"{g.provider} {shape.name}: pages + "
                        f"{sheet_tokens:,}-token sheet", chars / (m.sample_tokens + sheet_tokens),
-                       "chars/token")]
+                       "chars/token", f"{sheet.omitted} of {len(sheet.facts) + sheet.omitted} "
+                       "strings left out")]
     return out
 
 

@@ -136,3 +136,14 @@ def test_a_short_middle_keeps_its_few_strings_whatever_the_pages_cost() -> None:
     sheet = ladder.sheet_beside_pages(middle, [], page_tokens=10**6, estimator=est)
     assert sheet.omitted == 0 and len(sheet.values) == 7  # the floor lets them through
     assert est.correct(est.text_tokens(sheet.text)) <= ladder.FACT_FLOOR_TOKENS
+
+
+def test_L3_a_cut_sheet_is_named_in_the_preview_lines() -> None:
+    from explorer.app.compacting import plan_lines
+
+    plan = planner.build_plan(_session_with_a_long_id_listing(400), Target.default("anthropic"),
+                              rung="snapshot")
+    assert plan.facts is not None and plan.facts.omitted
+    lines = plan_lines(plan)
+    assert any(line.startswith(f"note: the fact sheet leaves out {plan.facts.omitted} ")
+               and "hash" in line for line in lines)
