@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-HEADER = "Exact strings from the pages above:"
-DIR_NOTE = "A line that starts with a directory: files under it."
-LINE_NOTE = "file:3,7-9 = its lines 3, 7 to 9."
+HEADER = "Exact strings from the pages above."
+DIR_NOTE = "A line starting with a directory lists files under it."
+LINE_NOTE = "file:3,7-9 means its lines 3 and 7 to 9."
 KIND_LINES = (("hash", "hashes"), ("uuid", "uuids"), ("id", "ids"), ("version", "versions"))
 PATH_KINDS = ("path", "location", "url")
 NUMBER_SEP = "; "
