@@ -183,16 +183,30 @@ class _Meter:
         self.done_before = 0  # bytes of finished sources
         self.in_source = 0  # bytes counted inside the current source
         self.source_size = 0
+        self.passes = 1  # 2: a big file read light, its content again as it is stored
         self.seen: set[str] = set()
         self.messages = 0
+        self.writing = 0  # messages of the batch being written, so far
         self.conversations = 0
         self.current = ""
 
-    def start(self, source: Path) -> None:
+    def start(self, source: Path, module: ModuleType | None = None) -> None:
         self.current = str(source)
         self.source_size = input_size(source)
         self.in_source = 0
+        twice = getattr(module, "reads_twice", None)
+        self.passes = 2 if callable(twice) and twice(source) else 1
         self.seen.clear()
+        self.emit()
+
+    def written(self, ic: ImportedConversation, count: int) -> None:
+        """A chunk of ``ic``'s messages was written: a file read twice moves the bar through
+        its second half by the share of its messages written."""
+        self.writing += count
+        if self.passes == 2 and ic.messages:
+            half = self.source_size // 2
+            self.in_source = max(self.in_source, half + half * self.writing // len(ic.messages))
+            self.in_source = min(self.in_source, self.source_size)
         self.emit()
 
     def stored(self, ic: ImportedConversation, outcome: ImportOutcome) -> None:
@@ -206,6 +220,7 @@ class _Meter:
 
     def reading(self, done: int) -> None:
         """Bytes read so far inside the current file (a single big session moves the bar)."""
+        done //= self.passes
         if done > self.in_source:
             self.in_source = min(self.source_size, done)
             self.emit()
@@ -218,8 +233,8 @@ class _Meter:
     def emit(self) -> None:
         if self.hook is not None:
             done = min(self.total, self.done_before + self.in_source)
-            self.hook(ImportProgress(done, self.total, self.messages, self.conversations,
-                                     self.current))
+            self.hook(ImportProgress(done, self.total, self.messages + self.writing,
+                                     self.conversations, self.current))
 
 
 BATCH_CONVERSATIONS = 64
@@ -240,6 +255,7 @@ class _Batch:
         self.chars = 0
 
     def add(self, ic: ImportedConversation) -> None:
+        ic.written = lambda count: self.meter.written(ic, count)
         self.pending.append(ic)
         self.messages += len(ic.messages)
         self.chars += sum(p.size for m in ic.messages for p in m.parts)
@@ -253,6 +269,7 @@ class _Batch:
         results = self._store_all()
         if len(results) < len(self.pending):
             self.report.cancelled = True
+        self.meter.writing = 0  # counted again as stored, below
         for ic, result in zip(self.pending, results, strict=False):
             if isinstance(result, StoreError):
                 where = ic.source_path or ic.title or "a conversation"
@@ -270,7 +287,7 @@ class _Batch:
         try:
             return self.store.import_conversations(self.pending, self.cancel)
         except CONTENT_ERRORS:  # the batch was rolled back: retried one by one below
-            pass
+            self.meter.writing = 0
         results: list[ImportOutcome | StoreError] = []
         for ic in self.pending:
             if self.cancel():
@@ -318,7 +335,7 @@ def _import_all(
         if stop():
             report.cancelled = True
             break
-        meter.start(source)
+        meter.start(source, module)
         if module is not None:
             token = read_progress.set(_reading_hook(meter, stop))
             try:

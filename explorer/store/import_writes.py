@@ -198,6 +198,8 @@ def _write_messages(
                                      if m.source_id is None else None))
             prows.extend(part_rows(m.parts, mid, blobs))
         insert_rows(conn, mrows, prows, blobs)
+        if ic.written is not None:
+            ic.written(len(chunk))
 
 
 def _parents_first(fresh: list[Message], ids: Mapping[Hashable, int]) -> bool:

@@ -7,7 +7,7 @@ They sit in the domain layer because two layers share them: ``formats`` produces
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -90,6 +90,8 @@ class ImportedConversation:
     ignored_records: Counter[str] = field(default_factory=Counter)
     content: ContentSource | None = None
     """Set when the messages hold only their tree and previews (see :class:`ContentSource`)."""
+    written: Callable[[int], None] | None = None
+    """Told the number of messages of each chunk the store has just written (progress)."""
 
     def chunks(self, messages: Sequence[Message] | None = None,
                size: int | None = None) -> Iterator[Sequence[Message]]:

@@ -28,7 +28,7 @@ from explorer.formats.claude_code.session import Session, SessionReader
 from explorer.formats.claude_code.shape import FORMAT, Subagent, assemble
 from explorer.formats.jsonl import JsonlReader, peek_objects, peek_prefix, skipped_notes
 
-__all__ = ["FORMAT", "read", "sniff"]
+__all__ = ["FORMAT", "read", "reads_twice", "sniff"]
 
 _TYPES = frozenset({
     "user", "assistant", "system", "summary", "custom-title", "file-history-snapshot",
@@ -92,6 +92,12 @@ _Outcome = tuple[ImportedConversation | None, str, bool]
 
 LAZY_BYTES = 8 << 20
 """A session (with its subagents) this large is read light: its content when it is stored."""
+
+
+def reads_twice(path: Path) -> bool:
+    """True when a session file is large enough to be read light, its content again when
+    stored (progress counts the file once for each pass)."""
+    return path.is_file() and _size(path) >= LAZY_BYTES
 
 
 def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
