@@ -42,7 +42,7 @@ class ImportedRewind:
     created_at: float | None = None
 
 
-CONTENT_CHUNK = 2000
+CONTENT_CHUNK = 500
 """Messages given their full content at a time when a conversation's content is read lazily."""
 
 
