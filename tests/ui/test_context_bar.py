@@ -142,6 +142,16 @@ def test_an_unknown_window_shows_no_threshold_and_no_free(qtbot: QtBot) -> None:
     assert bar.legend["measured"].text() == "–"
 
 
+def test_a_path_past_the_window_shows_no_negative_free_space(qtbot: QtBot) -> None:
+    bar = ContextBar()
+    qtbot.addWidget(bar)
+    bar.set_usage(usage_of(4_000_000))
+    assert bar.legend["free"].text() == "0"
+    assert bar.shares["free"].text() == "full"
+    assert bar.warning and "4,000,000" in bar.status.text()
+    assert bar.shares["user"].text() == "1000.0 %"
+
+
 def test_only_the_newest_request_is_shown(
     qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int],
 ) -> None:

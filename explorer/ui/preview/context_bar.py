@@ -183,9 +183,8 @@ class ContextBar(QWidget):
         self.bars.warning = limit is not None and used > limit
         for name in LEGEND:
             tokens = {"free": free, "measured": measured}.get(name, parts.get(name, 0))
-            self.legend[name].setText("–" if tokens is None else f"{tokens:,}")
-            share = "" if tokens is None or not window else f"{100 * tokens / window:.1f} %"
-            self.shares[name].setText(share)
+            self.legend[name].setText("–" if tokens is None else f"{max(tokens, 0):,}")
+            self.shares[name].setText(_share(tokens, window, over=name == "free"))
         self.summary.setText(_summary_text(usage, limit, threshold))
         self._set_status(used, limit)
         self.bars.update()
@@ -380,3 +379,13 @@ class ContextPanel(QWidget):
     def closeEvent(self, event: Any) -> None:
         self.shutdown()
         super().closeEvent(event)
+
+
+def _share(tokens: int | None, window: int | None, *, over: bool = False) -> str:
+    """A part's share of the window; free space past the window reads "full", not a negative."""
+    if tokens is None or not window:
+        return ""
+    if over and tokens < 0:
+        return "full"
+    return f"{100 * tokens / window:.1f} %"
+
