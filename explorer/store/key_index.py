@@ -10,8 +10,11 @@ row ids of a new conversation are one contiguous range in message order, so a si
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 from explorer.tree.model import Message
+
+V = TypeVar("V")
 
 
 def positions(messages: Sequence[Message]) -> dict[Hashable, int]:
@@ -19,41 +22,45 @@ def positions(messages: Sequence[Message]) -> dict[Hashable, int]:
     return {m.id: i for i, m in enumerate(messages)}
 
 
-class RowIds(Mapping[Hashable, int]):
+class _ByPosition(Mapping[Hashable, V]):
+    """A mapping over the keys of one position table; subclasses say what a position gives."""
+
+    def __init__(self, where: dict[Hashable, int]) -> None:
+        self._where = where
+
+    def _at(self, position: int) -> V:
+        raise NotImplementedError
+
+    def __getitem__(self, key: Hashable) -> V:
+        return self._at(self._where[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+class RowIds(_ByPosition[int]):
     """The row id of each key: the first id of the range plus the key's position."""
 
     def __init__(self, where: dict[Hashable, int], first: int) -> None:
-        self._where = where
+        super().__init__(where)
         self._first = first
 
-    def __getitem__(self, key: Hashable) -> int:
-        return self._first + self._where[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._where
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._where)
-
-    def __len__(self) -> int:
-        return len(self._where)
+    def _at(self, position: int) -> int:
+        return self._first + position
 
 
-class ByKey(Mapping[Hashable, Message]):
+class ByKey(_ByPosition[Message]):
     """The message of each key, read from the list by position."""
 
     def __init__(self, where: dict[Hashable, int], messages: Sequence[Message]) -> None:
-        self._where = where
+        super().__init__(where)
         self._messages = messages
 
-    def __getitem__(self, key: Hashable) -> Message:
-        return self._messages[self._where[key]]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._where
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._where)
-
-    def __len__(self) -> int:
-        return len(self._where)
+    def _at(self, position: int) -> Message:
+        return self._messages[position]

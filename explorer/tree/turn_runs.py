@@ -13,9 +13,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
 
-from explorer.tree.columns import csr
+from explorer.tree.columns import Lazy, csr
 from explorer.tree.turn_view import Turn, TurnInput, TurnTree, group_turns
 
 MIN_RUN = 3
@@ -34,34 +33,6 @@ class ViewNode:
     @property
     def is_run(self) -> bool:
         return len(self.turns) > 1
-
-
-class Nodes(Sequence[ViewNode]):
-    """``projection.nodes[i]``: a view of node ``i`` made when asked, never stored."""
-
-    __slots__ = ("_proj",)
-
-    def __init__(self, proj: TurnProjection) -> None:
-        self._proj = proj
-
-    def __len__(self) -> int:
-        return len(self._proj.parent)
-
-    @overload
-    def __getitem__(self, i: int) -> ViewNode: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[ViewNode]: ...
-    def __getitem__(self, i: int | slice) -> ViewNode | list[ViewNode]:
-        n = len(self)
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(n))]
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(i)
-        p = self._proj
-        return ViewNode(i, list(p.node_turns(i)), p.parent[i], list(p.children(i)),
-                        list(p.side(i)))
 
 
 class TurnProjection:
@@ -87,8 +58,13 @@ class TurnProjection:
         self.side_starts, self.side_items = csr(self.parent, self.is_side)
 
     @property
-    def nodes(self) -> Nodes:
-        return Nodes(self)
+    def nodes(self) -> Lazy[ViewNode]:
+        """``projection.nodes[i]``: a view of node ``i`` made when asked, never stored."""
+        return Lazy(len(self.parent), self._node)
+
+    def _node(self, i: int) -> ViewNode:
+        return ViewNode(i, list(self.node_turns(i)), self.parent[i], list(self.children(i)),
+                        list(self.side(i)))
 
     def __len__(self) -> int:
         return len(self.parent)

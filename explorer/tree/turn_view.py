@@ -18,9 +18,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
 
-from explorer.tree.columns import IdIndex, TextColumn, csr, id_column
+from explorer.tree.columns import IdIndex, Lazy, TextColumn, csr, id_column
 from explorer.tree.turn_labels import answer_words, prompt_words
 
 NOT_PROMPTS = ("<local-command", "Caveat:", "[Request interrupted")
@@ -142,32 +141,6 @@ class Turn:
         return self.index in self._tree.subagent
 
 
-class Turns(Sequence[Turn]):
-    """``tree.turns[t]``: a view of turn ``t`` made when asked, never stored."""
-
-    __slots__ = ("_tree",)
-
-    def __init__(self, tree: TurnTree) -> None:
-        self._tree = tree
-
-    def __len__(self) -> int:
-        return len(self._tree.parent)
-
-    @overload
-    def __getitem__(self, t: int) -> Turn: ...
-    @overload
-    def __getitem__(self, t: slice) -> list[Turn]: ...
-    def __getitem__(self, t: int | slice) -> Turn | list[Turn]:
-        n = len(self)
-        if isinstance(t, slice):
-            return [Turn(self._tree, k) for k in range(*t.indices(n))]
-        if t < 0:
-            t += n
-        if not 0 <= t < n:
-            raise IndexError(t)
-        return Turn(self._tree, t)
-
-
 class TurnTree:
     """The turns in columns (see :mod:`explorer.tree.columns`), parents before children.
 
@@ -202,8 +175,9 @@ class TurnTree:
         self.side_starts, self.side_items = array("i", [0]), array("i")
 
     @property
-    def turns(self) -> Turns:
-        return Turns(self)
+    def turns(self) -> Lazy[Turn]:
+        """``tree.turns[t]``: a view of turn ``t`` made when asked, never stored."""
+        return Lazy(len(self.parent), lambda t: Turn(self, t))
 
     def __len__(self) -> int:
         return len(self.parent)
