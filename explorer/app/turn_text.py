@@ -15,9 +15,9 @@ from explorer.app.tree_text import TreeMarks
 from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.turn_reads import SubagentInfo, TurnSource, read_turn_source
+from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_labels import chips, first_words, top_tools
 from explorer.tree.turn_runs import MIN_RUN, TurnProjection, collapse_runs
-from explorer.tree.turn_view import group_turns
 
 
 @dataclass

@@ -15,7 +15,8 @@ from collections.abc import Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from explorer.tree.columns import Lazy, csr
-from explorer.tree.turn_view import Turn, TurnInput, TurnTree, group_turns
+from explorer.tree.turn_grouping import group_turns
+from explorer.tree.turn_view import Turn, TurnInput, TurnTree
 
 MIN_RUN = 3
 

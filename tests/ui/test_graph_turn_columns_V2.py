@@ -17,9 +17,9 @@ from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView
 from explorer.store.turn_reads import TurnSource
 from explorer.tree.columns import Lazy
+from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_labels import chips, first_words
 from explorer.tree.turn_runs import collapse_runs
-from explorer.tree.turn_view import group_turns
 from explorer.ui.graph.model import F_RUN, GraphMarks
 from explorer.ui.graph.turn_model import build_turn_model
 

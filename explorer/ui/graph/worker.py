@@ -19,8 +19,8 @@ from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.turn_reads import TurnSource, read_turn_source, subagent_links
 from explorer.tree.spine_layout import spine_layout
+from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_runs import collapse_runs
-from explorer.tree.turn_view import group_turns
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette

@@ -17,8 +17,9 @@ from array import array
 from turn_sessions import deep_session as _session
 
 from explorer.tree.columns import IdIndex, Lazy, TextColumn, csr, id_column
+from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_runs import TurnProjection, collapse_runs
-from explorer.tree.turn_view import TurnTree, group_turns
+from explorer.tree.turn_view import TurnTree
 
 PER_TURN_SLACK = 8  # bytes a turn may cost beyond the columns' own (list over-allocation)
 

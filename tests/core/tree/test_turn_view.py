@@ -7,9 +7,10 @@ from collections.abc import Hashable
 from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_labels import chips, first_words, prompt_words, top_tools
 from explorer.tree.turn_runs import TurnProjection, project
-from explorer.tree.turn_view import TurnInput, group_turns, opens_turn
+from explorer.tree.turn_view import TurnInput, opens_turn
 
 ROLES = ("user", "assistant", "user", "assistant", "tool", "system")
 

@@ -10,7 +10,7 @@ from explorer.app.importing import import_paths
 from explorer.formats import claude_code
 from explorer.store import Store
 from explorer.store.turn_reads import read_turn_source
-from explorer.tree.turn_view import group_turns
+from explorer.tree.turn_grouping import group_turns
 
 FIXTURE = Path(__file__).parent / "fixtures" / "meta_records.jsonl"
 
