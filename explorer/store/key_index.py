@@ -9,6 +9,7 @@ row ids of a new conversation are one contiguous range in message order, so a si
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
@@ -28,8 +29,9 @@ class _ByPosition(Mapping[Hashable, V]):
     def __init__(self, where: dict[Hashable, int]) -> None:
         self._where = where
 
+    @abstractmethod
     def _at(self, position: int) -> V:
-        raise NotImplementedError
+        """What the key at ``position`` stands for."""
 
     def __getitem__(self, key: Hashable) -> V:
         return self._at(self._where[key])
