@@ -1,11 +1,11 @@
 """Heuristic token counts per provider family, corrected by what providers measured.
 
 No tokenizer is shipped (no downloads, no network), so text is costed by
-characters-per-token ratios: plain ASCII words, ASCII punctuation (dense in code
-and JSON) and non-ASCII characters (dense in non-Latin scripts) each have their
-own ratio. The :class:`Estimator` then learns from measured counts (L7): a
-correction factor on the heuristic and a fixed overhead for what the path does
-not hold (a hidden system prompt, tool schemas).
+characters-per-token ratios over the counts of :mod:`text_units`: plain ASCII words,
+ASCII punctuation and non-ASCII characters each have their own ratio. The
+:class:`Estimator` then learns from measured counts (L7): a correction factor on the
+heuristic and a fixed overhead for what the path does not hold (a hidden system
+prompt, tool schemas).
 """
 
 from __future__ import annotations
@@ -13,26 +13,20 @@ from __future__ import annotations
 import io
 import math
 import re
-import string
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
 from explorer.compaction import image_cost
+from explorer.compaction.text_units import text_units
 from explorer.tree.model import Message, Part, Usage
 
 Family = Literal["anthropic", "openai", "gemini", "generic"]
 FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
 ImageCost = Callable[[int, int], int]
 
-_WS_RUN = re.compile(r"\s{2,}")
-_NON_WS = re.compile(r"\S")
-UNITS_CHUNK = 1 << 18
-"""Characters of one text counted in one go. Each count is a C loop that holds the GIL, so a
-10 MB paste is counted in slices: the window's thread gets the interpreter between them."""
-_PUNCT = re.compile(f"[{re.escape(string.punctuation)}]")
 _UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
 
 
@@ -73,40 +67,6 @@ def image_size(data: bytes) -> tuple[int, int] | None:
             return int(w), int(h)
     except (UnidentifiedImageError, OSError, ValueError):
         return None
-
-
-def text_units(text: str) -> tuple[int, int, int]:
-    """(word chars, punctuation chars, non-ASCII chars); whitespace runs count once."""
-    words = punct = non_ascii = 0
-    for piece in slices(text) if len(text) > UNITS_CHUNK else (text,):
-        w, p, a = _units(piece)
-        words, punct, non_ascii = words + w, punct + p, non_ascii + a
-    return max(0, words), punct, non_ascii  # a blank can be non-ASCII too: clamped once
-
-
-def slices(text: str, size: int = UNITS_CHUNK) -> Iterator[str]:
-    """``text`` in pieces of about ``size`` characters, each cut just before a non-blank
-    character, so no whitespace run is split and the counts add up exactly."""
-    start, n = 0, len(text)
-    while start < n:
-        cut = start + size
-        if cut < n:
-            found = _NON_WS.search(text, cut)
-            cut = found.start() if found is not None else n
-        yield text[start:cut]
-        start = cut
-
-
-def _units(text: str) -> tuple[int, int, int]:
-    """The counts of one piece; the word count is left unclamped so pieces add up."""
-    n = len(text)
-    if not n:
-        return 0, 0, 0
-    # Counted with C loops only (count, sub): this runs over every part of a 100k-message path.
-    non_ascii = 0 if text.isascii() else n - len(text.encode("ascii", "ignore"))
-    punct = len(_PUNCT.findall(text))  # one scan, not one per punctuation character
-    ws_extra = n - len(_WS_RUN.sub(" ", text))  # a run of L blanks counts once: L - 1 extra
-    return n - non_ascii - punct - ws_extra, punct, non_ascii
 
 
 @dataclass(frozen=True)

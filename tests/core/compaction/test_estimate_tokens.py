@@ -20,8 +20,8 @@ from explorer.compaction.estimate import (
     image_size,
     measured_prompt,
     parse_overflow,
-    text_units,
 )
+from explorer.compaction.text_units import text_units
 from explorer.tree.model import Message, Part, Usage, text_message
 
 PROSE = (

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from explorer.compaction import estimate
+from explorer.compaction import text_units as units
 from explorer.tree import secrets
 
 
@@ -38,15 +38,15 @@ class Traced:
 def test_V2_a_huge_text_is_counted_in_slices_no_bigger_than_the_chunk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    traced = Traced(estimate._WS_RUN)
-    monkeypatch.setattr(estimate, "_WS_RUN", traced)
+    traced = Traced(units._WS_RUN)
+    monkeypatch.setattr(units, "_WS_RUN", traced)
     line = "00001 a pasted log line,  that goes on\t\tfor a while — ünïcode.\n"
-    text = line * (3 * estimate.UNITS_CHUNK // len(line) + 7)
-    whole = estimate._units(text)
+    text = line * (3 * units.UNITS_CHUNK // len(line) + 7)
+    whole = units._units(text)
     traced.lengths.clear()
-    assert estimate.text_units(text) == (max(0, whole[0]), *whole[1:])
+    assert units.text_units(text) == (max(0, whole[0]), *whole[1:])
     assert len(traced.lengths) >= 3
-    assert max(traced.lengths) <= estimate.UNITS_CHUNK + len(line)
+    assert max(traced.lengths) <= units.UNITS_CHUNK + len(line)
 
 
 def test_slices_cut_before_a_non_blank_so_the_counts_add_up_exactly() -> None:
@@ -55,11 +55,11 @@ def test_slices_cut_before_a_non_blank_so_the_counts_add_up_exactly() -> None:
     for _ in range(300):
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 400)))
         for size in (1, 3, 17, 128):
-            parts = list(estimate.slices(text, size))
+            parts = list(units.slices(text, size))
             assert "".join(parts) == text
             assert all(not p[:1].isspace() for p in parts[1:]), "no blank run is split"
-            total = [sum(u) for u in zip(*(estimate._units(p) for p in parts), strict=True)]
-            assert tuple(total or (0, 0, 0)) == estimate._units(text)
+            total = [sum(u) for u in zip(*(units._units(p) for p in parts), strict=True)]
+            assert tuple(total or (0, 0, 0)) == units._units(text)
 
 
 def test_V2_text_without_what_a_url_password_or_bearer_token_needs_is_not_scanned(
