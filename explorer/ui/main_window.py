@@ -49,6 +49,8 @@ class MainWindow(QMainWindow):
         self.graph = TreeGraphWidget(store, runner=self.tasks)
         self.transcript = TranscriptView(store)
         self.context_panel = ContextPanel(store, after_first_paint=True)
+        self.context_panel.gate.wait_for(
+            lambda: self.transcript.is_loading or self.graph.is_loading)
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)

@@ -1,6 +1,6 @@
 """One measurement of the scale benchmark, in a fresh interpreter; prints one JSON line.
 
-    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick] [--messages]
+    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick] [--messages] [--stalls]
     python -m tests.benchmarks.scale_child SPAWNED import DB SESSION_FILE
     python -m tests.benchmarks.scale_child SPAWNED screenshot DB PNG
 
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
+from tests.benchmarks.stall_sampler import StallSampler  # noqa: E402
 
 TICK_MS = 5
 CONTEXT_TIMEOUT_S = 60
@@ -64,20 +65,29 @@ class Gaps:
         self.timer = QTimer(interval=TICK_MS)
         self.timer.timeout.connect(self._tick)
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.gaps: list[float] = []
+        self.cpu: list[float] = []  # the main thread's own CPU in each gap
 
     def start(self) -> None:
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.gaps = []
+        self.cpu = []
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append((now - self.last) * 1000)
-        self.last = now
+        self.cpu.append((cpu - self.last_cpu) * 1000)
+        self.last, self.last_cpu = now, cpu
+
+    def longest_cpu(self) -> float:
+        """The main thread's own CPU in the longest gap (the rest was waiting: GIL, cores)."""
+        return self.cpu[self.gaps.index(self.longest)] if self.gaps else 0.0
 
     @property
     def longest(self) -> float:
@@ -136,19 +146,25 @@ def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPai
 
 
 def measure_open(spawned: float, db: Path, conv: int, quick: bool,
-                 messages: bool = False) -> dict[str, Any]:
+                 messages: bool = False, stalls: bool = False) -> dict[str, Any]:
     shown = time.perf_counter()
     marks: dict[str, float] = {}
     full = FullCollections()
     app, window, first = open_window(db, conv)
     gaps = Gaps()
     gaps.start()
+    sampler = StallSampler(lambda: gaps.last) if stalls else None
+    if sampler is not None:
+        sampler.start()
     t = window.transcript
     t.loaded.connect(lambda _c: marks.setdefault("skeleton", time.perf_counter()))
     t.contentArrived.connect(lambda: marks.setdefault("content", time.perf_counter()))
     wait_until(app, lambda: first.at is not None)
     wait_until(app, lambda: not t.is_loading and not window.graph.is_loading)
     open_gap = gaps.longest
+    if sampler is not None:
+        sampler.stop()
+        print(sampler.report(), file=sys.stderr)
     over_50 = sum(g > 50 for g in gaps.gaps)
     collections = full.stop()
     settle_memory()
@@ -159,6 +175,7 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
         "content_ms": (marks.get("content", shown) - shown) * 1000,
         "open_gap_ms": open_gap,
         "open_gaps_over_50": over_50,
+        "open_gap_cpu_ms": gaps.longest_cpu(),
         "open_full_collections": collections,
         "rss_mb": rss_mb(),
         "peak_mb": peak_mb(),
@@ -326,7 +343,7 @@ def main(argv: list[str]) -> int:
     spawned, what = float(argv[0]), argv[1]
     if what == "open":
         result = measure_open(spawned, Path(argv[2]), int(argv[3]), "--quick" in argv,
-                              "--messages" in argv)
+                              "--messages" in argv, "--stalls" in argv)
     elif what == "screenshot":
         from explorer.ui.app import run_app
 

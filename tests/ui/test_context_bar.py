@@ -280,3 +280,24 @@ def test_V2_in_the_window_the_figure_waits_for_the_first_frame(
         assert "Context · " in p.title.text()
     finally:
         p.close()
+
+
+def test_V2_the_figure_waits_while_the_window_is_still_loading(
+    qtbot: QtBot, demo: tuple[Store, int],
+) -> None:
+    """A worker costing the figure would take the interpreter's turns from the loads' frames."""
+    store, cid = demo
+    loading = [True]
+    p = ContextPanel(store)
+    p.gate.wait_for(lambda: loading[0])
+    qtbot.addWidget(p)
+    try:
+        p.show_conversation(cid)
+        qtbot.wait(300)  # several polls
+        assert p.busy and p.runner.serial == 0, "nothing runs while the views load"
+        loading[0] = False
+        qtbot.waitUntil(lambda: p.runner.serial == 1, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=30_000)
+        assert p.bar.usage["estimated_total"] > 0
+    finally:
+        p.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -21,6 +21,7 @@ from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE, PART_NAMES
 from explorer.store import Store
 from explorer.ui.graph.palette import is_dark
 from explorer.ui.memory import release_after_load
+from explorer.ui.quiet_gate import QuietGate
 from explorer.ui.tasks import Job, LatestRunner, Ticket
 
 if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
@@ -252,10 +253,11 @@ class ContextPanel(QWidget):
                  after_first_paint: bool = False) -> None:
         super().__init__(parent)
         self.store = store
-        # In the window the figure waits for the first frame: the estimator's import and the
-        # costing must not compete with it for the interpreter (V2: the window comes first).
-        self._painted = not after_first_paint
-        self._pending: Job | None = None
+        # In the window the figure waits for the first frame and the views' loads: the
+        # estimator's import and the costing must not compete with them for the
+        # interpreter (V2: the window comes first, no stall over 50 ms).
+        self.gate: QuietGate[Job] = QuietGate(self._submit, painted=not after_first_paint,
+                                              parent=self)
         self.threshold = 0.8
         self.bar = ContextBar()
         self.title = QLabel("Context")
@@ -314,20 +316,14 @@ class ContextPanel(QWidget):
             ticket.check()  # a newer request or a closing window: the plan is not wanted
             return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
 
-        if self._painted:
-            self.runner.submit(job)
-        else:
-            self._pending = job  # a newer request replaces one still waiting
+        self.gate.offer(job)  # a newer request replaces one still held
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if not self._painted:
-            self._painted = True
-            QTimer.singleShot(0, self._submit_pending)  # once the whole frame is on screen
+        self.gate.painted()  # once the whole frame is on screen
 
-    def _submit_pending(self) -> None:
-        job, self._pending = self._pending, None
-        if job is not None and not self.runner.runner.closed:
+    def _submit(self, job: Job) -> None:
+        if not self.runner.runner.closed:
             self.runner.submit(job)
 
     def _measure_on_request(self) -> None:
@@ -347,7 +343,7 @@ class ContextPanel(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.runner.busy or self._pending is not None
+        return self.runner.busy or self.gate.holding
 
     def _on_progress(self, payload: object) -> None:
         if not isinstance(payload, str):  # the target the job costs for (stages are text)
@@ -373,7 +369,7 @@ class ContextPanel(QWidget):
         self.measure_button.show()
 
     def shutdown(self) -> None:
-        self._pending = None
+        self.gate.drop()
         self.runner.shutdown()
 
     def closeEvent(self, event: Any) -> None:
