@@ -19,6 +19,8 @@ from array import array
 from collections.abc import Callable, Sequence
 
 from explorer.app.context_costs import CostTable
+from explorer.app.context_sizes import sized_costs, sizes_serve
+from explorer.app.meta_records import NOT_SENT
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
 from explorer.compaction.estimate import (
     IMAGE_PRICE_KEY,
@@ -49,16 +51,20 @@ class ContextFigure:
         self._costing: tuple[object, ...] | None = None
         self._lock = threading.Lock()
         self.costed = 0  # messages read and estimated since this figure was made
+        self.read_texts = 0  # of them, costed from their text (not sized yet)
 
     def context_ids(self, conv_id: int) -> list[int]:
-        """The active context's ids, as ``compacting.active_context`` cuts it."""
+        """The active context's ids, as ``compacting.active_context`` cuts it (without the
+        records a tool kept for itself)."""
         conv = self.store.conversation(conv_id)
         end = conv.clean_tip_id if conv.clean_tip_id is not None else conv.tip_id
         if end is None:
             return []
         ids = self.store.path_ids(end)
         start = conv.context_start_id
-        return ids[ids.index(start):] if start in ids else ids
+        kept = ids[ids.index(start):] if start in ids else ids
+        unsent = _not_sent(self.store, kept)
+        return [i for i in kept if i not in unsent] if unsent else kept
 
     def usage(self, conv_id: int, target: Target,
               check: Callable[[], None] = lambda: None) -> ContextUsage:
@@ -80,11 +86,12 @@ class ContextFigure:
             for start in range(0, len(ids), CHUNK):
                 check()
                 chunk = ids[start:start + CHUNK]
-                signatures = self._signatures(chunk)
+                kept = [i for i in chunk if costs.row(i) >= 0]
+                signatures = self._signatures(kept) if kept else {}
                 stale = [i for i in chunk if (r := costs.row(i)) < 0
                          or costs.signature(r) != signatures.get(i, (0, 0))]
                 if stale:
-                    self._cost(stale, signatures, target, estimator)
+                    self._cost(stale, target, estimator)
         finally:
             costs.merge()  # what a stopped refresh costed is kept too
         return costs.rows_for(ids)
@@ -95,9 +102,24 @@ class ContextFigure:
             "(SELECT value FROM json_each(?)) GROUP BY message_id", (json.dumps(list(ids)),))
         return {int(m): (int(n), int(top)) for m, n, top in rows}
 
-    def _cost(self, ids: list[int], signatures: dict[int, tuple[int, int]], target: Target,
-              estimator: Estimator) -> None:
+    def _cost(self, ids: list[int], target: Target, estimator: Estimator) -> None:
+        """Cost ``ids`` from their parts' stored sizes; a message not sized yet (or a
+        redactor the sizes do not foresee) from its text."""
+        if not sizes_serve(target):
+            self._cost_texts(ids, target, estimator)
+            return
+        costs, unsized = sized_costs(self.store.reader, ids, target, estimator)
+        for c in costs:
+            self._costs.add(c.mid, c.signature, c.text, c.image, c.measured,
+                            c.role, c.parts, c.request, c.image_price)
+        self.costed += len(costs)
+        if unsized:
+            self._cost_texts(unsized, target, estimator)
+
+    def _cost_texts(self, ids: list[int], target: Target, estimator: Estimator) -> None:
+        signatures = self._signatures(ids)
         loaded = load_messages(self.store.reader, ids)
+        self.read_texts += len(loaded)
         messages = [loaded[i] for i in ids if i in loaded]
         overhead = estimator.rules.message_overhead
         for m in redacted(messages, target, []):  # costed as sent: after the redactor
@@ -112,6 +134,15 @@ class ContextFigure:
                             _BUCKET[_role_bucket(m)], parts,
                             meta.get(REQUEST_KEY), meta.get(IMAGE_PRICE_KEY))
         self.costed += len(messages)
+
+
+def _not_sent(store: Store, ids: Sequence[int]) -> set[int]:
+    """The records a tool kept for itself among ``ids`` (``meta_records.sent_to_models``)."""
+    marks = ",".join("?" * len(NOT_SENT))
+    return {int(r[0]) for r in store.reader.execute(
+        "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+        f"AND source_meta ->> '$.meta_record' IN ({marks})",
+        (json.dumps(list(ids)), *sorted(NOT_SENT)))}
 
 
 def _learn(estimator: Estimator, costs: CostTable, rows: Sequence[int]) -> None:

@@ -10,18 +10,17 @@ prompt, tool schemas).
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
 from explorer.compaction import image_cost
-from explorer.compaction.text_units import text_units
 from explorer.tree.model import Message, Part, Usage
+from explorer.tree.text_units import image_size as image_size  # re-exported
+from explorer.tree.text_units import text_units
 
 Family = Literal["anthropic", "openai", "gemini", "generic"]
 FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
@@ -54,19 +53,6 @@ RULES: dict[Family, FamilyRules] = {
     "gemini": FamilyRules(4.2, 1.8, 1.4, 4, 1, 10, 6),
     "generic": FamilyRules(3.5, 1.5, 1.0, 5, 2, 12, 8),
 }
-
-
-@lru_cache(maxsize=512)
-def image_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height from the image header (Pillow reads only the header)."""
-    from PIL import Image, UnidentifiedImageError  # with the first image, not at start-up
-
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            w, h = img.size
-            return int(w), int(h)
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -155,7 +141,10 @@ class Estimator:
     # --- raw heuristic -------------------------------------------------------------
     def text_tokens(self, text: str) -> int:
         """Uncorrected tokens of a string."""
-        words, punct, non_ascii = text_units(text)
+        return self.units_tokens(*text_units(text))
+
+    def units_tokens(self, words: int, punct: int, non_ascii: int) -> int:
+        """Uncorrected tokens of a text from its counts (``text_units``, or as stored)."""
         r = self.rules
         cost = (
             words / r.word_chars_per_token

@@ -186,6 +186,24 @@ def _0009_sync_files(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0010_part_sizes(db: sqlite_utils.Database) -> None:
+    # Each part's sizes (characters, the estimator's character counts before and after the
+    # secret redactor, an image's width and height), so a context figure sums integers
+    # instead of reading every text. Old rows are sized afterwards, in the background
+    # (store.part_sizing); the partial index finds the ones left.
+    for column in ("size_chars", "size_words", "size_punct", "size_wide", "sent_words",
+                   "sent_punct", "sent_wide", "image_width", "image_height"):
+        db.execute(f"ALTER TABLE parts ADD COLUMN {column} INTEGER")
+    db.execute("CREATE INDEX parts_unsized ON parts(id) WHERE size_chars IS NULL")
+    # Sizing a part updates it: only a change of its text touches the search index.
+    db.execute("DROP TRIGGER IF EXISTS parts_au")
+    db.execute(
+        "CREATE TRIGGER parts_au AFTER UPDATE OF text ON parts BEGIN "
+        "INSERT INTO parts_fts(parts_fts, rowid, text) VALUES ('delete', old.id, old.text); "
+        "INSERT INTO parts_fts(rowid, text) VALUES (new.id, new.text); END"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -196,6 +214,7 @@ MIGRATIONS: list[Migration] = [
     ("0007_search_merges_lazily", _0007_search_merges_lazily),
     ("0008_tending", _0008_tending),
     ("0009_sync_files", _0009_sync_files),
+    ("0010_part_sizes", _0010_part_sizes),
 ]
 
 

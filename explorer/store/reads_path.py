@@ -113,7 +113,8 @@ def columns_of(conn: sqlite3.Connection, path: Sequence[int]) -> PathColumns:
     kinds: list[list[str]] = [[] for _ in range(n)]
     out.chars = array("q", bytes(8 * n))
     for at, kind, size in conn.execute(
-        "SELECT j.key, p.kind, min(coalesce(length(p.text), 0), ?) FROM json_each(?) j "
+        "SELECT j.key, p.kind, min(coalesce(p.size_chars, length(p.text), 0), ?) "
+        "FROM json_each(?) j "
         "JOIN parts p ON p.message_id = j.value ORDER BY j.key, p.idx", (FOLD_CHARS, key),
     ):
         kinds[at].append(kind)
@@ -146,7 +147,8 @@ def window_messages(
             usage=Usage.from_dict(loads(r[5])), source_id=r[6], source_meta=loads(r[7]),
         )
     for r in conn.execute(
-        "SELECT p.message_id, p.kind, substr(p.text, 1, ?), length(p.text), p.tool_name, "
+        "SELECT p.message_id, p.kind, substr(p.text, 1, ?), "
+        "coalesce(p.size_chars, length(p.text)), p.tool_name, "
         "p.tool_use_id, p.is_error, b.data, p.media_type, p.meta "
         "FROM parts p LEFT JOIN blobs b ON b.hash = p.blob_hash "
         "WHERE p.message_id IN (SELECT value FROM json_each(?)) ORDER BY p.message_id, p.idx",

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from explorer.tree.model import Message, Part, Usage
+from explorer.tree.part_sizes import SIZE_COLUMNS, part_size
 
 PREVIEW_CHARS = 160
 MESSAGE_COLS = (
@@ -16,8 +17,10 @@ MESSAGE_COLS = (
     "source_meta, preview"
 )
 PART_COLS = (
-    "message_id, idx, kind, text, tool_name, tool_use_id, is_error, blob_hash, media_type, meta"
+    "message_id, idx, kind, text, tool_name, tool_use_id, is_error, blob_hash, media_type, meta, "
+    + ", ".join(SIZE_COLUMNS)
 )
+_PART_MARKS = ",".join("?" * (10 + len(SIZE_COLUMNS)))
 
 
 def dumps(value: Any) -> str | None:
@@ -72,7 +75,9 @@ def blob_hash(data: bytes) -> str:
 def part_rows(
     parts: Sequence[Part], mid: int, blobs: dict[str, tuple[bytes, str | None]]
 ) -> list[tuple[Any, ...]]:
-    """Rows for ``parts``; image bytes are collected into ``blobs`` by hash."""
+    """Rows for ``parts``; image bytes are collected into ``blobs`` by hash.
+
+    Each row carries the part's sizes (``part_size``), so every writer sizes what it writes."""
     rows = []
     for i, p in enumerate(parts):
         h = None
@@ -81,7 +86,7 @@ def part_rows(
             blobs[h] = (p.data, p.media_type)
         rows.append((
             mid, i, p.kind, p.text, p.tool_name, p.tool_use_id, int(p.is_error), h,
-            p.media_type, dumps(p.meta),
+            p.media_type, dumps(p.meta), *part_size(p),
         ))
     return rows
 
@@ -98,7 +103,7 @@ def insert_rows(
     )
     conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", messages)
     top = conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
-    conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", parts)
+    conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES ({_PART_MARKS})", parts)
     # Full-text index kept in sync here, the one place parts are inserted.
     conn.execute(
         "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE id > ?", (top,)

@@ -20,6 +20,7 @@ from explorer.store import (
     label_writes,
     layout_store,
     operations,
+    part_sizing,
     reads,
     sync_writes,
     tree_writes,
@@ -29,6 +30,7 @@ from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
+from explorer.store.part_sizing import Backfill
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import dumps, load_messages
 from explorer.store.tombstones import Tombstone, tombstones
@@ -49,6 +51,11 @@ class Store:
         self._writer = Writer(self.db_path)
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
+        self.sizing = Backfill(self._writer)  # parts an older version wrote without sizes
+        if self._writer.call(part_sizing.has_unsized):
+            self.sizing.start()
+        else:
+            self.sizing.finished.set()
 
     # -- plumbing ---------------------------------------------------------------
     @property
@@ -74,6 +81,7 @@ class Store:
                 conn.execute("PRAGMA shrink_memory")
 
     def close(self) -> None:
+        self.sizing.stop()
         for conn in self._readers:
             conn.close()
         self._readers.clear()

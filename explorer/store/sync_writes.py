@@ -132,7 +132,8 @@ def refresh_grown(conn: sqlite3.Connection, present: list[tuple[int, Message]]) 
         return 0
     ids = json.dumps([mid for mid, _ in present])
     stored = {r[0]: (r[1], r[2]) for r in conn.execute(
-        "SELECT message_id, count(*), coalesce(sum(length(text)), 0) FROM parts "
+        "SELECT message_id, count(*), coalesce(sum(coalesce(size_chars, length(text))), 0) "
+        "FROM parts "
         "WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id", (ids,))}
     changed = [(mid, m) for mid, m in present
                if stored.get(mid, (0, 0)) != (len(m.parts), sum(len(p.text) for p in m.parts))]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.store import part_sizing
 from explorer.store.ids import MESSAGE_ID_FLOOR, raise_id_floor
 from explorer.store.reads import NotFound
 
@@ -125,6 +126,8 @@ def put_back(conn: sqlite3.Connection, rows: Rows) -> list[int]:
         _insert(conn, table, found, keep_id=False)
     restored = [r["id"] for r in messages]
     if "parts" in rows:
+        while part_sizing.fill(conn, message_ids=restored):  # buried before parts had sizes
+            pass
         conn.execute(
             "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE message_id IN "
             "(SELECT value FROM json_each(?))", (json.dumps(restored),),

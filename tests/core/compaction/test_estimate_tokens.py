@@ -21,8 +21,8 @@ from explorer.compaction.estimate import (
     measured_prompt,
     parse_overflow,
 )
-from explorer.compaction.text_units import text_units
 from explorer.tree.model import Message, Part, Usage, text_message
+from explorer.tree.text_units import text_units
 
 PROSE = (
     "The migration adds a column to the messages table and fills it from the source metadata. "

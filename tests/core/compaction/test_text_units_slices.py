@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from explorer.compaction import text_units as units
 from explorer.tree import secrets
+from explorer.tree import text_units as units
 
 
 class Traced:
