@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from explorer.formats.claude_code.blocks import as_dict, as_str, content_parts, usage_from
+from explorer.formats.claude_code.record_lines import line_meta
 from explorer.formats.claude_code.records import (
     RECORD_KEY,
     SNAPSHOTS_KEY,
@@ -30,7 +31,7 @@ from explorer.formats.claude_code.records import (
     notice_text,
     snapshot_text,
 )
-from explorer.formats.claude_code.session import Node, line_meta
+from explorer.formats.claude_code.session import Node
 from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage

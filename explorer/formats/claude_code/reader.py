@@ -24,7 +24,8 @@ from typing import Any
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.claude_code.blocks import as_str
 from explorer.formats.claude_code.content import SessionContent
-from explorer.formats.claude_code.session import Session, SessionReader
+from explorer.formats.claude_code.session import Session
+from explorer.formats.claude_code.session_reader import SessionReader
 from explorer.formats.claude_code.shape import FORMAT, Subagent, assemble
 from explorer.formats.jsonl import JsonlReader, peek_objects, peek_prefix, skipped_notes
 

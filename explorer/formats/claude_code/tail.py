@@ -29,7 +29,8 @@ from typing import Any
 from explorer.formats.base import ImportedConversation
 from explorer.formats.claude_code import reader as whole_read
 from explorer.formats.claude_code.content import SessionContent
-from explorer.formats.claude_code.session import Node, Session, SessionReader
+from explorer.formats.claude_code.session import Node, Session
+from explorer.formats.claude_code.session_reader import SessionReader
 from explorer.formats.claude_code.shape import (
     FORMAT,
     _compactions,

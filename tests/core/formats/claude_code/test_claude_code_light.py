@@ -209,7 +209,7 @@ def test_V2_a_light_message_of_one_line_keeps_no_list_of_lines(
     megabytes; only a response written over several lines keeps its later ones."""
     from benchmarks.scale_data import one_session
 
-    from explorer.formats.claude_code.session import SessionReader
+    from explorer.formats.claude_code.session_reader import SessionReader
     from explorer.formats.jsonl import JsonlReader
 
     session = one_session(tmp_path, 400, seed=4)
@@ -233,7 +233,7 @@ def test_V2_parallel_results_are_chained_with_lists_only_for_parents_of_several(
     result-only children, and chains exactly as a list per parent did."""
     from benchmarks.scale_data import one_session
 
-    from explorer.formats.claude_code.session import SessionReader
+    from explorer.formats.claude_code.session_reader import SessionReader
     from explorer.formats.claude_code.tree import (
         _result_groups,
         chain_parallel_results,
