@@ -24,7 +24,7 @@ KIND_NAMES = {  # a left-out kind as the note names it
     "location": "file:line locations", "path": "paths", "url": "URLs", "hash": "hashes",
     "uuid": "UUIDs", "id": "ids", "version": "versions",
 }
-_LOCATION = re.compile(r"(.*?\.[A-Za-z0-9]{1,8}):(\d+(?::\d+)?)")
+_LOCATION = re.compile(r"(.*?\.[A-Za-z0-9]{1,8}):(\d+(?::\d+|-\d+)?)")  # a span: a read's lines
 _POSITIONS = re.compile(r"(.*?\.[A-Za-z0-9]{1,8}):(\d[\d,:-]*)")
 _RANGE = re.compile(r"(\d+)-(\d+)")
 RUN = 3  # consecutive line numbers written as a range from this many on
@@ -77,17 +77,22 @@ def _groups(files: list[str]) -> dict[str, list[str]]:
 
 
 def _runs(positions: Sequence[str]) -> str:
-    """Line positions sorted, consecutive ones as ``a-b``; ``line:col`` ones kept whole."""
+    """Line positions sorted, consecutive ones as ``a-b``; ``line:col`` and spans kept whole."""
     def key(p: str) -> tuple[int, int]:
-        line, _, col = p.partition(":")
+        line, _, col = p.replace("-", ":").partition(":")
         return int(line), int(col or 0)
 
-    ordered = sorted(dict.fromkeys(positions), key=key)
+    def single(p: str) -> bool:  # a bare line: neither line:col nor a span already
+        return p.isdigit()
+
+    spans = [key(p) for p in positions if "-" in p]
+    ordered = sorted((p for p in dict.fromkeys(positions)  # a line a span holds is written once
+                      if not (single(p) and any(a <= int(p) <= b for a, b in spans))), key=key)
     out: list[str] = []
     i = 0
     while i < len(ordered):
         j = i
-        while (j + 1 < len(ordered) and ":" not in ordered[j + 1] and ":" not in ordered[i]
+        while (j + 1 < len(ordered) and single(ordered[j + 1]) and single(ordered[i])
                and key(ordered[j + 1])[0] == key(ordered[j])[0] + 1):
             j += 1
         if j - i + 1 >= RUN:
@@ -154,11 +159,10 @@ def _expand_name(d: str, item: str) -> list[str]:
     file, positions = (m.group(1), m.group(2).split(",")) if m else (item, [])
     out = [d + file]
     for pos in positions:
+        out.append(f"{d}{file}:{pos}")  # a span as written is a string the sheet carries too
         m = _RANGE.fullmatch(pos)
         if m:
             out += [f"{d}{file}:{n}" for n in range(int(m.group(1)), int(m.group(2)) + 1)]
-        else:
-            out.append(f"{d}{file}:{pos}")
     return out
 
 

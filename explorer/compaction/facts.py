@@ -12,12 +12,12 @@ already carries them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from explorer.compaction import fact_layout
+from explorer.compaction import fact_layout, fact_sources
 from explorer.compaction.fact_layout import layout, left_out_note
 from explorer.tree.model import Message
 
@@ -181,11 +181,16 @@ def _context(text: str, start: int, end: int) -> str:
 
 def find_facts(text: str) -> list[Fact]:
     """Facts in one text, in order; overlapping matches keep the longest span."""
+    return [fact for _, fact in _found(text)]
+
+
+def _found(text: str) -> list[tuple[int, Fact]]:
+    """(where it starts, fact) of every fact in ``text``, in order."""
     spans: list[tuple[int, int, str]] = []
     for kind, pattern in PATTERNS:
         spans += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
-    out: list[Fact] = []
+    out: list[tuple[int, Fact]] = []
     taken_until = -1
     for start, end, kind in spans:
         if start < taken_until:
@@ -197,9 +202,9 @@ def find_facts(text: str) -> list[Fact]:
         if kind == "number":
             if sum(c.isdigit() for c in value) < NUMBER_DIGITS:
                 continue
-            out.append(Fact(kind, value, _context(text, start, end)))
+            out.append((start, Fact(kind, value, _context(text, start, end))))
         else:
-            out.append(Fact(kind, value))
+            out.append((start, Fact(kind, value)))
     return out
 
 
@@ -217,6 +222,36 @@ def message_texts(messages: Iterable[Message]) -> Iterable[tuple[bool, str]]:
         for p in m.parts:
             if p.kind != "image" and p.text and not MARKER_KEYS.intersection(p.meta):
                 yield p.kind in NARRATIVE_KINDS, p.text
+
+
+def sourced_facts(messages: Iterable[Message]) -> Iterator[tuple[bool, Fact]]:
+    """Every fact of ``messages``, flagged when from the narrative (as ``message_texts``).
+
+    In a tool's output, ``Line N`` becomes ``file:N`` and a read's numbered lines their span
+    (``file:1-250``), the file being the one the output or its call names (``fact_sources``).
+    """
+    files: dict[str, str] = {}
+    for m in messages:
+        for p in m.parts:
+            if p.kind == "tool_use" and p.tool_use_id:
+                named = fact_sources.read_file(p.text)
+                if named is not None:
+                    files[p.tool_use_id] = named
+            if p.kind == "image" or not p.text or MARKER_KEYS.intersection(p.meta):
+                continue
+            narrative = p.kind in NARRATIVE_KINDS
+            found = _found(p.text)
+            if p.kind != "tool_result":
+                yield from ((narrative, fact) for _, fact in found)
+                continue
+            read = files.get(p.tool_use_id or "")
+            ties = fact_sources.LineTies(p.text, read)
+            for at, fact in found:
+                tied = ties.location(at, fact.value) if fact.kind == "line" else None
+                yield narrative, (fact if tied is None else Fact("location", tied))
+            if read is not None:
+                for span in fact_sources.numbered_spans(p.text):
+                    yield narrative, Fact("location", f"{read}:{span}")
 
 
 def _tier(narrative: bool, fact: Fact) -> int:
@@ -281,18 +316,17 @@ def _collect(messages: Sequence[Message], verbatim: Sequence[Message]
     known = "\n".join(text for _, text in message_texts(verbatim))
     first: dict[str, tuple[int, int, Fact]] = {}
     in_verbatim: set[str] = set()
-    for narrative, text in message_texts(messages):
-        for fact in find_facts(text):
-            if fact.kind == "number" and not narrative:
-                continue
-            if fact.value in in_verbatim or (known and fact.value in known):
-                in_verbatim.add(fact.value)
-                continue
-            tier = _tier(narrative, fact)
-            seen = first.get(fact.value)
-            if seen is None:
-                first[fact.value] = (len(first), tier, fact)
-            elif tier < seen[1]:
-                first[fact.value] = (seen[0], tier, seen[2])
+    for narrative, fact in sourced_facts(messages):
+        if fact.kind == "number" and not narrative:
+            continue
+        if fact.value in in_verbatim or (known and fact.value in known):
+            in_verbatim.add(fact.value)
+            continue
+        tier = _tier(narrative, fact)
+        seen = first.get(fact.value)
+        if seen is None:
+            first[fact.value] = (len(first), tier, fact)
+        elif tier < seen[1]:
+            first[fact.value] = (seen[0], tier, seen[2])
     ranked = sorted(first.values(), key=lambda e: (e[1], e[0]))
     return [(order, fact) for order, _, fact in ranked], len(in_verbatim)
