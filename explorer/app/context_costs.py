@@ -49,6 +49,11 @@ class CostTable:
         k = bisect_left(keys, mid)
         return self._rows[k] if k < len(keys) and keys[k] == mid else -1
 
+    @property
+    def indexed(self) -> bool:
+        """Whether any row can be found by :meth:`row` (a first refresh finds none)."""
+        return len(self._keys) > 0
+
     def signature(self, row: int) -> tuple[int, int]:
         return self.sig_parts[row], self.sig_top[row]
 

@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 
 from explorer.app.context_costs import CostTable
-from explorer.app.context_sizes import sized_costs, sizes_serve
+from explorer.app.context_sizes import cost_into, sizes_serve
 from explorer.app.meta_records import NOT_SENT
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
 from explorer.compaction.estimate import (
@@ -86,9 +86,10 @@ class ContextFigure:
             for start in range(0, len(ids), CHUNK):
                 check()
                 chunk = ids[start:start + CHUNK]
-                kept = [i for i in chunk if costs.row(i) >= 0]
+                rows = [costs.row(i) for i in chunk] if costs.indexed else [-1] * len(chunk)
+                kept = [i for i, r in zip(chunk, rows, strict=True) if r >= 0]
                 signatures = self._signatures(kept) if kept else {}
-                stale = [i for i in chunk if (r := costs.row(i)) < 0
+                stale = [i for i, r in zip(chunk, rows, strict=True) if r < 0
                          or costs.signature(r) != signatures.get(i, (0, 0))]
                 if stale:
                     self._cost(stale, target, estimator)
@@ -108,11 +109,8 @@ class ContextFigure:
         if not sizes_serve(target):
             self._cost_texts(ids, target, estimator)
             return
-        costs, unsized = sized_costs(self.store.reader, ids, target, estimator)
-        for c in costs:
-            self._costs.add(c.mid, c.signature, c.text, c.image, c.measured,
-                            c.role, c.parts, c.request, c.image_price)
-        self.costed += len(costs)
+        added, unsized = cost_into(self.store.reader, ids, target, estimator, self._costs)
+        self.costed += added
         if unsized:
             self._cost_texts(unsized, target, estimator)
 
@@ -141,6 +139,7 @@ def _not_sent(store: Store, ids: Sequence[int]) -> set[int]:
     marks = ",".join("?" * len(NOT_SENT))
     return {int(r[0]) for r in store.reader.execute(
         "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+        "AND source_meta LIKE '%\"meta\\_record\"%' ESCAPE '\\' "  # no JSON parse for most
         f"AND source_meta ->> '$.meta_record' IN ({marks})",
         (json.dumps(list(ids)), *sorted(NOT_SENT)))}
 

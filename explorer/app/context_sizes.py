@@ -16,14 +16,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from explorer.app.context_costs import CostTable
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.estimate import (
     _UNKNOWN_SIDE,
     IMAGE_PRICE_KEY,
     REQUEST_KEY,
     Estimator,
+    FamilyRules,
     measured_prompt,
 )
 from explorer.compaction.target import Target
@@ -31,20 +32,10 @@ from explorer.tree.model import Usage
 from explorer.tree.secrets import SecretRedactor
 
 _BUCKET = {name: i for i, name in enumerate(PART_NAMES)}
-
-
-class SizedCost(NamedTuple):
-    """What the figure keeps of one message: ``CostTable.add``'s arguments."""
-
-    mid: int
-    signature: tuple[int, int]  # its parts' count and highest row id
-    text: int  # raw text tokens with the message overhead
-    image: int
-    measured: int | None
-    role: int
-    parts: tuple[tuple[int, int, bool], ...]
-    request: object
-    image_price: object
+_USER = _BUCKET["user"]
+_ROLE = {"system": _BUCKET["system"], "assistant": _BUCKET["assistant"]}  # others: user's
+_TOOLS, _RESULTS = _BUCKET["tools"], _BUCKET["tool_results"]
+_IMAGES, _SNAPSHOTS = _BUCKET["images"], _BUCKET["snapshots"]
 
 
 def sizes_serve(target: Target) -> bool:
@@ -63,73 +54,107 @@ def tokens_sql(redacted: bool) -> str:
     return f"(CAST({x} AS INTEGER) + ({x} > CAST({x} AS INTEGER)))"
 
 
-def sized_costs(conn: sqlite3.Connection, ids: Sequence[int], target: Target,
-                estimator: Estimator) -> tuple[list[SizedCost], list[int]]:
-    """The costs of the messages of ``ids`` whose parts are all sized, and the ids of the
-    others (to be costed from their text)."""
-    key = json.dumps(list(ids))
-    r = estimator.rules
-    parts: dict[int, list[tuple[int, int, bool]]] = {}
-    tops: dict[int, int] = {}
-    unsized: set[int] = set()
-    names: dict[str, int] = {}
-    for mid, pid, kind, tool_name, tokens, width, height, page in conn.execute(
-        "SELECT p.message_id, p.id, p.kind, p.tool_name, "
-        f"{tokens_sql(target.redactor is not None)}, "
+def _query(redacted: bool) -> str:
+    return (
+        "SELECT m.id, m.role, "
+        "CASE WHEN m.role = 'assistant' AND m.usage IS NOT NULL THEN ifnull(m.usage ->> "
+        "'$.input_tokens', -1) END, m.usage ->> '$.cache_read_tokens', "
+        "m.usage ->> '$.cache_write_tokens', "
+        f"p.id, p.kind, p.tool_name, p.size_chars IS NULL, {tokens_sql(redacted)}, "
         "p.image_width, p.image_height, "
         "CASE WHEN p.kind = 'image' THEN p.meta ->> '$.compaction' = 'snapshot' END "
-        "FROM parts p WHERE p.message_id IN (SELECT value FROM json_each(:ids)) "
-        "ORDER BY p.message_id, p.idx",
-        {"ids": key, "rw": r.word_chars_per_token, "rp": r.punct_chars_per_token,
-         "ra": r.non_ascii_chars_per_token},
-    ):
-        tops[mid] = max(tops.get(mid, 0), pid)
-        if tokens is None:
-            unsized.add(mid)
+        "FROM json_each(:ids) j JOIN messages m ON m.id = j.value "
+        "LEFT JOIN parts p ON p.message_id = m.id ORDER BY j.key, p.idx")
+
+
+def cost_into(conn: sqlite3.Connection, ids: Sequence[int], target: Target,
+              estimator: Estimator, table: CostTable) -> tuple[int, list[int]]:
+    """Add to ``table`` the costs of the messages of ``ids`` whose parts are all sized (as
+    ``ContextFigure`` costs a loaded message); returns how many, and the ids of the others
+    (to be costed from their text)."""
+    r = estimator.rules
+    params = {"ids": json.dumps(list(ids)), "rw": r.word_chars_per_token,
+              "rp": r.punct_chars_per_token, "ra": r.non_ascii_chars_per_token}
+    names: dict[str, int] = {}
+    unsized: list[int] = []
+    measured: dict[int, int] = {}
+    added = 0
+    cur: tuple[int, int, int | None] | None = None  # (id, role bucket, measured)
+    parts: list[tuple[int, int, bool]] = []
+    count = top = 0
+    whole = True
+    for (mid, role, usage_in, read, write, pid, kind, tool_name, no_size, tokens, width,
+         height, page) in conn.execute(_query(target.redactor is not None), params):
+        if cur is None or mid != cur[0]:
+            if cur is not None:
+                added += _flush(table, cur, parts, count, top, whole, unsized, measured, r)
+            prompt = None if usage_in is None else _measured(usage_in, read, write, estimator)
+            cur, parts, count, top, whole = (mid, _ROLE.get(role, _USER), prompt), [], 0, 0, True
+        if pid is None:  # a message without parts
             continue
-        if kind == "image":
+        count += 1
+        top = pid if pid > top else top
+        if no_size:
+            whole = False
+        elif kind == "image":
             side = (width, height) if width is not None and height is not None else (
                 _UNKNOWN_SIDE, _UNKNOWN_SIDE)  # unreadable, as ``image_part_tokens``
-            bucket = _BUCKET["snapshots" if page else "images"]
-            parts.setdefault(mid, []).append(
-                (bucket, r.part_overhead + estimator.image_price(*side), True))
+            parts.append((_SNAPSHOTS if page else _IMAGES,
+                          r.part_overhead + estimator.image_price(*side), True))
         elif kind == "tool_use":
-            name = tool_name or ""
-            named = names.get(name)
+            named = names.get(tool_name or "")
             if named is None:
-                named = names[name] = estimator.text_tokens(name)
-            parts.setdefault(mid, []).append(
-                (_BUCKET["tools"], tokens + r.tool_use_overhead + named, False))
+                named = names[tool_name or ""] = estimator.text_tokens(tool_name or "")
+            parts.append((_TOOLS, tokens + r.tool_use_overhead + named, False))
         elif kind == "tool_result":
-            parts.setdefault(mid, []).append(
-                (_BUCKET["tool_results"], tokens + r.tool_result_overhead, False))
-        else:  # its message's role bucket: marked -1 until the role is read
-            parts.setdefault(mid, []).append((-1, tokens + r.part_overhead, False))
-    costs = [_message_cost(row, parts.get(row[0], []), tops.get(row[0], 0), estimator)
-             for row in conn.execute(
-                 "SELECT id, role, CASE WHEN role = 'assistant' THEN usage END, "
-                 f"source_meta -> '$.{REQUEST_KEY}', source_meta -> '$.{IMAGE_PRICE_KEY}' "
-                 "FROM messages WHERE id IN (SELECT value FROM json_each(?))", (key,))
-             if row[0] not in unsized]
-    return costs, sorted(unsized)
+            parts.append((_RESULTS, tokens + r.tool_result_overhead, False))
+        else:
+            parts.append((cur[1], tokens + r.part_overhead, False))
+    if cur is not None:
+        added += _flush(table, cur, parts, count, top, whole, unsized, measured, r)
+    if measured:
+        _records(conn, table, measured)
+    return added, unsized
 
 
-def role_bucket(role: str) -> str:
-    return "system" if role == "system" else ("assistant" if role == "assistant" else "user")
+def _measured(usage_in: object, read: object, write: object, estimator: Estimator
+              ) -> int | None:
+    """``measured_prompt`` of an answer's stored usage (-1: no input count)."""
+    if usage_in == -1:
+        return None
+    return measured_prompt(Usage(input_tokens=int(str(usage_in)),
+                                 cache_read_tokens=None if read is None else int(str(read)),
+                                 cache_write_tokens=None if write is None else int(str(write))),
+                           estimator.family)
 
 
-def _message_cost(row: tuple[int, str, str | None, str | None, str | None],
-                  parts: list[tuple[int, int, bool]], top: int, estimator: Estimator
-                  ) -> SizedCost:
-    """As ``ContextFigure`` costs a loaded message, from its parts' sized costs."""
-    mid, role, usage, request, price = row
-    bucket = _BUCKET[role_bucket(role)]
-    costed = tuple((bucket if b < 0 else b, raw, image) for b, raw, image in parts)
-    image = sum(raw for _, raw, is_image in costed if is_image)
-    text = estimator.rules.message_overhead + sum(
-        raw for _, raw, is_image in costed if not is_image)
-    measured = measured_prompt(Usage.from_dict(json.loads(usage)), estimator.family
-                               ) if usage else None
-    records = (json.loads(request) if request else None,
-               json.loads(price) if price else None) if measured else (None, None)
-    return SizedCost(mid, (len(parts), top), text, image, measured, bucket, costed, *records)
+def _flush(table: CostTable, cur: tuple[int, int, int | None],
+           parts: list[tuple[int, int, bool]], count: int, top: int, whole: bool,
+           unsized: list[int], measured: dict[int, int], rules: FamilyRules) -> int:
+    mid, role, prompt = cur
+    if not whole:
+        unsized.append(mid)
+        return 0
+    text, image = rules.message_overhead, 0
+    for _, raw, is_image in parts:
+        if is_image:
+            image += raw
+        else:
+            text += raw
+    if prompt:
+        measured[mid] = len(table)
+    table.add(mid, (count, top), text, image, prompt, role, parts)
+    return 1
+
+
+def _records(conn: sqlite3.Connection, table: CostTable, rows: dict[int, int]) -> None:
+    """The request and image price a measured answer records (``planner.usage`` learns
+    from them), read for those answers only."""
+    for mid, request, price in conn.execute(
+        f"SELECT id, source_meta -> '$.{REQUEST_KEY}', source_meta -> '$.{IMAGE_PRICE_KEY}' "
+        "FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+        f"AND (source_meta -> '$.{REQUEST_KEY}' IS NOT NULL "
+        f"OR source_meta -> '$.{IMAGE_PRICE_KEY}' IS NOT NULL)", (json.dumps(list(rows)),),
+    ):
+        table.records[rows[mid]] = (json.loads(request) if request else None,
+                                    json.loads(price) if price else None)

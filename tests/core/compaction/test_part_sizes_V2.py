@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from explorer.app import compacting, tree_actions, undo
 from explorer.app.agent_homes import Environment
+from explorer.app.context_costs import CostTable
 from explorer.app.context_figure import ContextFigure
-from explorer.app.context_sizes import _BUCKET, sized_costs
+from explorer.app.context_sizes import _BUCKET, cost_into
 from explorer.app.demo import load_demo
 from explorer.app.importing import import_paths
 from explorer.app.sync import sync_sources
@@ -134,8 +135,8 @@ def test_V2_the_figure_sums_the_stored_sizes_and_reads_no_text(tmp_path: Path) -
             assert figure.usage(conv, target).to_dict() == before[i]
             assert figure.read_texts == 0
         store.reader.set_trace_callback(None)
-        reads = [s for s in statements if "FROM parts" in s]
-        assert reads and not any("text" in s.replace("json_each", "") for s in reads)
+        reads = [s for s in statements if "parts p" in s]
+        assert reads and not any("text" in s for s in reads)
 
 
 def _old_file(db: Path, turns: list[list[Message]]) -> None:
@@ -243,11 +244,11 @@ def test_V2_parts_costed_from_their_stored_sizes_cost_what_their_texts_do(
     for target in TARGETS:
         estimator = target.estimator()
         sent = redact_messages([message])[0][0] if target.redactor else message
-        [cost], unsized = sized_costs(conn, [1], target, estimator)
-        assert unsized == []
-        assert cost.parts == tuple((_BUCKET[part_bucket(sent, p)], estimator.raw_part(p), False)
-                                   for p in sent.parts)
-        assert cost.text == estimator.raw_split([sent])[0]
+        table = CostTable()
+        assert cost_into(conn, [1], target, estimator, table) == (1, [])
+        assert list(table.parts(0)) == [(_BUCKET[part_bucket(sent, p)], estimator.raw_part(p),
+                                         False) for p in sent.parts]
+        assert table.text[0] == estimator.raw_split([sent])[0]
 
 
 def test_sizes_are_stored_as_plain_json_free_integers(tmp_path: Path) -> None:
