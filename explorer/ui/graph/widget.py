@@ -13,17 +13,17 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.graph.compare_marks import mark_indices
-from explorer.ui.graph.item import TEXT_MIN_SCALE, GraphItem
+from explorer.ui.graph.focus import OPEN_SCALE, GraphFocus
+from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
 from explorer.ui.graph.palette import palette_for_application
-from explorer.ui.graph.sibling_words import SiblingWords, read_sibling_words
 from explorer.ui.graph.view import GraphView
+from explorer.ui.graph.word_reading import BoxWordReader
 from explorer.ui.graph.worker import GraphData, Mode, graph_job
 from explorer.ui.tasks import Task, TaskRunner
 
 FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
-OPEN_SCALE = 1.0
 MINIMAP_MARGIN = 10
 MODE_SHORTCUT = "Ctrl+M"
 
@@ -62,7 +62,7 @@ class TreeGraphWidget(QWidget):
         self.mode_action.toggled.connect(
             lambda on: self.set_mode("messages" if on else "turns"))
         self._expanded: set[int] = set()
-        self._selected_mid: int | None = None
+        self.focus = GraphFocus(self.view, lambda: self.is_loading)
         self._compare_marks: list[int] = []
         self._live_marks: dict[int, float] = {}
         self._auto_view = False  # re-fit on resize until the person moves the view
@@ -72,9 +72,7 @@ class TreeGraphWidget(QWidget):
         self.data: GraphData | None = None
         self._conv: int | None = None
         self._job: Task | None = None
-        self._words_job: Task | None = None  # branch points' words, read off the main thread
-        self._pending_select: int | None = None
-        self._pending_center: int | None = None
+        self.words = BoxWordReader(store, self.runner, self.view)
         self._keep_view = False
         self.view.nodeSelected.connect(self._on_view_selected)
         self.view.runClicked.connect(self.expand_run)
@@ -98,16 +96,14 @@ class TreeGraphWidget(QWidget):
     @property
     def reading_words(self) -> bool:
         """Branch points' box words are being read, or wait to be."""
-        item = self.view.item
-        words = item.sibling_words if item is not None else None
-        return self._words_job is not None or (words is not None and words.waiting > 0)
+        return self.words.busy
 
     def load_conversation(self, conv_id: int) -> None:
         """Show ``conv_id``'s tree; the work runs on a worker and ``loaded`` says when it is in."""
         self._keep_view = conv_id == self._conv and self.data is not None
         if conv_id != self._conv:
             self._expanded.clear()
-            self._selected_mid = None
+            self.focus.forget()
         self._conv = conv_id
         self._start(conv_id)
 
@@ -122,10 +118,10 @@ class TreeGraphWidget(QWidget):
         self.mode_action.blockSignals(False)
         self.legend.set_mode(mode)
         if self._conv is not None:
-            focus = self._selected_mid if self._selected_mid is not None else self._tip_mid()
+            chosen = self.focus.mid
             self._keep_view = False
-            self._pending_select = self._selected_mid
-            self._pending_center = focus
+            self.focus.pending_select = chosen
+            self.focus.pending_center = chosen if chosen is not None else self._tip_mid()
             self._start(self._conv)
         self.modeChanged.emit(mode)
 
@@ -146,7 +142,7 @@ class TreeGraphWidget(QWidget):
         heads = [proj.tree.turns[t].head for t in proj.nodes[i].turns]
         self._expanded.update(int(str(h)) for h in heads)
         self._keep_view = True
-        self._pending_center = int(str(heads[len(heads) // 2]))
+        self.focus.pending_center = int(str(heads[len(heads) // 2]))
         self._start(self._conv, previous=True)
 
     def _tip_mid(self) -> int | None:
@@ -154,20 +150,20 @@ class TreeGraphWidget(QWidget):
         return None if m is None or m.tip < 0 else int(m.ids[m.tip])
 
     def _on_view_selected(self, mid: int) -> None:
-        self._selected_mid = mid
+        self.focus.mid = mid
         self.nodeSelected.emit(mid)
 
     def refresh(self) -> None:
         """Read the current conversation again (a new tip, branch or mark), keeping the view."""
         if self._conv is not None:
             self._keep_view = self.data is not None
-            if self.selected_node() is not None and self._pending_select is None:
-                self._pending_select = self.selected_node()
+            if self.selected_node() is not None and self.focus.pending_select is None:
+                self.focus.pending_select = self.selected_node()
             self._start(self._conv)
 
     def clear(self) -> None:
         self._cancel()
-        self._cancel_words()
+        self.words.cancel()
         self._conv = None
         self.data = None
         self.view.set_item(None)
@@ -194,7 +190,7 @@ class TreeGraphWidget(QWidget):
     def shutdown(self) -> None:
         """Cancel any load and wait for it: nothing of this widget runs after this returns."""
         self._cancel()
-        self._cancel_words()
+        self.words.cancel()
         if self._own_runner:  # a shared runner is shut down (and waited for) by its owner
             self.runner.shutdown()
 
@@ -214,14 +210,13 @@ class TreeGraphWidget(QWidget):
         self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
         self.set_compare_marks(self._compare_marks)
         self.set_live_marks(self._live_marks)
-        if self.view.item is not None:
-            self.view.item.sibling_words = SiblingWords(data.model, self._read_words)
+        self.words.attach(data.model)
         if self._keep_view and previous is not None:
             self.view.set_scale(scale)
             self.view.centerOn(center)
         else:
             self._initial_view()
-        self._apply_pending()
+        self.focus.apply_pending()
         self.minimap.update()
         self._place_overlays()
         self.loaded.emit(data.conversation_id)
@@ -249,13 +244,6 @@ class TreeGraphWidget(QWidget):
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
         self.view.center_on_node(focus)
 
-    def _apply_pending(self) -> None:
-        if self._pending_select is not None:
-            self.select_node(self._pending_select)
-        if self._pending_center is not None:
-            self.center_on(self._pending_center)
-        self._pending_select = self._pending_center = None
-
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
         """Show which messages are marked for "compare marked" (numbered in marking order)."""
@@ -277,77 +265,21 @@ class TreeGraphWidget(QWidget):
     def live_marked_nodes(self) -> list[tuple[int, float]]:
         return [] if self.view.item is None else list(self.view.item.live_marks)
 
-    def _read_words(self) -> None:
-        """Read the words of the branch points the boxes noted, on the task runner (one
-        read at a time; the next takes what was noted meanwhile)."""
-        item = self.view.item
-        words = item.sibling_words if item is not None else None
-        if self._words_job is not None or words is None or self.runner.closed:
-            return
-        groups = words.take()
-        if not groups:
-            return
-        store = self.store
-        task = self.runner.run(lambda ticket: read_sibling_words(store, groups, ticket.check))
-        task.finished.connect(lambda got, w=words: self._on_words(w, got))
-        task.ended.connect(lambda t=task: self._words_ended(t))
-        self._words_job = task
-
-    def _on_words(self, words: SiblingWords, got: object) -> None:
-        item = self.view.item
-        if item is None or item.sibling_words is not words or not isinstance(got, dict):
-            return  # a newer tree is shown: these words were for the old one
-        words.fill(got)
-        item.forget_texts(got)
-
-    def _cancel_words(self) -> None:
-        """Stop reading words (a new tree leaves a read running: its words are dropped)."""
-        if self._words_job is not None:
-            self._words_job.cancel()
-            self._words_job = None
-
-    def _words_ended(self, task: Task) -> None:
-        if task is self._words_job:
-            self._words_job = None
-            self._read_words()
-
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)
 
     def selected_node(self) -> int | None:
         """The selected message: in the turn view, the one chosen inside the selected turn."""
-        model, i = self.view.model, self.view.selected
-        if model is None or i < 0:
-            return None
-        mid = self._selected_mid
-        if mid is not None and model.index.get(mid, -1) == i:
-            return mid
-        return int(model.ids[i])
+        return self.focus.selected()
 
     def select_node(self, mid: int) -> bool:
         """Select a message without announcing it; False if it is not in this tree."""
-        self._selected_mid = mid
-        if self.is_loading or self.view.model is None:
-            self._pending_select = mid
-            return False
-        i = self.view.model.index.get(mid, -1)
-        if i >= 0:
-            self.view.select(i)
-        return i >= 0
+        return self.focus.select(mid)
 
     def center_on(self, mid: int) -> bool:
         """Centre the view on a message, zooming in to read it when it is too small to see."""
         self._auto_view = False
-        if self.is_loading or self.view.model is None:
-            self._pending_center = mid
-            return False
-        i = self.view.model.index.get(mid, -1)
-        if i >= 0:
-            if self.view.scale_factor() < TEXT_MIN_SCALE:
-                self.view.set_scale(OPEN_SCALE)
-            self.view.center_on_node(i)
-            self.view.viewChanged.emit()
-        return i >= 0
+        return self.focus.center_on(mid)
 
     def fit(self) -> None:
         self._auto_view = False
@@ -383,7 +315,7 @@ class TreeGraphWidget(QWidget):
         if not self._auto_view or self.view.model is None:
             return
         self._initial_view()
-        focus = self._selected_mid if self._selected_mid is not None else self._tip_mid()
+        focus = self.focus.mid if self.focus.mid is not None else self._tip_mid()
         if focus is not None and self.view.scale_factor() >= OPEN_SCALE * 0.99:
             i = self.view.model.index.get(focus, -1)
             if i >= 0:
