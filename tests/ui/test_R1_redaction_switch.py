@@ -77,19 +77,19 @@ def test_R1_the_preview_checkbox_is_the_windows_switch_and_plans_without_redacti
     assert preview is not None
     preview.set_options(provider="anthropic", window=8000, rung="snapshot")
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
-    assert "deploy with OPENAI key" in preview.tail_text.toPlainText()
-    assert preview.redact_box.isChecked() and not preview.redact_warning.isVisible()
-    assert SECRET not in preview.tail_text.toPlainText()
-    assert "redacted 1 secret(s)" in preview.notes.text()
-    preview.redact_box.setChecked(False)
+    assert "deploy with OPENAI key" in preview.panes.tail_text.toPlainText()
+    assert preview.redaction.box.isChecked() and not preview.redaction.warning.isVisible()
+    assert SECRET not in preview.panes.tail_text.toPlainText()
+    assert "redacted 1 secret(s)" in preview.panes.notes.text()
+    preview.redaction.box.setChecked(False)
     assert not window.redaction.on  # one state: the window's switch moved with it
-    assert preview.redact_warning.isVisible()
+    assert preview.redaction.warning.isVisible()
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
     assert preview.result is not None and preview.result.target.redactor is None
-    assert SECRET in preview.tail_text.toPlainText()
-    assert "redacted" not in preview.notes.text()
+    assert SECRET in preview.panes.tail_text.toPlainText()
+    assert "redacted" not in preview.panes.notes.text()
     window.redaction.set_on(True)  # and the other way round
-    assert preview.redact_box.isChecked() and not preview.redact_warning.isVisible()
+    assert preview.redaction.box.isChecked() and not preview.redaction.warning.isVisible()
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
     assert preview.result is not None and preview.result.target.redactor is not None
     preview.shutdown()

@@ -131,9 +131,9 @@ def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
     preview.set_options(provider="anthropic", window=6000)
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
     assert preview.result is not None
-    assert "redacted 1 secret(s) (1 openai-key)" in preview.notes.text()
-    assert SECRET not in (preview.facts_text.toPlainText() + preview.head_text.toPlainText()
-                          + preview.tail_text.toPlainText())
+    assert "redacted 1 secret(s) (1 openai-key)" in preview.panes.notes.text()
+    assert SECRET not in (preview.panes.facts_text.toPlainText() + preview.panes.head_text.toPlainText()
+                          + preview.panes.tail_text.toPlainText())
     preview.close()
 
 

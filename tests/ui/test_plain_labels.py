@@ -103,7 +103,7 @@ def test_preview_and_settings_messages_are_plain_text(qtbot: QtBot, tmp_path: Pa
     qtbot.waitUntil(lambda: not preview.busy, timeout=20_000)
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
-    for label in (preview.status, preview.headline, preview.notes, dialog.message):
+    for label in (preview.status, preview.panes.headline, preview.panes.notes, dialog.message):
         label.setText(HOSTILE)
     assert_plain(preview, "<img")
     assert_plain(dialog, "<img")

@@ -123,12 +123,12 @@ def test_X1_pages_shown_and_applied_are_byte_for_byte_what_send_posts(
     """The preview's pages, once applied, are the images the next send POSTs (loopback)."""
     store, cid = demo
     settle(qtbot, preview, provider=kind, rung="snapshot", tier="dense")
-    shown = preview.pages.page_bytes()
-    assert preview.pages.count == len(shown) >= 1
+    shown = preview.panes.pages.page_bytes()
+    assert preview.panes.pages.count == len(shown) >= 1
     assert preview.result is not None
     target = preview.target()
     assert preview.result.target == target
-    on_screen = preview.pages.canvas.pixmap().toImage()
+    on_screen = preview.panes.pages.canvas.pixmap().toImage()
     assert rgb_bytes(on_screen) == rgb_bytes(QImage.fromData(shown[0]))
     body = compacting.request_body(preview.result.plan, target, [])
     assert preview.apply() is not None
@@ -155,7 +155,7 @@ def test_save_pages_writes_the_shown_pngs_and_the_request(
     preview.ask_folder = lambda: folder  # type: ignore[method-assign]
     preview.save_button.click()
     pngs = sorted(folder.glob("page-*.png"))
-    shown = preview.pages.page_bytes()
+    shown = preview.panes.pages.page_bytes()
     assert [sha(p.read_bytes()) for p in pngs] == [sha(b) for b in shown]
     body = json.loads((folder / "request.json").read_text(encoding="utf-8"))
     assert [sha(b) for b in snapshot_images(body)] == [sha(b) for b in shown]
@@ -177,7 +177,7 @@ def test_L5_page_is_pixel_exact_at_100_percent(qtbot: QtBot, preview: Compaction
     settle(qtbot, preview, rung="snapshot", tier="dense")
     assert preview.result is not None
     page = preview.result.plan.pages[0]
-    viewer = preview.pages
+    viewer = preview.panes.pages
     viewer.set_zoom(1)
     pixmap = viewer.canvas.pixmap()
     assert (pixmap.width(), pixmap.height()) == (page.width, page.height)
@@ -197,8 +197,8 @@ def test_integer_zoom_makes_each_page_pixel_an_exact_square(
     settle(qtbot, preview, rung="snapshot")
     assert preview.result is not None
     page = preview.result.plan.pages[0]
-    preview.pages.set_zoom(zoom)
-    canvas = preview.pages.canvas
+    preview.panes.pages.set_zoom(zoom)
+    canvas = preview.panes.pages.canvas
     assert (canvas.width(), canvas.height()) == (page.width * zoom, page.height * zoom)
     grab = canvas.grab().toImage()
     for x, y in dark_pixels(page.png, 3):
@@ -207,7 +207,7 @@ def test_integer_zoom_makes_each_page_pixel_an_exact_square(
             for dy in range(zoom):
                 got = screen_pixel(grab, x * zoom + dx, y * zoom + dy)
                 assert got == expected
-    assert preview.pages.zoom_box.currentData() == zoom
+    assert preview.panes.pages.zoom_box.currentData() == zoom
 
 
 def test_fit_shrinks_a_wide_page_and_otherwise_picks_an_integer_step() -> None:
@@ -220,12 +220,12 @@ def test_fit_shrinks_a_wide_page_and_otherwise_picks_an_integer_step() -> None:
 
 def test_fit_zoom_follows_the_view(qtbot: QtBot, preview: CompactionPreview) -> None:
     settle(qtbot, preview, rung="snapshot")
-    preview.pages.set_zoom(FIT)
-    room = preview.pages.scroll_area.viewport().width()
-    width = preview.pages.canvas.pixmap().width()
-    assert preview.pages.canvas.scale == pytest.approx(fit_scale(width, room))
+    preview.panes.pages.set_zoom(FIT)
+    room = preview.panes.pages.scroll_area.viewport().width()
+    width = preview.panes.pages.canvas.pixmap().width()
+    assert preview.panes.pages.canvas.scale == pytest.approx(fit_scale(width, room))
     with pytest.raises(ValueError, match="zoom must be"):
-        preview.pages.set_zoom(5)
+        preview.panes.pages.set_zoom(5)
 
 
 def test_changing_the_tier_renders_again_with_the_tiers_cells(
@@ -233,7 +233,7 @@ def test_changing_the_tier_renders_again_with_the_tiers_cells(
 ) -> None:
     store, cid = demo
     settle(qtbot, preview, rung="snapshot", tier="dense")
-    dense_bytes = preview.pages.page_bytes()
+    dense_bytes = preview.panes.pages.page_bytes()
     settle(qtbot, preview, tier="legible")
     assert preview.result is not None and preview.result.target.tier == "legible"
     shape = preview.target()
@@ -244,8 +244,8 @@ def test_changing_the_tier_renders_again_with_the_tiers_cells(
             page.rows * cells.cell_height + cells.height_quantum)
     assert [(p.width, p.height) for p in expected] == [
         (QImage.fromData(b).width(), QImage.fromData(b).height())
-        for b in preview.pages.page_bytes()]
-    assert preview.pages.page_bytes() != dense_bytes
+        for b in preview.panes.pages.page_bytes()]
+    assert preview.panes.pages.page_bytes() != dense_bytes
 
 
 def test_changing_the_provider_brings_its_window_and_page_size(
@@ -255,7 +255,7 @@ def test_changing_the_provider_brings_its_window_and_page_size(
     assert preview.window_box.value() == DEFAULT_WINDOWS[ProviderKind.GEMINI]
     assert preview.target().model == "gemini-2.5-flash"
     geometry = page_geometry("gemini", None, "dense")
-    assert preview.pages.canvas.pixmap().width() == geometry.page_width
+    assert preview.panes.pages.canvas.pixmap().width() == geometry.page_width
     assert preview.result is not None and preview.result.target.kind == "gemini"
 
 
@@ -269,9 +269,9 @@ def test_L6_forcing_summary_without_a_key_shows_the_error_inline(
     assert "c62828" in preview.status.styleSheet()
     assert QApplication.activeModalWidget() is None
     assert not preview.apply_button.isEnabled()
-    assert preview.pages.count == 0
+    assert preview.panes.pages.count == 0
     settle(qtbot, preview, rung="snapshot")
-    assert preview.error is None and preview.pages.count >= 1
+    assert preview.error is None and preview.panes.pages.count >= 1
 
 
 def test_apply_records_the_compaction_on_the_tip(
@@ -289,7 +289,7 @@ def test_apply_records_the_compaction_on_the_tip(
     assert new["message_id"] == store.conversation(cid).tip_id
     assert new["kind"] == "snapshot"
     assert preview.result is not None
-    shown = [sha(b) for b in preview.pages.page_bytes()]
+    shown = [sha(b) for b in preview.panes.pages.page_bytes()]
     assert [p["sha256"] for p in new["outputs"]["pages"]] == shown
 
 
@@ -300,23 +300,23 @@ def test_plan_and_costs_show_the_numbers_the_command_line_prints(
     settle(qtbot, preview, rung="snapshot")
     plan = compacting.plan(store, cid, preview.target(), "snapshot")
     tokens = plan.to_record()["tokens"]
-    shown = preview.cost_table.tokens_shown()
+    shown = preview.panes.cost_table.tokens_shown()
     assert shown["verbatim start"] == tokens["head"]
     assert shown["snapshot pages"] == tokens["pages"]
     assert shown["fact sheet"] == tokens["facts"]
     assert shown["verbatim end"] == tokens["tail"]
     assert shown["total"] == tokens["after"] == plan.tokens
-    table = preview.rung_table
+    table = preview.panes.rung_table
     rungs = {cell_text(table, r, 0): cell_text(table, r, 2) for r in range(table.rowCount())}
     assert rungs["snapshots"] == f"{plan.savings['snapshot']:,}"
     assert rungs["elision"] == f"{plan.savings['elide']:,}"
-    assert f"{tokens['before']:,} → {tokens['after']:,}" in preview.headline.text()
+    assert f"{tokens['before']:,} → {tokens['after']:,}" in preview.panes.headline.text()
     assert plan.split is not None
-    assert preview.head_text.toPlainText().startswith("## system")
-    assert str(len(plan.split.tail)) in preview.tail_box.title()
-    assert plan.facts is not None and preview.facts_text.toPlainText() == plan.facts.text
+    assert preview.panes.head_text.toPlainText().startswith("## system")
+    assert str(len(plan.split.tail)) in preview.panes.tail_box.title()
+    assert plan.facts is not None and preview.panes.facts_text.toPlainText() == plan.facts.text
     price = compacting.price_lines(plan, preview.target())[0].strip()
-    assert price.startswith("page price:") and price in preview.notes.text()
+    assert price.startswith("page price:") and price in preview.panes.notes.text()
 
 
 def test_auto_on_a_small_conversation_needs_no_compaction(
@@ -324,8 +324,8 @@ def test_auto_on_a_small_conversation_needs_no_compaction(
 ) -> None:
     settle(qtbot, preview, rung="auto")
     assert preview.result is not None and preview.result.plan.rungs == ()
-    assert "whole path is sent verbatim" in preview.head_text.toPlainText()
-    assert preview.pages.count == 0 and preview.pages.page_label.text() == "no pages"
+    assert "whole path is sent verbatim" in preview.panes.head_text.toPlainText()
+    assert preview.panes.pages.count == 0 and preview.panes.pages.page_label.text() == "no pages"
 
 
 def test_a_burst_of_changes_shows_only_the_last_plan(

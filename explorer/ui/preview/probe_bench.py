@@ -8,6 +8,8 @@ shown on the preview's status line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QPushButton, QWidget
 
@@ -47,6 +49,14 @@ class ProbeBench(QObject):
         return ModelChoice(kind=target.kind.value, model=target.model, window=target.window,
                            tier=target.tier, max_tokens=target.output_reserve,
                            redact=target.redactor is not None)
+
+    def probe(self, target: Callable[[], Target]) -> bool:
+        """Probe the previewed target; options that make no target are said on the status."""
+        try:
+            return self.start(target())
+        except ValueError as e:
+            self.status.emit(f"Cannot probe: {e}", True)
+            return False
 
     def start(self, target: Target) -> bool:
         text = self.ask_text()

@@ -13,16 +13,12 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFileDialog,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -35,11 +31,11 @@ from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS
 from explorer.compaction.target import PROVIDER_KINDS, ProviderKind, Target
 from explorer.store import Store
-from explorer.ui.preview.page_viewer import PageViewer
-from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
+from explorer.ui.preview.plan_panes import PlanPanes
 from explorer.ui.preview.probe_bench import ProbeBench
+from explorer.ui.preview.redaction_option import RedactionOption
 from explorer.ui.preview.worker import LatestRunner, PreviewResult, Ticket, build_preview
-from explorer.ui.redaction_switch import RedactionSwitch, warning_label, window_redacts
+from explorer.ui.redaction_switch import RedactionSwitch
 
 AUTO = "auto"
 REPLAN_DELAY_MS = 120
@@ -60,19 +56,6 @@ def model_choices(provider: str) -> list[str]:
     }
     first = build_target(provider).model or DEFAULT_MODELS.get(provider, "")
     return [first, *(m for m in known.get(provider, []) if m != first)]
-
-
-def _text_box() -> QPlainTextEdit:
-    box = QPlainTextEdit()
-    box.setReadOnly(True)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-    return box
-
-
-def _group(title: str, child: QWidget) -> QGroupBox:
-    box = QGroupBox(title)
-    QVBoxLayout(box).addWidget(child)
-    return box
 
 
 class CompactionPreview(QWidget):
@@ -118,73 +101,27 @@ class CompactionPreview(QWidget):
         self.tier_box.addItems(list(TIERS))
         self.rung_box = QComboBox()
         self.rung_box.addItems([AUTO, *RUNGS])
-        self.redact_box = QCheckBox("Redact secrets")
-        self.redact_box.setChecked(window_redacts(self.parent()))
-        self.redact_box.setToolTip("Replace API keys, tokens and passwords by [redacted: kind] "
-                                   "before pages, the fact sheet and the body are made, as "
-                                   "send does")
-        self.redact_warning = warning_label()
-        self.redact_warning.setVisible(not self.redact_box.isChecked())
-        self.switch: RedactionSwitch | None = None
+        self.redaction = RedactionOption(self)
         self.options = QHBoxLayout()
         for label, w in (("Provider", self.provider_box), ("Model", self.model_box),
                          ("Window", self.window_box), ("Tier", self.tier_box),
                          ("Rung", self.rung_box)):
             self.options.addWidget(QLabel(label))
             self.options.addWidget(w)
-        self.options.addWidget(self.redact_box)
+        self.options.addWidget(self.redaction.box)
         self.options.addStretch(1)
 
     def _build_body(self) -> None:
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.headline.setTextFormat(Qt.TextFormat.PlainText)
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.rung_table, self.cost_table, self.cost_bar = RungTable(), CostTable(), CostBar()
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setTextFormat(Qt.TextFormat.PlainText)  # notes name imported text
-        side = QWidget()
-        side_layout = QVBoxLayout(side)
-        costs = QWidget()
-        cost_layout = QVBoxLayout(costs)
-        cost_layout.setContentsMargins(0, 0, 0, 0)
-        cost_layout.addWidget(self.cost_table)
-        cost_layout.addWidget(self.cost_bar)
-        for w in (self.headline, _group("Ladder", self.rung_table),
-                  _group("Token cost against the window", costs), self.notes):
-            side_layout.addWidget(w)
-        side_layout.addStretch(1)
-        self.head_text, self.facts_text, self.tail_text = _text_box(), _text_box(), _text_box()
-        self.pages = PageViewer()
-        self.head_box = _group("Verbatim start", self.head_text)
-        self.pages_box = _group("Snapshot pages", self.pages)
-        self.facts_box = _group("Fact sheet", self.facts_text)
-        self.tail_box = _group("Verbatim end", self.tail_text)
-        bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.facts_box)
-        bottom.addWidget(self.tail_box)
-        right = QSplitter(Qt.Orientation.Vertical)
-        parts: tuple[tuple[QWidget, int], ...] = ((self.head_box, 1), (self.pages_box, 3),
-                                                  (bottom, 2))
-        for part, stretch in parts:
-            right.addWidget(part)
-            right.setStretchFactor(right.count() - 1, stretch)
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(side)
-        body.addWidget(right)
-        body.setStretchFactor(1, 3)
-        side.setMinimumWidth(340)
-        body.setSizes([380, 900])
+        self.panes = PlanPanes()
         self.save_button = QPushButton("Save pages…")
         self.apply_button = QPushButton("Apply")
         self.save_button.clicked.connect(self.save_pages)
         self.apply_button.clicked.connect(self.apply)
         self.bench = ProbeBench(self.store, self.conversation_id, self)
-        self.bench.button.clicked.connect(self.probe)
+        self.bench.button.clicked.connect(lambda: self.bench.probe(self.target))
         self.bench.status.connect(self._set_status)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
@@ -193,10 +130,9 @@ class CompactionPreview(QWidget):
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.addLayout(self.options)
-        layout.addWidget(self.redact_warning)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.redaction.warning)
+        layout.addWidget(self.panes, 1)
         layout.addLayout(buttons)
-        self._show(None)
 
     def _connect_options(self) -> None:
         self.provider_box.currentTextChanged.connect(self._provider_changed)
@@ -204,7 +140,7 @@ class CompactionPreview(QWidget):
         self.window_box.valueChanged.connect(self.schedule_replan)
         self.tier_box.currentTextChanged.connect(self.schedule_replan)
         self.rung_box.currentTextChanged.connect(self.schedule_replan)
-        self.redact_box.toggled.connect(self._redact_changed)
+        self.redaction.changed.connect(self.schedule_replan)
 
     # -- options ----------------------------------------------------------------
     def _provider_changed(self, provider: str) -> None:
@@ -219,16 +155,8 @@ class CompactionPreview(QWidget):
         self.schedule_replan()
 
     def bind_redaction(self, switch: RedactionSwitch) -> None:
-        """Follow the window's switch, and move it when the box is ticked here: one state."""
-        self.switch = switch
-        self.redact_box.setChecked(switch.on)
-        switch.toggled.connect(self.redact_box.setChecked)
-
-    def _redact_changed(self, on: bool) -> None:
-        self.redact_warning.setVisible(not on)
-        if self.switch is not None and self.switch.on != on:
-            self.switch.set_on(on)
-        self.schedule_replan()
+        """Follow the window's redaction switch (see :class:`RedactionOption`)."""
+        self.redaction.bind(switch)
 
     def target(self) -> Target:
         """The target the options make over the settings: what ``send`` with the same
@@ -236,7 +164,7 @@ class CompactionPreview(QWidget):
         model = self.model_box.currentText().strip() or None
         return build_target(ProviderKind.parse(self.provider_box.currentText()), model=model,
                             window=self.window_box.value(), tier=self.tier_box.currentText(),
-                            redact=self.redact_box.isChecked())
+                            redact=self.redaction.on)
 
     def rung(self) -> str | None:
         chosen = self.rung_box.currentText()
@@ -288,7 +216,7 @@ class CompactionPreview(QWidget):
     def _on_result(self, result: object) -> None:
         assert isinstance(result, PreviewResult)
         self.result, self.error = result, None
-        self._show(result)
+        self.panes.show_result(result)
         plan = result.plan
         self._set_status(f"{len(plan.pages)} page(s) · {result.record['tokens']['after']:,} "
                          f"tokens for {result.target.kind}")
@@ -301,39 +229,12 @@ class CompactionPreview(QWidget):
             self.error = SUMMARY_NEEDS_KEY.format(error=error)
         else:
             self.error = f"Cannot plan: {type(error).__name__}: {str(error)[:300]}"
-        self._show(None)
+        self.panes.show_result(None)
         self._set_status(self.error, error=True)
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet(ERROR_STYLE if error else "")
-
-    def _show(self, result: PreviewResult | None) -> None:
-        record = result.record if result else None
-        plan = result.plan if result else None
-        split = plan.split if plan else None
-        self.headline.setText(headline(record, plan.target) if record and plan else "")
-        self.rung_table.show_record(record)
-        window = (plan.window or 0) if plan else 0
-        self.cost_table.show_record(record, window)
-        self.cost_bar.show_record(record, window, plan.target if plan else None)
-        notes = [f"note: {n}" for n in plan.notes] if plan else []
-        self.notes.setText("\n".join([*(result.cache if result else ()), *notes]))
-        if plan is not None and split is None:
-            self.head_text.setPlainText("No compaction: the whole path is sent verbatim.")
-        else:
-            self.head_text.setPlainText(result.head_text if result else "")
-        self.tail_text.setPlainText(result.tail_text if result else "")
-        self.facts_text.setPlainText(plan.facts.text if plan and plan.facts else "")
-        pngs = [p.png for p in plan.pages] if plan else []
-        self.pages.set_pages(pngs, list(result.images) if result else [])
-        tokens = record["tokens"] if record else {}
-        self.head_box.setTitle(_title("Verbatim start", len(split.head) if split else None,
-                                      tokens.get("head")))
-        self.pages_box.setTitle(_title("Snapshot pages", len(pngs), tokens.get("pages"), "page"))
-        self.facts_box.setTitle(_title("Fact sheet", None, tokens.get("facts")))
-        self.tail_box.setTitle(_title("Verbatim end", len(split.tail) if split else None,
-                                      tokens.get("tail")))
 
     # -- actions ----------------------------------------------------------------
     def apply(self) -> int | None:
@@ -364,11 +265,7 @@ class CompactionPreview(QWidget):
 
     def probe(self) -> bool:
         """Send one prompt after the full and each rung's context (the test bench)."""
-        try:
-            return self.bench.start(self.target())
-        except ValueError as e:
-            self._set_status(f"Cannot probe: {e}", error=True)
-            return False
+        return self.bench.probe(self.target)
 
     def ask_folder(self) -> Path | None:
         """Where ``Save pages…`` writes; ``None`` when the person cancels."""
@@ -400,11 +297,3 @@ class CompactionPreview(QWidget):
         self.shutdown()
         super().closeEvent(event)
 
-
-def _title(name: str, count: int | None, tokens: int | None, noun: str = "message") -> str:
-    bits = [name]
-    if count is not None:
-        bits.append(f"{count} {noun}{'' if count == 1 else 's'}")
-    if tokens is not None:
-        bits.append(f"{tokens:,} tokens")
-    return " · ".join(bits)
