@@ -132,8 +132,9 @@ def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
     qtbot.waitUntil(lambda: not preview.busy, timeout=30_000)
     assert preview.result is not None
     assert "redacted 1 secret(s) (1 openai-key)" in preview.panes.notes.text()
-    assert SECRET not in (preview.panes.facts_text.toPlainText() + preview.panes.head_text.toPlainText()
-                          + preview.panes.tail_text.toPlainText())
+    panes = preview.panes
+    assert SECRET not in (panes.facts_text.toPlainText() + panes.head_text.toPlainText()
+                          + panes.tail_text.toPlainText())
     preview.close()
 
 
