@@ -31,6 +31,7 @@ from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
 from explorer.store.part_sizing import Backfill
+from explorer.store.path_memo import PathMemo
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import dumps, load_messages
 from explorer.store.tombstones import Tombstone, tombstones
@@ -51,6 +52,7 @@ class Store:
         self._writer = Writer(self.db_path)
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
+        self._paths = PathMemo()  # the window's views ask for the same path at once
         self.sizing = Backfill(self._writer)  # parts an older version wrote without sizes
         if self._writer.call(part_sizing.has_unsized):
             self.sizing.start()
@@ -113,7 +115,7 @@ class Store:
         return reads.path_messages(self.reader, target) if target is not None else []
 
     def path_ids(self, tip: int) -> list[int]:
-        return reads.path_ids(self.reader, tip)
+        return self._paths.path_ids(self.reader, tip, reads.path_ids)
 
     def message(self, mid: int) -> Message:
         found = load_messages(self.reader, [mid])
