@@ -185,7 +185,7 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
         gaps.stop()
         window.close()
         return out
-    out.update(scroll(app, window))
+    out.update(scroll(app, window, gaps))
     note("scrolled")
     if messages:
         window.graph.set_mode("messages")
@@ -200,25 +200,33 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
     return out
 
 
-def scroll(app: QApplication, window: MainWindow) -> dict[str, Any]:
+def scroll(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]:
+    """Page up 40 times: each step (scroll, paint) and the turns that fill its cards in."""
     t = window.transcript
     bar = t.verticalScrollBar()
     bar.setValue(bar.maximum())
     wait_until(app, lambda: not t.is_loading)
-    steps = []
-    for _ in range(40):
-        t0 = time.perf_counter()
+    gaps.start()
+    steps, cpu = [], []
+
+    def page_up() -> None:
         bar.setValue(max(0, bar.value() - t.viewport().height()))
         t.viewport().repaint()
-        steps.append((time.perf_counter() - t0) * 1000)
+
+    for _ in range(40):
+        wall, main_cpu = _timed(page_up)
+        steps.append(wall)
+        cpu.append(main_cpu)
         wait_until(app, lambda: not t.is_loading)
+    turn, turn_cpu = gaps.longest, gaps.longest_cpu()  # the longest step or filling-in turn
     t0 = time.perf_counter()
     t.scroll_to(t.message_ids()[0])
     t.viewport().repaint()
     jump = (time.perf_counter() - t0) * 1000
     wait_until(app, lambda: not t.is_loading)
     return {"scroll_max_ms": max(steps), "scroll_median_ms": statistics.median(steps),
-            "jump_ms": jump}
+            "scroll_cpu_median_ms": statistics.median(cpu), "jump_ms": jump,
+            "scroll_turn_ms": turn, "scroll_turn_cpu_ms": turn_cpu}
 
 
 def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]:

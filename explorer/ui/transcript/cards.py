@@ -15,6 +15,7 @@ from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
+    QFont,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -197,14 +198,15 @@ class MessageCard(Card):
         self.calls: list[ToolCallBlock] = []
         self.chip_rows: list[ChipRow] = []
         self.folded: list[FoldedNote] = []
-        self.switcher = SiblingSwitcher(self)
-        self.switcher.siblingChosen.connect(self.siblingChosen)
-        self.switcher.compareRequested.connect(self.compareRequested)
-        self.body.addLayout(self._header(ctx))
-        self.switcher.describe = ctx.describe
+        self._switcher: SiblingSwitcher | None = None
+        self._fonts: dict[bool, QFont] = {}
+        self._describe = ctx.describe
         siblings = ctx.siblings(mid)
-        shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
-        self.switcher.set_siblings(shown, mid, archived=len(siblings) - len(shown))
+        self._shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
+        self._archived = len(siblings) - len(self._shown)
+        self.body.addLayout(self._header(ctx))
+        if len(self._shown) > 1 or self._archived:
+            _ = self.switcher  # most messages have no alternatives: no switcher to build
         for index, part in enumerate(message.parts):
             self.body.addWidget(self._part_widget(part, ctx))
             if FOLDED_KEY in part.meta:
@@ -243,8 +245,29 @@ class MessageCard(Card):
         self.tokens_label = self._label(format_tokens(self.message.usage))
         self.tokens_label.setToolTip(describe_tokens(self.message.usage))
         row.addWidget(self.tokens_label)
-        row.addWidget(self.switcher)
+        self._header_row = row
         return row
+
+    @property
+    def switcher(self) -> SiblingSwitcher:
+        """The ◀ n/m ▶ switcher at the header's end, built when first needed."""
+        if self._switcher is None:
+            switcher = self._switcher = SiblingSwitcher(self)
+            switcher.siblingChosen.connect(self.siblingChosen)
+            switcher.compareRequested.connect(self.compareRequested)
+            switcher.describe = self._describe
+            self._header_row.addWidget(switcher)
+            switcher.set_siblings(self._shown, self.mid, archived=self._archived)
+        return self._switcher
+
+    def _small_font(self, bold: bool) -> QFont:
+        """The header's slightly smaller font, made once per card and weight."""
+        if bold not in self._fonts:
+            font = QFont(self.font())
+            font.setBold(bold)
+            font.setPointSizeF(font.pointSizeF() * 0.9)
+            self._fonts[bold] = font
+        return self._fonts[bold]
 
     def _link(self, note: str) -> QLabel | None:
         """What a note lets a person do, as a link beside it: open a merge message's side
@@ -268,10 +291,7 @@ class MessageCard(Card):
     def _label(self, text: str, bold: bool = False) -> QLabel:
         label = QLabel(text, self)
         label.setTextFormat(Qt.TextFormat.PlainText)
-        font = label.font()
-        font.setBold(bold)
-        font.setPointSizeF(font.pointSizeF() * 0.9)
-        label.setFont(font)
+        label.setFont(self._small_font(bold))
         if not bold:
             label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         label.setVisible(bool(text))
