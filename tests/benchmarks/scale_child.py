@@ -1,6 +1,6 @@
 """One measurement of the scale benchmark, in a fresh interpreter; prints one JSON line.
 
-    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick] [--messages] [--stalls]
+    python -m tests.benchmarks.scale_child SPAWNED open DB CONV [--quick] [--messages]
     python -m tests.benchmarks.scale_child SPAWNED import DB SESSION_FILE
     python -m tests.benchmarks.scale_child SPAWNED screenshot DB PNG
 
@@ -36,7 +36,6 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
-from tests.benchmarks.stall_sampler import StallSampler  # noqa: E402
 
 TICK_MS = 5
 CONTEXT_TIMEOUT_S = 60
@@ -146,25 +145,19 @@ def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPai
 
 
 def measure_open(spawned: float, db: Path, conv: int, quick: bool,
-                 messages: bool = False, stalls: bool = False) -> dict[str, Any]:
+                 messages: bool = False) -> dict[str, Any]:
     shown = time.perf_counter()
     marks: dict[str, float] = {}
     full = FullCollections()
     app, window, first = open_window(db, conv)
     gaps = Gaps()
     gaps.start()
-    sampler = StallSampler(lambda: gaps.last) if stalls else None
-    if sampler is not None:
-        sampler.start()
     t = window.transcript
     t.loaded.connect(lambda _c: marks.setdefault("skeleton", time.perf_counter()))
     t.contentArrived.connect(lambda: marks.setdefault("content", time.perf_counter()))
     wait_until(app, lambda: first.at is not None)
     wait_until(app, lambda: not t.is_loading and not window.graph.is_loading)
     open_gap = gaps.longest
-    if sampler is not None:
-        sampler.stop()
-        print(sampler.report(), file=sys.stderr)
     over_50 = sum(g > 50 for g in gaps.gaps)
     collections = full.stop()
     settle_memory()
@@ -351,7 +344,7 @@ def main(argv: list[str]) -> int:
     spawned, what = float(argv[0]), argv[1]
     if what == "open":
         result = measure_open(spawned, Path(argv[2]), int(argv[3]), "--quick" in argv,
-                              "--messages" in argv, "--stalls" in argv)
+                              "--messages" in argv)
     elif what == "screenshot":
         from explorer.ui.app import run_app
 
