@@ -3,6 +3,7 @@ sequence of changes, in a compact array whatever the path's length (V2)."""
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -57,3 +58,21 @@ def test_V2_a_long_path_keeps_its_heights_in_a_compact_array() -> None:
 def test_an_empty_stack_has_no_height() -> None:
     rows = RowHeights((), 8)
     assert len(rows) == 0 and rows.total == 0 and rows.row_at(100) == 0
+
+
+def test_V2_lookups_stay_exact_while_heights_change_all_over_a_long_path() -> None:
+    """Kept running ends per block must follow every change, near or far from the viewport."""
+    rng = random.Random(7)
+    heights = [rng.randint(20, 300) for _ in range(20_000)]
+    rows = RowHeights(heights, spacing=6)
+    for _ in range(300):
+        i = rng.randrange(len(heights))
+        heights[i] = rng.randint(1, 500)
+        rows[i] = heights[i]
+        ends = list(accumulate((h + 6 for h in heights), initial=0))
+        for y in (rng.randint(-10, ends[-1] + 10) for _ in range(10)):
+            expected = max(0, min(bisect_right(ends, y) - 1, len(heights) - 1))
+            assert rows.row_at(y) == expected
+        for j in (rng.randint(0, len(heights)) for _ in range(10)):
+            assert rows.offset(j) == ends[j]
+    assert rows.total == ends[-1]

@@ -7,7 +7,8 @@ whole (80,000 additions) each time one card is measured, which made a scroll
 step on a long path cost tens of milliseconds. Here heights live in a compact
 integer array grouped in blocks, each block keeping its sum: changing one
 height touches one block sum, and finding a row or an offset costs a
-bisection over the blocks plus a sum within one block. Pure Python (no Qt),
+bisection over the blocks plus one within the block, whose running ends are
+kept for the blocks a scroll visits. Pure Python (no Qt),
 so it is built off the main thread with the rest of the skeleton.
 """
 
@@ -19,7 +20,9 @@ from collections.abc import Iterable
 from itertools import accumulate
 
 BLOCK = 256
-"""Rows per block: a change costs one block's sum, a lookup one block's scan."""
+"""Rows per block: a change costs one block's sum, a lookup two bisections."""
+KEPT_BLOCKS = 64
+"""Blocks whose running ends are kept (those a scroll visits; the rest are made again)."""
 
 
 class RowHeights:
@@ -29,7 +32,7 @@ class RowHeights:
     so ``offset(len(self))`` is the height of the whole stack.
     """
 
-    __slots__ = ("_dirty_from", "_heights", "_starts", "_sums", "spacing")
+    __slots__ = ("_dirty_from", "_ends", "_heights", "_starts", "_sums", "spacing")
 
     def __init__(self, heights: Iterable[int] = (), spacing: int = 0) -> None:
         self.spacing = spacing
@@ -39,7 +42,8 @@ class RowHeights:
                                  for b in range(0, n, BLOCK)))
         self._starts = array("q", [0])
         self._dirty_from = 0
-
+        self._ends: dict[int, array[int]] = {}  # by block: its rows' running ends, kept
+        # for the few blocks near the viewport, so a lookup there is two bisections
     def __len__(self) -> int:
         return len(self._heights)
 
@@ -54,6 +58,7 @@ class RowHeights:
         block = i // BLOCK
         self._sums[block] += height - old
         self._dirty_from = min(self._dirty_from, block + 1)
+        self._ends.pop(block, None)
 
     def as_list(self) -> list[int]:
         return self._heights.tolist()
@@ -73,10 +78,9 @@ class RowHeights:
     def offset(self, i: int) -> int:
         """The top of row ``i`` (``len(self)`` gives the total)."""
         i = max(0, min(i, len(self._heights)))
-        block = i // BLOCK
+        block, within = divmod(i, BLOCK)
         starts = self._block_starts()
-        first = block * BLOCK
-        return starts[block] + sum(self._heights[first:i]) + self.spacing * (i - first)
+        return starts[block] + (self._block_ends(block)[within - 1] if within else 0)
 
     @property
     def total(self) -> int:
@@ -89,12 +93,17 @@ class RowHeights:
             return 0
         starts = self._block_starts()
         block = max(0, min(bisect_right(starts, y) - 1, len(self._sums) - 1))
-        top = starts[block]
-        row = block * BLOCK
-        last = min(row + BLOCK, n) - 1
-        while row < last:
-            top += self._heights[row] + self.spacing
-            if top > y:
-                break
-            row += 1
-        return row
+        ends = self._block_ends(block)
+        inside = bisect_right(ends, y - starts[block])  # the block's rows ending at or above y
+        return block * BLOCK + min(inside, len(ends) - 1)
+
+    def _block_ends(self, block: int) -> array[int]:
+        """Where each row of ``block`` ends (with its spacing), from the block's top."""
+        ends = self._ends.get(block)
+        if ends is None:
+            if len(self._ends) >= KEPT_BLOCKS:
+                self._ends.pop(next(iter(self._ends)))  # the oldest: far from the viewport
+            first = block * BLOCK
+            rows = self._heights[first:first + BLOCK]
+            ends = self._ends[block] = array("q", accumulate(h + self.spacing for h in rows))
+        return ends
