@@ -111,9 +111,13 @@ class CardStack:
     def place(self, value: int) -> None:
         """Put every card at its row's offset for scroll position ``value``."""
         v = self.view
-        for i, card in self.cards.items():
-            card.setGeometry(MARGIN, v.heights.offset(i) + MARGIN - value, v.card_width_now,
-                             v.heights[i])
+        heights, width = v.heights, v.card_width_now
+        top, after = 0, -2  # a run of adjacent rows is placed by adding, not looked up
+        for i in sorted(self.cards):
+            top = top + heights[after] + heights.spacing if i == after + 1 else heights.offset(i)
+            after = i
+            card = self.cards[i]
+            card.setGeometry(MARGIN, top + MARGIN - value, width, heights[i])
             if card.isHidden():
                 card.show()
 
