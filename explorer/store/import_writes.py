@@ -17,13 +17,13 @@ from typing import Any
 
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
-from explorer.store.key_index import ByKey, RowIds, positions
+from explorer.store.key_index import ByKey, RowIds, positions, sound_positions
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
 from explorer.tree.imported import ContentUnavailable, ImportedConversation
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
-from explorer.tree.repair import repair_tree
+from explorer.tree.repair import Repair, repair_tree
 from explorer.tree.turns import boundary_flags, last_clean_boundary
 
 
@@ -138,7 +138,8 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     A merge moves the tip to the import's tip when that is new, unless ``keep_tip``
     (a sync, which moves it by its own rule: only from where the agent left off).
     """
-    repaired = repair_tree(ic.messages)
+    sound = sound_positions(ic.messages)
+    repaired = Repair(list(ic.messages)) if sound is not None else repair_tree(ic.messages)
     msgs = repaired.messages
     sid = identity(ic)
     conv_id, known, clash = _existing(conn, ic.source_format, sid, msgs, ic)
@@ -163,9 +164,9 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
             m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in msgs}
         del key_of
     else:
-        fresh, where = msgs, positions(msgs)
+        fresh, where = msgs, sound if sound is not None else positions(msgs)
         ids = db_id = RowIds(where, next_ids(conn, "messages", len(msgs)).start)
-    _write_messages(conn, conv_id, fresh, ids, db_id, ic)
+    _write_messages(conn, conv_id, fresh, ids, db_id, ic, ordered=sound is not None and not known)
     by_key = {m.id: m for m in msgs} if known else ByKey(where, msgs)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
@@ -179,11 +180,13 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
 def _write_messages(
     conn: sqlite3.Connection, conv_id: int, fresh: list[Message],
     ids: Mapping[Hashable, int], db_id: Mapping[Hashable, int], ic: ImportedConversation,
+    *, ordered: bool = False,
 ) -> None:
     """Rows for ``fresh``, written a chunk at a time: a lazily read conversation holds the
-    content of one chunk only, and no write builds the rows of a whole session at once."""
+    content of one chunk only, and no write builds the rows of a whole session at once.
+    ``ordered``: every parent is known to come before its children."""
     # Parents must exist before children for the foreign key: write in tree order.
-    if not _parents_first(fresh, ids):
+    if not ordered and not _parents_first(fresh, ids):
         pairs = [(ids[m.id], db_id[m.parent_id] if m.parent_id is not None else None)
                  for m in fresh]
         order = {mid: i for i, mid in enumerate(_topological(pairs))}

@@ -23,6 +23,19 @@ def positions(messages: Sequence[Message]) -> dict[Hashable, int]:
     return {m.id: i for i, m in enumerate(messages)}
 
 
+def sound_positions(messages: Sequence[Message]) -> dict[Hashable, int] | None:
+    """Each message's position by its key when no key repeats and every parent comes
+    before its children (a tree the repair leaves as it is, written in the order given);
+    None otherwise. The usual import asks this once, instead of a set of every key to
+    judge the tree, another to check the write order, and then this table."""
+    where: dict[Hashable, int] = {}
+    for i, m in enumerate(messages):
+        if m.id in where or (m.parent_id is not None and m.parent_id not in where):
+            return None
+        where[m.id] = i
+    return where
+
+
 class _ByPosition(Mapping[Hashable, V]):
     """A mapping over the keys of one position table; subclasses say what a position gives."""
 

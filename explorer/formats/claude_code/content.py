@@ -60,7 +60,7 @@ class SessionContent:
         self._where: dict[Hashable, int] = {}  # see _packed
         self._later: dict[Hashable, list[int]] = {}  # offsets of a response's later lines
         self._held: dict[Hashable, tuple[list[Part], dict[str, Any]]] = {}
-        self._notes = notes
+        self.notes = notes  # where a repair is reported: the conversation's notes
         self._note_at: int | None = None
         self.repaired = 0  # lone surrogates replaced so far
 
@@ -171,7 +171,7 @@ class SessionContent:
         note = (f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
                 f"in {self.repaired} place(s)")
         if self._note_at is None:
-            self._note_at = len(self._notes)
-            self._notes.append(note)
+            self._note_at = len(self.notes)
+            self.notes.append(note)
         else:
-            self._notes[self._note_at] = note
+            self.notes[self._note_at] = note

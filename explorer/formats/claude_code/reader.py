@@ -113,12 +113,17 @@ def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
             subs.append(Subagent(agent_id, agent_path, session, _agent_meta(agent_path)))
         else:
             main.notes.append(f"subagent {agent_id}: {_empty_problem(agent_path, session)}")
-    conv = assemble(path, main, subs)
-    if light:
-        content = SessionContent(conv.notes)
-        content.add_file(path, main.nodes)
-        for sub in subs:
-            content.add_file(sub.path, sub.session.nodes)
+    content = SessionContent([]) if light else None
+
+    def keep() -> None:  # the tree is shaped: the content's locators are taken from the nodes
+        if content is not None:
+            content.add_file(path, main.nodes)
+            for sub in subs:
+                content.add_file(sub.path, sub.session.nodes)
+
+    conv = assemble(path, main, subs, keep=keep)
+    if content is not None:
+        content.notes = conv.notes
         conv.content = content if len(content) else None
     return conv, "", False
 

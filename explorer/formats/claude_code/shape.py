@@ -10,7 +10,7 @@ the main root, so a subagent's messages never mix into it.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,28 +43,47 @@ class Subagent:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = ()) -> ImportedConversation:
-    """The conversation of one session file; ``main.notes`` should already hold line notes."""
+def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = (), *,
+             keep: Callable[[], None] | None = None) -> ImportedConversation:
+    """The conversation of one session file; ``main.notes`` should already hold line notes.
+
+    With ``keep`` the sessions are let go as the conversation is made: ``keep`` is called
+    once the tree is shaped (what a content source needs of the nodes is taken then),
+    the link tables are cleared, and each node is dropped as its message is made, so a
+    huge session's nodes and messages are never all held at once. Without it the
+    sessions stay whole (a sync reads them again).
+    """
     notes: list[str] = []
-    messages = _messages(main, None, notes, None)
     links = dict(main.agent_links)
     for sub in subagents:
         for agent_id, use_id in sub.session.agent_links.items():
             links.setdefault(agent_id, use_id)
-    sub_meta = []
-    for sub in subagents:
-        sub_messages = _messages(sub.session, sub.agent_id, notes, main)
-        messages.extend(sub_messages)
-        sub_meta.append(_subagent_meta(sub, sub_messages, links))
+    shaped: list[tuple[Session, str | None, dict[str, str | None]]] = [
+        (main, None, _shape(main, None, notes, None))]
+    shaped += [(sub.session, sub.agent_id, _shape(sub.session, sub.agent_id, notes, main))
+               for sub in subagents]
+    held = _Held.of(main)
+    sub_meta = [_subagent_meta(sub, links) for sub in subagents]
+    if keep is not None:
+        keep()
+        for session, _, _ in shaped:
+            _let_go(session)
+    messages: list[Message] = []
+    while shaped:
+        session, owner, parents = shaped.pop(0)
+        messages.extend(_made(session, parents, owner, release=keep is not None))
+        del parents
     repair = repair_tree(messages)
+    del messages
     notes.extend(repair.notes)
-    _link_subagent_roots(repair.messages, links, has_main=any(not n.sidechain for n in main.nodes))
+    _link_subagent_roots(repair.messages, links, has_main=held.has_main)
     ordered = file_ordered(repair.messages)
+    del repair
     conv = ImportedConversation(
         title="",
         source_format=FORMAT,
         messages=ordered,
-        tip=_tip(main),
+        tip=held.tip,
         source_id=main.session_ids[0] if main.session_ids else path.stem,
         source_path=str(path),
         created_at=main.first_timestamp,
@@ -73,20 +92,62 @@ def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = ()) -> I
     for sub in subagents:
         conv.ignored_records.update(sub.session.ignored)
     conv.ignored_records.update(main.ignored)
-    _finish(conv, main, sub_meta)
+    _finish(conv, main, held, sub_meta)
     return conv
 
 
-def _messages(
-    session: Session, agent_id: str | None, notes: list[str], main: Session | None
-) -> list[Message]:
-    """Messages of one file with resolved parents; its notes go to ``notes``, prefixed."""
+@dataclass
+class _Held:
+    """What finishing the conversation reads of the main session, taken before it goes."""
+
+    tip: str | None
+    has_main: bool
+    boundaries: list[tuple[str, int, dict[str, Any]]]  # each compact boundary: key, line, meta
+    leaves: list[str | None]  # each summary's leaf, resolved to a message key
+    first_meta: dict[str, Any]  # the first said message's (the conversation's come from it)
+
+    @classmethod
+    def of(cls, session: Session) -> _Held:
+        return cls(
+            tip=_tip(session),
+            has_main=any(not n.sidechain for n in session.nodes),
+            boundaries=_boundaries(session),
+            leaves=[session.resolve(leaf) for _, leaf in session.summaries],
+            first_meta=next((n.meta for n in session.nodes if n.snapshot_of is None), {}),
+        )
+
+
+def _let_go(session: Session) -> None:
+    """Clear the tables that find a line's node: only shaping the tree asks them."""
+    for table in (session.line_node, session.raw_parent, session.snapshot_nodes,
+                  session.outside):
+        table.clear()
+    session.incomplete.clear()
+
+
+def _shape(session: Session, agent_id: str | None, notes: list[str],
+           main: Session | None) -> dict[str, str | None]:
+    """Each node's parent key in one file; its notes go to ``notes``, prefixed."""
     parents = resolve_parents(session, main)
     moved = chain_parallel_results(session.nodes, parents)
     prefix = f"subagent {agent_id}: " if agent_id else ""
     own = [*session.notes, *_session_notes(session, moved)]
     notes.extend(prefix + note for note in own)
-    return [_message(node, parents[node.key], agent_id) for node in session.nodes]
+    return parents
+
+
+def _made(session: Session, parents: dict[str, str | None], agent_id: str | None, *,
+          release: bool) -> list[Message]:
+    """The messages of one file's nodes; with ``release`` each node goes as it is made."""
+    if not release:
+        return [_message(node, parents[node.key], agent_id) for node in session.nodes]
+    nodes, session.nodes = session.nodes, []
+    nodes.reverse()
+    out = []
+    while nodes:
+        node = nodes.pop()
+        out.append(_message(node, parents[node.key], agent_id))
+    return out
 
 
 def _session_notes(session: Session, moved: int) -> list[str]:
@@ -164,79 +225,89 @@ def _link_subagent_roots(
             m.source_meta["spawned_by_tool_use_id"] = links.get(agent_id)
 
 
-def _subagent_meta(
-    sub: Subagent, messages: Sequence[Message], links: dict[str, str]
-) -> dict[str, Any]:
-    tip_line = sub.session.last_any
-    tip = sub.session.line_node[tip_line].key if tip_line is not None else None
+def _subagent_meta(sub: Subagent, links: dict[str, str]) -> dict[str, Any]:
     return {
         "agent_id": sub.agent_id,
         "file": sub.path.name,
         "spawned_by_tool_use_id": links.get(sub.agent_id),
-        "messages": len(messages),
-        "tip": tip,
+        "messages": len(sub.session.nodes),
+        "tip": _tip(sub.session, main_first=False),
         **{k: v for k, v in sub.meta.items() if isinstance(k, str)},
     }
 
 
-def _tip(session: Session) -> str | None:
+def _tip(session: Session, *, main_first: bool = True) -> str | None:
     # An empty uuid is still a uuid: test for None, never for truth.
-    line = session.last_main if session.last_main is not None else session.last_any
+    line = session.last_main if main_first and session.last_main is not None else (
+        session.last_any)
     return session.line_node[line].key if line is not None else None
 
 
-def _finish(conv: ImportedConversation, main: Session, subs: list[dict[str, Any]]) -> None:
+def _finish(conv: ImportedConversation, main: Session, held: _Held,
+            subs: list[dict[str, Any]]) -> None:
     path = path_to(conv.messages, conv.tip)
     waiting = open_calls(path)
     if waiting:
         conv.incomplete = True
         conv.notes.append(f"session ends mid-turn: {len(waiting)} tool call(s) without result")
-    conv.compactions = _compactions(main, conv.messages)
+    conv.compactions = _compactions_of(held.boundaries, main.summaries, held.leaves,
+                                       conv.messages)
     boundaries = {c.message_key for c in conv.compactions if c.kind == "compact_boundary"}
     on_path = [m.id for m in path if m.id in boundaries]
     conv.context_start = on_path[-1] if on_path else None
-    conv.title = _title(main, conv)
-    conv.meta.update(_conversation_meta(main, subs))
+    conv.title = _title(main, conv, held.leaves)
+    conv.meta.update(_conversation_meta(main, held.first_meta, subs))
 
 
 def _compactions(session: Session, messages: Sequence[Message]) -> list[ImportedCompaction]:
+    leaves = [session.resolve(leaf) if leaf else None for _, leaf in session.summaries]
+    return _compactions_of(_boundaries(session), session.summaries, leaves, messages)
+
+
+def _boundaries(session: Session) -> list[tuple[str, int, dict[str, Any]]]:
+    return [(n.key, n.line, n.meta) for n in session.nodes if n.compact_boundary]
+
+
+def _compactions_of(
+    boundaries: list[tuple[str, int, dict[str, Any]]], summaries: list[tuple[str, str | None]],
+    leaves: list[str | None], messages: Sequence[Message],
+) -> list[ImportedCompaction]:
     out = []
     by_key: dict[Hashable, Message] = {m.id: m for m in messages}
-    for node in session.nodes:
-        if not node.compact_boundary or node.key not in by_key:
+    for key, line, meta in boundaries:
+        if key not in by_key:
             continue
-        summary = _compact_summary(session, node, messages)
-        cmeta = node.meta.get("compactMetadata") or {}
+        summary = _compact_summary(key, line, messages)
+        cmeta = meta.get("compactMetadata") or {}
         out.append(ImportedCompaction(
-            message_key=node.key,
+            message_key=key,
             kind="compact_boundary",
             summary=summary.text if summary else "",
-            meta={**cmeta, "logical_parent": node.meta.get("logicalParentUuid"),
+            meta={**cmeta, "logical_parent": meta.get("logicalParentUuid"),
                   "summary_key": summary.id if summary else None},
         ))  # fmt: skip
-    for text, leaf in session.summaries:
-        key = session.resolve(leaf) if leaf else None
-        if key is not None and key in by_key:
-            out.append(ImportedCompaction(key, "summary", text, {"leafUuid": leaf}))
+    for (text, leaf), resolved in zip(summaries, leaves, strict=True):
+        found = resolved if leaf else None
+        if found is not None and found in by_key:
+            out.append(ImportedCompaction(found, "summary", text, {"leafUuid": leaf}))
     return out
 
 
-def _compact_summary(
-    session: Session, boundary: Node, messages: Sequence[Message]
-) -> Message | None:
+def _compact_summary(key: str, line: int, messages: Sequence[Message]) -> Message | None:
     candidates = [m for m in messages if m.source_meta.get("isCompactSummary") is True]
     for m in candidates:
-        if m.parent_id == boundary.key:
+        if m.parent_id == key:
             return m
-    after = [m for m in candidates if int(m.source_meta.get("line", 0)) > boundary.line]
+    after = [m for m in candidates if int(m.source_meta.get("line", 0)) > line]
     return after[0] if after else None
 
 
-def _title(session: Session, conv: ImportedConversation) -> str:
+def _title(session: Session, conv: ImportedConversation, leaves: list[str | None]) -> str:
     if session.custom_title and session.custom_title.strip():
         return _trim(session.custom_title)
-    keys = {m.id for m in conv.messages}
-    summaries = [t for t, leaf in session.summaries if session.resolve(leaf) in keys]
+    keys = {m.id for m in conv.messages} if session.summaries else set()
+    summaries = [t for (t, _), key in zip(session.summaries, leaves, strict=True)
+                 if key in keys]
     if summaries or session.summaries:
         return _trim((summaries or [t for t, _ in session.summaries])[-1])
     for m in conv.messages:
@@ -259,10 +330,9 @@ def _trim(text: str) -> str:
     return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1].rstrip() + "…"
 
 
-def _conversation_meta(session: Session, subs: list[dict[str, Any]]) -> dict[str, Any]:
+def _conversation_meta(session: Session, first: dict[str, Any],
+                       subs: list[dict[str, Any]]) -> dict[str, Any]:
     meta: dict[str, Any] = {"file_history_snapshots": session.snapshots}
-    said = [n for n in session.nodes if n.snapshot_of is None]
-    first = said[0].meta if said else {}
     for ours, theirs in (("cwd", "cwd"), ("git_branch", "gitBranch"), ("version", "version")):
         if theirs in first:
             meta[ours] = first[theirs]

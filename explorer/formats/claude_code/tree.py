@@ -30,7 +30,6 @@ def resolve_parents(session: Session, main: Session | None = None) -> dict[str, 
     its first message stays a root and records that message as ``started_from``.
     """
     parents: dict[str, str | None] = {}
-    keys = {node.key for node in session.nodes}
     previous: dict[bool, Node] = {}
     chained = [n for n in session.nodes if n.snapshot_of is None]
     unlinked = len(chained) > 1 and all(n.parent_uuid is None for n in chained)
@@ -41,7 +40,7 @@ def resolve_parents(session: Session, main: Session | None = None) -> dict[str, 
         before = previous.get(node.sidechain)
         if parent == node.key:
             parent = node.parent_uuid  # a self-loop; left for the repair to cut
-        elif parent is not None and parent not in keys:
+        elif parent is not None and not _is_key(session, parent):
             parent = _outside_parent(session, node, parent, before, main)
         elif parent is None and unlinked and before is not None:
             parent = before.key
@@ -51,6 +50,13 @@ def resolve_parents(session: Session, main: Session | None = None) -> dict[str, 
         session.notes.append("no line names a parent; chained the messages in file order")
     place_snapshots(session, parents)
     return parents
+
+
+def _is_key(session: Session, key: str) -> bool:
+    """True when ``key`` is a message's own (what ``resolve`` answers for a line it finds);
+    asked of the line table, not of a set of every key."""
+    node = session.line_node.get(key)
+    return node is not None and node.key == key
 
 
 def place_snapshots(session: Session, parents: dict[str, str | None]) -> None:

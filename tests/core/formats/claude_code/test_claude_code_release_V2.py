@@ -1,0 +1,97 @@
+"""V2: shaping a huge session lets its nodes go as its messages are made.
+
+A light first pass holds a node per message; the conversation holds a message per
+message. Made side by side, both were held whole at once; now each node goes as its
+message is made, and the tables that find a line's node are cleared first, so shaping
+adds little over the first pass (measured with tracemalloc, which counts what Python
+allocated, not time). What the conversation says stays what it said.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.formats.claude_code import reader, shape
+from explorer.formats.claude_code.session import Session
+from explorer.tree.model import Message
+
+PER_MESSAGE_BYTES = 200
+"""What shaping may add over the first pass, per message: the parents table and the
+repair's and file order's working sets (a node and a message side by side were ~320)."""
+
+
+def _session(tmp_path: Path, messages: int, seed: int) -> Path:
+    from benchmarks.scale_data import one_session
+
+    return one_session(tmp_path, messages, seed=seed)
+
+
+def test_V2_shaping_a_light_session_adds_little_over_its_first_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _session(tmp_path, 3000, seed=11)
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    seen: dict[str, int] = {}
+    shaped = reader.assemble
+
+    def measured(*args: Any, **kwargs: Any) -> Any:
+        tracemalloc.reset_peak()
+        seen["first pass"] = tracemalloc.get_traced_memory()[0]
+        conv = shaped(*args, **kwargs)
+        seen["peak"] = tracemalloc.get_traced_memory()[1]
+        return conv
+
+    monkeypatch.setattr(reader, "assemble", measured)
+    tracemalloc.start()
+    try:
+        (conv,) = list(reader.read(path))
+    finally:
+        tracemalloc.stop()
+    assert len(conv.messages) >= 3000
+    assert seen["peak"] - seen["first pass"] < PER_MESSAGE_BYTES * len(conv.messages)
+
+
+def test_V2_a_released_session_gives_the_same_conversation_as_one_kept_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same messages, parents, parts, metadata, tip, title, compactions and notes
+    whether the sessions are let go while shaping or kept (as a sync keeps them)."""
+    path = _session(tmp_path, 600, seed=12)
+    released = list(reader.read(path))
+    sessions: list[Session] = []
+    whole = shape.assemble
+
+    def kept(path: Path, main: Session, subs: Any = (), **kwargs: Any) -> Any:
+        sessions.append(main)
+        return whole(path, main, subs)  # no ``keep``: nothing is let go
+
+    monkeypatch.setattr(reader, "assemble", kept)
+    kept_whole = list(reader.read(path))
+    assert [_view(c) for c in released] == [_view(c) for c in kept_whole]
+    assert sessions and sessions[0].nodes and sessions[0].line_node  # kept really kept them
+
+
+def test_V2_a_released_light_session_is_filled_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its content locators are taken before the nodes go: filled, it is the whole read."""
+    path = _session(tmp_path, 600, seed=13)
+    whole = list(reader.read(path))
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    (light,) = list(reader.read(path))
+    assert light.content is not None
+    assert [_view(c) for c in whole] == [_view(light.materialize())]
+
+
+def _view(conv: Any) -> tuple[Any, ...]:
+    return (conv.title, conv.tip, conv.source_id, conv.context_start, conv.incomplete,
+            conv.notes, dict(conv.ignored_records), conv.meta,
+            [(c.message_key, c.kind, c.summary, c.meta) for c in conv.compactions],
+            [_message(m) for m in conv.messages])
+
+
+def _message(m: Message) -> tuple[Any, ...]:
+    return (m.id, m.parent_id, m.role, m.created_at, m.model, m.usage, m.source_id,
+            m.source_meta, [(p.kind, p.text, p.tool_name, p.tool_use_id, p.is_error)
+                            for p in m.parts])
