@@ -36,6 +36,7 @@ from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
+_CALLS = frozenset({"tool_use", "tool_result"})
 _START_BITS = 40  # a line's byte offset: files up to a terabyte
 _FILE_BITS = 16  # which file of the session (the main one or a subagent's)
 
@@ -78,6 +79,14 @@ class SessionContent:
 
     def __len__(self) -> int:
         return len(self._where)
+
+    def shed(self, messages: Sequence[Message]) -> None:
+        """Once the conversation is shaped and titled, its light messages keep only their
+        tool calls and results: a turn's boundary is judged by them before the content is
+        read again, and the openings (text, thinking, notices) have served the title."""
+        for m in messages:
+            if m.id in self._where and any(p.kind not in _CALLS for p in m.parts):
+                m.parts = [p for p in m.parts if p.kind in _CALLS]
 
     def fill(self, messages: Sequence[Message]) -> None:
         handles: dict[int, BinaryIO] = {}

@@ -124,6 +124,7 @@ def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
     conv = assemble(path, main, subs, keep=keep)
     if content is not None:
         content.notes = conv.notes
+        content.shed(conv.messages)
         conv.content = content if len(content) else None
     return conv, "", False
 

@@ -95,3 +95,32 @@ def _message(m: Message) -> tuple[Any, ...]:
     return (m.id, m.parent_id, m.role, m.created_at, m.model, m.usage, m.source_id,
             m.source_meta, [(p.kind, p.text, p.tool_name, p.tool_use_id, p.is_error)
                             for p in m.parts])
+
+
+def test_V2_a_light_conversation_keeps_only_its_calls_and_results_until_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once shaped and titled, a light message holds only the parts a turn's boundary is
+    judged by; the title, the tip's clean boundary and every stored row stay as the whole
+    read gives them."""
+    from explorer.store import Store
+
+    path = _session(tmp_path, 600, seed=14)
+    (whole,) = list(reader.read(path))
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    (light,) = list(reader.read(path))
+    said = light.messages[1:]  # the first message is read whole: it keeps everything
+    assert all(p.kind in ("tool_use", "tool_result") for m in said for p in m.parts)
+    calls = sum(p.kind in ("tool_use", "tool_result") for m in whole.messages[1:]
+                for p in m.parts)
+    assert calls and calls == sum(len(m.parts) for m in said)
+    assert light.title == whole.title
+    outcomes = []
+    for name, conv in (("whole", whole), ("light", light)):
+        with Store(tmp_path / f"{name}.db") as store:
+            outcomes.append(store.import_conversations([conv])[0])
+            outcomes.append(store.reader.execute(
+                "SELECT c.title, t.source_id, k.source_id, (SELECT count(*) FROM parts) "
+                "FROM conversations c JOIN messages t ON t.id = c.tip_id "
+                "LEFT JOIN messages k ON k.id = c.clean_tip_id").fetchone())
+    assert outcomes[1] == outcomes[3]
+    assert outcomes[1][2] is not None
