@@ -31,7 +31,7 @@ from explorer.compaction.snapshot_render import (
     to_entries,
 )
 from explorer.tree.model import Message, Part
-from tests.benchmarks import density_ocr, ocr_proxy
+from tests.benchmarks import density_cache, density_ocr, ocr_proxy
 from tests.benchmarks.density_ocr import IDS, Key, Outcome, read_of
 from tests.benchmarks.harness import Result
 
@@ -143,9 +143,11 @@ def run() -> list[Result]:
     results = [Result("density", "sample characters (drawn, with markers)", len(source), "chars")]
     results += [Result("density", f"{p} sample as text (estimator)", est_tokens[p], "tokens")
                 for p in PROVIDERS]
-    ocr = density_ocr.read_all(list(shapes), drawn)
+    cache = density_cache.ReadCache(density_cache.cache_file())
+    ocr = density_ocr.read_all(list(shapes), drawn, "tesseract", cache)
+    rapid = density_ocr.read_all(list(shapes), drawn, "rapidocr", cache)
     for shape in shapes:
-        results += _rows(measured[shape], est_tokens[shape.geometry.provider], ocr)
+        results += _rows(measured[shape], est_tokens[shape.geometry.provider], ocr, rapid)
     results += _targets(shapes, measured, ocr)
     results += _fact_rows(messages, source, measured)
     results += _density_with_sheet(shapes, measured, messages, len(source))
@@ -173,7 +175,7 @@ def _density_with_sheet(shapes: list[Shape], measured: dict[Shape, Measured],
     return out
 
 
-def _rows(m: Measured, text_tokens: int, ocr: dict[Key, Outcome]
+def _rows(m: Measured, text_tokens: int, ocr: dict[Key, Outcome], rapid: dict[Key, Outcome]
           ) -> list[Result]:
     g, area = m.shape.geometry, f"density {m.shape.geometry.provider}"
     name = f"{'ref ' if m.shape.reference else ''}{m.shape.name}"
@@ -188,16 +190,20 @@ def _rows(m: Measured, text_tokens: int, ocr: dict[Key, Outcome]
                "0 for shipped tiers" if not m.shape.reference else "",
                (not m.resampled) if not m.shape.reference else None),
     ]
-    read = read_of(m.shape, ocr)
-    if isinstance(read, str):
-        rows.append(Result(area, f"{name}: OCR not run: {read}", 0, ""))
-        return rows
     seen = " (as the provider sees it)" if (m.shape.name, g.provider, True) in ocr else ""
-    rows.append(Result(area, f"{name}: OCR character accuracy{seen}", 100 * read.accuracy, "%"))
-    if density_ocr.LAYOUTS > 1:
-        rows.append(Result(area, f"{name}: OCR accuracy spread over {density_ocr.LAYOUTS} "
-                           "layouts", 100 * read.spread, "points"))
-    rows.append(Result(area, f"{name}: OCR exact-id recall{seen}", 100 * read.id_recall, "%"))
+    for engine, reads in (("Tesseract", ocr), ("RapidOCR", rapid)):
+        read = read_of(m.shape, reads)
+        if isinstance(read, str):
+            rows.append(Result(area, f"{name}: {engine} OCR not run: {read}", 0, ""))
+            continue
+        over = f", {read.layouts} of {density_ocr.LAYOUTS} layouts"
+        rows.append(Result(area, f"{name}: {engine} character accuracy{seen}{over}",
+                           100 * read.accuracy, "%"))
+        if read.layouts > 1:
+            rows.append(Result(area, f"{name}: {engine} accuracy spread over {read.layouts} "
+                               "layouts", 100 * read.spread, "points"))
+        rows.append(Result(area, f"{name}: {engine} exact-id recall{seen}{over}",
+                           100 * read.id_recall, "%"))
     return rows
 
 
