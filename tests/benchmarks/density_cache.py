@@ -64,8 +64,8 @@ def providers_now() -> list[str] | None:
 def fingerprint(g: PageGeometry, text: str, seen: bool) -> str:
     """What a read depends on: the geometry, the font's glyph files, the text, the view."""
     h = hashlib.sha256(json.dumps(asdict(g), sort_keys=True).encode())
-    for suffix in (".pcf", ".glyphs"):
-        path = Path(resource_path("fonts", f"{g.font}{suffix}"))
+    pcf = Path(resource_path("fonts", f"{g.font}.pcf"))
+    for path in (pcf, pcf.with_suffix(".glyphs")):  # a font without drawn glyphs has no file
         h.update(path.read_bytes() if path.exists() else b"")
     h.update(str(fonts.CELL_FONTS.get(g.font)).encode())
     h.update(text.encode())

@@ -41,6 +41,8 @@ def test_the_fingerprint_changes_with_the_geometry_the_text_and_the_view() -> No
     assert base != density_cache.fingerprint(g, "abd", False)
     assert base != density_cache.fingerprint(g, "abc", True)
     assert base != density_cache.fingerprint(replace(g, max_columns=g.columns - 1), "abc", False)
+    gemini = page_geometry("gemini", tier="legible")  # 10x20: a font with no glyph file
+    assert density_cache.fingerprint(gemini, "abc", False) != base
 
 
 def test_parts_are_chosen_by_layout_engine_and_provider(monkeypatch: pytest.MonkeyPatch) -> None:
