@@ -21,9 +21,9 @@ from explorer.ui.compare_actions import CompareActions
 from explorer.ui.context_actions import ContextActions
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
+from explorer.ui.drop_import import install_drop_import
 from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
-from explorer.ui.import_dialog import install_drop_import
 from explorer.ui.memory import release_after_load
 from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview.context_bar import ContextPanel

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from explorer.ui.import_dialog import start_import_dialog
 from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
@@ -98,6 +97,8 @@ class WindowDialogs:
             self.start_import(paths)
 
     def start_import(self, paths: list[Path]) -> None:
+        from explorer.ui.import_dialog import start_import_dialog  # with the first import
+
         dialog = start_import_dialog(self.view.store, paths, self.view.window())
         dialog.importFinished.connect(lambda _report: self.view.refresh())
         dialog.conversationChosen.connect(self.view.open_conversation)

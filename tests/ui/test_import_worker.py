@@ -22,11 +22,11 @@ from explorer.formats.jsonl import REPORT_EVERY_BYTES
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.ui import import_worker
+from explorer.ui.drop_import import install_drop_import
 from explorer.ui.import_dialog import (
     PROGRESS_STEPS,
     ImportDialog,
     Rate,
-    install_drop_import,
     report_outline,
     report_summary,
 )

@@ -43,6 +43,9 @@ LOADED_WHEN_USED = (
     "explorer.app.conversation_ops",
     "explorer.app.exporting",         # the first export or export menu
     "explorer.formats.exporters",
+    "explorer.ui.import_dialog",      # the first import (a drop or File → Import…)
+    "explorer.ui.import_worker",
+    "explorer.app.importing",
 )
 
 
