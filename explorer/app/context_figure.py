@@ -49,6 +49,7 @@ class ContextFigure:
         self.store = store
         self._costs = CostTable()
         self._costing: tuple[object, ...] | None = None
+        self._top = 0  # the highest part id when the kept costs were last brought up to date
         self._lock = threading.Lock()
         self.costed = 0  # messages read and estimated since this figure was made
         self.read_texts = 0  # of them, costed from their text (not sized yet)
@@ -77,25 +78,35 @@ class ContextFigure:
 
     def _costs_for(self, ids: Sequence[int], target: Target, estimator: Estimator,
                    check: Callable[[], None]) -> array[int]:
-        """The rows of ``ids`` in the kept costs, costing the messages not costed yet."""
+        """The rows of ``ids`` in the kept costs, costing the messages not costed yet and
+        those given parts since the last refresh (parts are only ever added, so a part
+        newer than the last refresh's highest id marks its message changed)."""
         costing = (estimator.family, repr(target.images), target.redactor is not None)
         if costing != self._costing or len(self._costs) > REMEMBERED:
-            self._costs, self._costing = CostTable(), costing
+            self._costs, self._costing, self._top = CostTable(), costing, 0
         costs = self._costs
+        top = int(self.store.reader.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0])
+        known = [costs.row(i) for i in ids] if costs.indexed else None
+        changed = self._changed_since(self._top) if known is not None and top > self._top else ()
+        costed = False
         try:
             for start in range(0, len(ids), CHUNK):
                 check()
                 chunk = ids[start:start + CHUNK]
-                rows = [costs.row(i) for i in chunk] if costs.indexed else [-1] * len(chunk)
-                kept = [i for i, r in zip(chunk, rows, strict=True) if r >= 0]
-                signatures = self._signatures(kept) if kept else {}
-                stale = [i for i, r in zip(chunk, rows, strict=True) if r < 0
-                         or costs.signature(r) != signatures.get(i, (0, 0))]
+                stale = list(chunk) if known is None else [
+                    i for i, r in zip(chunk, known[start:start + CHUNK], strict=True)
+                    if r < 0 or i in changed]
                 if stale:
                     self._cost(stale, target, estimator)
+                    costed = True
         finally:
             costs.merge()  # what a stopped refresh costed is kept too
-        return costs.rows_for(ids)
+        self._top = top  # a stopped refresh leaves it: its changes are looked for again
+        return costs.rows_for(ids) if costed or known is None else array("i", known)
+
+    def _changed_since(self, top: int) -> set[int]:
+        return {int(r[0]) for r in self.store.reader.execute(
+            "SELECT DISTINCT message_id FROM parts WHERE id > ?", (top,))}
 
     def _signatures(self, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         rows = self.store.reader.execute(

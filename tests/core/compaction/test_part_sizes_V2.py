@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agent_home import fake_home
 from coding_session import png_bytes
 from hypothesis import given, settings
@@ -259,3 +260,38 @@ def test_sizes_are_stored_as_plain_json_free_integers(tmp_path: Path) -> None:
             f"SELECT {', '.join(SIZE_COLUMNS)} FROM parts ORDER BY id LIMIT 1").fetchone()
         assert row == (12, 10, 1, 1, None, None, None, None, None)
         assert json.dumps(row)
+
+
+def test_V2_a_refresh_costs_only_messages_given_parts_since_the_last_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped refresh does not move the mark: a part added meanwhile to a message it had
+    costed is still found by the next one."""
+    from explorer.app import context_figure
+
+    target = TARGETS[0]
+    with Store(tmp_path / "x.db") as store:
+        conv = _conversation(store)
+        figure = ContextFigure(store)
+        monkeypatch.setattr(context_figure, "CHUNK", 3)
+        figure.usage(conv, target)
+        costed = figure.costed
+        assert figure.usage(conv, target).to_dict() == _expected(store, conv, target)
+        assert figure.costed == costed  # nothing new: nothing costed
+        first = store.path(conv)[1].id
+        calls: list[int] = []
+
+        def stop_after_one() -> None:
+            calls.append(1)
+            if len(calls) == 2:
+                raise RuntimeError("superseded")
+
+        store.transact(lambda c: c.execute(
+            "INSERT INTO parts(message_id, idx, kind, text) VALUES (?, 7, 'text', ?)",
+            (first, "grown " * 50)))
+        with pytest.raises(RuntimeError, match="superseded"):
+            figure.usage(conv, target, stop_after_one)
+        store.transact(lambda c: c.execute(
+            "INSERT INTO parts(message_id, idx, kind, text) VALUES (?, 8, 'text', ?)",
+            (first, "and again " * 50)))
+        assert figure.usage(conv, target).to_dict() == _expected(store, conv, target)
+        assert figure.costed == costed + 2  # the grown message, in each of the two refreshes
