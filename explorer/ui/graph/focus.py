@@ -31,13 +31,24 @@ class GraphFocus:
         self.mid = None
 
     def selected(self) -> int | None:
-        """The selected message: in the turn view, the one chosen inside the selected turn."""
+        """The selected message: in the turn view, the one chosen inside the selected turn;
+        while a tree loads, the one chosen meanwhile (the old tree still shows the last)."""
+        if self.pending_select is not None and self._loading():
+            return self.pending_select
         model, i = self.view.model, self.view.selected
         if model is None or i < 0:
             return None
         if self.mid is not None and model.index.get(self.mid, -1) == i:
             return self.mid
         return int(model.ids[i])
+
+    def chosen_in(self, mid: int) -> int:
+        """The message a command on ``mid``'s node acts on: the selected message when that
+        node holds it (a right-click on the selected turn), else ``mid`` itself."""
+        chosen, model = self.selected(), self.view.model
+        if chosen is None or model is None:
+            return mid
+        return chosen if model.index.get(chosen, -1) == model.index.get(mid, -2) else mid
 
     def select(self, mid: int) -> bool:
         """Select a message without announcing it; False if it is not in this tree."""

@@ -266,7 +266,8 @@ class GraphView(QGraphicsView):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         i = self.node_at_view(event.pos())
         if i >= 0 and self.model is not None:
-            self.select(i, user=True)
+            if i != self.selected:  # the selected node keeps the message chosen inside it
+                self.select(i, user=True)
             self.contextMenuRequested.emit(int(self.model.ids[i]), event.globalPos())
             event.accept()
             return

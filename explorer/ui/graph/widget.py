@@ -78,7 +78,8 @@ class TreeGraphWidget(QWidget):
         self.view.runClicked.connect(self.expand_run)
         self.view.chipClicked.connect(self._on_chip)
         self.view.nodeActivated.connect(self.nodeActivated)
-        self.view.contextMenuRequested.connect(self.contextMenuRequested)
+        self.view.contextMenuRequested.connect(
+            lambda mid, pos: self.contextMenuRequested.emit(self.focus.chosen_in(mid), pos))
         self.view.installEventFilter(self)
         self.view.viewport().installEventFilter(self)
         self.view.userNavigated.connect(self._stop_auto_view)
