@@ -33,6 +33,7 @@ class Arg(Enum):
     FORMAT = "format"  # required, one of the export formats
     TEXT = "text"  # required free text: the rest of the line
     OPTIONAL_TEXT = "optional text"
+    OPTION = "option"  # optional, one of the command's own words (``CommandSpec.options``)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,12 @@ class CommandSpec:
     arg: Arg
     usage: str
     help: str
+    options: tuple[str, ...] = ()
 
+
+WITH_CHECKPOINTS = "with-checkpoints"
+"""``/delete with-checkpoints``: the branch goes with the checkpoints on it (``convo delete
+--with-checkpoints``); the bar takes the flag's spelling too."""
 
 SPECS: tuple[CommandSpec, ...] = (
     CommandSpec("compact", Arg.RUNG, "/compact [rung]", "run the compaction ladder, or one rung"),
@@ -57,7 +63,10 @@ SPECS: tuple[CommandSpec, ...] = (
     CommandSpec("send", Arg.TEXT, "/send TEXT", "send a prompt on the active path"),
     CommandSpec("archive", Arg.NONE, "/archive", "fold the selected branch into a marker"),
     CommandSpec("unarchive", Arg.NONE, "/unarchive", "unfold the selected archived branch"),
-    CommandSpec("delete", Arg.NONE, "/delete", "delete the selected branch (undo restores it)"),
+    CommandSpec("delete", Arg.OPTION, f"/delete [{WITH_CHECKPOINTS}]",
+                "delete the selected branch (undo restores it); "
+                f"{WITH_CHECKPOINTS} also removes the checkpoints on it",
+                options=(WITH_CHECKPOINTS,)),
     CommandSpec("star", Arg.NONE, "/star", "prefer the path to the selected message"),
     CommandSpec("label", Arg.OPTIONAL_TEXT, "/label [NAME]", "name the selected branch"),
     CommandSpec("note", Arg.OPTIONAL_TEXT, "/note [TEXT]", "a note on the selected message"),
@@ -145,6 +154,9 @@ def _arguments(spec: CommandSpec, rest: str, rungs: Sequence[str], formats: Sequ
                          f"{spec.usage}{quoting}")
     if spec.arg is Arg.RUNG:
         return _choice(words, rungs, "rung", spec) if words else ()
+    if spec.arg is Arg.OPTION:  # "--with-checkpoints", as the command line spells it, too
+        chosen = [w.lstrip("-").casefold() for w in words]
+        return _choice(chosen, spec.options, "option", spec) if chosen else ()
     if not words:
         raise SlashError(f"/{spec.name} needs {_noun(spec)}: {spec.usage}")
     if spec.arg is Arg.FORMAT:
@@ -222,7 +234,8 @@ def complete(text: str, labels: Sequence[str] = (), formats: Sequence[str] | Non
     spec = BY_NAME.get(word.casefold())
     if spec is None:
         return []
-    choices = {Arg.RUNG: rungs, Arg.FORMAT: _formats(formats)}.get(spec.arg)
+    choices = {Arg.RUNG: rungs, Arg.FORMAT: _formats(formats),
+               Arg.OPTION: spec.options}.get(spec.arg)
     if spec.name == "rewind":
         choices = labels
     if choices is None:

@@ -16,6 +16,16 @@ class TendingError(ExplorerError, ValueError):
     """A tree action the rules refuse; the text says why."""
 
 
+class CheckpointsOnBranch(TendingError):
+    """Deleting the branch would take checkpoints with it: refused unless asked for (T7).
+    ``named`` lists them, for a caller that says in its own words how to ask."""
+
+    def __init__(self, named: str) -> None:
+        super().__init__(f"the branch holds checkpoint(s) {named}; delete it with its "
+                         "checkpoints explicitly (--with-checkpoints) or move them first")
+        self.named = named
+
+
 Children = Mapping[int | None, Sequence[int]]
 
 
@@ -57,11 +67,8 @@ def check_checkpoints(
     """Labels whose target is in ``ids``; refused unless the caller said so (T7)."""
     caught = sorted(label for label, target in checkpoints.items() if target in ids)
     if caught and not with_checkpoints:
-        named = ", ".join(f"{label!r} (message {checkpoints[label]})" for label in caught)
-        raise TendingError(
-            f"the branch holds checkpoint(s) {named}; delete it with its checkpoints "
-            "explicitly (--with-checkpoints) or move them first"
-        )
+        raise CheckpointsOnBranch(
+            ", ".join(f"{label!r} (message {checkpoints[label]})" for label in caught))
     return caught
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from explorer.app.slash import SlashCommand
+from explorer.app.slash import WITH_CHECKPOINTS, SlashCommand
 from explorer.app.tree_actions import Change
 from explorer.app.views import tree_lines
+from explorer.store import StoreError
 from explorer.tree.errors import ExplorerError, error_line
+from explorer.tree.tending import CheckpointsOnBranch
 from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ class SlashDispatcher:
             # tending (T6–T8) on the selected message, or the tip: the menus' commands
             "archive": lambda _c: self._tend(tend.archive(self._target())),
             "unarchive": lambda _c: self._tend(tend.unarchive(self._target())),
-            "delete": lambda _c: self._tend(tend.delete(self._target())),
+            "delete": lambda c: self._delete(c, tend),
             "star": lambda _c: self._tend(tend.star(self._target())),
             "label": lambda c: self._tend(tend.label(self._target(), c.arg or "")),
             "note": lambda c: self._tend(tend.note(self._target(), c.arg or "")),
@@ -118,6 +120,19 @@ class SlashDispatcher:
 
     def _rewind(self, command: SlashCommand) -> None:
         self.bar.show_result(self.commands.rewind(self._conv(), command.arg or ""))
+
+    def _delete(self, command: SlashCommand, tend: TendCommands) -> None:
+        """Delete the selected branch; checkpoints on it go only with ``with-checkpoints``,
+        and a refusal says how to type that here (not the command line's flag)."""
+        try:
+            change = tend.delete(self._target(), with_checkpoints=command.arg == WITH_CHECKPOINTS)
+        except StoreError as e:
+            if not isinstance(e.__cause__, CheckpointsOnBranch):
+                raise
+            raise StoreError(f"the branch holds checkpoint(s) {e.__cause__.named}; type "
+                             f"/delete {WITH_CHECKPOINTS} to delete them with it, or move "
+                             "them first") from e
+        self._tend(change)
 
     def _tend(self, change: Change, undoable: bool = True) -> None:
         """Show what a tending command did (it refreshed the views itself)."""

@@ -16,6 +16,7 @@ from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
 from explorer.store import NotFound, StoreError
 from explorer.store.marks import Marks
+from explorer.tree.tending import CheckpointsOnBranch
 from explorer.ui.tend_commands import TendCommands
 from explorer.ui.tend_view import Asks, TendView
 
@@ -57,7 +58,7 @@ class TendActions:
         try:
             change = self.commands.delete(mid)
         except StoreError as e:
-            if "--with-checkpoints" not in str(e):
+            if not isinstance(e.__cause__, CheckpointsOnBranch):
                 self.asks.fail(str(e))
                 return
             answer = self.asks.ask_item("Delete branch", str(e).split(";")[0],

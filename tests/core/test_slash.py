@@ -8,6 +8,7 @@ from explorer.app.compacting import RUNGS
 from explorer.app.exporting import FORMATS
 from explorer.app.slash import (
     NAMES,
+    WITH_CHECKPOINTS,
     SlashCommand,
     SlashError,
     complete,
@@ -158,3 +159,19 @@ def test_usage_hint_names_the_command_being_typed() -> None:
     assert usage_hint("/") == ""
     assert usage_hint("/zzz") == ""
     assert usage_hint("plain") == ""
+
+
+def test_T7_delete_takes_with_checkpoints_in_the_bar_s_own_words() -> None:
+    assert parse("/delete").args == ()
+    assert parse("/delete with-checkpoints").arg == WITH_CHECKPOINTS
+    assert parse("/delete --with-checkpoints").arg == WITH_CHECKPOINTS  # the CLI's spelling
+    assert parse("/DELETE With-Checkpoints").arg == WITH_CHECKPOINTS
+    with pytest.raises(SlashError, match="unknown option 'everything' for /delete; "
+                                         "choose one of: with-checkpoints"):
+        parse("/delete everything")
+    with pytest.raises(SlashError, match="takes one argument"):
+        parse("/delete with-checkpoints now")
+    assert complete("/delete ") == complete("/delete w") == ["/delete with-checkpoints"]
+    assert complete("/delete x") == []
+    assert usage_hint("/delete").startswith("/delete [with-checkpoints] — ")
+    assert "with-checkpoints also removes the checkpoints" in usage_hint("/delete")

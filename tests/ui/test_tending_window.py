@@ -252,3 +252,21 @@ def test_T6_T7_the_transcript_links_unfold_and_restore_at_the_branch_point(
     _reloaded(window, qtbot, lambda: unfold.linkActivated.emit("#unfold"))
     assert _switcher_text(window, qtbot, 12) == "2/2" and _graph_place(window, 9)[0]
     assert _card(window, qtbot, 7).link_labels == []
+
+
+def test_T7_the_bar_deletes_a_branch_with_its_checkpoints_only_when_told_in_its_own_words(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    store = window.store
+    store.checkpoint(1, "side", at=19)
+    window.graph.select_node(18)
+    window.open_command_bar()
+    window.slash.run(parse("/delete"))
+    error = window.command_bar.error_text()
+    assert "'side' (message 19)" in error and "type /delete with-checkpoints" in error
+    assert "--with-checkpoints" not in error, "a flag the bar cannot take is not offered"
+    assert 18 in [n.id for n in store.skeleton(1)] and store.checkpoints(1)["side"] == 19
+    _reloaded(window, qtbot, lambda: window.slash.run(parse("/delete with-checkpoints")))
+    assert window.command_bar.error_text() == ""
+    assert "with checkpoint(s) side" in window.command_bar.result_view.toPlainText()
+    assert 18 not in [n.id for n in store.skeleton(1)] and "side" not in store.checkpoints(1)
