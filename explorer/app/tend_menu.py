@@ -1,7 +1,9 @@
-"""Which tending actions a message offers, and why one is not available (T6–T8).
+"""Which tending actions a message offers, what they are called, and why one is not
+available (T6–T8).
 
-Shared by the right-click menu and tests: a disabled entry always says why
-("Delete branch — on the active path"), never a silent grey.
+Shared by the right-click menu, the menu bar's Tend branch menu and tests: both menus
+name an action alike, and a disabled entry always says why ("Delete branch — on the
+active path"), never a silent grey.
 """
 
 from __future__ import annotations
@@ -12,6 +14,16 @@ from explorer.store import Store
 from explorer.tree.tending import preferred_choices
 
 ON_PATH = "on the active path"
+TEXTS: dict[str, str] = {
+    "archive": "Archive branch",
+    "unarchive": "Unarchive branch",
+    "delete": "Delete branch",
+    "star": "Prefer this path ★",
+    "label": "Name branch…",
+    "note": "Note…",
+    "merge": "Merge branch back after the tip",
+}
+"""Each tending action's menu text, in menu order."""
 
 
 def tending_availability(store: Store, conv_id: int, mid: int) -> dict[str, Availability]:

@@ -2,7 +2,8 @@
 
 A compare that cannot be made is refused with its reason in a notice that does
 not block the window, and the marks stay; a window that opens uses them up.
-"Make active" in a compare window names its own conversation (``branch_in``).
+"Make active" in a compare window names its own conversation: it branches there with
+the window's one ``branch_in`` (``BranchActions``), given when this is made.
 This controller owns the marks, the notice and the compare window it opened; it
 reaches the window only through ``TendView``.
 """
@@ -14,17 +15,18 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.app import tree_actions
 from explorer.store import NotFound, StoreError
-from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.tend_view import Asks, TendView
 
+BranchIn = Callable[[int, int], None]  # conversation, message: make it the tip and show it
+
 
 class CompareActions:
-    def __init__(self, view: TendView, asks: Asks) -> None:
+    def __init__(self, view: TendView, asks: Asks, branch_in: BranchIn) -> None:
         self.view = view
         self.asks = asks
+        self.branch_in = branch_in
         self.marks = CompareMarks(view.window())  # any nodes, to compare side by side
         self.notice: QMessageBox | None = None
         self.window: QWidget | None = None  # the compare window open now
@@ -105,13 +107,3 @@ class CompareActions:
         self.window = window
         window.show()
         return True
-
-    def branch_in(self, conv: int, mid: int) -> None:
-        """Make ``mid`` the tip of ``conv`` and show that conversation (compare's Make active)."""
-        try:
-            tree_actions.branch(self.view.store, conv, mid)
-        except (ExplorerError, OSError) as e:
-            self.asks.fail(error_line(e))
-            return
-        self.view.refresh(conv)
-        self.asks.tell("Branch", f"the tip is now message {mid}")

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.app.message_actions import Availability, MessageActions
+from explorer.app.tend_menu import TEXTS
 
 MAX_MARKED = 4
 
@@ -75,15 +76,9 @@ class MessageMenu(QMenu):
 
     def _tending(self, tending: Mapping[str, Availability]) -> None:
         """Archive or unarchive, delete, prefer, name, note, merge back (T6–T8)."""
-        if tending["unarchive"].enabled:
-            self._add("Unarchive branch", "unarchive", tending["unarchive"])
-        else:
-            self._add("Archive branch", "archive", tending["archive"])
-        self._add("Delete branch", "delete", tending["delete"])
-        self._add("Prefer this path ★", "star", tending["star"])
-        self._add("Name branch…", "label", tending["label"])
-        self._add("Note…", "note", tending["note"])
-        self._add("Merge branch back after the tip", "merge", tending["merge"])
+        for key in TEXTS:
+            if key != ("archive" if tending["unarchive"].enabled else "unarchive"):
+                self._add(TEXTS[key], key, tending[key])
         if tending.get("replay_stale", Availability(False)).enabled:  # redo it after the edit
             self._add("Replay this stale branch onto the edited prompt…", "replay",
                       tending["replay_stale"])

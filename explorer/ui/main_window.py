@@ -13,6 +13,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from explorer.app.tend_menu import TEXTS as TEND_TEXTS
 from explorer.store import Store
 from explorer.ui.agent_tabs import TranscriptTabs
 from explorer.ui.branch_state import BranchState
@@ -36,8 +37,13 @@ from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 
+TEND_SHORTCUTS = {"archive": "Ctrl+Shift+A", "delete": "Ctrl+Del", "star": "Ctrl+Shift+S",
+                  "label": "Ctrl+Shift+N", "note": "Ctrl+Shift+O", "merge": "Ctrl+Shift+G"}
+
 
 class MainWindow(QMainWindow):
+    actions_: WindowActions  # made after the compares, which branch through it
+
     def __init__(self, store: Store, settings: QSettings | None = None) -> None:
         super().__init__()
         self.store = store
@@ -82,7 +88,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status_label)
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
-        self.compares = CompareActions(self, self.questions)  # marks, compare windows, refusals
+        self.compares = CompareActions(  # marks, compare windows, refusals
+            self, self.questions, lambda conv, mid: self.actions_.branches.branch_in(conv, mid))
         self.actions_ = WindowActions(self, self.compares.open)
         self.tend = TendActions(self, self.questions)
         self.runs = TendRuns(self, self.questions, self.compares.open)
@@ -180,15 +187,9 @@ class MainWindow(QMainWindow):
 
     def _tend_menu(self, menu: QMenu) -> None:
         """The tending actions on the selected message (the right-click menu has them too)."""
-        for text, key, shortcut in (
-                ("Archive branch", "archive", "Ctrl+Shift+A"),
-                ("Unarchive branch", "unarchive", None),
-                ("Delete branch", "delete", "Ctrl+Del"),
-                ("Prefer this path", "star", "Ctrl+Shift+S"),
-                ("Name branch…", "label", "Ctrl+Shift+N"),
-                ("Note…", "note", "Ctrl+Shift+O"),
-                ("Merge branch back after the tip", "merge", "Ctrl+Shift+G")):
-            self._action(menu, text, self._on_selected(self.tend.handlers()[key]), shortcut)
+        for key, text in TEND_TEXTS.items():
+            self._action(menu, text, self._on_selected(self.tend.handlers()[key]),
+                         TEND_SHORTCUTS.get(key))
         menu.addSeparator()
         self._action(menu, "Replay a stale branch onto its edited prompt…",
                      self._on_selected(self.runs.replay))
@@ -208,7 +209,7 @@ class MainWindow(QMainWindow):
             act.setShortcut(QKeySequence(shortcut))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         act.triggered.connect(lambda _=False: slot())
-        act.setObjectName(text.rstrip("…").lower().replace(" ", "_"))
+        act.setObjectName(text.rstrip("…★ ").lower().replace(" ", "_"))
         self.addAction(act)
         return act
 

@@ -143,3 +143,14 @@ def test_T6_T7_T8_each_tending_operation_is_called_from_one_module_of_the_window
                 callers.setdefault(key, set()).add(path.name)
     assert set(callers) == TENDING_OPERATIONS  # the check sees every one of them
     assert {name for names in callers.values() for name in names} == {"tend_commands.py"}
+
+
+def test_T8_branching_is_written_once_for_the_menus_and_the_compare_window() -> None:
+    """Branch here, the transcript's ◀ ▶ and compare's "Make active" all branch through
+    ``BranchActions.branch_in``: no other module of the window calls the operation."""
+    callers = {path.name for path in UI.rglob("*.py")
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and isinstance(node.func.value, ast.Name)
+               and (node.func.value.id, node.func.attr) == ("tree_actions", "branch")}
+    assert callers == {"branch_actions.py"}

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
 from explorer.app import views
 from explorer.app.slash import parse
+from explorer.app.tend_menu import TEXTS as TEND_TEXTS
 from explorer.ui.main_window import MainWindow
 from explorer.ui.tend_actions import WITH_CHECKPOINTS
 from explorer.ui.transcript.cards import MessageCard
@@ -270,3 +272,17 @@ def test_T7_the_bar_deletes_a_branch_with_its_checkpoints_only_when_told_in_its_
     assert window.command_bar.error_text() == ""
     assert "with checkpoint(s) side" in window.command_bar.result_view.toPlainText()
     assert 18 not in [n.id for n in store.skeleton(1)] and "side" not in store.checkpoints(1)
+
+
+def test_T8_the_menu_bar_and_the_right_click_menu_name_each_tending_action_alike(
+    window: MainWindow,
+) -> None:
+    window.show_message_menu(18, QPoint(0, 0))
+    menu = window.last_menu
+    assert menu is not None
+    menu.close()
+    bar = {act.text() for act in window.findChildren(QAction)}
+    for key, text in TEND_TEXTS.items():
+        assert text in bar, key
+        if key != "unarchive":  # 18 is not archived: its menu offers to archive it
+            assert menu.action(key).text().startswith(text)  # type: ignore[attr-defined]
