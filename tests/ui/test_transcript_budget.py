@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import assistant, user
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load
+from transcript_helpers import load, settle
 
 from explorer.store import Store
 from explorer.ui.transcript import TranscriptView, stack
@@ -37,8 +37,8 @@ def traced_budgets(monkeypatch: pytest.MonkeyPatch) -> list[stack.Budget]:
     budgets: list[stack.Budget] = []
     made = stack.Budget.for_turn
 
-    def recording() -> stack.Budget:
-        budget = made()
+    def recording(scrolling: bool = False) -> stack.Budget:
+        budget = made(scrolling)
         budgets.append(budget)
         return budget
 
@@ -100,3 +100,33 @@ def test_V2_the_tip_shows_its_message_as_soon_as_the_rows_are_in(
     assert isinstance(at_rows[0], MessageCard) and at_rows[0].mid == tip
     assert view.content.held >= 1
     load(qtbot, view, conv)  # settle before the view goes
+
+
+def test_V2_a_scroll_step_paints_placeholders_and_the_cards_follow(
+    qtbot: QtBot, heavy_store: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page-sized step builds at most one real card in its own turn (the rest of the rows
+    it exposed are placeholders painted at once); the next turns swap in the cards."""
+    store, conv = heavy_store
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    load(qtbot, view, conv)
+    monkeypatch.setattr(stack, "SCROLL_BUDGET_S", -1.0)  # spent as soon as one card is built
+    bar = view.verticalScrollBar()
+    built = view.stack.built_real
+    assert bar.maximum() > 5 * view.viewport().height() and bar.value() == 0
+    bar.setValue(bar.maximum() // 2)  # a jump: every row it exposes is new
+    assert view.stack.built_real - built <= 1, "the step itself built at most one card"
+    shown = on_screen(view)
+    assert any(not isinstance(c, MessageCard) for c in shown), "placeholders stood in"
+    settle(qtbot, view)
+    shown = on_screen(view)
+    assert shown and all(isinstance(c, MessageCard) for c in shown)
+
+
+def on_screen(view: TranscriptView) -> list[object]:
+    height = view.viewport().height()
+    return [c for c in view.live_cards()
+            if c.geometry().bottom() >= 0 and c.geometry().top() < height]

@@ -185,14 +185,14 @@ class AnchoredScroll(QAbstractScrollArea):
             self._in_layout = False
         self._relayout(anchor=(row, offset))
 
-    def _relayout(self, anchor: Anchor | None = None) -> None:
+    def _relayout(self, anchor: Anchor | None = None, scrolling: bool = False) -> None:
         """Build the cards near the viewport, measure them and keep the anchor row still."""
         if self._in_layout or not self.rows:
             return
         self._in_layout = True
         try:
             bar = self.verticalScrollBar()
-            budget = Budget.for_turn()  # shared by the passes while heights settle
+            budget = Budget.for_turn(scrolling)  # shared by the passes while heights settle
             for _ in range(4):
                 at_end = bar.value() >= bar.maximum() > 0 and anchor is None
                 row, offset = anchor or self._anchor()
@@ -216,7 +216,9 @@ class AnchoredScroll(QAbstractScrollArea):
 
     # -- Qt events ------------------------------------------------------------------------
     def scrollContentsBy(self, dx: int, dy: int) -> None:
-        self._relayout()
+        # The step itself shows placeholders for most new rows and paints at once;
+        # their cards follow on the next turns (the frames stay short while scrolling).
+        self._relayout(scrolling=True)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
