@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from graph_trees import generated_conversation
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from explorer.app.demo import load_demo
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
-from explorer.ui.graph.model import F_RUN, F_SIDE
+from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_RUN, F_SIDE
 from explorer.ui.graph.view import down, left, right
 
 
@@ -183,6 +183,35 @@ def test_V1_the_turn_view_keeps_no_per_message_records_and_still_refolds(
         again = w.data
         assert again is not None and again.turn_view is not None
         assert again.turn_view.source.messages == []
+    finally:
+        w.shutdown()
+        store.close()
+
+
+def test_V1_a_model_change_tag_never_hides_a_neighbouring_box(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The demo's regenerated answer (another model) is the tip, with its sibling right of it:
+    the ``⇄ model`` tag goes over the tip's corner instead of over the sibling's text."""
+    store = Store(tmp_path / "demo.db")
+    cid = load_demo(store)
+    w = _open(qtbot, store, cid)
+    try:
+        m = w.view.model
+        assert m is not None and m.turns is not None
+        (i,) = m.turns.model_changes
+        assert m.node_at(m.xs[i] + COL_W, m.ys[i]) >= 0, "a box stands right of it"
+        w.view.set_scale(1.0)
+        w.view.center_on_node(i)
+        image = QImage(w.view.viewport().size(), QImage.Format.Format_ARGB32)
+        w.view.viewport().render(image, QPoint(0, 0))
+        assert w.view.item is not None
+        tags = w.view.item.labels.models
+        assert [text for _, text in tags] == ["⇄ claude-opus-4-1"]
+        for k in range(len(m)):
+            corner = w.view.mapFromScene(m.xs[k] - BOX_W / 2, m.ys[k] - BOX_H / 2)
+            box = QRectF(corner.x(), corner.y(), BOX_W, BOX_H)  # at 100 %
+            assert not tags[0][0].intersects(box), f"the tag covers box {k}"
     finally:
         w.shutdown()
         store.close()

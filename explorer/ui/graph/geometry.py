@@ -189,7 +189,8 @@ def _collect_edges(model: GraphModel, col: _Collector) -> None:
             continue
         ym = yp + ROW_H / 2
         col.add(key, "edges", xp, yp + half, xp, ym)
-        col.span("edges", yp, min(xp, xs[kids[0]]), max(xp, xs[kids[-1]]), ym)
+        kid_xs = [xs[c] for c in kids]  # in the model's order, not always left to right
+        col.span("edges", yp, min(xp, *kid_xs), max(xp, *kid_xs), ym)
         for c in kids:
             xc = xs[c]
             active = flags[c] & F_ACTIVE

@@ -49,6 +49,7 @@ class LabelPainter:
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
         self.memos: list[tuple[QRectF, str]] = []  # notes drawn in the last paint
+        self.models: list[tuple[QRectF, str]] = []  # model changes drawn in the last paint
         self.room = float(NAME_CHARS_PX)
         self._taken: dict[tuple[int, int], list[Box]] = {}
         self._bounds: Box | None = None
@@ -72,6 +73,7 @@ class LabelPainter:
         self.agent_boxes = []
         self.named = []
         self.memos = []
+        self.models = []
         self._taken = {}
         device = painter.device()
         self._ratio = device.devicePixelRatioF() if device is not None else 1.0
@@ -230,9 +232,12 @@ class LabelPainter:
 
     def _model(self, painter: QPainter, m: GraphModel, i: int, name: str,
                pal: GraphPalette) -> None:
-        """``⇄ claude-opus-4-7`` right of a node whose answers came from a new model."""
+        """``⇄ claude-opus-4-7`` right of a node whose answers came from a new model; over its
+        top-right corner, or under it, when a box stands to its right (the tag would hide it)."""
         rx, ry = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
-        cx, _ = self._at(m.xs[i], m.ys[i])
+        cx, cy = self._at(m.xs[i], m.ys[i])
+        lx, ty = self._at(m.xs[i] - BOX_W / 2, m.ys[i] - BOX_H / 2)
+        _, by = self._at(m.xs[i], m.ys[i] + BOX_H / 2)
         key = ("model", name, self.room, self._ratio)
         made = self._made.get(key)
         if made is None:
@@ -240,9 +245,16 @@ class LabelPainter:
             made = self._made_for(key, lambda: _Look(text, 3, _veil(pal), pal.muted_text,
                                                      pal.muted_text, False, False),
                                   self.metrics.horizontalAdvance(text) + 8, 15)
-        box = self._inside_view((max(rx, cx + 8) + 4, ry - 7, made[1], 15))
-        if self._free(box):
-            self._blit(painter, box, made)
+        w = made[1]
+        right = [] if m.node_at(m.xs[i] + COL_W, m.ys[i]) >= 0 else [
+            (max(rx, cx + 8) + 4, ry - 7, w, 15.0)]
+        for box in (*right, (max(rx, cx + 8) - w, min(ty, cy - 6) - 17, w, 15.0),
+                    (min(lx, cx + 8), max(by, cy + 6) + 2, w, 15.0)):
+            box = self._inside_view(box)
+            if self._free(box):
+                self._blit(painter, box, made)
+                self.models.append((QRectF(*box), made[2]))
+                return
 
     def _branch(self, painter: QPainter, m: GraphModel, pal: GraphPalette, i: int) -> None:
         key = ("branch", i, self._ratio)
