@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from explorer.app.tree_text import TreeMarks
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.store.turn_reads import SubagentInfo, TurnSource, read_turn_source
-from explorer.tree.turn_grouping import group_turns
+from explorer.store.turn_reads import (
+    SubagentInfo,
+    TurnSource,
+    read_previews,
+    read_turn_source,
+)
+from explorer.tree.turn_grouping import group_columns
 from explorer.tree.turn_labels import chips, first_words, top_tools
 from explorer.tree.turn_runs import MIN_RUN, TurnProjection, collapse_runs
 
@@ -39,9 +45,11 @@ def kept_messages(marks: TreeMarks) -> set[Hashable]:
 def turn_view(
     store: Store, conv_id: int, expanded: Collection[Hashable] = (), min_run: int = MIN_RUN
 ) -> TurnView:
-    source = read_turn_source(store.reader, conv_id)
+    read = read_turn_source(store.reader, conv_id)
     marks = tree_marks(store, conv_id)
-    tree = group_turns(source.messages)
+    assert read.columns is not None
+    tree = group_columns(read.columns, partial(read_previews, store.reader))
+    source = TurnSource(None, read.subagents)
     projection = collapse_runs(tree, kept_messages(marks) | set(expanded), min_run)
     return TurnView(conv_id, source, projection, marks)
 

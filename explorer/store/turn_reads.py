@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from array import array
+from bisect import bisect_left
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from explorer.tree.turn_view import TurnInput, opens_turn
-
-_SEP = "\x1f"
+from explorer.store.turn_columns import read_snapshot, read_turn_columns
+from explorer.tree.turn_source import TurnColumns
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class SubagentInfo:
 
 @dataclass(frozen=True)
 class TurnSource:
-    messages: list[TurnInput]
+    columns: TurnColumns | None  # None once grouped: the turn tree is all that is kept
     subagents: dict[Hashable, SubagentInfo]  # by root message id
 
 
@@ -56,47 +57,25 @@ def read_subagents(conn: sqlite3.Connection, conv_id: int) -> dict[Hashable, Sub
 
 
 def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
-    subagents = read_subagents(conn, conv_id)
-    out: list[TurnInput] = []
-    # Roles, models and tool lists repeat on every message: one object each, not 100,000.
-    words: dict[str, str] = {}
-    tool_lists: dict[str, tuple[str, ...]] = {}
-    for (mid, parent, role, preview, meta_record, model, has_parts, calls_n, errors, others,
-         texts, names) in conn.execute(_MESSAGES_WITH_PARTS, (conv_id, conv_id)):
-        sub = subagents.get(mid)
-        result_only = others == 0 and bool(has_parts)
-        role = words.setdefault(role, role)
-        model = words.setdefault(model, model) if model is not None else None
-        out.append(TurnInput(
-            mid, parent, role, preview,
-            prompt=meta_record is None and opens_turn(role, result_only, preview),
-            has_text=texts > 0, tool_calls=calls_n, tool_errors=errors,
-            tools=tool_lists.setdefault(names, tuple(names.split(_SEP))) if names else (),
-            subagent=sub.name if sub else None, spawned_by=sub.call_message if sub else None,
-            model=model if role == "assistant" else None, record=meta_record is not None,
-        ))  # fmt: skip
-    return TurnSource(out, subagents)
+    """The conversation's messages as turn columns, read in one snapshot."""
+    with read_snapshot(conn):
+        subagents = read_subagents(conn, conv_id)
+        columns = read_turn_columns(conn, conv_id)
+    ids = cast("array[int]", columns.ids)
+    for root, sub in subagents.items():
+        at = bisect_left(ids, cast(int, root))
+        if at < len(ids) and ids[at] == root:
+            columns.subagents[at] = (sub.name, sub.call_message)
+    return TurnSource(columns, subagents)
 
 
-# Each message with its parts' counts, joined in SQLite: by message, tool calls, error
-# results, parts that are not results, text parts and the called tools' names (no
-# Python dict of 100,000 count tuples on the side).
-_MESSAGES_WITH_PARTS = (
-    "SELECT m.id, m.parent_id, m.role, coalesce(m.preview, ''), "
-    "coalesce(json_extract(m.source_meta, '$.meta_record'), CASE WHEN "
-    "json_extract(m.source_meta, '$.isCompactSummary') THEN 'compact_summary' END), "
-    "m.model, c.message_id IS NOT NULL, coalesce(c.calls, 0), coalesce(c.errors, 0), "
-    "coalesce(c.others, 0), coalesce(c.texts, 0), coalesce(c.names, '') "
-    "FROM messages m LEFT JOIN ("
-    " SELECT p.message_id, sum(p.kind = 'tool_use') AS calls, "
-    " sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0) AS errors, "
-    " sum(p.kind != 'tool_result') AS others, sum(p.kind = 'text') AS texts, "
-    " group_concat(CASE WHEN p.kind = 'tool_use' THEN coalesce(p.tool_name, 'tool') END, "
-    f" char({ord(_SEP)})) AS names "
-    " FROM parts p JOIN messages pm ON pm.id = p.message_id WHERE pm.conversation_id = ? "
-    " GROUP BY p.message_id) c ON c.message_id = m.id "
-    "WHERE m.conversation_id = ? ORDER BY m.id"
-)
+def read_previews(conn: sqlite3.Connection, ids: list[Hashable]
+                  ) -> dict[Hashable, tuple[str, str]]:
+    """(role, preview) of the given messages: the few whose words label the turns."""
+    rows = conn.execute(
+        "SELECT id, role, coalesce(preview, '') FROM messages "
+        "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+    return {mid: (role, preview) for mid, role, preview in rows}
 
 
 def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:

@@ -36,9 +36,10 @@ class IdIndex(Mapping[Hashable, int]):
     Ids that are not integers (only small hand-made trees have them) go to a dict.
     """
 
-    __slots__ = ("_keys", "_other", "_values")
+    __slots__ = ("_base", "_keys", "_other", "_values")
 
     def __init__(self, ids: Sequence[Hashable], values: Sequence[int]) -> None:
+        self._base = -1
         whole = [i for i, x in enumerate(ids) if type(x) is int]
         order = sorted(whole, key=lambda i: cast(int, ids[i]))
         self._keys = array("q", [cast(int, ids[i]) for i in order])
@@ -49,6 +50,17 @@ class IdIndex(Mapping[Hashable, int]):
         if len(order) > 1 and any(self._keys[k] == self._keys[k + 1]
                                   for k in range(len(self._keys) - 1)):
             self._dedupe(ids, values)
+
+    @classmethod
+    def from_sorted(cls, keys: array[int], values: array[int]) -> IdIndex:
+        """An index over ids already ascending and distinct (a store read ``ORDER BY id``):
+        the arrays are kept as they are, and ids that are one contiguous range (a
+        conversation imported at once) are found by offset instead of by bisection."""
+        index = cls.__new__(cls)
+        index._keys, index._values, index._other = keys, values, {}
+        dense = len(keys) > 0 and keys[-1] - keys[0] == len(keys) - 1
+        index._base = keys[0] if dense else -1
+        return index
 
     def _dedupe(self, ids: Sequence[Hashable], values: Sequence[int]) -> None:
         """Repeated ids keep their last value, as a dict built from the pairs would."""
@@ -63,6 +75,9 @@ class IdIndex(Mapping[Hashable, int]):
     def _find(self, key: object) -> int:
         if type(key) is not int:
             return -1
+        if self._base >= 0:
+            k = key - self._base
+            return k if 0 <= k < len(self._keys) else -1
         keys = self._keys
         k = bisect_left(keys, key)
         return k if k < len(keys) and keys[k] == key else -1

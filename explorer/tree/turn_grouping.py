@@ -2,94 +2,106 @@
 
 A turn opens at a prompt (see :func:`opens_turn`) and holds everything up to the next one;
 subagent transcripts hang off the call that spawned them rather than counting as roots.
+The walk reads :class:`TurnColumns` by position, so it makes no object per message; the
+words of the turns' labels are read afterwards, for one prompt and one answer a turn.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Sequence
 
-from explorer.tree.columns import IdIndex, csr, id_column
+from explorer.tree.columns import IdIndex, csr
 from explorer.tree.turn_labels import answer_words, prompt_words
+from explorer.tree.turn_source import (
+    ANSWER,
+    PROMPT,
+    RECORD,
+    SYSTEM,
+    Previews,
+    TurnColumns,
+    columns_from_inputs,
+)
 from explorer.tree.turn_view import TurnInput, TurnTree
 
 
 class _Builder:
     """Fills a tree's columns; only the newest turn is ever open (a walk finishes one chain
-    before it starts the next), so its words and tools are kept here until it closes."""
+    before it starts the next), so its counts and tools are kept here until it closes."""
 
-    def __init__(self, tree: TurnTree) -> None:
-        self.tree = tree
-        self.order: list[Hashable] = []
-        self.seen: set[Hashable] = set()  # messages placed so far
+    def __init__(self, cols: TurnColumns, tree: TurnTree) -> None:
+        self.cols, self.tree = cols, tree
+        self.order = array("i")  # positions, turn by turn
+        self.turn_at = array("i", [-1]) * len(cols)  # by position
+        self.labels = array("i")  # by turn: the message whose words label it, -1: none
+        self.answers = array("i")  # by turn: the message whose words answer it, -1: none
         self.agents: dict[str, int] = {}
-        self.models: dict[str, int] = {}
-        self.words: dict[str, int] = {}
         self.current = -1
         self._reset()
 
     def _reset(self) -> None:
-        self.prompt = self.answer = ""
+        self.label = self.answer = -1
         self.calls = self.errors = 0
-        self.tools: dict[str, int] = {}
+        self.tools: dict[int, int] = {}
         self.first_model = self.last_model = 0
 
-    def open(self, m: TurnInput, parent_turn: int) -> int:
+    def open(self, i: int, parent_turn: int) -> int:
         self.close()
         tree = self.tree
         t = len(tree.parent)
         self.current = t
         tree.parent.append(parent_turn)
-        tree.records_only.append(1 if m.record else 0)
+        tree.records_only.append(1 if self.cols.bits[i] & RECORD else 0)
         agent = tree.agent_index[parent_turn] if parent_turn >= 0 else -1
-        if m.subagent is not None:
-            tree.subagent[t] = m.subagent
-            if m.spawned_by is not None:
-                tree.spawned_by[t] = m.spawned_by
-            if m.subagent:
-                agent = self.agents.setdefault(m.subagent, len(self.agents))
+        sub = self.cols.subagents.get(i)
+        if sub is not None:
+            name, call = sub
+            tree.subagent[t] = name
+            if call is not None:
+                tree.spawned_by[t] = call
+            if name:
+                agent = self.agents.setdefault(name, len(self.agents))
         elif parent_turn < 0:
             tree.roots.append(t)
         tree.agent_index.append(agent)
         return t
 
-    def join(self, m: TurnInput, t: int) -> None:
+    def join(self, i: int, t: int) -> None:
         assert t == self.current, "a chain continues only the turn just opened"
-        self.order.append(m.id)
-        self.seen.add(m.id)
-        self._absorb(m)
-
-    def _absorb(self, m: TurnInput) -> None:
-        tree, t = self.tree, self.current
-        first = self.tree.starts[t] == len(self.order) - 1
+        cols, tree = self.cols, self.tree
+        first = tree.starts[t] == len(self.order)
+        self.order.append(i)
+        self.turn_at[i] = t
+        bits = cols.bits[i]
         records_only = tree.records_only[t]
-        if (first and (m.prompt or m.role == "system")) or (m.prompt and records_only):
-            words = prompt_words(m.preview)
-            self.prompt = words if m.prompt else f"[{m.role}] {words}"
-        tree.records_only[t] = 1 if records_only and m.record else 0
-        if m.role == "assistant" and m.has_text and m.preview:
-            self.answer = answer_words(m.preview)
-        if m.model:
-            k = self.models.setdefault(m.model, len(self.models) + 1)
-            self.first_model = self.first_model or k
-            self.last_model = k
-        self.calls += m.tool_calls
-        self.errors += m.tool_errors
-        for name in m.tools:
-            self.tools[name] = self.tools.get(name, 0) + 1
+        if (first and bits & (PROMPT | SYSTEM)) or (bits & PROMPT and records_only):
+            self.label = i
+        if records_only and not bits & RECORD:
+            tree.records_only[t] = 0
+        if bits & ANSWER:
+            self.answer = i
+        model = cols.models[i]
+        if model:
+            self.first_model = self.first_model or model
+            self.last_model = model
+        self.calls += cols.calls[i]
+        self.errors += cols.errors[i]
+        items, tools = cols.tool_items, self.tools
+        for k in range(cols.tool_starts[i], cols.tool_starts[i + 1]):
+            tools[items[k]] = tools.get(items[k], 0) + 1
 
     def close(self) -> None:
-        """Write the open turn's words and counts, in turn order."""
+        """Write the open turn's counts, in turn order."""
         if self.current < 0:
             return
         tree = self.tree
         tree.starts.append(len(self.order))
-        tree.prompts.append(self.prompt)
-        tree.answers.append(self.answer)
+        self.labels.append(self.label)
+        self.answers.append(self.answer)
         tree.calls.append(self.calls)
         tree.errors.append(self.errors)
-        for name, n in self.tools.items():
-            tree.tool_names.append(self.words.setdefault(name, len(self.words)))
+        for word, n in self.tools.items():
+            tree.tool_names.append(word)
             tree.tool_counts.append(n)
         tree.tool_starts.append(len(tree.tool_counts))
         tree.first_model.append(self.first_model)
@@ -97,93 +109,96 @@ class _Builder:
         self.current = -1
         self._reset()
 
-    def finish(self) -> None:
-        self.close()
-        tree = self.tree
-        tree.agent_names = list(self.agents)
-        tree.model_names = ["", *self.models]
-        tree.tool_words = list(self.words)
-        tree.prompts.freeze()
-        tree.answers.freeze()
-
-
-_Kids = dict[Hashable, "TurnInput | list[TurnInput]"]
-"""Children by parent id: the one child itself, or a list when a branch has several (a
-list per message would cost ~9 MB on a 100,000-message session)."""
-
 
 def group_turns(messages: Sequence[TurnInput]) -> TurnTree:
     """Contract the message forest into turn nodes (see the module docstring)."""
-    by_id = {m.id: m for m in messages}
-    kids: _Kids = {}
-    starts: list[TurnInput] = []
-    for m in messages:
-        if m.subagent is not None or m.parent_id is None or m.parent_id not in by_id:
-            starts.append(m)
-            continue
-        got = kids.get(m.parent_id)
-        if got is None:
-            kids[m.parent_id] = m
-        elif isinstance(got, list):
-            got.append(m)
-        else:
-            kids[m.parent_id] = [got, m]
+    return group_columns(*columns_from_inputs(messages))
+
+
+def group_columns(cols: TurnColumns, previews: Previews) -> TurnTree:
+    """Group columns into turns; ``previews`` is asked for the labelling messages' words."""
+    n = len(cols)
+    linked = array("i", cols.parents)  # a subagent's root starts a walk of its own
+    for i in cols.subagents:
+        linked[i] = -1
+    kid_starts, kids = csr(linked)
     tree = TurnTree()
-    build = _Builder(tree)
-    _walk(build, starts, kids)
-    if len(build.seen) < len(messages):  # parent cycles: cut each at its first message
-        for m in messages:
-            if m.id not in build.seen:
-                _walk(build, [m], kids)
-    build.finish()
-    del kids, starts
-    build.seen.clear()
-    tree.order = id_column(build.order)
-    build.order.clear()
-    turn_at = array("i", bytes(4 * len(tree.order)))
-    for t in range(len(tree.parent)):
-        for k in range(tree.starts[t], tree.starts[t + 1]):
-            turn_at[k] = t
-    tree.turn_of = IdIndex(tree.order, turn_at)
-    _link_sides(tree, tree.turn_of, by_id)
+    build = _Builder(cols, tree)
+    _walk(build, [i for i in range(n) if linked[i] < 0], kid_starts, kids, linked)
+    if len(build.order) < n:  # parent cycles: cut each at its first message
+        for i in range(n):
+            if build.turn_at[i] < 0:
+                _walk(build, [i], kid_starts, kids, linked)
+    build.close()
+    _words(tree, cols, build, previews)
+    tree.agent_names = list(build.agents)
+    tree.model_names = list(cols.model_names)
+    tree.tool_words = list(cols.tool_words)
+    ids = cols.ids
+    if isinstance(ids, array):
+        tree.order = array("q", map(ids.__getitem__, build.order))
+    else:
+        tree.order = [ids[i] for i in build.order]
+    tree.turn_of = (IdIndex.from_sorted(ids, build.turn_at)
+                    if cols.ids_sorted and isinstance(ids, array)
+                    else IdIndex(ids, build.turn_at))
+    _link_sides(tree)
     return tree
 
 
-def _walk(build: _Builder, starts: Iterable[TurnInput], kids: _Kids) -> None:
-    """Depth first from ``starts``; each message joins its parent's turn or opens one."""
-    stack: list[tuple[TurnInput, int]] = [(m, -1) for m in reversed(list(starts))]
-    seen = build.seen
-    while stack:
-        m, parent_turn = stack.pop()
-        if m.id in seen:
+def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: array[int],
+          linked: array[int]) -> None:
+    """Depth first from ``starts``; each message joins its parent's turn or opens one.
+
+    A message opens a turn when it starts a walk, is a subagent's root, is one of several
+    children, or is a prompt below anything but tools' own records (Claude Code writes a
+    file snapshot above each prompt, so a session does not start with a node for them).
+    """
+    todo = array("i", reversed(starts))
+    turns = array("i", [-1]) * len(todo)  # the turn each waiting message's parent is in
+    seen, bits, records_only = build.turn_at, build.cols.bits, build.tree.records_only
+    while todo:
+        i, t = todo.pop(), turns.pop()
+        if seen[i] >= 0:
             continue
-        t = parent_turn
-        if _opens(m, t, build.tree, kids):
-            t = build.open(m, parent_turn)
-        build.join(m, t)
-        children = kids.get(m.id)
-        if isinstance(children, list):
-            stack.extend((c, t) for c in reversed(children))
-        elif children is not None:
-            stack.append((children, t))
-        del m
+        p = linked[i]
+        if (t < 0 or kid_starts[p + 1] - kid_starts[p] > 1
+                or (bits[i] & PROMPT and not records_only[t])):
+            t = build.open(i, t)
+        build.join(i, t)
+        first, last = kid_starts[i], kid_starts[i + 1]
+        if last - first == 1:
+            todo.append(kids[first])
+            turns.append(t)
+        elif last > first:
+            todo.extend(reversed(kids[first:last]))
+            turns.extend(array("i", [t]) * (last - first))
 
 
-def _opens(m: TurnInput, t: int, tree: TurnTree, kids: _Kids) -> bool:
-    """Whether ``m`` opens a turn node rather than joining its parent's (``t``). A prompt
-    joins a turn that so far holds only tools' own records (Claude Code writes a file
-    snapshot above each prompt), so a session does not start with a node of its own for them."""
-    if t < 0 or m.subagent is not None or isinstance(kids[m.parent_id], list):
-        return True
-    return m.prompt and not tree.records_only[t]
+def _words(tree: TurnTree, cols: TurnColumns, build: _Builder, previews: Previews) -> None:
+    """Each turn's prompt and answer words, from the previews of the messages that give them."""
+    ids = cols.ids
+    wanted = sorted({i for i in (*build.labels, *build.answers) if i >= 0})
+    said = previews([ids[i] for i in wanted])
+    for label, answer in zip(build.labels, build.answers, strict=True):
+        if label >= 0:
+            role, text = said.get(ids[label], ("", ""))
+            words = prompt_words(text)
+            tree.prompts.append(words if cols.bits[label] & PROMPT else f"[{role}] {words}")
+        else:
+            tree.prompts.append("")
+        tree.answers.append(answer_words(said.get(ids[answer], ("", ""))[1])
+                            if answer >= 0 else "")
+    tree.prompts.freeze()
+    tree.answers.freeze()
 
 
-def _link_sides(tree: TurnTree, turn_of: Mapping[Hashable, int],
-                by_id: Mapping[Hashable, TurnInput]) -> None:
+def _link_sides(tree: TurnTree) -> None:
     """Hang each subagent's first turn off the turn holding its call (or keep it apart)."""
+    turn_of = tree.turn_of
     for t in sorted(tree.subagent):
         call = tree.spawned_by.get(t)
-        owner = turn_of.get(call) if call is not None and call in by_id else None
+        owner = turn_of.get(call) if call is not None else None
         if owner is None or _inside(tree, owner, t):
             tree.spawned_by.pop(t, None)
             tree.side_roots.append(t)

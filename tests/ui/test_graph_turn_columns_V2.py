@@ -28,7 +28,7 @@ PER_NODE = 64  # bytes: positions, flags, styles, layout and grid, all in arrays
 
 def _view(messages: int) -> TurnView:
     proj = collapse_runs(group_turns(deep_session(messages)))
-    return TurnView(1, TurnSource([], {}), proj, TreeMarks())
+    return TurnView(1, TurnSource(None, {}), proj, TreeMarks())
 
 
 def test_V2_the_turn_model_of_20k_messages_keeps_no_strings_per_node() -> None:

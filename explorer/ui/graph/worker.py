@@ -11,15 +11,21 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Literal
 
 from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.store.turn_reads import TurnSource, read_turn_source, subagent_links
+from explorer.store.turn_reads import (
+    TurnSource,
+    read_previews,
+    read_turn_source,
+    subagent_links,
+)
 from explorer.tree.spine_layout import spine_layout
-from explorer.tree.turn_grouping import group_turns
+from explorer.tree.turn_grouping import group_columns
 from explorer.tree.turn_runs import collapse_runs
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
@@ -126,12 +132,12 @@ def build_turn_graph(
         source, tree = previous.source, previous.projection.tree
     else:
         read = read_turn_source(store.reader, conv_id)
+        assert read.columns is not None
         _check(cancelled)
-        tree = group_turns(  # archived branches: folded (T6)
-            [m for m in read.messages if m.id not in view_marks.hidden])
-        # Once grouped, the per-message inputs are not needed again (a re-fold reuses the
-        # grouping): keep only the subagents, not 100,000 records (~26 MB on the deep session).
-        source = TurnSource([], read.subagents)
+        tree = group_columns(  # archived branches: folded (T6)
+            read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
+        # Once grouped, the columns are not needed again (a re-fold reuses the grouping).
+        source = TurnSource(None, read.subagents)
         del read
     _check(cancelled)
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))

@@ -4,13 +4,15 @@ the person's prompt."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from explorer.app.importing import import_paths
 from explorer.formats import claude_code
 from explorer.store import Store
-from explorer.store.turn_reads import read_turn_source
-from explorer.tree.turn_grouping import group_turns
+from explorer.store.turn_reads import read_previews, read_turn_source
+from explorer.tree.turn_grouping import group_columns
+from explorer.tree.turn_source import PROMPT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "meta_records.jsonl"
 
@@ -27,13 +29,14 @@ def test_claude_code_meta_records_open_no_turn(tmp_path: Path) -> None:
     store = Store(tmp_path / "explorer.db")
     try:
         (outcome,) = import_paths(store, [FIXTURE]).conversations
-        source = read_turn_source(store.reader, outcome.conversation_id)
-        prompts = [m.id for m in source.messages if m.prompt]
+        cols = read_turn_source(store.reader, outcome.conversation_id).columns
+        assert cols is not None
+        prompts = [cols.ids[i] for i in range(len(cols)) if cols.bits[i] & PROMPT]
         by_id = {m.id: m for m in store.path(outcome.conversation_id, max(prompts))}
         assert [by_id[p].text.split("\n")[0] for p in prompts] == [
             "<command-name>/model</command-name>", "Why is the CI red?",
             "<command-name>/exit</command-name>"]
-        tree = group_turns(source.messages)
+        tree = group_columns(cols, partial(read_previews, store.reader))
         # the caveat with /model and its output (a record joins the prompt below it, no node
         # of its own); the prompt with the skill text and answer; /exit
         assert [len(t.messages) for t in tree.turns] == [3, 3, 2]

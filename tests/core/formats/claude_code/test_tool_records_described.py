@@ -13,6 +13,7 @@ from explorer.app.meta_records import folded_preview, meta_record
 from explorer.formats import claude_code, codex
 from explorer.store import Store
 from explorer.store.turn_reads import read_turn_source
+from explorer.tree.turn_source import PROMPT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tool_records.jsonl"
 
@@ -45,9 +46,10 @@ def test_V1_a_compaction_summary_opens_no_turn(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.db")
     try:
         (outcome,) = import_paths(store, [FIXTURE]).conversations
-        source = read_turn_source(store.reader, outcome.conversation_id)
+        cols = read_turn_source(store.reader, outcome.conversation_id).columns
+        assert cols is not None
         by_source = {m.id: m.source_id for m in store.path(outcome.conversation_id)}
-        prompts = [by_source[t.id] for t in source.messages if t.prompt]
+        prompts = [by_source[cols.ids[i]] for i in range(len(cols)) if cols.bits[i] & PROMPT]
         assert prompts == ["u1", "u2", "u3"]  # not the skill note, the marker or the summary
     finally:
         store.close()
