@@ -13,49 +13,43 @@ import json
 import sqlite3
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import accumulate
 
 from explorer.tree.turn_source import TurnColumns
 from explorer.tree.turn_view import NOT_PROMPTS
 
 _WS = "' ' || char(9, 10, 11, 12, 13)"  # what str.lstrip() strips, in ASCII
-_NOT_PROMPT = " OR ".join(
-    f"substr(ltrim(m.preview, {_WS}), 1, {len(p)}) = :np{k}" for k, p in enumerate(NOT_PROMPTS))
+_HEAD = max(len(p) for p in NOT_PROMPTS)
+_NOT_PROMPT = " OR ".join(f"substr(head, 1, {len(p)}) = :np{k}" for k, p in enumerate(NOT_PROMPTS))
 
 _MESSAGES = f"""
-WITH m AS (
-  SELECT id, parent_id, role, coalesce(preview, '') AS preview, model,
-    coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN
-      json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END)
-      IS NOT NULL AS record
-  FROM messages WHERE conversation_id = :conv),
-pos AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM m),
-c AS (
-  SELECT p.message_id, sum(p.kind = 'tool_use') AS calls,
-    sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0) AS errors,
-    sum(p.kind != 'tool_result') AS others, sum(p.kind = 'text') AS texts
-  FROM parts p JOIN messages pm ON pm.id = p.message_id WHERE pm.conversation_id = :conv
-  GROUP BY p.message_id),
-models AS ({"SELECT model, row_number() OVER (ORDER BY model) AS k FROM ("
-            "SELECT DISTINCT model FROM m WHERE role = 'assistant' AND model != '')"}),
+WITH models AS (
+  SELECT model, row_number() OVER (ORDER BY model) AS k FROM (SELECT DISTINCT model
+  FROM messages WHERE conversation_id = :conv AND role = 'assistant' AND model != '')),
 rows AS (
-  SELECT m.id, coalesce(pos.k, -1) AS parent,
-    (m.role = 'user' AND NOT m.record AND NOT (c.message_id IS NOT NULL AND c.others = 0)
-      AND NOT ({_NOT_PROMPT}))
-    | ((m.role = 'assistant' AND coalesce(c.texts, 0) > 0 AND m.preview != '') << 1)
-    | (m.record << 2) | ((m.role = 'system') << 3) AS bits,
-    coalesce(c.calls, 0) AS calls, coalesce(c.errors, 0) AS errors,
-    coalesce(models.k, 0) AS model,
-    sum(coalesce(c.calls, 0)) OVER (ORDER BY m.id ROWS UNBOUNDED PRECEDING) AS tools_end
-  FROM m LEFT JOIN c ON c.message_id = m.id LEFT JOIN pos ON pos.id = m.parent_id
-  LEFT JOIN models ON models.model = m.model AND m.role = 'assistant'
-  ORDER BY m.id)
-SELECT group_concat(printf('%016x', id), ''),
-  group_concat(printf('%08x', parent & 4294967295), ''), group_concat(printf('%02x', bits), ''),
+  SELECT m.id, coalesce(m.parent_id, -1) AS parent, m.role, m.model,
+    coalesce(json_extract(m.source_meta, '$.meta_record'), CASE WHEN
+      json_extract(m.source_meta, '$.isCompactSummary') THEN 'compact_summary' END)
+      IS NOT NULL AS record,
+    CASE WHEN m.role = 'user' THEN substr(ltrim(m.preview, {_WS}), 1, {_HEAD}) END AS head,
+    coalesce(m.preview, '') != '' AS said, count(p.id) AS parts,
+    coalesce(sum(p.kind = 'tool_use'), 0) AS calls,
+    coalesce(sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), 0) AS errors,
+    coalesce(sum(p.kind != 'tool_result'), 0) AS others,
+    coalesce(sum(p.kind = 'text'), 0) AS texts
+  FROM messages m LEFT JOIN parts p ON p.message_id = m.id
+  WHERE m.conversation_id = :conv GROUP BY m.id ORDER BY m.id)
+SELECT group_concat(printf('%016x', id), ''), group_concat(printf('%016x', parent), ''),
+  group_concat(printf('%02x',
+    (role = 'user' AND NOT record AND NOT (parts > 0 AND others = 0) AND NOT ({_NOT_PROMPT}))
+    | ((role = 'assistant' AND texts > 0 AND said) << 1) | (record << 2)
+    | ((role = 'system') << 3)), ''),
   group_concat(printf('%08x', calls), ''), group_concat(printf('%08x', errors), ''),
-  group_concat(printf('%08x', model), ''), group_concat(printf('%08x', tools_end), '')
-FROM rows
+  group_concat(printf('%08x', coalesce(mo.k, 0)), '')
+FROM rows LEFT JOIN models mo ON mo.model = rows.model AND rows.role = 'assistant'
 """
 # A subquery with ORDER BY under an aggregate is never flattened into it (SQLite's rule),
 # so each group_concat sees the rows in id order.
@@ -96,20 +90,36 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
     """The messages in id order; run it inside :func:`read_snapshot` with any other read."""
     params: dict[str, object] = {"conv": conv_id}
     params.update({f"np{k}": p for k, p in enumerate(NOT_PROMPTS)})
-    ids, parents, bits, calls, errors, models, tools_end = conn.execute(
-        _MESSAGES, params).fetchone()
+    ids, parents, bits, calls, errors, models = conn.execute(_MESSAGES, params).fetchone()
     names = conn.execute(_MODEL_NAMES, {"conv": conv_id}).fetchone()[0]
     words, items = conn.execute(_TOOLS, {"conv": conv_id}).fetchone()
-    tool_starts = array("I", [0])
-    tool_starts.extend(hex_array("I", tools_end))
+    id_column = hex_array("q", ids)
+    call_column = hex_array("I", calls)
     return TurnColumns(
-        ids=hex_array("q", ids), parents=hex_array("i", parents),
-        bits=bytearray(bytes.fromhex(bits or "")), calls=hex_array("I", calls),
+        ids=id_column, parents=parent_positions(id_column, hex_array("q", parents)),
+        bits=bytearray(bytes.fromhex(bits or "")), calls=call_column,
         errors=hex_array("I", errors), models=hex_array("I", models),
-        tool_starts=tool_starts, tool_items=hex_array("I", items),
+        tool_starts=array("I", accumulate(call_column, initial=0)),
+        tool_items=hex_array("I", items),
         model_names=["", *json.loads(names or "[]")], tool_words=json.loads(words or "[]"),
         ids_sorted=True,
     )
+
+
+def parent_positions(ids: array[int], parents: array[int]) -> array[int]:
+    """Each parent id's position in ``ids`` (ascending), -1 for none or one outside them;
+    by offset when the ids are one contiguous range, as an imported conversation's are."""
+    if not ids:
+        return array("i")
+    low, high = ids[0], ids[-1]
+    if high - low == len(ids) - 1:
+        return array("i", (p - low if low <= p <= high else -1 for p in parents))
+    out = array("i", [-1]) * len(parents)
+    for i, p in enumerate(parents):
+        at = bisect_left(ids, p)
+        if at < len(ids) and ids[at] == p:
+            out[i] = at
+    return out
 
 
 def hex_array(code: str, text: str | None) -> array[int]:

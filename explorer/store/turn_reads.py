@@ -18,6 +18,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Hashable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, cast
 
 from explorer.store.turn_columns import read_snapshot, read_turn_columns
@@ -74,8 +75,8 @@ def read_previews(conn: sqlite3.Connection, ids: list[Hashable]
     """(role, preview) of the given messages: the few whose words label the turns."""
     rows = conn.execute(
         "SELECT id, role, coalesce(preview, '') FROM messages "
-        "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
-    return {mid: (role, preview) for mid, role, preview in rows}
+        "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)).fetchall()
+    return dict(zip(map(itemgetter(0), rows), map(itemgetter(slice(1, 3)), rows), strict=True))
 
 
 def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from itertools import accumulate, repeat
 from typing import Any, TypeVar, cast, overload
 
 T = TypeVar("T")
@@ -123,6 +124,15 @@ class TextColumn(Sequence[str]):
         for s in items:
             self.append(s)
 
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> TextColumn:
+        """A frozen column of ``texts``, encoded and measured in C loops, not an append each."""
+        column = cls()
+        encoded = list(map(str.encode, texts))
+        column._buf = b"".join(encoded)
+        column._ends = array("I", accumulate(map(len, encoded)))
+        return column
+
     def append(self, text: str) -> None:
         buf = self._buf
         assert isinstance(buf, bytearray), "a frozen column takes no more text"
@@ -187,18 +197,16 @@ class Lazy(Sequence[T]):
 def csr(parents: Sequence[int], keep: Callable[[int], bool] | None = None
         ) -> tuple[array[int], array[int]]:
     """Children lists as offsets: the children of ``p`` are ``items[start[p]:start[p + 1]]``,
-    in increasing index. ``keep(i)`` says which nodes count (all when None)."""
+    in increasing index. ``keep(i)`` says which nodes count (all when None).
+
+    A stable sort of the nodes by parent and a bisection per node, both looping in C: a
+    100,000-node tree is grouped without a Python loop over it."""
     n = len(parents)
-    counts = array("i", bytes(4 * (n + 1)))
-    for i, p in enumerate(parents):
-        if p >= 0 and (keep is None or keep(i)):
-            counts[p + 1] += 1
-    for i in range(n):
-        counts[i + 1] += counts[i]
-    fill = array("i", counts)
-    items = array("i", bytes(4 * counts[n]))
-    for i, p in enumerate(parents):
-        if p >= 0 and (keep is None or keep(i)):
-            items[fill[p]] = i
-            fill[p] += 1
-    return counts, items
+    if keep is not None:
+        parents = array("i", (p if keep(i) else -1 for i, p in enumerate(parents)))
+    by_parent = sorted(range(n), key=parents.__getitem__)
+    sorted_parents = sorted(parents)
+    roots = bisect_left(sorted_parents, 0)
+    linked = sorted_parents[roots:]
+    starts = array("i", map(bisect_left, repeat(linked, n + 1), range(n + 1)))
+    return starts, array("i", by_parent[roots:])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-from explorer.tree.columns import IdIndex, csr
+from explorer.tree.columns import IdIndex, TextColumn, csr
 from explorer.tree.turn_labels import answer_words, prompt_words
 from explorer.tree.turn_source import (
     ANSWER,
@@ -67,7 +67,7 @@ class _Builder:
         return t
 
     def join(self, i: int, t: int) -> None:
-        assert t == self.current, "a chain continues only the turn just opened"
+        """Add message ``i`` to turn ``t``, the one open (a chain continues only that one)."""
         cols, tree = self.cols, self.tree
         first = tree.starts[t] == len(self.order)
         self.order.append(i)
@@ -153,44 +153,45 @@ def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: arra
     A message opens a turn when it starts a walk, is a subagent's root, is one of several
     children, or is a prompt below anything but tools' own records (Claude Code writes a
     file snapshot above each prompt, so a session does not start with a node for them).
+    A chain (one child after another) is followed without a trip through the stack.
     """
     todo = array("i", reversed(starts))
     turns = array("i", [-1]) * len(todo)  # the turn each waiting message's parent is in
     seen, bits, records_only = build.turn_at, build.cols.bits, build.tree.records_only
     while todo:
         i, t = todo.pop(), turns.pop()
-        if seen[i] >= 0:
-            continue
-        p = linked[i]
-        if (t < 0 or kid_starts[p + 1] - kid_starts[p] > 1
-                or (bits[i] & PROMPT and not records_only[t])):
-            t = build.open(i, t)
-        build.join(i, t)
-        first, last = kid_starts[i], kid_starts[i + 1]
-        if last - first == 1:
-            todo.append(kids[first])
-            turns.append(t)
-        elif last > first:
-            todo.extend(reversed(kids[first:last]))
-            turns.extend(array("i", [t]) * (last - first))
+        while seen[i] < 0:
+            p = linked[i]
+            if (t < 0 or kid_starts[p + 1] - kid_starts[p] > 1
+                    or (bits[i] & PROMPT and not records_only[t])):
+                t = build.open(i, t)
+            build.join(i, t)
+            first, last = kid_starts[i], kid_starts[i + 1]
+            if last - first != 1:
+                todo.extend(reversed(kids[first:last]))
+                turns.extend(array("i", [t]) * (last - first))
+                break
+            i = kids[first]
 
 
 def _words(tree: TurnTree, cols: TurnColumns, build: _Builder, previews: Previews) -> None:
     """Each turn's prompt and answer words, from the previews of the messages that give them."""
-    ids = cols.ids
-    wanted = sorted({i for i in (*build.labels, *build.answers) if i >= 0})
+    ids, bits = cols.ids, cols.bits
+    wanted = sorted({*build.labels, *build.answers} - {-1})
     said = previews([ids[i] for i in wanted])
-    for label, answer in zip(build.labels, build.answers, strict=True):
-        if label >= 0:
-            role, text = said.get(ids[label], ("", ""))
-            words = prompt_words(text)
-            tree.prompts.append(words if cols.bits[label] & PROMPT else f"[{role}] {words}")
-        else:
-            tree.prompts.append("")
-        tree.answers.append(answer_words(said.get(ids[answer], ("", ""))[1])
-                            if answer >= 0 else "")
-    tree.prompts.freeze()
-    tree.answers.freeze()
+    none = ("", "")
+    prompts: list[str] = []
+    for i in build.labels:
+        if i < 0:
+            prompts.append("")
+            continue
+        role, text = said.get(ids[i], none)
+        words = prompt_words(text)
+        prompts.append(words if bits[i] & PROMPT else f"[{role}] {words}")
+    tree.prompts = TextColumn.of(prompts)
+    del prompts
+    tree.answers = TextColumn.of(
+        answer_words(said.get(ids[i], none)[1]) if i >= 0 else "" for i in build.answers)
 
 
 def _link_sides(tree: TurnTree) -> None:
@@ -204,9 +205,11 @@ def _link_sides(tree: TurnTree) -> None:
             tree.side_roots.append(t)
             continue
         tree.parent[t] = owner
-    side = tree.subagent
-    tree.child_starts, tree.child_items = csr(tree.parent, lambda t: t not in side)
-    tree.side_starts, tree.side_items = csr(tree.parent, side.__contains__)
+    own, side = array("i", tree.parent), array("i", [-1]) * len(tree.parent)
+    for t in tree.subagent:
+        own[t], side[t] = -1, tree.parent[t]
+    tree.child_starts, tree.child_items = csr(own)
+    tree.side_starts, tree.side_items = csr(side)
 
 
 def _inside(tree: TurnTree, t: int, top: int) -> bool:

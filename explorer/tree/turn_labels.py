@@ -27,6 +27,8 @@ def first_words(text: str, limit: int = LABEL_CHARS) -> str:
 
 
 def prompt_words(preview: str, limit: int = LABEL_CHARS) -> str:
+    if "<" not in preview:  # no tags to read past (most prompts): skip the expressions
+        return first_words(preview, limit)
     command = _COMMAND.search(preview)
     if command:
         return first_words(command.group(1), limit)

@@ -120,3 +120,30 @@ def test_an_empty_forest_projects_to_nothing() -> None:
     tree: TurnTree = proj.tree
     assert len(tree) == 0 and len(proj) == 0 and list(proj.nodes) == []
     assert list(tree.turns) == [] and tree.turn_of.get(1) is None
+
+
+def test_V2_an_index_over_sorted_ids_finds_by_offset_or_bisection_as_a_dict_would() -> None:
+    dense = IdIndex.from_sorted(array("q", range(100, 110)), array("i", range(10)))
+    sparse = IdIndex.from_sorted(array("q", [2, 5, 9, 40]), array("i", [7, 6, 5, 4]))
+    assert dict(dense) == {100 + k: k for k in range(10)}
+    assert dict(sparse) == {2: 7, 5: 6, 9: 5, 40: 4}
+    for index in (dense, sparse):
+        for key in (-1, 0, 1, 99, 110, 41, "x"):
+            assert key not in index and index.get(key) is None
+    assert dense[109] == 9 and sparse[40] == 4
+
+
+def test_V2_children_offsets_list_each_nodes_children_in_order() -> None:
+    parents = array("i", [-1, 0, 0, 1, -1, 4, 1, 0])
+    starts, items = csr(parents)
+    assert [list(items[starts[p]:starts[p + 1]]) for p in range(8)] == [
+        [1, 2, 7], [3, 6], [], [], [5], [], [], []]
+    starts, items = csr(parents, lambda i: i != 2)
+    assert list(items[starts[0]:starts[1]]) == [1, 7] and len(starts) == 9
+
+
+def test_V2_a_text_column_made_at_once_reads_as_the_strings() -> None:
+    words = ["", "turn", "ünïcode ✓", "", "a" * 70]
+    column = TextColumn.of(words)
+    assert list(column) == words and column.nbytes() == len("".join(words).encode()) + 20
+    assert column.startswith(2, "ünï") and not column.startswith(0, "x")
