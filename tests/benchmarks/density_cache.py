@@ -91,9 +91,15 @@ class ReadCache:
         return (found[0], found[1]) if found else None
 
     def put(self, key: str, value: tuple[float, float]) -> None:
+        """Keep a read, merged with what other parts running beside this one wrote since."""
         with self._lock:
             self._reads[key] = [value[0], value[1]]
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
+            try:
+                written = json.loads(self.path.read_text(encoding="utf-8"))
+            except (FileNotFoundError, ValueError):
+                written = {}
+            self._reads = {**written, **self._reads}
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(self._reads, indent=0, sort_keys=True), encoding="utf-8")
             tmp.replace(self.path)

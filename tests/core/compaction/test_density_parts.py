@@ -27,6 +27,15 @@ def test_a_read_is_kept_in_the_file_and_found_again(tmp_path: Path) -> None:
     assert density_cache.ReadCache(path).get("tesseract|a|b|False|1|x") is None
 
 
+def test_two_parts_writing_one_file_keep_each_others_reads(tmp_path: Path) -> None:
+    path = tmp_path / "reads.json"
+    first, second = density_cache.ReadCache(path), density_cache.ReadCache(path)
+    first.put("a", (0.5, 0.0))
+    second.put("b", (0.7, 1.0))
+    reread = density_cache.ReadCache(path)
+    assert reread.get("a") == (0.5, 0.0) and reread.get("b") == (0.7, 1.0)
+
+
 def test_a_broken_cache_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "reads.json"
     path.write_text("{not json", encoding="utf-8")
