@@ -11,7 +11,8 @@ Which parts an invocation reads (the rest come from the file when it holds them)
 - ``CONVO_DENSITY_LAYOUTS=0,2``: the layouts (0 = the page's own column count, 1 and 2 = one
   and two fewer; 1 and 2 only with ``CONVO_DENSITY_FULL=1``); default: all that are counted;
 - ``CONVO_DENSITY_ENGINES=tesseract,rapidocr``: default ``tesseract`` (RapidOCR is the slow one);
-- ``CONVO_DENSITY_PROVIDERS=anthropic``: the providers whose shapes are read; default all.
+- ``CONVO_DENSITY_PROVIDERS=anthropic``: the providers whose shapes are read; default all;
+- ``CONVO_DENSITY_SHAPES=shipped`` (or ``references``): which shapes are read; default both.
 
 The file is ``CONVO_DENSITY_CACHE``, default ``~/.cache/conversation-explorer/density_ocr.json``.
 """
@@ -59,6 +60,16 @@ def engines_now() -> list[str]:
 
 def providers_now() -> list[str] | None:
     return _listed("CONVO_DENSITY_PROVIDERS")
+
+
+def reads_now(provider: str, reference: bool) -> bool:
+    """Whether this invocation reads a shape of ``provider`` (a reference shape or a tier)."""
+    providers = providers_now()
+    shapes = os.environ.get("CONVO_DENSITY_SHAPES", "").strip()
+    if shapes not in ("", "shipped", "references"):
+        raise ValueError(f"CONVO_DENSITY_SHAPES is 'shipped' or 'references', not {shapes!r}")
+    kind_ok = not shapes or (shapes == "references") == reference
+    return kind_ok and (providers is None or provider in providers)
 
 
 def fingerprint(g: PageGeometry, text: str, seen: bool) -> str:

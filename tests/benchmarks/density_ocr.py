@@ -164,7 +164,6 @@ def read_all(shapes: list[Drawable], drawn: dict[str, tuple[list[SourceEntry], s
     now = engine in density_cache.engines_now()
     status = engine_status(engine) if now else None
     reading = set(density_cache.layouts_now(LAYOUTS)) if now and status is None else set()
-    providers = density_cache.providers_now()
     pending: dict[Key, list[tuple[str, Future[tuple[float, float]]]]] = {}
     found: dict[Key, list[tuple[float, float]]] = {}
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -177,7 +176,7 @@ def read_all(shapes: list[Drawable], drawn: dict[str, tuple[list[SourceEntry], s
                 hit = cache.get(tag) if cache is not None else None
                 if hit is not None:
                     found[key].append(hit)
-                elif k in reading and (providers is None or g.provider in providers):
+                elif k in reading and density_cache.reads_now(g.provider, s.reference):
                     pending[key].append((tag, pool.submit(read_layout, g, entries, text, seen,
                                                           engine)))
         for key, futures in pending.items():

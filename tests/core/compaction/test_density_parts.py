@@ -61,6 +61,14 @@ def test_parts_are_chosen_by_layout_engine_and_provider(monkeypatch: pytest.Monk
     assert density_cache.layouts_now(3) == [2, 0]
     assert density_cache.engines_now() == ["rapidocr"]
     assert density_cache.providers_now() == ["anthropic"]
+    assert density_cache.reads_now("anthropic", True)
+    assert not density_cache.reads_now("openai", False)
+    monkeypatch.setenv("CONVO_DENSITY_SHAPES", "shipped")
+    assert density_cache.reads_now("anthropic", False)
+    assert not density_cache.reads_now("anthropic", True)
+    monkeypatch.setenv("CONVO_DENSITY_SHAPES", "some")
+    with pytest.raises(ValueError, match="CONVO_DENSITY_SHAPES"):
+        density_cache.reads_now("anthropic", False)
     monkeypatch.setenv("CONVO_DENSITY_ENGINES", "easyocr")
     with pytest.raises(ValueError, match="unknown OCR engine"):
         density_cache.engines_now()
