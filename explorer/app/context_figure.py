@@ -121,6 +121,11 @@ class ContextFigure:
             self._cost_texts(ids, target, estimator)
             return
         added, unsized = cost_into(self.store.reader, ids, target, estimator, self._costs)
+        if unsized:  # an older file not sized this far yet: sized now, through the writer
+            self.store.size_parts(unsized)
+            more, unsized = cost_into(self.store.reader, unsized, target, estimator,
+                                      self._costs)
+            added += more
         self.costed += added
         if unsized:
             self._cost_texts(unsized, target, estimator)

@@ -114,6 +114,11 @@ class Store:
         target = tip if tip is not None else self.conversation(conv_id).tip_id
         return reads.path_messages(self.reader, target) if target is not None else []
 
+    def size_parts(self, message_ids: Sequence[int]) -> int:
+        """Size the messages' parts an older version wrote without sizes, now (a reader
+        that needs them does not wait for the background pass to reach them)."""
+        return self._writer.call(part_sizing.fill, len(message_ids) * 64 + 1024, message_ids)
+
     def path_ids(self, tip: int) -> list[int]:
         return self._paths.path_ids(self.reader, tip, reads.path_ids)
 

@@ -7,6 +7,7 @@ background pass; the figure summed from the sizes equals the one estimated from 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -189,24 +190,41 @@ def test_V2_a_file_from_the_previous_schema_is_sized_and_gives_the_same_figure(
             assert figure.read_texts == 0
 
 
-def test_V2_an_unsized_part_is_costed_from_its_text_until_it_is_sized(tmp_path: Path) -> None:
+def test_V2_parts_not_sized_yet_are_sized_when_the_figure_needs_them(tmp_path: Path) -> None:
     turns = _rich_turns()
     _old_file(tmp_path / "old.db", turns)
-    conn = sqlite3.connect(tmp_path / "old.db")
     with Store(tmp_path / "new.db") as fresh:
         conv = fresh.create_conversation("old")
         for turn in turns:
             fresh.append_turn(conv, turn)
-        expected = _expected(fresh, conv, TARGETS[0])
-    conn.close()
+        expected = {i: _expected(fresh, conv, t) for i, t in enumerate(TARGETS)}
     with Store(tmp_path / "old.db") as store:
         store.sizing.stop()  # as if opened while the background pass has not reached it
         store.sizing.finished.wait(60)
         store.transact(lambda c: c.execute(
             f"UPDATE parts SET {', '.join(c + ' = NULL' for c in SIZE_COLUMNS)}"))
         figure = ContextFigure(store)
-        assert figure.usage(1, TARGETS[0]).to_dict() == expected
-        assert figure.read_texts == len(store.path(1))
+        assert figure.usage(1, TARGETS[0]).to_dict() == expected[0]
+        assert figure.read_texts == 0 and figure.costed == len(store.path(1))
+        assert _assert_sized(store) == sum(len(m.parts) for turn in turns for m in turn)
+        for i, target in enumerate(TARGETS):
+            assert ContextFigure(store).usage(1, target).to_dict() == expected[i]
+
+
+def test_V2_a_redactor_the_sizes_do_not_foresee_costs_from_the_texts(tmp_path: Path) -> None:
+    def shout(messages: Any, notes: list[str]) -> list[Message]:
+        return [Message(id=m.id, parent_id=m.parent_id, role=m.role, usage=m.usage,
+                        source_meta=m.source_meta,
+                        parts=[Part(p.kind, p.text.upper() + "!!", tool_name=p.tool_name,
+                                    data=p.data, meta=p.meta) for p in m.parts])
+                for m in messages]
+
+    target = dataclasses.replace(TARGETS[0], redactor=shout)
+    with Store(tmp_path / "x.db") as store:
+        conv = _conversation(store)
+        figure = ContextFigure(store)
+        assert figure.usage(conv, target).to_dict() == _expected(store, conv, target)
+        assert figure.read_texts == len(store.path(conv))
 
 
 PARTS = st.builds(
