@@ -54,7 +54,7 @@ class Store:
         self._readers: list[sqlite3.Connection] = []
         self._paths = PathMemo()  # the window's views ask for the same path at once
         self.sizing = Backfill(self._writer)  # parts an older version wrote without sizes
-        if self._writer.call(part_sizing.has_unsized):
+        if self._writer.unsized:
             self.sizing.start()
         else:
             self.sizing.finished.set()

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from explorer.store.connection import open_connection, transaction
 from explorer.store.migrations import migrate
+from explorer.store.part_sizing import has_unsized
 
 T = TypeVar("T")
 AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, for ordinary writes
@@ -30,6 +31,7 @@ class Writer:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._checkpoint_queued = False
+        self.unsized = False
         self._pool.submit(self._open, path).result()
 
     def _open(self, path: str | Path) -> None:
@@ -38,6 +40,7 @@ class Writer:
         self._conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
         self._thread = threading.current_thread()
         migrate(self._conn)
+        self.unsized = has_unsized(self._conn)  # parts an older version wrote without sizes
 
     def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
         """Run ``fn(conn, *args, **kwargs)`` in one transaction on the writer thread."""
