@@ -85,6 +85,7 @@ class CommandBar(QWidget):
         self._history_pos: int | None = None
         self._draft = ""
         self._quiet = False
+        self._floating = False
         self.edit = CommandLine(self)
         self.edit.setObjectName("commandLine")
         self.edit.setPlaceholderText("Type / for a command: /compact · /context · /tree · /fork · "
@@ -169,11 +170,14 @@ class CommandBar(QWidget):
 
     # -- overlay -----------------------------------------------------------------------------
     def overlay(self, host: QWidget) -> None:
-        """Float over ``host``'s top edge instead of taking room in its layout."""
+        """Float over ``host``'s top edge instead of taking room in its layout, on a background
+        of its own (a style sheet's: a palette fill is dropped when the style sheet polishes)."""
         self.setParent(host)
-        self.setAutoFillBackground(True)
+        self._floating = True
         self.setObjectName("commandBar")
-        self.setStyleSheet("#commandBar { border: 1px solid palette(mid); border-radius: 4px; }")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet("#commandBar { background: palette(window); "
+                           "border: 1px solid palette(mid); border-radius: 4px; }")
         host.installEventFilter(self)
         self._place()
 
@@ -184,11 +188,13 @@ class CommandBar(QWidget):
 
     def _place(self) -> None:
         host = self.parentWidget()
-        if host is None or not self.autoFillBackground():
+        if host is None or not self._floating:
             return
         width = min(host.width() - 16, max(560, host.width() * 2 // 3))
-        self.setFixedWidth(max(200, width))
-        self.adjustSize()
+        width = max(200, width)
+        self.setFixedWidth(width)
+        height = self.heightForWidth(width)  # a wrapped hint or error is as tall as its lines
+        self.resize(width, height if height > 0 else self.sizeHint().height())
         self.move((host.width() - self.width()) // 2, 6)
         self.raise_()
 
@@ -235,6 +241,7 @@ class CommandBar(QWidget):
             self.popup.setCurrentIndex(QModelIndex())
         else:
             self.popup.hide()
+        self._place()  # the hint came or went: the bar grows or shrinks with it
 
     def accept_completion(self) -> None:
         """Tab: take the highlighted offer, else the first one; a bare command gets its space."""

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtGui import QColor, QKeySequence, QPalette
-from PySide6.QtWidgets import QApplication, QScrollBar
+from PySide6.QtWidgets import QApplication, QLabel, QScrollBar, QWidget
 from pytestqt.qtbot import QtBot
 
 from explorer.app.message_actions import actions_for
@@ -66,6 +66,39 @@ def test_the_command_bar_overlays_the_window_and_opens_empty(
     assert bar.geometry().intersects(window.splitter.geometry())  # floats over, not above
     qtbot.keyClicks(bar.edit, "/co")
     assert bar.edit.text() == "/co"  # not "//co"
+
+
+def _needed(part: QWidget) -> int:
+    """The height a part needs at its width (a wrapped label's lines)."""
+    height = part.heightForWidth(part.width())
+    return height if height > 0 else part.sizeHint().height()
+
+
+def test_the_floating_command_bar_grows_with_its_hint_and_error_on_a_background_of_its_own(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The hint, the error and the line are never squeezed into the bar's first height, and
+    what lies under the bar does not show through it (a style sheet's polish drops a palette
+    fill, so the bar paints a style sheet background)."""
+    window.open_command_bar()
+    bar = window.command_bar
+    empty = bar.height()
+    qtbot.keyClicks(bar.edit, "/delete ")
+    hint = bar.hint_label
+    assert hint.isVisible() and "with-checkpoints" in hint.text()
+    assert bar.height() > empty
+    for part in (bar.edit, hint):
+        assert bar.rect().contains(part.geometry()), part.objectName()
+        assert part.height() >= _needed(part), part.objectName()
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(bar.edit, " everything")
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
+    error = bar.findChild(QLabel, "commandError")
+    assert error is not None and error.isVisible() and "unknown option" in error.text()
+    assert bar.rect().contains(error.geometry()) and error.height() >= _needed(error)
+    image = window.grab().toImage()
+    inside = bar.mapTo(window, bar.rect().bottomRight()) - QPoint(6, 3)
+    assert image.pixelColor(inside) == bar.palette().color(QPalette.ColorRole.Window)
 
 
 def test_context_bar_free_part_follows_a_dark_palette(qtbot: QtBot, window: MainWindow) -> None:
