@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from explorer import __version__
-from explorer.app import bytecode
+from explorer.app import bytecode, heap
 from explorer.cli import display
 from explorer.cli.output import visible
 from explorer.cli.parsing import OneLineParser, bounded_ints
@@ -92,6 +92,7 @@ def window_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     bytecode.use_user_cache()  # before the window's few hundred modules are imported
+    heap.share_one_heap()  # before the store's writer and the window's workers start
     words = list(sys.argv[1:] if argv is None else argv)
     args = window_arguments(words) or build_parser().parse_args(words)
     if args.smoke_test:

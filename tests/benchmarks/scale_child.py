@@ -27,9 +27,10 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from explorer.app import bytecode
+from explorer.app import bytecode, heap
 
 bytecode.use_user_cache()  # as ``convo`` does before it imports the window
+heap.share_one_heap()  # as ``convo`` does before any thread starts
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
