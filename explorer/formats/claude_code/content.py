@@ -18,6 +18,7 @@ offset, which is found (the line's uuid is the message's key) and reported as
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -37,6 +38,7 @@ from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
 _CALLS = frozenset({"tool_use", "tool_result"})
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _START_BITS = 40  # a line's byte offset: files up to a terabyte
 _FILE_BITS = 16  # which file of the session (the main one or a subagent's)
 
@@ -64,6 +66,7 @@ class SessionContent:
         self.notes = notes  # where a repair is reported: the conversation's notes
         self._note_at: int | None = None
         self.repaired = 0  # lone surrogates replaced so far
+        self._escaped = False  # a line of the message being read escapes a surrogate
 
     def add_file(self, path: Path, nodes: Sequence[Node]) -> None:
         """The light nodes read from ``path``."""
@@ -99,10 +102,12 @@ class SessionContent:
                 offsets = (start, *self._later.get(m.id, ()))
                 if index not in handles:
                     handles[index] = self._open(index)
+                self._escaped = False
                 parts, meta, usage = self._read(handles[index], index, line, offsets, m)
                 self._held[m.id] = (m.parts, m.source_meta)
                 m.parts, m.source_meta, m.usage = parts, {**meta, **m.source_meta}, usage
-                self._repair(m)
+                if self._escaped:  # only an escape makes a lone surrogate: see _entry
+                    self._repair(m)
         finally:
             for handle in handles.values():
                 handle.close()
@@ -158,6 +163,10 @@ class SessionContent:
                first_of: Message | None) -> dict[str, Any]:
         handle.seek(offset)
         raw = handle.readline()
+        # The line is decoded strictly, so a lone surrogate can only come from a JSON
+        # escape of one: a message none of whose lines holds such an escape is not walked
+        # string by string (that walk was a tenth of an import's time at the GIL).
+        self._escaped = self._escaped or _SURROGATE_ESCAPE.search(raw) is not None
         if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:

@@ -124,3 +124,49 @@ def test_V2_a_light_conversation_keeps_only_its_calls_and_results_until_written(
                 "LEFT JOIN messages k ON k.id = c.clean_tip_id").fetchone())
     assert outcomes[1] == outcomes[3]
     assert outcomes[1][2] is not None
+
+
+def test_V2_only_a_message_whose_lines_escape_a_surrogate_is_walked_for_lone_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines are decoded strictly, so only a JSON escape (in either case) makes a lone
+    surrogate: the string-by-string walk is spent on those messages alone, and they are
+    still repaired and counted."""
+    import json
+
+    from explorer.app.importing import import_paths
+    from explorer.formats.claude_code import content
+    from explorer.store import Store
+
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    walked: list[str] = []
+    repair = content.repair_in
+
+    def counted(m: Message) -> int:
+        walked.append(str(m.id))
+        return repair(m)
+
+    monkeypatch.setattr(content, "repair_in", counted)
+    session = tmp_path / "s.jsonl"
+    entries = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "hello"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"id": "m1", "role": "assistant", "content": [
+             {"type": "text", "text": "fine \u00e9 and a pair \U0001f600"}]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "message": {"role": "user", "content": "cut CUT here"}},
+        {"type": "assistant", "uuid": "a2", "parentUuid": "u2", "sessionId": "s",
+         "message": {"id": "m2", "role": "assistant", "content": "plain"}},
+    ]
+    text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+    session.write_text(text.replace("CUT", "\\uD83D"), encoding="utf-8")
+    with Store(tmp_path / "x.db") as store:
+        report = import_paths(store, [session])
+        assert not report.errors
+        (outcome,) = report.conversations
+        assert any("in 1 place(s)" in n for n in outcome.notes)
+        conv = outcome.conversation_id
+        path = store.path(conv, store.conversation(conv).tip_id)
+    assert walked == ["u2"]
+    assert path[2].text == "cut \ufffd here"
+    assert path[1].text == "fine \u00e9 and a pair \U0001f600"
