@@ -266,7 +266,15 @@ class _Batch:
     def flush(self) -> None:
         if not self.pending:
             return
-        results = self._store_all()
+        try:
+            results = self._store_all()
+        finally:
+            # The progress hook names its conversation: left set, the two would hold each
+            # other, and a conversation with all its messages would wait for the collector
+            # (paused during a window's import, so every one stayed until the end and the
+            # first collection after walked them all at once).
+            for ic in self.pending:
+                ic.written = None
         if len(results) < len(self.pending):
             self.report.cancelled = True
         self.meter.writing = 0  # counted again as stored, below
