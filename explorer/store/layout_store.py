@@ -13,7 +13,12 @@ import struct
 import sys
 import time
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
+
+from explorer.store.turn_columns import hex_array
+from explorer.tree.columns import IdIndex
 
 LAYOUT_VERSION = 1
 _MAGIC = b"CXLY"
@@ -114,17 +119,20 @@ def save_layout(
     return now
 
 
-def message_flags(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
-    """Bits (TOOL_CALL, TOOL_RESULT, ERROR) for the messages that have any of them."""
-    rows = conn.execute(
-        "SELECT p.message_id, max(p.kind = 'tool_use'), max(p.kind = 'tool_result'), "
-        "max(coalesce(p.is_error, 0) != 0) FROM parts p "
+def message_flags(conn: sqlite3.Connection, conv_id: int) -> Mapping[int, int]:
+    """Bits (TOOL_CALL, TOOL_RESULT, ERROR) for the messages that have any of them.
+
+    Two arrays (ids ascending, their bits) read as hex columns: on a 100,000-message
+    session a dict of them cost ~5 MB and a Python loop over every flagged message."""
+    ids, bits = conn.execute(
+        "SELECT group_concat(printf('%016x', message_id), ''), "
+        "group_concat(printf('%02x', bits), '') FROM ("
+        "SELECT p.message_id, max(p.kind = 'tool_use') * ? | max(p.kind = 'tool_result') * ? "
+        "| max(coalesce(p.is_error, 0) != 0) * ? AS bits FROM parts p "
         "JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ? "
-        "AND (p.kind IN ('tool_use', 'tool_result') OR p.is_error) GROUP BY p.message_id",
-        (conv_id,),
-    )
-    return {
-        int(mid): (TOOL_CALL if call else 0) | (TOOL_RESULT if result else 0)
-        | (ERROR if err else 0)
-        for mid, call, result, err in rows
-    }
+        "AND (p.kind IN ('tool_use', 'tool_result') OR p.is_error) GROUP BY p.message_id "
+        "ORDER BY p.message_id)",
+        (TOOL_CALL, TOOL_RESULT, ERROR, conv_id),
+    ).fetchone()
+    index = IdIndex.from_sorted(hex_array("q", ids), array("B", bytes.fromhex(bits or "")))
+    return cast(Mapping[int, int], index)

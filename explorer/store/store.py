@@ -11,7 +11,7 @@ import sqlite3
 import threading
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -220,7 +220,7 @@ class Store:
     ) -> float:
         return self._writer.call(layout_store.save_layout, conv_id, ids, xs, depths)
 
-    def message_flags(self, conv_id: int) -> dict[int, int]:
+    def message_flags(self, conv_id: int) -> Mapping[int, int]:
         """Tool call / tool result / error bits per message, for the graph's colours."""
         return layout_store.message_flags(self.reader, conv_id)
 

@@ -105,6 +105,11 @@ class IdIndex(Mapping[Hashable, int]):
         yield from self._keys
         yield from self._other
 
+    def pairs(self) -> Iterator[tuple[Hashable, int]]:
+        """Every (id, value), ids ascending: a walk over the arrays, no lookup per id."""
+        yield from zip(self._keys, self._values, strict=True)
+        yield from self._other.items()
+
     def nbytes(self) -> int:
         """Bytes held by the arrays (the dict of odd ids is empty for the store's trees)."""
         return self._keys.itemsize * len(self._keys) + self._values.itemsize * len(self._values)

@@ -285,9 +285,10 @@ def tend_flags(marks: GraphMarks) -> dict[int, int]:
     return out
 
 
-def node_flags(marks: GraphMarks) -> dict[int, int]:
-    """Flags of every message that has any, by message id (the turn view ORs them per node)."""
-    out: dict[int, int] = dict(marks.message_flags)
+def node_flags(marks: GraphMarks, tools: bool = True) -> dict[int, int]:
+    """Flags of every message that has any, by message id (the turn view ORs them per node);
+    ``tools=False`` leaves out the tool bits (a caller walks ``message_flags`` itself)."""
+    out: dict[int, int] = dict(marks.message_flags) if tools else {}
     for mid, bits in tend_flags(marks).items():
         out[mid] = out.get(mid, 0) | bits
     for mid in marks.active:

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from explorer.app.turn_text import TurnView
-from explorer.tree.columns import Lazy
+from explorer.tree.columns import IdIndex, Lazy
 from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_labels import chips, first_words, top_tools
 from explorer.tree.turn_runs import TurnProjection
@@ -72,7 +72,8 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     tip = index.get(marks.tip, -1) if marks.tip is not None else -1
     lay = spine_layout(parents, tip)  # the active path straight down, branches beside it
     flags = array("I", [0]) * n
-    for mid, f in node_flags(marks).items():
+    _tool_flags(flags, proj, marks.message_flags)
+    for mid, f in node_flags(marks, tools=False).items():
         i = index.get(mid)
         if i is not None:
             flags[i] |= f
@@ -94,6 +95,16 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
         names=names_by_node(marks.branch_names, index),
         memos=names_by_node(marks.user_notes, index),
     )
+
+
+def _tool_flags(flags: array[int], proj: TurnProjection, by_message: Mapping[int, int]) -> None:
+    """OR each message's tool bits into its node's, walking the flags' own arrays."""
+    turn_of, node_of_turn = proj.tree.turn_of, proj.node_of_turn
+    pairs = by_message.pairs() if isinstance(by_message, IdIndex) else by_message.items()
+    for mid, f in pairs:
+        t = turn_of.get(mid)
+        if t is not None:
+            flags[node_of_turn[t]] |= f
 
 
 def _style(proj: TurnProjection, i: int) -> int:

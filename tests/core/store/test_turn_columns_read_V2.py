@@ -21,8 +21,10 @@ from pathlib import Path
 
 from explorer.store import Store
 from explorer.store.ids import next_ids
+from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT, message_flags
 from explorer.store.turn_columns import hex_array, parent_positions
 from explorer.store.turn_reads import read_previews, read_turn_source
+from explorer.tree.columns import IdIndex
 from explorer.tree.turn_grouping import group_columns, group_turns
 from explorer.tree.turn_source import TurnColumns
 from explorer.tree.turn_view import TurnInput, TurnTree, opens_turn
@@ -226,3 +228,21 @@ def test_V2_parent_positions_by_offset_or_bisection_agree() -> None:
         -1, 0, 9, -1, -1, 5]
     assert list(parent_positions(sparse, array("q", [-1, 3, 41, 9, 20]))) == [-1, 0, 4, -1, 3]
     assert list(parent_positions(array("q"), array("q"))) == []
+
+
+def test_V2_message_flags_are_two_arrays_that_read_as_the_parts_say(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    try:
+        cid, inputs = _session(store, 1200, seed=3)
+        flags = message_flags(store.reader, cid)
+        assert isinstance(flags, IdIndex)
+        expected = {}
+        for m in inputs:
+            bits = (TOOL_CALL if m.tool_calls else 0) | (
+                TOOL_RESULT | (ERROR if m.tool_errors else 0) if m.preview == "[result] ok" else 0)
+            if bits:
+                expected[m.id] = bits
+        assert dict(flags.pairs()) == expected and flags == expected
+        assert flags.nbytes() == 9 * len(expected)
+    finally:
+        store.close()
