@@ -6,14 +6,12 @@ changes the tree goes through the store (one writer) and then refreshes the view
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
-from explorer.app.tend_menu import TEXTS as TEND_TEXTS
 from explorer.store import Store
 from explorer.ui.agent_tabs import TranscriptTabs
 from explorer.ui.branch_state import BranchState
@@ -36,9 +34,7 @@ from explorer.ui.tend_actions import TendActions
 from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
-
-TEND_SHORTCUTS = {"archive": "Ctrl+Shift+A", "delete": "Ctrl+Del", "star": "Ctrl+Shift+S",
-                  "label": "Ctrl+Shift+N", "note": "Ctrl+Shift+O", "merge": "Ctrl+Shift+G"}
+from explorer.ui.window_menus import WindowMenus
 
 
 class MainWindow(QMainWindow):
@@ -97,7 +93,8 @@ class MainWindow(QMainWindow):
         self._conv: int | None = None
         self.last_menu: QMenu | None = None  # kept alive while it is shown
         self.slash = SlashDispatcher(self, self.actions_, self.runs, self.tend.commands)
-        self._build_menus()
+        self.menus = WindowMenus(self)
+        self.undo_action, self.redo_action = self.menus.undo, self.menus.redo
         self._connect()
         self.drop_filter = install_drop_import(self, self.actions_.dialogs.start_import)
         self._restore()
@@ -139,79 +136,6 @@ class MainWindow(QMainWindow):
         """Once both views hold their data, what the loads freed goes back to the system."""
         if not self.graph.is_loading and not self.transcript.skeletons.busy:
             self.tasks.run(lambda _t: release_after_load(self.store))
-
-    def _build_menus(self) -> None:
-        a, b, d = self.actions_, self.actions_.branches, self.actions_.dialogs
-        file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "Import…", d.import_dialog, QKeySequence.StandardKey.Open)
-        self._action(file_menu, "Find my conversations…", d.find_conversations)
-        self._action(file_menu, "Export conversation…", a.exports.export_conversation, "Ctrl+E")
-        file_menu.addAction(self.redaction.action)
-        file_menu.addSeparator()
-        self._action(file_menu, "Quit", self.close, QKeySequence.StandardKey.Quit)
-        edit = self.menuBar().addMenu("&Edit")
-        self.undo_action = self._action(edit, "Undo", self.tend.undo,
-                                        QKeySequence.StandardKey.Undo)
-        self.redo_action = self._action(edit, "Redo", self.tend.redo, "Ctrl+Shift+Z")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.aboutToShow.connect(self._edit_menu_texts)
-        edit.addSeparator()
-        self._action(edit, "Find in all conversations…", d.search, QKeySequence.StandardKey.Find)
-        self._action(edit, "Copy message text", self._on_selected(a.exports.copy), "Ctrl+Shift+C")
-        self._action(edit, "Command bar", self.open_command_bar, "Ctrl+K")
-        edit.addSeparator()
-        self._action(edit, "Settings…", d.settings_dialog, "Ctrl+,")  # Cmd+, on macOS
-        conv = self.menuBar().addMenu("&Conversation")
-        self._action(conv, "Branch here", self._on_selected(b.branch), "Ctrl+B")
-        self._action(conv, "Edit prompt…", self._on_selected(b.edit), "Ctrl+Shift+E")
-        self._action(conv, "Fork from here…", self._on_selected(b.fork), "Ctrl+Shift+K")
-        self._action(conv, "Set checkpoint…", self._on_selected(b.checkpoint), "Ctrl+Shift+P")
-        self._action(conv, "Rewind to checkpoint…", b.rewind_dialog, "Ctrl+Shift+R")
-        self._action(conv, "Compare with siblings", self._on_selected(self.compares.compare),
-                     "Ctrl+Shift+D")
-        self._action(conv, "Mark for comparison", self._on_selected(self.compares.toggle_mark),
-                     "M")
-        self._action(conv, "Compare marked", self.compares.compare_marked, "Ctrl+D")
-        self._action(conv, "Clear compare marks", self.compares.clear_marks)
-        self._action(conv, "Compaction preview…", d.compaction_preview, "Ctrl+Shift+M")
-        self._action(conv, "Context at this point…",
-                     self._on_selected(self.context_actions.context_at), "Ctrl+Shift+X")
-        self._tend_menu(conv.addMenu("Tend branch"))
-        view = self.menuBar().addMenu("&View")
-        self._action(view, "Fit tree", self.graph.fit, "F")
-        self._action(view, "Go to tip", self.go_to_tip, "Ctrl+T")
-        view.addAction(self.follow.action)
-        self.addAction(self.follow.action)
-        view.addAction(self.graph.mode_action)
-        self.addAction(self.graph.mode_action)
-
-    def _tend_menu(self, menu: QMenu) -> None:
-        """The tending actions on the selected message (the right-click menu has them too)."""
-        for key, text in TEND_TEXTS.items():
-            self._action(menu, text, self._on_selected(self.tend.handlers()[key]),
-                         TEND_SHORTCUTS.get(key))
-        menu.addSeparator()
-        self._action(menu, "Replay a stale branch onto its edited prompt…",
-                     self._on_selected(self.runs.replay))
-        self._action(menu, "Ask several models…", self.runs.fanout, "Ctrl+Shift+F")
-
-    def _on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
-        return lambda: self.actions_.on_selected(handler)
-
-    def _edit_menu_texts(self) -> None:
-        self.undo_action.setText(self.tend.undo_text())
-        self.redo_action.setText(self.tend.redo_text())
-
-    def _action(self, menu: QMenu, text: str, slot: Callable[[], object],
-                shortcut: QKeySequence.StandardKey | str | None = None) -> QAction:
-        act = menu.addAction(text)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        act.triggered.connect(lambda _=False: slot())
-        act.setObjectName(text.rstrip("…★ ").lower().replace(" ", "_"))
-        self.addAction(act)
-        return act
 
     def menu_action(self, name: str) -> QAction:
         found = self.findChild(QAction, name)

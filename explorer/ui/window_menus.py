@@ -1,0 +1,127 @@
+"""The window's menu bar: every action with its shortcut, each run by the controller that does it.
+
+The menus only name and place the actions (the right-click menu offers the ones on one
+message); what an action does lives in its controller (``WindowActions``, ``TendActions``,
+``CompareActions``, ...). An action on "the selected message" asks the window's selection when
+it is triggered, so it acts on the message chosen inside a turn (V1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from explorer.app.tend_menu import TEXTS as TEND_TEXTS
+
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
+TEND_SHORTCUTS = {"archive": "Ctrl+Shift+A", "delete": "Ctrl+Del", "star": "Ctrl+Shift+S",
+                  "label": "Ctrl+Shift+N", "note": "Ctrl+Shift+O", "merge": "Ctrl+Shift+G"}
+Shortcut = QKeySequence.StandardKey | str | None
+
+
+def action_name(text: str) -> str:
+    """The object name a menu text gives its action ("Set checkpoint…" → set_checkpoint)."""
+    return text.rstrip("…★ ").lower().replace(" ", "_")
+
+
+class WindowMenus:
+    """File, Edit, Conversation (with Tend branch) and View; Undo and Redo name what they undo."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+        self._file()
+        self.undo, self.redo = self._edit()
+        self._conversation()
+        self._view()
+
+    def _file(self) -> None:
+        w, d = self.w, self.w.actions_.dialogs
+        menu = w.menuBar().addMenu("&File")
+        self.action(menu, "Import…", d.import_dialog, QKeySequence.StandardKey.Open)
+        self.action(menu, "Find my conversations…", d.find_conversations)
+        self.action(menu, "Export conversation…", w.actions_.exports.export_conversation,
+                    "Ctrl+E")
+        menu.addAction(w.redaction.action)
+        menu.addSeparator()
+        self.action(menu, "Quit", w.close, QKeySequence.StandardKey.Quit)
+
+    def _edit(self) -> tuple[QAction, QAction]:
+        w, d = self.w, self.w.actions_.dialogs
+        menu = w.menuBar().addMenu("&Edit")
+        undo = self.action(menu, "Undo", w.tend.undo, QKeySequence.StandardKey.Undo)
+        redo = self.action(menu, "Redo", w.tend.redo, "Ctrl+Shift+Z")
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.aboutToShow.connect(lambda: self._name_undo(undo, redo))
+        menu.addSeparator()
+        self.action(menu, "Find in all conversations…", d.search, QKeySequence.StandardKey.Find)
+        self.action(menu, "Copy message text", self.on_selected(w.actions_.exports.copy),
+                    "Ctrl+Shift+C")
+        self.action(menu, "Command bar", w.open_command_bar, "Ctrl+K")
+        menu.addSeparator()
+        self.action(menu, "Settings…", d.settings_dialog, "Ctrl+,")  # Cmd+, on macOS
+        return undo, redo
+
+    def _name_undo(self, undo: QAction, redo: QAction) -> None:
+        """"Undo archive", "Redo send": what the two would do, read when the menu opens."""
+        undo.setText(self.w.tend.undo_text())
+        redo.setText(self.w.tend.redo_text())
+
+    def _conversation(self) -> None:
+        w, b, d = self.w, self.w.actions_.branches, self.w.actions_.dialogs
+        menu = w.menuBar().addMenu("&Conversation")
+        self.action(menu, "Branch here", self.on_selected(b.branch), "Ctrl+B")
+        self.action(menu, "Edit prompt…", self.on_selected(b.edit), "Ctrl+Shift+E")
+        self.action(menu, "Fork from here…", self.on_selected(b.fork), "Ctrl+Shift+K")
+        self.action(menu, "Set checkpoint…", self.on_selected(b.checkpoint), "Ctrl+Shift+P")
+        self.action(menu, "Rewind to checkpoint…", b.rewind_dialog, "Ctrl+Shift+R")
+        self.action(menu, "Compare with siblings", self.on_selected(w.compares.compare),
+                    "Ctrl+Shift+D")
+        self.action(menu, "Mark for comparison", self.on_selected(w.compares.toggle_mark), "M")
+        self.action(menu, "Compare marked", w.compares.compare_marked, "Ctrl+D")
+        self.action(menu, "Clear compare marks", w.compares.clear_marks)
+        self.action(menu, "Compaction preview…", d.compaction_preview, "Ctrl+Shift+M")
+        self.action(menu, "Context at this point…",
+                    self.on_selected(w.context_actions.context_at), "Ctrl+Shift+X")
+        self._tend(menu.addMenu("Tend branch"))
+
+    def _tend(self, menu: QMenu) -> None:
+        """The tending actions on the selected message (the right-click menu has them too)."""
+        w = self.w
+        for key, text in TEND_TEXTS.items():
+            self.action(menu, text, self.on_selected(w.tend.handlers()[key]),
+                        TEND_SHORTCUTS.get(key))
+        menu.addSeparator()
+        self.action(menu, "Replay a stale branch onto its edited prompt…",
+                    self.on_selected(w.runs.replay))
+        self.action(menu, "Ask several models…", w.runs.fanout, "Ctrl+Shift+F")
+
+    def _view(self) -> None:
+        w = self.w
+        menu = w.menuBar().addMenu("&View")
+        self.action(menu, "Fit tree", w.graph.fit, "F")
+        self.action(menu, "Go to tip", w.go_to_tip, "Ctrl+T")
+        for act in (w.follow.action, w.graph.mode_action):
+            menu.addAction(act)
+            w.addAction(act)
+
+    def on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
+        """``handler`` on the selected message when triggered (or say nothing is selected)."""
+        return lambda: self.w.actions_.on_selected(handler)
+
+    def action(self, menu: QMenu, text: str, slot: Callable[[], object],
+               shortcut: Shortcut = None) -> QAction:
+        """An entry of ``menu`` whose shortcut works anywhere in the window."""
+        act = menu.addAction(text)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        act.triggered.connect(lambda _=False: slot())
+        act.setObjectName(action_name(text))
+        self.w.addAction(act)
+        return act
