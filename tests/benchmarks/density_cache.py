@@ -14,6 +14,8 @@ Which parts an invocation reads (the rest come from the file when it holds them)
 - ``CONVO_DENSITY_PROVIDERS=anthropic``: the providers whose shapes are read; default all;
 - ``CONVO_DENSITY_SHAPES=shipped`` (or ``references``): which shapes are read; default both.
 
+``CONVO_DENSITY_PROVIDERS=none`` reads nothing: the report comes from the file alone.
+
 The file is ``CONVO_DENSITY_CACHE``, default ``~/.cache/conversation-explorer/density_ocr.json``.
 """
 
