@@ -133,10 +133,17 @@ class TextColumn(Sequence[str]):
     def of(cls, texts: Iterable[str]) -> TextColumn:
         """A frozen column of ``texts``, encoded and measured in C loops, not an append each."""
         column = cls()
+        column.extend(texts)
+        return column.freeze()
+
+    def extend(self, texts: Iterable[str]) -> None:
+        """Append many strings at once (a chunk of labels), encoded and measured in C loops."""
+        buf = self._buf
+        assert isinstance(buf, bytearray), "a frozen column takes no more text"
         encoded = list(map(str.encode, texts))
-        column._buf = b"".join(encoded)
-        column._ends = array("I", accumulate(map(len, encoded)))
-        return column
+        self._ends.extend(accumulate(map(len, encoded), initial=len(buf)))
+        self._ends.pop(len(self._ends) - len(encoded) - 1)
+        buf += b"".join(encoded)
 
     def append(self, text: str) -> None:
         buf = self._buf

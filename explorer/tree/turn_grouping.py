@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-from explorer.tree.columns import IdIndex, TextColumn, csr
+from explorer.tree.columns import IdIndex, csr
 from explorer.tree.turn_labels import answer_words, prompt_words
 from explorer.tree.turn_source import (
     ANSWER,
@@ -174,24 +174,30 @@ def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: arra
             i = kids[first]
 
 
+_LABEL_CHUNK = 4096  # turns whose previews are read at once: the read's peak stays small
+
+
 def _words(tree: TurnTree, cols: TurnColumns, build: _Builder, previews: Previews) -> None:
-    """Each turn's prompt and answer words, from the previews of the messages that give them."""
-    ids, bits = cols.ids, cols.bits
-    wanted = sorted({*build.labels, *build.answers} - {-1})
-    said = previews([ids[i] for i in wanted])
-    none = ("", "")
-    prompts: list[str] = []
-    for i in build.labels:
-        if i < 0:
-            prompts.append("")
-            continue
-        role, text = said.get(ids[i], none)
-        words = prompt_words(text)
-        prompts.append(words if bits[i] & PROMPT else f"[{role}] {words}")
-    tree.prompts = TextColumn.of(prompts)
-    del prompts
-    tree.answers = TextColumn.of(
-        answer_words(said.get(ids[i], none)[1]) if i >= 0 else "" for i in build.answers)
+    """Each turn's prompt and answer words, from the previews of the messages that give them,
+    read a chunk of turns at a time (all of a bushy session's at once were ~25 MB)."""
+    ids, none = cols.ids, ("", "")
+    for at in range(0, len(build.labels), _LABEL_CHUNK):
+        labels = build.labels[at:at + _LABEL_CHUNK]
+        answers = build.answers[at:at + _LABEL_CHUNK]
+        said = previews([ids[i] for i in sorted({*labels, *answers} - {-1})])
+        tree.prompts.extend(_prompt(cols, i, said.get(ids[i], none)) if i >= 0 else ""
+                            for i in labels)
+        tree.answers.extend(answer_words(said.get(ids[i], none)[1]) if i >= 0 else ""
+                            for i in answers)
+    tree.prompts.freeze()
+    tree.answers.freeze()
+
+
+def _prompt(cols: TurnColumns, i: int, said: tuple[str, str]) -> str:
+    """A prompt's words; a turn opened by anything else (a system message) names its role."""
+    role, text = said
+    words = prompt_words(text)
+    return words if cols.bits[i] & PROMPT else f"[{role}] {words}"
 
 
 def _link_sides(tree: TurnTree) -> None:
