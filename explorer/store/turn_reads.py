@@ -1,11 +1,10 @@
-"""What the turn view reads: per message its role, preview, tool counts and subagent link.
+"""What the turn view reads: per message its role, tool counts and subagent link, as columns.
 
-Two set-based queries (messages, then parts grouped by message) and one for the
-spawning calls, so a 100,000-message conversation is read without loading text
-beyond the stored previews. Subagent transcripts are recognised by what the
-importers write: ``source_meta.subagent`` on their messages and
-``source_meta.spawned_by_tool_use_id`` on their root. A user message an importer
-marked ``source_meta.meta_record`` (a tool's own text, a slash command or its output), or
+The columns come from :mod:`explorer.store.turn_columns` (arrays, no object per message);
+previews are read afterwards only for the messages whose words label a turn. Subagent
+transcripts are recognised by what the importers write: ``source_meta.subagent`` on
+their messages and ``source_meta.spawned_by_tool_use_id`` on their root. A user message an
+importer marked ``source_meta.meta_record`` (a tool's own text, a slash command or its output), or
 Claude Code's compaction summary (``isCompactSummary``), the model's text not a person's,
 never opens a turn.
 """
