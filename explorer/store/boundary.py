@@ -12,13 +12,11 @@ the conversation's random uid and the tip: reading a conversation again costs no
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
+
+from explorer.store.shared_answers import SharedAnswers
 
 REMEMBERED = 4096
-_known: OrderedDict[tuple[str, int], int | None] = OrderedDict()
-_lock = threading.Lock()
-_running: dict[tuple[str, int], threading.Event] = {}  # walks under way, by key
+_known: SharedAnswers[tuple[str, int], int | None] = SharedAnswers(REMEMBERED)
 
 _PATH_TOOL_PARTS = (
     "WITH RECURSIVE up(id, parent_id, depth) AS ("
@@ -40,30 +38,7 @@ def clean_boundary(conn: sqlite3.Connection, tip: int | None, uid: str = "") -> 
         return None
     if not uid:
         return _derive(conn, tip)
-    key = (uid, tip)
-    while True:
-        with _lock:
-            if key in _known:
-                _known.move_to_end(key)
-                return _known[key]
-            running = _running.get(key)
-            mine = running is None
-            if running is None:
-                running = _running[key] = threading.Event()
-        if mine:
-            break
-        running.wait()  # then read the answer (or walk, if that thread failed)
-    try:
-        found = _derive(conn, tip)
-        with _lock:
-            _known[key] = found
-            while len(_known) > REMEMBERED:
-                _known.popitem(last=False)
-    finally:
-        with _lock:
-            del _running[key]
-        running.set()
-    return found
+    return _known.get((uid, tip), lambda: _derive(conn, tip))
 
 
 def _derive(conn: sqlite3.Connection, tip: int) -> int | None:

@@ -11,12 +11,11 @@ Threads that ask for the same tip at once share one walk.
 from __future__ import annotations
 
 import sqlite3
-import threading
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable
 
 from explorer.store.reads import NotFound
+from explorer.store.shared_answers import SharedAnswers
 
 KEPT = 4
 """Paths kept (8 bytes an id: 4 paths of 100,000 messages are 3 MB)."""
@@ -24,41 +23,12 @@ KEPT = 4
 
 class PathMemo:
     def __init__(self) -> None:
-        self._kept: OrderedDict[int, array[int]] = OrderedDict()
-        self._lock = threading.Lock()
-        self._running: dict[int, threading.Event] = {}
+        self._paths: SharedAnswers[int, array[int]] = SharedAnswers(KEPT)
 
     def path_ids(self, conn: sqlite3.Connection, tip: int,
                  walk: Callable[[sqlite3.Connection, int], list[int]]) -> list[int]:
         """``walk(conn, tip)``, or the kept answer when ``tip`` still exists."""
-        while True:
-            with self._lock:
-                kept = self._kept.get(tip)
-                if kept is not None:
-                    self._kept.move_to_end(tip)
-                    break
-                running = self._running.get(tip)
-                mine = running is None
-                if running is None:
-                    running = self._running[tip] = threading.Event()
-            if mine:
-                return self._walk(conn, tip, walk, running)
-            running.wait()  # another thread walks it: read its answer (or walk if it failed)
+        ids = self._paths.get(tip, lambda: array("q", walk(conn, tip)))
         if conn.execute("SELECT 1 FROM messages WHERE id = ?", (tip,)).fetchone() is None:
-            raise NotFound(f"no message {tip}")
-        return kept.tolist()
-
-    def _walk(self, conn: sqlite3.Connection, tip: int,
-              walk: Callable[[sqlite3.Connection, int], list[int]],
-              running: threading.Event) -> list[int]:
-        try:
-            ids = walk(conn, tip)
-            with self._lock:
-                self._kept[tip] = array("q", ids)
-                while len(self._kept) > KEPT:
-                    self._kept.popitem(last=False)
-            return ids
-        finally:
-            with self._lock:
-                del self._running[tip]
-            running.set()
+            raise NotFound(f"no message {tip}")  # deleted since it was kept
+        return ids.tolist()
