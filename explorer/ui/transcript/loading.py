@@ -53,7 +53,9 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     target = tip if tip is not None else conv.tip_id
     if ticket is not None:
         ticket.check()
-    entries = rp.path_columns(store.reader, target) if target is not None else PathColumns()
+    # The store's shared walk: the graph and the context figure ask for the same path.
+    entries = (rp.columns_of(store.reader, store.path_ids(target)) if target is not None
+               else PathColumns())
     if ticket is not None:
         ticket.check()
     return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),
