@@ -2,7 +2,7 @@
 
 A tool's output names lines without their file: a read prints the file's lines numbered
 (Claude Code ``    12→code``, OpenCode ``12: code``), a grouped search prints the file once
-and its hits under it (``TODO.md:`` then ``  Line 40: …``). On the fact sheet a bare
+and its hits under it (``notes.md:`` then ``  Line 40: …``). On the fact sheet a bare
 ``Line 40`` says nothing about where; tied to its file it is a location the model can act on.
 
 The file is the nearest header line above the number in the output when there is one (a
