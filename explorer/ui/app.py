@@ -12,7 +12,7 @@ from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from explorer.app import safe_write
+from explorer.app import heap, safe_write
 from explorer.app.demo import demo_loaded, load_demo
 from explorer.app.preferences import load_app_prefs
 from explorer.app.undo import purge_expired
@@ -21,7 +21,6 @@ from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
 from explorer.ui.main_window import MainWindow
-from explorer.ui.memory import limit_allocator_arenas
 from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
@@ -39,7 +38,7 @@ once per call — building one card makes dozens of such calls."""
 
 
 def make_application() -> QApplication:
-    limit_allocator_arenas()  # before Qt and the workers start their threads
+    heap.share_one_heap()  # before Qt and the workers start their threads
     sys.setswitchinterval(GIL_SWITCH_S)
     app = QApplication.instance()
     if not isinstance(app, QApplication):

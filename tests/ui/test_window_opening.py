@@ -105,10 +105,10 @@ def test_memory_freed_by_a_load_can_be_handed_back() -> None:
 def test_the_allocator_keeps_one_arena_unless_the_environment_chose() -> None:
     import platform
 
-    from explorer.ui.memory import limit_allocator_arenas
+    from explorer.app.heap import share_one_heap
 
-    assert limit_allocator_arenas({}) is (platform.libc_ver()[0] == "glibc")
-    assert limit_allocator_arenas({"MALLOC_ARENA_MAX": "4"}) is False
+    assert share_one_heap({}) is (platform.libc_ver()[0] == "glibc")
+    assert share_one_heap({"MALLOC_ARENA_MAX": "4"}) is False
 
 
 def test_settling_memory_forgets_the_source_lines_read_at_start() -> None:
