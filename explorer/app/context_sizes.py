@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from explorer.app.context_costs import CostTable
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.estimate import (
-    _UNKNOWN_SIDE,
     IMAGE_PRICE_KEY,
     REQUEST_KEY,
+    UNKNOWN_IMAGE_SIDE,
     Estimator,
     FamilyRules,
     measured_prompt,
@@ -98,7 +98,7 @@ def cost_into(conn: sqlite3.Connection, ids: Sequence[int], target: Target,
             whole = False
         elif kind == "image":
             side = (width, height) if width is not None and height is not None else (
-                _UNKNOWN_SIDE, _UNKNOWN_SIDE)  # unreadable, as ``image_part_tokens``
+                UNKNOWN_IMAGE_SIDE, UNKNOWN_IMAGE_SIDE)  # unreadable, as ``image_part_tokens``
             parts.append((_SNAPSHOTS if page else _IMAGES,
                           r.part_overhead + estimator.image_price(*side), True))
         elif kind == "tool_use":

@@ -26,7 +26,7 @@ Family = Literal["anthropic", "openai", "gemini", "generic"]
 FAMILIES: tuple[Family, ...] = ("anthropic", "openai", "gemini", "generic")
 ImageCost = Callable[[int, int], int]
 
-_UNKNOWN_SIDE = 1000  # assumed side of an image whose header cannot be read
+UNKNOWN_IMAGE_SIDE = 1000  # assumed side of an image whose header cannot be read
 
 
 def anthropic_image_tokens(width: int, height: int) -> int:
@@ -155,7 +155,7 @@ class Estimator:
 
     def image_part_tokens(self, data: bytes | None) -> int:
         size = image_size(data) if data else None
-        w, h = size or (_UNKNOWN_SIDE, _UNKNOWN_SIDE)
+        w, h = size or (UNKNOWN_IMAGE_SIDE, UNKNOWN_IMAGE_SIDE)
         return self.image_price(w, h)
 
     def image_price(self, width: int, height: int) -> int:
