@@ -37,6 +37,7 @@ MAX_SCALE = 4.0
 WHEEL_STEP = 1.0015  # zoom per wheel angle unit (120 units per notch: about 20 %)
 DRAG_START_PX = 4
 PICK_PX = 6.0
+OPEN_MARGIN = 24.0  # scene units kept between an opened-on node and the view's edge
 
 
 class GraphView(QGraphicsView):
@@ -120,6 +121,20 @@ class GraphView(QGraphicsView):
         m = self.model
         if m is not None and 0 <= i < len(m):
             self.centerOn(QPointF(m.xs[i], m.ys[i]))
+
+    def open_on_node(self, i: int) -> None:
+        """Centre near node ``i`` but slide toward the tree, so the view spends no width on the
+        empty scene beside it: a tip at the tree's left edge also shows the branches to its
+        right, a tip at the bottom the turns above it."""
+        m = self.model
+        if m is None or self.item is None or not 0 <= i < len(m):
+            return
+        bounds = self.item.boundingRect()
+        vp = self.viewport().rect()
+        s = self.scale_factor()
+        cx = slide(m.xs[i], bounds.left(), bounds.right(), vp.width() / s / 2, BOX_W / 2)
+        cy = slide(m.ys[i], bounds.top(), bounds.bottom(), vp.height() / s / 2, BOX_H / 2)
+        self.centerOn(QPointF(cx, cy))
 
     # -- zoom -----------------------------------------------------------------
     def scale_factor(self) -> float:
@@ -333,3 +348,12 @@ def right(m: GraphModel, i: int) -> int:
 _STEPS: dict[int, Callable[[GraphModel, int], int]] = {
     Qt.Key.Key_Up: up, Qt.Key.Key_Down: down, Qt.Key.Key_Left: left, Qt.Key.Key_Right: right,
 }
+
+
+def slide(node: float, low: float, high: float, half: float, box_half: float) -> float:
+    """On one axis, the view centre closest to showing the most of ``[low, high]`` that keeps
+    the node (``box_half`` either side) inside a view ``2 * half`` wide, with a small margin."""
+    centre = (low + high) / 2 if high - low <= 2 * half else min(max(node, low + half),
+                                                                 high - half)
+    room = max(0.0, half - box_half - OPEN_MARGIN)
+    return min(max(centre, node - room), node + room)

@@ -243,7 +243,7 @@ class TreeGraphWidget(QWidget):
             return
         self.view.set_scale(OPEN_SCALE)
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
-        self.view.center_on_node(focus)
+        self.view.open_on_node(focus)
 
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
