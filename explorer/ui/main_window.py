@@ -25,7 +25,7 @@ from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.memory import release_after_load
 from explorer.ui.model_worker import ModelJob
-from explorer.ui.preview.context_bar import ContextPanel
+from explorer.ui.preview.context_panel import ContextPanel
 from explorer.ui.questions import Questions
 from explorer.ui.redaction_switch import RedactionSwitch
 from explorer.ui.slash_dispatch import SlashDispatcher
@@ -50,7 +50,8 @@ class MainWindow(QMainWindow):
         self.conversations = ConversationList(store)
         self.graph = TreeGraphWidget(store, runner=self.tasks)
         self.transcript = TranscriptView(store)
-        self.context_panel = ContextPanel(store, after_first_paint=True)
+        self.context_panel = ContextPanel(store, after_first_paint=True,
+                                          settings=self.settings)
         self.context_panel.gate.wait_for(
             lambda: self.transcript.is_loading or self.graph.is_loading)
         right = QWidget()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QThreadPool
+from PySide6.QtCore import QSettings, Qt, QThreadPool
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
@@ -21,15 +21,15 @@ from explorer.compaction.target import Target
 from explorer.providers import make_provider
 from explorer.store import Store
 from explorer.tree.model import text_message
-from explorer.ui.preview import context_bar
+from explorer.ui.preview import context_bar, context_panel
 from explorer.ui.preview.context_bar import (
     BAR_PARTS,
     LABEL_WIDTH,
     WARNING_COLOUR,
     ContextBar,
-    ContextPanel,
     threshold_tokens,
 )
+from explorer.ui.preview.context_panel import ContextPanel
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ def test_V2_a_long_path_shows_its_figure_and_plans_the_cache_only_when_asked(
     qtbot: QtBot, panel: ContextPanel, demo: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, conv = demo
-    monkeypatch.setattr(context_bar, "AUTO_MEASURE_LIMIT", 5)
+    monkeypatch.setattr(context_panel, "AUTO_MEASURE_LIMIT", 5)
     length = len(panel.figure.context_ids(conv))
     assert length > 5
     with qtbot.waitSignal(panel.runner.finished, timeout=10_000):
@@ -235,7 +235,7 @@ def test_the_bar_shows_the_prompt_cache_outlook_of_the_next_request(
     plan = compacting.plan(store, cid, target)
     outlook = prompt_cache.outlook(plan, target)
     assert outlook is not None and outlook.read > 0
-    assert panel.bar.usage is not None and context_bar.CACHE_KEY not in panel.bar.usage
+    assert panel.bar.usage is not None and context_panel.CACHE_KEY not in panel.bar.usage
     assert panel.bar.bars.cache == [("read", outlook.read), ("written", outlook.written),
                                     ("uncached", outlook.uncached)]
     text = panel.bar.cache_text.text()
@@ -301,3 +301,24 @@ def test_V2_the_figure_waits_while_the_window_is_still_loading(
         assert p.bar.usage["estimated_total"] > 0
     finally:
         p.close()
+
+
+def test_the_panel_folds_its_details_and_remembers_the_choice(
+        qtbot: QtBot, demo: tuple[Store, int], tmp_path: Path) -> None:
+    store, _ = demo
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    first = ContextPanel(store, settings=settings)
+    qtbot.addWidget(first)
+    first.show()
+    folded_height = first.sizeHint().height()
+    assert not first.bar.details.isVisible()  # a window's panel starts folded
+    assert first.bar.bars.isVisible() and first.bar.status.isVisible()
+    qtbot.mouseClick(first.details_button, Qt.MouseButton.LeftButton)
+    assert first.bar.details.isVisible() and first.bar.cache_text.isVisible()
+    assert first.sizeHint().height() > folded_height
+    first.close()
+    again = ContextPanel(store, settings=settings)
+    qtbot.addWidget(again)
+    again.show()
+    assert again.bar.details.isVisible() and again.details_button.isChecked()
+    again.close()

@@ -10,13 +10,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from explorer.ui.preview.context_bar import ContextBar, ContextPanel
+    from explorer.ui.preview.context_bar import ContextBar
+    from explorer.ui.preview.context_panel import ContextPanel
     from explorer.ui.preview.window import CompactionPreview
 
 __all__ = ["CompactionPreview", "ContextBar", "ContextPanel"]
 
 _HOMES = {"CompactionPreview": "window", "ContextBar": "context_bar",
-          "ContextPanel": "context_bar"}
+          "ContextPanel": "context_panel"}
 
 
 def __getattr__(name: str) -> Any:

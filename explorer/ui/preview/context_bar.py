@@ -11,22 +11,14 @@ expected from the provider's prompt cache, written to it, or paid in full.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE, PART_NAMES
-from explorer.store import Store
 from explorer.ui.graph.palette import is_dark
-from explorer.ui.memory import release_after_load
-from explorer.ui.quiet_gate import QuietGate
-from explorer.ui.tasks import Job, LatestRunner, Ticket
-
-if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
-    from explorer.app.context_figure import ContextFigure
-    from explorer.compaction.target import Target
 
 BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
 LABELS = {name: name.replace("_", " ") for name in (*BAR_PARTS, "measured")}
@@ -43,12 +35,6 @@ LABEL_WIDTH = 76
 WARNING_COLOUR = "#c62828"
 ROW_HEIGHT = 18
 DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
-# On paths longer than this the prompt-cache outlook is planned when asked: it plans the whole
-# next request (every message read and laid out), which opening a huge session must not cost.
-# The context figure itself is costed incrementally and shown at any length.
-AUTO_MEASURE_LIMIT = 20_000
-RELEASE_AFTER = 5000  # messages costed in one refresh before its read memory is handed back
-CACHE_KEY = "prompt_cache"  # the cache figures travel beside the usage from the worker
 
 
 def free_colour(widget: QWidget) -> QColor:
@@ -152,11 +138,15 @@ class ContextBar(QWidget):
             grid.addWidget(self.legend[name], row, 4 * col + 2)
             self.shares[name] = QLabel("")
             grid.addWidget(self.shares[name], row, 4 * col + 3)
+        self.details = QWidget()  # the legend and the cache line, which a panel may fold
+        folded = QVBoxLayout(self.details)
+        folded.setContentsMargins(0, 0, 0, 0)
+        folded.addLayout(grid)
+        folded.addWidget(self.cache_text)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.bars)
-        layout.addLayout(grid)
-        layout.addWidget(self.cache_text)
+        layout.addWidget(self.details)
         layout.addWidget(self.status)
         self.usage: dict[str, Any] | None = None
         self.cache: dict[str, Any] | None = None
@@ -244,137 +234,6 @@ def _summary_text(usage: dict[str, Any], limit: int | None, threshold: float) ->
             f"estimated {usage['estimated_total']:,} · measured "
             + (f"{measured:,}" if measured is not None else "none")
             + (f" · threshold {limit:,} ({threshold:.0%})" if limit is not None else ""))
-
-
-class ContextPanel(QWidget):
-    """A :class:`ContextBar` for one conversation, recomputed off the main thread."""
-
-    def __init__(self, store: Store, parent: QWidget | None = None, *,
-                 after_first_paint: bool = False) -> None:
-        super().__init__(parent)
-        self.store = store
-        # In the window the figure waits for the first frame and the views' loads: the
-        # estimator's import and the costing must not compete with them for the
-        # interpreter (V2: the window comes first, no stall over 50 ms).
-        self.gate: QuietGate[Job] = QuietGate(self._submit, painted=not after_first_paint,
-                                              parent=self)
-        self.threshold = 0.8
-        self.bar = ContextBar()
-        self.title = QLabel("Context")
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.runner = LatestRunner(self, threads=1)
-        self.runner.finished.connect(self._on_usage)
-        self.runner.progress.connect(self._on_progress)
-        self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
-        self._figure: ContextFigure | None = None
-        self.measure_button = QPushButton("Plan the prompt cache for this long path")
-        self.measure_button.setToolTip("Read every message of the active path and plan the "
-                                       "next request as send would (off the main thread; the "
-                                       "window stays usable).")
-        self.measure_button.clicked.connect(self._measure_on_request)
-        self.measure_button.hide()
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.measure_button)
-        self.conversation_id: int | None = None
-        self.deferred: int | None = None  # path length of a figure left for the person to ask
-        self._target: Target | None = None
-
-    def show_conversation(self, conv_id: int, target: Target | None = None,
-                          *, force: bool = False) -> None:
-        """Recompute for ``conv_id`` (call again when the tip moves); newer calls win.
-
-        The figure is costed incrementally (:class:`ContextFigure`); the prompt-cache
-        outlook plans the whole next request, so on a path longer than
-        ``AUTO_MEASURE_LIMIT`` it waits until the person asks (``force``).
-        """
-        self.conversation_id = conv_id
-        if target is not None:
-            self._show_target(target)
-        self.measure_button.hide()
-        store = self.store
-
-        def job(ticket: Ticket) -> dict[str, Any]:
-            from explorer.app.targets import build_target  # here: the window's start skips it
-
-            use = target or build_target()
-            ticket.report(use)  # the title names it at once, before the figure is costed
-            figure = self.figure
-            ticket.step("measuring")
-            costed = figure.costed
-            usage = figure.usage(conv_id, use, ticket.check).to_dict()
-            if figure.costed - costed >= RELEASE_AFTER:  # a long read: its pages go back
-                release_after_load(store)
-            length = len(figure.context_ids(conv_id))
-            if length > AUTO_MEASURE_LIMIT and not force:
-                return {**usage, "deferred": length}
-            ticket.step("pricing the prompt cache")
-            from explorer.app import compacting, prompt_cache  # on the worker, when needed
-
-            context = compacting.active_context(store, conv_id)
-            ticket.check()  # a newer request or a closing window: the plan is not wanted
-            return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
-
-        self.gate.offer(job)  # a newer request replaces one still held
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        self.gate.painted()  # once the whole frame is on screen
-
-    def _submit(self, job: Job) -> None:
-        if not self.runner.runner.closed:
-            self.runner.submit(job)
-
-    def _measure_on_request(self) -> None:
-        if self.conversation_id is not None:
-            self.bar.cache_text.setText("Planning the prompt cache…")
-            self.show_conversation(self.conversation_id, self._target, force=True)
-
-    @property
-    def figure(self) -> ContextFigure:
-        """The incremental figure (costs kept across refreshes: only new messages are
-        costed), made on first use: on the panel's worker when the window opens."""
-        if self._figure is None:
-            from explorer.app.context_figure import ContextFigure
-
-            self._figure = ContextFigure(self.store)
-        return self._figure
-
-    @property
-    def busy(self) -> bool:
-        return self.runner.busy or self.gate.holding
-
-    def _on_progress(self, payload: object) -> None:
-        if not isinstance(payload, str):  # the target the job costs for (stages are text)
-            self._show_target(payload)
-
-    def _show_target(self, target: Any) -> None:
-        self._target = target
-        self.title.setText(f"Context · {target.kind} · {target.model}")
-
-    def _on_usage(self, usage: object) -> None:
-        assert isinstance(usage, dict)
-        deferred = usage.pop("deferred", None)
-        cache = usage.pop(CACHE_KEY, None)
-        self.bar.set_usage(usage, self.threshold)
-        self.deferred = int(deferred) if deferred is not None else None
-        if self.deferred is None:
-            self.bar.set_cache(cache)
-            return
-        self.bar.set_cache(None)
-        self.bar.cache_text.setText(
-            f"Prompt cache: the active path holds {self.deferred:,} messages; the next "
-            "request's cache outlook is planned when you ask.")
-        self.measure_button.show()
-
-    def shutdown(self) -> None:
-        self.gate.drop()
-        self.runner.shutdown()
-
-    def closeEvent(self, event: Any) -> None:
-        self.shutdown()
-        super().closeEvent(event)
 
 
 def _share(tokens: int | None, window: int | None, *, over: bool = False) -> str:
