@@ -34,13 +34,13 @@ def test_the_node_stays_inside_the_view_with_a_margin() -> None:
 def bushy_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("open") / "bushy.db"
     with Store(path) as store:
-        cid = generated_conversation(store, 400, seed=3, branch=0.3)
+        cid = generated_conversation(store, 400, seed=3, branch=0.04)
     return path, cid
 
 
 def test_the_graph_opens_on_the_tip_without_empty_scene_beside_the_tree(
         qtbot: QtBot, bushy_db: tuple[Path, int]) -> None:
-    with loaded_graph(qtbot, *bushy_db, (420, 320)) as w:
+    with loaded_graph(qtbot, *bushy_db, (520, 560)) as w:
         view, model = w.view, w.view.model
         assert model is not None and view.item is not None
         visible = view.mapToScene(view.viewport().rect()).boundingRect()
@@ -51,3 +51,23 @@ def test_the_graph_opens_on_the_tip_without_empty_scene_beside_the_tree(
         assert visible.contains(tip)
         assert visible.left() >= bounds.left() - 1 and visible.right() <= bounds.right() + 1
         assert visible.top() >= bounds.top() - 1 and visible.bottom() <= bounds.bottom() + 1
+
+
+def test_a_tip_at_the_bottom_of_a_long_run_opens_clear_of_the_legend_and_minimap(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "line.db"
+    with Store(path) as store:
+        cid = generated_conversation(store, 200, seed=1, branch=0.0)
+    with loaded_graph(qtbot, path, cid, (520, 560)) as w:
+        view, model = w.view, w.view.model
+        assert model is not None and view.item is not None
+        assert model.ys[model.tip] == max(model.ys)  # the run's last message is the lowest box
+        tip = QRectF(model.xs[model.tip] - BOX_W / 2, model.ys[model.tip] - BOX_H / 2,
+                     BOX_W, BOX_H)
+        on_screen = view.mapFromScene(tip).boundingRect().translated(view.viewport().pos())
+        assert view.viewport().geometry().contains(on_screen)
+        overlays = [o for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
+        assert len(overlays) == 3
+        assert not any(o.geometry().intersects(on_screen) for o in overlays)
+        above = view.mapToScene(view.viewport().rect()).boundingRect()
+        assert above.top() < tip.top() - 3 * BOX_H  # the turns before the tip show above it

@@ -122,19 +122,21 @@ class GraphView(QGraphicsView):
         if m is not None and 0 <= i < len(m):
             self.centerOn(QPointF(m.xs[i], m.ys[i]))
 
-    def open_on_node(self, i: int) -> None:
-        """Centre near node ``i`` but slide toward the tree, so the view spends no width on the
+    def open_on_node(self, i: int, top: int = 0, bottom: int = 0) -> None:
+        """Centre near node ``i`` but slide toward the tree, so the view spends no room on the
         empty scene beside it: a tip at the tree's left edge also shows the branches to its
-        right, a tip at the bottom the turns above it."""
+        right, a tip at the bottom the turns above it. ``top``/``bottom``: viewport pixels
+        covered by overlays, which the node must stay clear of."""
         m = self.model
         if m is None or self.item is None or not 0 <= i < len(m):
             return
         bounds = self.item.boundingRect()
         vp = self.viewport().rect()
         s = self.scale_factor()
+        free = max(vp.height() - top - bottom, int(BOX_H * s))  # the band left between them
         cx = slide(m.xs[i], bounds.left(), bounds.right(), vp.width() / s / 2, BOX_W / 2)
-        cy = slide(m.ys[i], bounds.top(), bounds.bottom(), vp.height() / s / 2, BOX_H / 2)
-        self.centerOn(QPointF(cx, cy))
+        cy = slide(m.ys[i], bounds.top(), bounds.bottom(), free / s / 2, BOX_H / 2)
+        self.centerOn(QPointF(cx, cy - (top - bottom) / s / 2))
 
     # -- zoom -----------------------------------------------------------------
     def scale_factor(self) -> float:

@@ -243,7 +243,12 @@ class TreeGraphWidget(QWidget):
             return
         self.view.set_scale(OPEN_SCALE)
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
-        self.view.open_on_node(focus)
+        self._place_overlays()
+        vp = self.view.viewport().geometry()
+        covered = [w.geometry() for w in (self.legend, self.minimap) if w.isVisible()]
+        bottom = max((vp.bottom() - r.top() + MINIMAP_MARGIN for r in covered), default=0)
+        top = self.switch.geometry().bottom() - vp.top() + MINIMAP_MARGIN
+        self.view.open_on_node(focus, top=max(top, 0), bottom=max(bottom, 0))
 
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
