@@ -8,7 +8,7 @@ spoke before the reader has read a word.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
@@ -32,10 +32,10 @@ from explorer.tree.model import Message, Part, Usage
 from explorer.ui.compare_marks import paint_mark_badge
 from explorer.ui.live_marks import paint_live_badge
 from explorer.ui.transcript.chips import ChipRow, MetaText
+from explorer.ui.transcript.folding import FoldedNote, WholeText, first_screenful
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
     ERROR_ACCENT,
-    FoldedNote,
     ImageThumbnail,
     MarkerLabel,
     ThinkingBlock,
@@ -178,7 +178,9 @@ class MessageCard(Card):
 
     siblingChosen = Signal(int)
     compareRequested = Signal(int)
-    unfoldRequested = Signal(int, int)  # message id, part index
+    unfoldRequested = Signal(int, int)  # message id, part index: the whole part in a window
+    expandRequested = Signal(int, int)  # message id, part index: the whole part in place
+    collapsed = Signal(int, int)  # message id, part index: back to its first screenful
     subagentRequested = Signal(str)  # tool_use id of a call that started a subagent
     branchOpened = Signal(int)  # a merge message's side branch, by its tip
     markerOpened = Signal(int, str)  # this branch point, "archived" (unfold) or "deleted"
@@ -198,6 +200,9 @@ class MessageCard(Card):
         self.calls: list[ToolCallBlock] = []
         self.chip_rows: list[ChipRow] = []
         self.folded: list[FoldedNote] = []
+        self.part_widgets: list[QWidget] = []
+        self.notes: dict[int, FoldedNote] = {}  # by part index
+        self.wholes: dict[int, WholeText] = {}  # parts shown whole, by part index
         self._switcher: SiblingSwitcher | None = None
         self._fonts: dict[bool, QFont] = {}
         self._describe = ctx.describe
@@ -208,12 +213,58 @@ class MessageCard(Card):
         if len(self._shown) > 1 or self._archived:
             _ = self.switcher  # most messages have no alternatives: no switcher to build
         for index, part in enumerate(message.parts):
-            self.body.addWidget(self._part_widget(part, ctx))
-            if FOLDED_KEY in part.meta:
-                note = FoldedNote(int(part.meta[FOLDED_KEY]), len(part.text), self)
-                note.unfold.connect(lambda i=index: self.unfoldRequested.emit(self.mid, i))
-                self.folded.append(note)
-                self.body.addWidget(note)
+            folded = FOLDED_KEY in part.meta
+            shown = replace(part, text=first_screenful(part.text)) if folded else part
+            widget = self._part_widget(shown, ctx)
+            self.part_widgets.append(widget)
+            self.body.addWidget(widget)
+            if folded:
+                self._add_note(index, int(part.meta[FOLDED_KEY]), len(shown.text))
+
+    def _add_note(self, index: int, total: int, shown: int) -> None:
+        note = FoldedNote(total, shown, self)
+        note.unfold.connect(lambda i=index: self.unfoldRequested.emit(self.mid, i))
+        note.expand.connect(lambda i=index: self.expandRequested.emit(self.mid, i))
+        note.collapse.connect(lambda i=index: self.show_head(i))
+        self.folded.append(note)
+        self.notes[index] = note
+        self.body.addWidget(note)
+
+    def show_whole(self, index: int, text: str) -> WholeText | None:
+        """Show folded part ``index`` whole, in place of its first screenful (V2)."""
+        note = self.notes.get(index)
+        if note is None or index in self.wholes:
+            return self.wholes.get(index)
+        kind = self.message.parts[index].kind
+        whole = self.wholes[index] = WholeText(text, kind != "text", self)
+        whole.pressed.connect(lambda: self.pressed.emit(self.mid))
+        self.body.insertWidget(self.body.indexOf(note), whole)
+        whole.show()  # now, not on the next turn: the card is measured at once
+        self._hide_head(index, True)
+        note.set_state("whole")
+        self.resized.emit()
+        return whole
+
+    def show_head(self, index: int) -> None:
+        """Back to part ``index``'s first screenful."""
+        whole = self.wholes.pop(index, None)
+        if whole is None:
+            return
+        whole.stop()
+        whole.hide()
+        whole.deleteLater()
+        self._hide_head(index, False)
+        self.notes[index].set_state("folded")
+        self.collapsed.emit(self.mid, index)
+        self.resized.emit()
+
+    def _hide_head(self, index: int, hidden: bool) -> None:
+        """The first screenful is the whole text's start: hidden while the whole is shown."""
+        widget = self.part_widgets[index]
+        if isinstance(widget, ToolResultBlock):
+            widget.hide_output(hidden)
+        elif isinstance(widget, DocumentView | MetaText):
+            widget.setHidden(hidden)
 
     def _header(self, ctx: CardContext) -> QHBoxLayout:
         row = QHBoxLayout()

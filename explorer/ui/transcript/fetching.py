@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns
-from explorer.ui.tasks import LatestRunner, Ticket
+from explorer.ui.tasks import LatestRunner, TaskRunner, Ticket
 from explorer.ui.transcript.loading import WindowContent, read_part, read_window
 from explorer.ui.transcript.row_table import RowTable
 from explorer.ui.transcript.rows import with_content, without_content
@@ -31,6 +31,7 @@ CACHED_ROWS = 600
 class ContentWindow(QObject):
     arrived = Signal(bool)  # a read finished; True when some rows got their content
     unfolded = Signal(int, int, str)  # message id, part index, the part's whole text
+    whole = Signal(int, int, str)  # the same, asked for to be shown in place
     failed = Signal(str)
 
     def __init__(self, store: Store, parent: QObject | None = None) -> None:
@@ -48,6 +49,7 @@ class ContentWindow(QObject):
         self.reads.failed.connect(lambda e: self.failed.emit(f"{type(e).__name__}: {e}"))
         self.unfolds = LatestRunner(self, threads=1, name="transcript-unfold")
         self.unfolds.finished.connect(self._unfolded)
+        self.wholes = TaskRunner(self, threads=1, name="transcript-whole")  # every one counts
 
     def reset(self, rows: RowTable, message_row: Mapping[int, int], carry: bool = False) -> None:
         """Follow a new path's rows (the view's own list: content is filled in place).
@@ -68,7 +70,7 @@ class ContentWindow(QObject):
 
     @property
     def busy(self) -> bool:
-        return self.reads.busy or bool(self._fetching)
+        return self.reads.busy or bool(self._fetching) or bool(self.wholes.active)
 
     @property
     def held(self) -> int:
@@ -122,6 +124,13 @@ class ContentWindow(QObject):
         store = self.store
         self.unfolds.submit(lambda t: (mid, index, read_part(store, mid, index)))
 
+    def read_whole(self, mid: int, index: int) -> None:
+        """Read the whole of a folded part off the main thread; ``whole`` brings it."""
+        store = self.store
+        self.wholes.run(lambda t: read_part(store, mid, index),
+                        on_done=lambda text: self.whole.emit(mid, index, str(text)),
+                        on_failed=lambda e: self.failed.emit(f"{type(e).__name__}: {e}"))
+
     def _unfolded(self, result: object) -> None:
         assert isinstance(result, tuple)
         self.unfolded.emit(int(result[0]), int(result[1]), str(result[2]))
@@ -131,6 +140,8 @@ class ContentWindow(QObject):
         for runner in (self.reads, self.unfolds):
             runner.cancel()
             runner.wait()
+        self.wholes.cancel_all()
+        self.wholes.wait()
         self._fetching.clear()
 
 

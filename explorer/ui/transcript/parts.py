@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QScrollArea,
     QToolButton,
     QVBoxLayout,
@@ -206,6 +205,7 @@ class ToolResultBlock(QWidget):
         self.output = DocumentView(self)
         layout.addWidget(self.output)
         self.expand_button: QToolButton | None = None
+        self._folded_lines = True
         if len(self._lines) > COLLAPSED_LINES or len(part.text) > COLLAPSED_CHARS:
             self.expand_button = QToolButton(self)
             self.expand_button.setAutoRaise(True)
@@ -217,7 +217,14 @@ class ToolResultBlock(QWidget):
     def is_collapsed(self) -> bool:
         return self.expand_button is not None and not self.expand_button.isHidden()
 
+    def hide_output(self, hidden: bool) -> None:
+        """Hide the output (and its "show all lines") while the whole part is shown below."""
+        self.output.setHidden(hidden)
+        if self.expand_button is not None:
+            self.expand_button.setHidden(hidden or not self._folded_lines)
+
     def expand(self) -> None:
+        self._folded_lines = False
         self._show(len(self._lines), None)
         if self.expand_button is not None:
             self.expand_button.hide()
@@ -246,56 +253,6 @@ def mute(widget: QWidget) -> None:
     font.setItalic(True)
     widget.setFont(font)
 
-
-def format_size(chars: int) -> str:
-    """A character count the way people read file sizes."""
-    if chars >= 1_000_000:
-        return f"{chars / 1_000_000:.1f} M characters"
-    if chars >= 10_000:
-        return f"{chars // 1000:,} k characters"
-    return f"{chars:,} characters"
-
-
-class FoldedNote(QWidget):
-    """Says a part was too long to read into the transcript, with its size and a way to see it.
-
-    ``unfold`` asks the view to read the whole text (off the main thread) and show it
-    in a viewer of its own, so a 10 MB paste never becomes a 10 MB row.
-    """
-
-    unfold = Signal()
-
-    def __init__(self, total: int, shown: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.total = total
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.label = _caption(f"⋯ folded: showing {format_size(shown)} of "
-                              f"{format_size(total)}", self)
-        self.button = QToolButton(self)
-        self.button.setAutoRaise(True)
-        self.button.setText("Show all")
-        self.button.clicked.connect(self.unfold)
-        layout.addWidget(self.label)
-        layout.addWidget(self.button)
-        layout.addStretch(1)
-
-
-class LongTextDialog(QDialog):
-    """A whole long part in a plain-text viewer (laid out lazily, so megabytes stay usable)."""
-
-    def __init__(self, title: str, text: str, parent: QWidget | None) -> None:
-        super().__init__(parent)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.setWindowTitle(title)
-        self.view = QPlainTextEdit(self)
-        self.view.setReadOnly(True)
-        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.view.setPlainText(text)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
-        self.resize(1000, 760)
 
 
 class MarkerLabel(QLabel):

@@ -99,6 +99,9 @@ class CardStack:
         connect_card(card, v)
         if isinstance(card, MessageCard):
             card.unfoldRequested.connect(v.unfold)
+            card.expandRequested.connect(v.expand)
+            card.collapsed.connect(v.forget_whole)
+            v.restore_wholes(card)
         card.pressed.connect(v.select)
         card.resized.connect(lambda c=card: v.card_resized(c))
         card.set_selected(row.is_message and row.mid == v.selected())
@@ -133,6 +136,9 @@ class CardStack:
         """Hide now, delete later: the card may be the one whose click is being handled."""
         card = self.cards.pop(i)
         card.hide()
+        if isinstance(card, MessageCard):
+            for whole in card.wholes.values():
+                whole.stop()
         card.deleteLater()
 
     def detach(self) -> dict[int, tuple[Card, int]]:

@@ -27,6 +27,7 @@ rest on demand), so memory follows the screen, not the conversation.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -36,16 +37,18 @@ from PySide6.QtWidgets import QWidget
 from explorer.app.branch_labels import sibling_lines
 from explorer.store import Store
 from explorer.ui.tasks import LatestRunner
-from explorer.ui.transcript.cards import Card, CardContext
+from explorer.ui.transcript.cards import Card, CardContext, MessageCard
 from explorer.ui.transcript.fetching import ContentWindow
+from explorer.ui.transcript.folding import LongTextDialog, format_size
 from explorer.ui.transcript.loading import PreparedPath, prepare_tip_first
-from explorer.ui.transcript.parts import LongTextDialog, format_size
 from explorer.ui.transcript.rows import PathInfo
 from explorer.ui.transcript.scrolling import KEEP, AnchoredScroll
 from explorer.ui.transcript.stack import CardStack
 
 FETCH = 2.0
 """Viewport heights beyond each edge whose content is read ahead of the scroll."""
+WHOLE_KEPT = 3
+"""Parts shown whole whose text is kept, so their cards show them whole again when rebuilt."""
 
 
 class TranscriptView(AnchoredScroll):
@@ -74,6 +77,8 @@ class TranscriptView(AnchoredScroll):
         self.content.arrived.connect(self._content_arrived)
         self.content.failed.connect(self.loadFailed)
         self.content.unfolded.connect(self._show_unfolded)
+        self.content.whole.connect(self._show_whole)
+        self.whole_texts: OrderedDict[tuple[int, int], str] = OrderedDict()
         self.long_text: LongTextDialog | None = None
         self._requested: tuple[int, int | None] | None = None
         self._partial = False  # only the path's last rows are shown; the rest is being read
@@ -250,6 +255,32 @@ class TranscriptView(AnchoredScroll):
     def unfold(self, mid: int, index: int) -> None:
         """Read the whole of a folded part off the main thread and show it in a viewer."""
         self.content.unfold(mid, index)
+
+    def expand(self, mid: int, index: int) -> None:
+        """Show a folded part whole in its card; its text is read off the main thread."""
+        text = self.whole_texts.get((mid, index))
+        if text is not None:
+            self._show_whole(mid, index, text)
+        else:
+            self.content.read_whole(mid, index)
+
+    def _show_whole(self, mid: int, index: int, text: str) -> None:
+        self.whole_texts[(mid, index)] = text
+        self.whole_texts.move_to_end((mid, index))
+        while len(self.whole_texts) > WHOLE_KEPT:
+            self.whole_texts.popitem(last=False)
+        card = self.card_for(mid) if mid in self._message_row else None
+        if isinstance(card, MessageCard):
+            card.show_whole(index, text)
+
+    def restore_wholes(self, card: MessageCard) -> None:
+        """A rebuilt card shows whole again the parts its reader had shown whole."""
+        for (mid, index), text in list(self.whole_texts.items()):
+            if mid == card.mid and index in card.notes:
+                card.show_whole(index, text)
+
+    def forget_whole(self, mid: int, index: int) -> None:
+        self.whole_texts.pop((mid, index), None)
 
     def _show_unfolded(self, mid: int, index: int, text: str) -> None:
         self.long_text = LongTextDialog(
