@@ -71,3 +71,20 @@ def test_a_tip_at_the_bottom_of_a_long_run_opens_clear_of_the_legend_and_minimap
         assert not any(o.geometry().intersects(on_screen) for o in overlays)
         above = view.mapToScene(view.viewport().rect()).boundingRect()
         assert above.top() < tip.top() - 3 * BOX_H  # the turns before the tip show above it
+
+
+def test_a_tree_that_fits_beside_the_overlays_is_shown_whole_clear_of_them(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "small.db"
+    with Store(path) as store:
+        cid = generated_conversation(store, 7, seed=1, branch=0.0)
+    with loaded_graph(qtbot, path, cid, (520, 760)) as w:
+        view, model = w.view, w.view.model
+        assert model is not None
+        overlays = [o.geometry() for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
+        assert len(overlays) == 3
+        for i in range(len(model)):
+            box = QRectF(model.xs[i] - BOX_W / 2, model.ys[i] - BOX_H / 2, BOX_W, BOX_H)
+            shown = view.mapFromScene(box).boundingRect().translated(view.viewport().pos())
+            assert view.viewport().geometry().contains(shown)
+            assert not any(o.intersects(shown) for o in overlays), i

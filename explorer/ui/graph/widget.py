@@ -232,23 +232,35 @@ class TreeGraphWidget(QWidget):
         self._auto_view = False
 
     def _initial_view(self) -> None:
+        """The whole tree when it reads at 75 % or more in the band the overlays leave free;
+        otherwise 100 % on the tip, slid toward the tree and clear of the overlays."""
         self._auto_view = True
         self.view.fit_all()
-        model = self.view.model
-        if model is None or self.view.scale_factor() >= FIT_MIN_SCALE:
-            if self.view.scale_factor() > OPEN_SCALE:  # a small tree opens at 100 %, not bigger
-                self.view.set_scale(OPEN_SCALE)
-                self.view.centerOn(self.view.item.boundingRect().center()
-                                   if self.view.item is not None else QPointF())
+        model, item = self.view.model, self.view.item
+        if model is None or item is None:
+            return
+        top, bottom = self._overlay_insets()
+        bounds, vp = item.boundingRect(), self.view.viewport().rect()
+        free = vp.height() - top - bottom
+        fit = min(vp.width() / max(bounds.width(), 1.0), free / max(bounds.height(), 1.0))
+        if fit >= FIT_MIN_SCALE:
+            self.view.set_scale(min(fit, OPEN_SCALE))
+            s = self.view.scale_factor()
+            self.view.centerOn(bounds.center() - QPointF(0, (top - bottom) / s / 2))
             return
         self.view.set_scale(OPEN_SCALE)
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
+        self.view.open_on_node(focus, top=top, bottom=bottom)
+
+    def _overlay_insets(self) -> tuple[int, int]:
+        """Viewport pixels the view switch covers at the top and the legend/minimap at the
+        bottom."""
         self._place_overlays()
         vp = self.view.viewport().geometry()
         covered = [w.geometry() for w in (self.legend, self.minimap) if w.isVisible()]
         bottom = max((vp.bottom() - r.top() + MINIMAP_MARGIN for r in covered), default=0)
         top = self.switch.geometry().bottom() - vp.top() + MINIMAP_MARGIN
-        self.view.open_on_node(focus, top=max(top, 0), bottom=max(bottom, 0))
+        return max(top, 0), max(bottom, 0)
 
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
