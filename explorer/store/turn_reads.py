@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, cast
 
+from explorer.store.fetching import in_chunks
 from explorer.store.turn_columns import read_snapshot, read_turn_columns
 from explorer.tree.turn_source import TurnColumns
 
@@ -72,10 +73,14 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
 def read_previews(conn: sqlite3.Connection, ids: list[Hashable]
                   ) -> dict[Hashable, tuple[str, str]]:
     """(role, preview) of the given messages: the few whose words label the turns."""
-    rows = conn.execute(
+    cursor = conn.execute(
         "SELECT id, role, coalesce(preview, '') FROM messages "
-        "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)).fetchall()
-    return dict(zip(map(itemgetter(0), rows), map(itemgetter(slice(1, 3)), rows), strict=True))
+        "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+    out: dict[Hashable, tuple[str, str]] = {}
+    for rows in in_chunks(cursor):
+        out.update(zip(map(itemgetter(0), rows), map(itemgetter(slice(1, 3)), rows),
+                       strict=True))
+    return out
 
 
 def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:

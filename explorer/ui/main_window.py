@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
     def _after_load(self, _conv: int) -> None:
         """Once both views hold their data, what the loads freed goes back to the system."""
         if not self.graph.is_loading and not self.transcript.skeletons.busy:
-            self.tasks.run(lambda _t: release_after_load(self.store))
+            self.tasks.run(lambda _t: release_after_load(self.store), lane_kind="release")
 
     def menu_action(self, name: str) -> QAction:
         found = self.findChild(QAction, name)
@@ -152,8 +152,8 @@ class MainWindow(QMainWindow):
     def open_conversation(self, conv_id: int) -> None:
         self._conv = conv_id
         self.branch_state.reset()
+        self.transcript.load_path(conv_id)  # first: the open's lane runs its skeleton first
         self.graph.load_conversation(conv_id)
-        self.transcript.load_path(conv_id)
         tip = self.store.conversation(conv_id, boundary=False).tip_id
         if tip is not None:
             self.graph.select_node(tip)

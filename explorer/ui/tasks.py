@@ -3,6 +3,8 @@
 In the spirit of Anki's ``QueryOp``/``CollectionOp``: a job is a plain function of a
 :class:`Ticket`; it runs on the runner's thread pool, may report progress and must
 look at its ticket between steps (``ticket.check()``), so cancel answers quickly.
+Jobs of the kinds a :class:`~explorer.ui.lane.Lane` orders (a conversation's open)
+take turns there, and give way at their checks to a more urgent one (V2).
 Its result, or whatever exception it raised (any ``Exception``, not a chosen few),
 is delivered on the main thread through a :class:`Task`'s signals; a task that
 finished successfully then asks the views it names to refresh (``changed``), so a
@@ -23,6 +25,7 @@ from typing import Any, ClassVar
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from explorer.ui import collector
+from explorer.ui.lane import OPEN_LANE, Lane, Place
 
 
 class Cancelled(Exception):
@@ -36,6 +39,7 @@ class Ticket:
         self.serial = serial
         self._emit = emit
         self._cancel = threading.Event()
+        self._lane: tuple[Lane, Place] | None = None  # set while the job is inside a lane
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -50,13 +54,18 @@ class Ticket:
         return self._cancel
 
     def is_cancelled(self) -> bool:
-        """The flag as a callable, for code below the UI that takes ``cancel=``."""
-        return self._cancel.is_set()
+        """The flag as a callable, for code below the UI that takes ``cancel=`` and asks it
+        between steps (where a job in a lane also gives way to a more urgent one)."""
+        return self._cancel.is_set() or not self._give_way()
 
     def check(self) -> None:
-        """Stop here (raise :class:`Cancelled`) if the request was cancelled."""
-        if self._cancel.is_set():
+        """Stop here (raise :class:`Cancelled`) if the request was cancelled; in a lane,
+        first let a more urgent job that waits run."""
+        if self._cancel.is_set() or not self._give_way():
             raise Cancelled
+
+    def _give_way(self) -> bool:
+        return self._lane is None or self._lane[0].give_way(self._lane[1])
 
     def step(self, stage: str) -> None:
         """Report the stage about to start; stop here if the request was cancelled."""
@@ -111,13 +120,16 @@ class _Bridge(QObject):
 
 
 class _Run(QRunnable):
-    def __init__(self, job: Job, ticket: Ticket, bridge: _Bridge) -> None:
+    def __init__(self, job: Job, ticket: Ticket, bridge: _Bridge,
+                 lane: tuple[Lane, Place] | None) -> None:
         super().__init__()
-        self.job, self.ticket, self.bridge = job, ticket, bridge
+        self.job, self.ticket, self.bridge, self.lane = job, ticket, bridge, lane
 
     def run(self) -> None:
         serial = self.ticket.serial
         try:
+            if self.lane is not None and self.lane[0].enter(self.lane[1]):
+                self.ticket._lane = self.lane
             if not self.ticket.cancelled:
                 result = self.job(self.ticket)
                 if not self.ticket.cancelled:
@@ -128,6 +140,9 @@ class _Run(QRunnable):
             if not self.ticket.cancelled:
                 self.bridge.failed.emit(serial, e)
         finally:
+            self.ticket._lane = None
+            if self.lane is not None:
+                self.lane[0].leave(self.lane[1])
             self.bridge.ended.emit(serial)
 
 
@@ -135,16 +150,19 @@ class TaskRunner(QObject):
     """Runs jobs on a private pool and hands their outcome back on the main thread.
 
     ``changed(frozenset[str])`` names the views to refresh after a job that
-    finished successfully was started with ``refresh=``.
+    finished successfully was started with ``refresh=``. A job of a kind ``lane``
+    orders (``lane_kind=``, or the runner's name) runs there, in turn.
     """
 
     changed = Signal(object)
     live: ClassVar[weakref.WeakSet[TaskRunner]] = weakref.WeakSet()
 
     def __init__(self, parent: QObject | None = None, threads: int = 2,
-                 name: str = "explorer-task") -> None:
+                 name: str = "explorer-task", lane: Lane = OPEN_LANE) -> None:
         super().__init__(parent)
         self.name = name
+        self.lane = lane
+        self._places: dict[int, Place] = {}
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(threads)
         self._bridge = _Bridge()
@@ -164,8 +182,11 @@ class TaskRunner(QObject):
         on_failed: Callable[[BaseException], object] | None = None,
         on_progress: Callable[[Any], object] | None = None,
         refresh: Iterable[str] = (),
+        lane_kind: str | None = None,
     ) -> Task:
-        """Start ``job``; the callbacks run on the main thread, in the order they happen."""
+        """Start ``job``; the callbacks run on the main thread, in the order they happen.
+
+        ``lane_kind`` (by default the runner's name) places it in the lane's order."""
         if self._closed:
             raise RuntimeError("the runner was shut down")
         self._serial += 1
@@ -178,7 +199,12 @@ class TaskRunner(QObject):
         if on_progress is not None:
             task.progressed.connect(on_progress)
         self._tasks[ticket.serial] = task
-        self.pool.start(_Run(job, ticket, self._bridge))
+        kind = lane_kind or self.name
+        place = self.lane.join(kind, ticket) if kind in self.lane else None
+        if place is not None:
+            self._places[ticket.serial] = place
+        self.pool.start(_Run(job, ticket, self._bridge,
+                             (self.lane, place) if place is not None else None))
         return task
 
     @property
@@ -241,6 +267,9 @@ class TaskRunner(QObject):
         task.failed.emit(task.error)
 
     def _on_ended(self, serial: int) -> None:
+        place = self._places.pop(serial, None)
+        if place is not None:  # also a job the pool never ran (cleared at shutdown)
+            self.lane.leave(place)
         task = self._tasks.pop(serial, None)
         if task is None:
             return
@@ -262,9 +291,9 @@ class LatestRunner(QObject):
     failed = Signal(object)
 
     def __init__(self, parent: QObject | None = None, threads: int = 2,
-                 name: str = "explorer-latest") -> None:
+                 name: str = "explorer-latest", lane: Lane = OPEN_LANE) -> None:
         super().__init__(parent)
-        self.runner = TaskRunner(self, threads, name)
+        self.runner = TaskRunner(self, threads, name, lane)
         self._current: Task | None = None
 
     @property

@@ -177,7 +177,7 @@ class TreeGraphWidget(QWidget):
         earlier = self.data.turn_view if previous and self.data is not None else None
         job = graph_job(self.store, conv_id, palette_for_application(), self.mode,
                         self._expanded, earlier)
-        task = self.runner.run(job)
+        task = self.runner.run(job, lane_kind="graph")
         task.finished.connect(lambda data, t=task: self._on_done(t, data))
         task.failed.connect(lambda error, t=task: self._on_failed(t, error))
         task.ended.connect(lambda t=task: self._on_ended(t))

@@ -46,7 +46,8 @@ class BoxWordReader:
         if not groups:
             return
         store = self.store
-        task = self.runner.run(lambda ticket: read_sibling_words(store, groups, ticket.check))
+        task = self.runner.run(lambda ticket: read_sibling_words(store, groups, ticket.check),
+                               lane_kind="graph-words")
         task.finished.connect(lambda got, w=words: self._on_words(w, got))
         task.ended.connect(lambda t=task: self._ended(t))
         self._job = task

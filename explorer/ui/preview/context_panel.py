@@ -48,7 +48,7 @@ class ContextPanel(QWidget):
         self.bar = ContextBar()
         self.title = QLabel("Context")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.runner = LatestRunner(self, threads=1)
+        self.runner = LatestRunner(self, threads=1, name="context-figure")  # in the open's lane
         self.runner.finished.connect(self._on_usage)
         self.runner.progress.connect(self._on_progress)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
