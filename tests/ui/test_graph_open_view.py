@@ -10,7 +10,8 @@ from PySide6.QtCore import QRectF
 from pytestqt.qtbot import QtBot
 
 from explorer.store import Store
-from explorer.ui.graph.model import BOX_H, BOX_W
+from explorer.ui.graph import TreeGraphWidget
+from explorer.ui.graph.model import BOX_H, BOX_W, GraphModel
 from explorer.ui.graph.view import OPEN_MARGIN, slide
 
 
@@ -30,6 +31,27 @@ def test_the_node_stays_inside_the_view_with_a_margin() -> None:
     assert centre - 200 <= 0 - 60 - OPEN_MARGIN + 1e-9
 
 
+def _line(tmp_path: Path, n: int) -> tuple[Path, int]:
+    """A straight run of ``n`` messages: its tip is the lowest box."""
+    path = tmp_path / f"line{n}.db"
+    with Store(path) as store:
+        return path, generated_conversation(store, n, seed=1, branch=0.0)
+
+
+def _box(model: GraphModel, i: int) -> QRectF:
+    return QRectF(model.xs[i] - BOX_W / 2, model.ys[i] - BOX_H / 2, BOX_W, BOX_H)
+
+
+def _shown_clear(w: TreeGraphWidget, box: QRectF) -> bool:
+    """Whether a scene box is inside the viewport and under none of the three overlays."""
+    view = w.view
+    shown = view.mapFromScene(box).boundingRect().translated(view.viewport().pos())
+    overlays = [o.geometry() for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
+    assert len(overlays) == 3
+    return view.viewport().geometry().contains(shown) and not any(
+        o.intersects(shown) for o in overlays)
+
+
 @pytest.fixture(scope="module")
 def bushy_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("open") / "bushy.db"
@@ -46,45 +68,26 @@ def test_the_graph_opens_on_the_tip_without_empty_scene_beside_the_tree(
         visible = view.mapToScene(view.viewport().rect()).boundingRect()
         bounds = view.item.boundingRect()
         assert bounds.width() > visible.width() and bounds.height() > visible.height()
-        tip = QRectF(model.xs[model.tip] - BOX_W / 2, model.ys[model.tip] - BOX_H / 2,
-                     BOX_W, BOX_H)
-        assert visible.contains(tip)
+        assert visible.contains(_box(model, model.tip))
         assert visible.left() >= bounds.left() - 1 and visible.right() <= bounds.right() + 1
         assert visible.top() >= bounds.top() - 1 and visible.bottom() <= bounds.bottom() + 1
 
 
 def test_a_tip_at_the_bottom_of_a_long_run_opens_clear_of_the_legend_and_minimap(
         qtbot: QtBot, tmp_path: Path) -> None:
-    path = tmp_path / "line.db"
-    with Store(path) as store:
-        cid = generated_conversation(store, 200, seed=1, branch=0.0)
-    with loaded_graph(qtbot, path, cid, (520, 560)) as w:
-        view, model = w.view, w.view.model
-        assert model is not None and view.item is not None
-        assert model.ys[model.tip] == max(model.ys)  # the run's last message is the lowest box
-        tip = QRectF(model.xs[model.tip] - BOX_W / 2, model.ys[model.tip] - BOX_H / 2,
-                     BOX_W, BOX_H)
-        on_screen = view.mapFromScene(tip).boundingRect().translated(view.viewport().pos())
-        assert view.viewport().geometry().contains(on_screen)
-        overlays = [o for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
-        assert len(overlays) == 3
-        assert not any(o.geometry().intersects(on_screen) for o in overlays)
-        above = view.mapToScene(view.viewport().rect()).boundingRect()
+    with loaded_graph(qtbot, *_line(tmp_path, 200), (520, 560)) as w:
+        model = w.view.model
+        assert model is not None
+        assert model.ys[model.tip] == max(model.ys)
+        tip = _box(model, model.tip)
+        assert _shown_clear(w, tip)
+        above = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
         assert above.top() < tip.top() - 3 * BOX_H  # the turns before the tip show above it
 
 
 def test_a_tree_that_fits_beside_the_overlays_is_shown_whole_clear_of_them(
         qtbot: QtBot, tmp_path: Path) -> None:
-    path = tmp_path / "small.db"
-    with Store(path) as store:
-        cid = generated_conversation(store, 7, seed=1, branch=0.0)
-    with loaded_graph(qtbot, path, cid, (520, 760)) as w:
-        view, model = w.view, w.view.model
+    with loaded_graph(qtbot, *_line(tmp_path, 7), (520, 760)) as w:
+        model = w.view.model
         assert model is not None
-        overlays = [o.geometry() for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
-        assert len(overlays) == 3
-        for i in range(len(model)):
-            box = QRectF(model.xs[i] - BOX_W / 2, model.ys[i] - BOX_H / 2, BOX_W, BOX_H)
-            shown = view.mapFromScene(box).boundingRect().translated(view.viewport().pos())
-            assert view.viewport().geometry().contains(shown)
-            assert not any(o.intersects(shown) for o in overlays), i
+        assert all(_shown_clear(w, _box(model, i)) for i in range(len(model)))
