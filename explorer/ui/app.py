@@ -129,7 +129,13 @@ def _views_loading(window: MainWindow) -> bool:
 
 def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
     """Show the window offscreen, wait until every view it shows has loaded (or failed,
-    which it shows), write a PNG, exit."""
+    which it shows), write a PNG, exit.
+
+    Nobody scrolls or zooms the window a screenshot is taken of, so the context figure
+    does not wait for the graph and the transcript to finish first (it does for a
+    person, whose frames it would slow): it is computed beside them, and the picture
+    still waits for all three."""
+    window.context_panel.gate.wait_for(lambda: False)
     window.resize(1400, 860)
     window.show()
     loop = QEventLoop()

@@ -108,3 +108,46 @@ def test_V2_the_screenshot_waits_for_the_context_figure(
         held.set()
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert seen == [(False, False), (True, True)], "held figure: no picture; then one with it"
+
+
+def test_V2_the_screenshot_computes_the_context_figure_beside_the_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no person's frames to keep smooth, the figure does not queue behind the graph:
+    the graph's load here cannot finish until the figure has started, and the picture
+    still shows both."""
+    import threading
+
+    from explorer.app.context_figure import ContextFigure
+    from explorer.ui import quiet_gate
+    from explorer.ui.graph import worker
+
+    monkeypatch.setattr(quiet_gate, "MAX_HOLD_MS", 600_000)  # no release by the clock
+    figure_started = threading.Event()
+    real_usage, real_graph = ContextFigure.usage, worker.build_turn_graph
+
+    def usage(figure: ContextFigure, *args: object, **kwargs: object) -> object:
+        figure_started.set()
+        return real_usage(figure, *args, **kwargs)  # type: ignore[arg-type]
+
+    waited: list[bool] = []
+
+    def graph(*args: object, **kwargs: object) -> object:
+        waited.append(figure_started.wait(30))  # False: the figure waited for the graph
+        return real_graph(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ContextFigure, "usage", usage)
+    monkeypatch.setattr(worker, "build_turn_graph", graph)
+    shown: list[tuple[bool, bool]] = []
+    original = MainWindow.grab
+
+    def grab(window: MainWindow, *a: object) -> object:
+        shown.append((window.graph.view.model is not None,
+                      window.context_panel.bar.usage is not None))
+        return original(window, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MainWindow, "grab", grab)
+    shot = tmp_path / "shot.png"
+    assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
+    assert waited == [True], "the figure started while the graph was still loading"
+    assert shown == [(True, True)]
