@@ -19,10 +19,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from explorer.formats.base import FormatError
-from explorer.formats.registry import detect
-from explorer.formats.safe_zip import SafeZip, is_zip
-
 CHUNK = 1 << 20
 PREFIX = "convo-import-"
 OWNER = ".owner-pid"
@@ -45,6 +41,8 @@ class Unpacker:
             return None
         self.count += 1
         folder = self.root / f"{self.count}-{path.stem}"
+        from explorer.formats.base import FormatError  # the window's start needs none of it
+
         try:
             _extract(path, folder, self.notes)
         except FormatError as e:
@@ -55,6 +53,9 @@ class Unpacker:
 
 def unclaimed_zip(path: Path) -> bool:
     """A zip file that no importer reads as it is (so it is unpacked and searched)."""
+    from explorer.formats.registry import detect
+    from explorer.formats.safe_zip import is_zip
+
     return path.is_file() and is_zip(path) and detect(path) is None
 
 
@@ -133,6 +134,8 @@ def _running_windows(pid: int) -> bool:
 
 
 def _extract(path: Path, folder: Path, notes: list[str]) -> None:
+    from explorer.formats.safe_zip import SafeZip
+
     with SafeZip(path) as archive:
         notes.extend(f"{path.name}: {reason}" for reason in archive.refused)
         for name in archive.names():

@@ -91,7 +91,7 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     if first is not None:  # the window opens it (once) as the one it remembers
         settings.setValue("window/conversation", first)
     collector.settle()  # what start-up built is never walked by a collection again
-    window = MainWindow(store, settings)
+    window = MainWindow(store, settings, open_after_first_paint=True)
     if screenshot:
         with scratch:
             return _screenshot(app, window, store, Path(screenshot))
@@ -120,10 +120,12 @@ def settle_memory(*, collect: bool = True) -> None:
 
 
 def _views_loading(window: MainWindow) -> bool:
-    """Whether a view the window shows is still reading: the graph, the transcript (its
-    whole path and the content on screen) or the context figure."""
+    """Whether a view the window shows is still reading, or has yet to start: the
+    conversation opened after the first frame, the graph, the transcript (its whole
+    path and the content on screen) or the context figure."""
     panel = window.context_panel
-    return (window.graph.is_loading or window.transcript.is_loading
+    opening = window.first_open is not None and window.first_open.pending
+    return (opening or window.graph.is_loading or window.transcript.is_loading
             or (panel.isVisible() and panel.busy))
 
 

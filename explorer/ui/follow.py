@@ -21,13 +21,13 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from explorer.app.follow import Followed, NotFollowable, Poll, followable, poll
 from explorer.tree.errors import ExplorerError
 from explorer.ui.live_marks import LiveMarks
 from explorer.ui.tasks import Task, Ticket
 from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
+    from explorer.app.follow import Followed, Poll
     from explorer.ui.branch_state import BranchState
     from explorer.ui.graph import TreeGraphWidget
     from explorer.ui.transcript import TranscriptView
@@ -113,6 +113,8 @@ class LiveFollow(QObject):
 
     def start(self) -> bool:
         """Follow the open conversation's session file; says why not when it cannot."""
+        from explorer.app.follow import NotFollowable, followable  # not before the first frame
+
         conv = self.view.conversation_id
         try:
             if conv is None:
@@ -161,6 +163,7 @@ class LiveFollow(QObject):
             self.stop()
             return
         store = self.view.store
+        from explorer.app.follow import Poll, poll  # not before the first frame
 
         def job(ticket: Ticket) -> Poll:
             return poll(store, followed, ticket.is_cancelled)

@@ -21,6 +21,7 @@ from explorer.ui.context_actions import ContextActions
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
 from explorer.ui.drop_import import install_drop_import
+from explorer.ui.first_paint import AfterFirstPaint
 from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.memory import release_after_load
@@ -40,7 +41,10 @@ from explorer.ui.window_menus import WindowMenus
 class MainWindow(QMainWindow):
     actions_: WindowActions  # made after the compares, which branch through it
 
-    def __init__(self, store: Store, settings: QSettings | None = None) -> None:
+    def __init__(self, store: Store, settings: QSettings | None = None, *,
+                 open_after_first_paint: bool = False) -> None:
+        """``open_after_first_paint``: the remembered conversation's loads start once the
+        window is on screen (the app's start), not while it is built (V2)."""
         super().__init__()
         self.store = store
         self.settings = settings or QSettings()
@@ -98,7 +102,8 @@ class MainWindow(QMainWindow):
         self.undo_action, self.redo_action = self.menus.undo, self.menus.redo
         self._connect()
         self.drop_filter = install_drop_import(self, self.actions_.dialogs.start_import)
-        self._restore()
+        self.first_open: AfterFirstPaint | None = None
+        self._restore(open_after_first_paint)
         self.graph.view.setFocus(Qt.FocusReason.OtherFocusReason)  # F fits, arrows walk
 
     @property
@@ -150,6 +155,8 @@ class MainWindow(QMainWindow):
         return self._conv
 
     def open_conversation(self, conv_id: int) -> None:
+        if self.first_open is not None:
+            self.first_open.cancel()  # a choice made before the first frame wins
         self._conv = conv_id
         self.branch_state.reset()
         self.transcript.load_path(conv_id)  # first: the open's lane runs its skeleton first
@@ -263,7 +270,7 @@ class MainWindow(QMainWindow):
         menu.popup(pos)
 
     # -- settings -----------------------------------------------------------------
-    def _restore(self) -> None:
+    def _restore(self, after_first_paint: bool = False) -> None:
         geometry = self.settings.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
@@ -277,7 +284,10 @@ class MainWindow(QMainWindow):
         last = self.settings.value("window/conversation")
         remembered = int(str(last)) if last is not None and str(last).isdigit() else None
         chosen = remembered if remembered in ids else (ids[0] if ids else None)
-        if chosen is not None:
+        if chosen is not None and after_first_paint:
+            self.conversations.select(chosen)  # the first frame shows which one is coming
+            self.first_open = AfterFirstPaint(self, lambda: self.open_conversation(chosen))
+        elif chosen is not None:
             self.open_conversation(chosen)
 
     def closeEvent(self, event: QCloseEvent) -> None:

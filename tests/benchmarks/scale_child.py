@@ -137,7 +137,7 @@ def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPai
     store = open_store(db)
     settings = QSettings(str(db.with_suffix(".ini")), QSettings.Format.IniFormat)
     settings.setValue("window/conversation", conv)
-    window = MainWindow(store, settings)
+    window = MainWindow(store, settings, open_after_first_paint=True)  # as ``convo`` does
     first = FirstPaint()
     window.installEventFilter(first)
     window.resize(1400, 860)
@@ -157,7 +157,9 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
     t.loaded.connect(lambda _c: marks.setdefault("skeleton", time.perf_counter()))
     t.contentArrived.connect(lambda: marks.setdefault("content", time.perf_counter()))
     wait_until(app, lambda: first.at is not None)
-    wait_until(app, lambda: not t.is_loading and not window.graph.is_loading)
+    opening = window.first_open
+    wait_until(app, lambda: not (opening and opening.pending) and not t.is_loading
+               and not window.graph.is_loading)
     open_gap = gaps.longest
     over_50 = sum(g > 50 for g in gaps.gaps)
     collections = full.stop()

@@ -3,7 +3,8 @@
     python tests/ui/first_frame_child.py --db DB [convo options]
 
 Prints one JSON line when the window has painted once: the process's CPU seconds, its
-resident memory, and the modules imported so far; then exits without running the app.
+resident memory, whether the conversation's loads are still to start, and the modules
+imported so far; then exits without running the app.
 The start-up tests and the scale benchmark read it.
 """
 
@@ -43,7 +44,9 @@ def report_first_frame(*_args: object) -> int:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     with open("/proc/self/statm") as f:
         rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    opening = getattr(window, "first_open", None)  # the conversation opens after this frame
     print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": rss,
+                      "opens_after": bool(opening is not None and opening.pending),
                       "pycache_prefix": sys.pycache_prefix, "modules": sorted(sys.modules)}))
     sys.stdout.flush()
     os._exit(0)

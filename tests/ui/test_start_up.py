@@ -46,6 +46,11 @@ LOADED_WHEN_USED = (
     "explorer.ui.import_dialog",      # the first import (a drop or File → Import…)
     "explorer.ui.import_worker",
     "explorer.app.importing",
+    "explorer.formats.registry",      # importers and zips (stale unpack folders need none)
+    "explorer.formats.opencode",
+    "explorer.app.follow",            # following a live session (View → Follow)
+    "explorer.app.sync",
+    "explorer.app.sources",
 )
 
 
@@ -71,6 +76,15 @@ def test_V2_the_first_frame_imports_none_of_what_menus_open_later(tmp_path: Path
     loaded = set(shown["modules"])
     assert "explorer.ui.main_window" in loaded  # the window really was built
     assert [m for m in LOADED_WHEN_USED if m in loaded] == []
+
+
+@pytest.mark.slow
+def test_V2_convo_paints_its_first_frame_before_the_conversation_loads_start(
+    tmp_path: Path,
+) -> None:
+    """The remembered conversation's graph, transcript and figure start reading one turn
+    after the first frame, so their workers never hold the interpreter from it."""
+    assert first_frame(tmp_path)["opens_after"] is True
 
 
 @pytest.mark.slow
