@@ -130,3 +130,25 @@ def on_screen(view: TranscriptView) -> list[object]:
     height = view.viewport().height()
     return [c for c in view.live_cards()
             if c.geometry().bottom() >= 0 and c.geometry().top() < height]
+
+
+def test_V2_a_scroll_turn_builds_only_rows_on_screen_and_the_margin_follows(
+    qtbot: QtBot, heavy_store: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scroll step's own turn builds what it exposed, however much time it has left; the
+    rows beyond the screen (which the next step will expose) are built on the next turns."""
+    store, conv = heavy_store
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    load(qtbot, view, conv)
+    monkeypatch.setattr(stack, "SCROLL_BUDGET_S", 10.0)
+    monkeypatch.setattr(stack, "BUILD_BUDGET_S", 10.0)
+    view.stack.clear()
+    view._relayout(scrolling=True)
+    on_screen = set(view._window(0))
+    assert set(view.stack.cards) == on_screen, "the rows on screen, and only they"
+    assert all(isinstance(view.stack.cards[i], MessageCard) for i in on_screen)
+    settle(qtbot, view)
+    assert set(view._window(1.0)) <= set(view.stack.cards), "the margin followed"

@@ -158,7 +158,7 @@ class AnchoredScroll(QAbstractScrollArea):
         end for a reader who was there, else at the anchor's message, else at the top.
         True when it jumped."""
         if jump is not None and jump in rows_of:
-            self._scroll_to_row(rows_of[jump], 0)
+            self._scroll_to_row(rows_of[jump], 0, jump=True)
             return True
         if at_end:
             self.scroll_to_end()
@@ -176,14 +176,16 @@ class AnchoredScroll(QAbstractScrollArea):
         else:
             self._scroll_to_row(*anchor)
 
-    def _scroll_to_row(self, row: int, offset: int) -> None:
+    def _scroll_to_row(self, row: int, offset: int, jump: bool = False) -> None:
+        """Put ``row`` at the top (``offset`` pixels into it); a ``jump`` (a reader asking
+        for a message) builds that row's card and shows placeholders around it at once."""
         self._focus = row
         self._in_layout = True
         try:
             self.verticalScrollBar().setValue(self.heights.offset(row) + offset)
         finally:
             self._in_layout = False
-        self._relayout(anchor=(row, offset))
+        self._relayout(anchor=(row, offset), scrolling=jump)
 
     def _relayout(self, anchor: Anchor | None = None, scrolling: bool = False) -> None:
         """Build the cards near the viewport, measure them and keep the anchor row still."""

@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from explorer.ui.transcript.view import TranscriptView
 
 MARGIN = 10
-BUILD_BUDGET_S = 0.008
+BUILD_BUDGET_S = 0.005
 """Time per event-loop turn spent building real cards (at least one is built): with
-the placing and painting after it, a turn stays near a 16 ms frame."""
+the last card, the placing and the painting after it, a turn stays under a 16 ms frame."""
 SCROLL_BUDGET_S = 0.003
-"""The same for the turn of a scroll step, which also paints every row it exposed."""
+"""The same for the turn of a scroll step or a jump, which also paints every row it exposed.
+Such a turn need not build any card: the rows on screen show placeholders once it is spent,
+the row jumped to is built regardless, and the rows beyond the screen wait for the next turns."""
 
 
 @dataclass
@@ -37,14 +39,16 @@ class Budget:
 
     deadline: float
     built: int = 0
+    scrolling: bool = False  # a scroll step or a jump: only the rows on screen are built
 
     @classmethod
     def for_turn(cls, scrolling: bool = False) -> Budget:
         seconds = min(BUILD_BUDGET_S, SCROLL_BUDGET_S) if scrolling else BUILD_BUDGET_S
-        return cls(time.perf_counter() + seconds)
+        return cls(time.perf_counter() + seconds, scrolling=scrolling)
 
     def spent(self) -> bool:
-        return self.built > 0 and time.perf_counter() > self.deadline
+        least = 0 if self.scrolling else 1
+        return self.built >= least and time.perf_counter() > self.deadline
 
 
 class CardStack:
@@ -62,7 +66,8 @@ class CardStack:
         visible rows, then the margin); True if a height changed.
 
         Rows on screen always get a card: once the budget is spent a placeholder
-        stands in, and real cards for the rest are built on the next turns.
+        stands in, and real cards for the rest are built on the next turns. A
+        scrolling turn leaves the margin to them, and builds ``first`` regardless.
         """
         v = self.view
         changed = False
@@ -71,7 +76,8 @@ class CardStack:
             stale = isinstance(card, PendingCard) and v.rows[i].message is not None
             if card is not None and not stale:
                 continue
-            if budget.spent():
+            later = budget.spent() or (budget.scrolling and i not in visible)
+            if later and i != first:
                 self._more()
                 if card is not None or i not in visible:
                     continue

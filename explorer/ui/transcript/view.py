@@ -201,7 +201,7 @@ class TranscriptView(AnchoredScroll):
         if self._waiting_for(mid):
             self._pending_scroll = mid
             return
-        self._scroll_to_row(self._row(mid), 0)
+        self._scroll_to_row(self._row(mid), 0, jump=True)
 
     def select(self, mid: int) -> None:
         """Mark ``mid`` selected, make it visible and emit ``messageSelected`` if it changed."""
@@ -210,7 +210,7 @@ class TranscriptView(AnchoredScroll):
             return
         row = self._row(mid)
         if not self._row_visible(row):
-            self._scroll_to_row(row, 0)
+            self._scroll_to_row(row, 0, jump=True)
         if mid == self._selected:
             return
         for i, card in self.stack.cards.items():
