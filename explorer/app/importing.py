@@ -15,14 +15,14 @@ from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from explorer.app.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.jsonl import read_progress
 from explorer.formats.registry import detect
 from explorer.formats.text_repair import repair_surrogates
-from explorer.store import Store, StoreError
+from explorer.store import StoreError
 from explorer.store.import_writes import ImportOutcome
 
 
@@ -64,6 +64,15 @@ class ImportProgress:
 
 ProgressHook = Callable[[ImportProgress], None]
 CancelCheck = Callable[[], bool]
+
+
+class ConversationWrites(Protocol):
+    """Where an import stores its batches: the store, or the window's store seen from the
+    process that reads for it (:mod:`explorer.app.import_child`)."""
+
+    def import_conversations(
+        self, conversations: list[ImportedConversation], cancel: CancelCheck | None = None,
+    ) -> list[ImportOutcome | StoreError]: ...
 
 FOLDER_SCAN_LIMIT = 5000
 
@@ -247,7 +256,7 @@ BATCH_CHARS = 8_000_000  # parsed text held before a write: bounds an import's m
 class _Batch:
     """Conversations waiting to be written together (one commit for many small ones)."""
 
-    def __init__(self, store: Store, report: ImportReport, meter: _Meter,
+    def __init__(self, store: ConversationWrites, report: ImportReport, meter: _Meter,
                  cancel: CancelCheck) -> None:
         self.store, self.report, self.meter, self.cancel = store, report, meter, cancel
         self.pending: list[ImportedConversation] = []
@@ -308,7 +317,7 @@ class _Batch:
 
 
 def import_paths(
-    store: Store, paths: Iterable[Path], progress: ProgressHook | None = None,
+    store: ConversationWrites, paths: Iterable[Path], progress: ProgressHook | None = None,
     cancel: CancelCheck | None = None, report: ImportReport | None = None,
 ) -> ImportReport:
     """Import every path; ``cancel`` is asked between conversations, never inside one.
@@ -333,7 +342,8 @@ def _reading_hook(meter: _Meter, stop: CancelCheck) -> Callable[[int], None]:
 
 
 def _import_all(
-    store: Store, paths: list[Path], report: ImportReport, progress: ProgressHook | None,
+    store: ConversationWrites, paths: list[Path], report: ImportReport,
+    progress: ProgressHook | None,
     cancel: CancelCheck | None, unpacker: Unpacker,
 ) -> ImportReport:
     meter = _Meter(sum(input_size(p) for p in paths if p.exists()), progress)

@@ -20,7 +20,7 @@ from explorer.store.ids import next_ids
 from explorer.store.key_index import ByKey, RowIds, positions, sound_positions
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
-from explorer.tree.imported import ContentUnavailable, ImportedConversation
+from explorer.tree.imported import ContentUnavailable, ImportedConversation, ReadyRows
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
 from explorer.tree.repair import Repair, repair_tree
@@ -191,12 +191,19 @@ def _write_messages(
                  for m in fresh]
         order = {mid: i for i, mid in enumerate(_topological(pairs))}
         fresh = sorted(fresh, key=lambda m: order[ids[m.id]])
+    ready = ic.content.rows if isinstance(ic.content, ReadyRows) else None
     for chunk in ic.chunks(fresh):
         blobs: dict[str, tuple[bytes, str | None]] = {}
         mrows, prows = [], []
         for m in chunk:
             mid = ids[m.id]
             parent = db_id[m.parent_id] if m.parent_id is not None else None
+            made = ready(m) if ready is not None else None
+            if made is not None:  # sized and formatted where the file was read
+                mrows.append((mid, conv_id, parent, *made[0]))
+                prows.extend((mid, *row) for row in made[1])
+                blobs.update(made[2])
+                continue
             mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
                                      if m.source_id is None else None))
             prows.extend(part_rows(m.parts, mid, blobs))

@@ -91,6 +91,19 @@ def part_rows(
     return rows
 
 
+Prepared = tuple[tuple[Any, ...], list[tuple[Any, ...]], dict[str, tuple[bytes, str | None]]]
+"""A message's row and its parts' rows without the ids the writer gives them, and its images."""
+
+
+def prepared_rows(m: Message) -> Prepared:
+    """What :func:`message_row` and :func:`part_rows` make of ``m``, less the ids: made
+    where an import reads (another process), so the writer only adds the ids and inserts."""
+    blobs: dict[str, tuple[bytes, str | None]] = {}
+    own = str(m.id) if m.source_id is None else None
+    return (message_row(m, 0, 0, None, source_id=own)[3:],
+            [r[1:] for r in part_rows(m.parts, 0, blobs)], blobs)
+
+
 def insert_rows(
     conn: sqlite3.Connection,
     messages: Iterable[tuple[Any, ...]],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
@@ -67,6 +67,15 @@ class ContentSource(Protocol):
 
     def release(self, messages: Sequence[Message]) -> None:
         """Put ``messages`` back to their light form once written."""
+
+
+@runtime_checkable
+class ReadyRows(Protocol):
+    """A content source that also hands the writer each message's rows, made beforehand
+    (where the import read the file), so writing adds only the ids."""
+
+    def rows(self, message: Message) -> tuple[Any, ...] | None:
+        """The message's prepared rows (``explorer.store.rows.Prepared``), or None."""
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """Importing through a task runner, so the window keeps painting while a large file is read.
 
-The job only reads and stores; everything it has to say travels back as
-progress and the final report, which the runner delivers on the main thread.
-Cancel sets a flag the import asks between conversations, so a cancelled
-import never leaves half a conversation behind (each conversation is one
-transaction).
+The files are read in a child process (:mod:`explorer.app.import_child` says why) and
+the rows it makes are written by the store's one writer. Everything the import has to
+say travels back as progress and the final report, which the runner delivers on the main
+thread. Cancel sets a flag the import asks between conversations (and the child at every
+progress step), so a cancelled import never leaves half a conversation behind (each
+conversation is one transaction).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.app.importing import ImportProgress, ImportReport, import_paths
+from explorer.app.import_process import import_in_child
+from explorer.app.importing import ImportProgress, ImportReport
 from explorer.store import Store
 from explorer.ui.tasks import Task, TaskRunner, Ticket
 
@@ -98,8 +100,8 @@ class ImportJob(QObject):
         report = ImportReport()
         try:
             with collector_paused():
-                import_paths(self.store, self.paths, progress=ticket.report,
-                             cancel=self._cancelled.is_set, report=report)
+                import_in_child(self.store, self.paths, progress=ticket.report,
+                                cancel=self._cancelled.is_set, report=report)
         except Exception as e:  # a reader's bug must end the import, not hang the dialog
             report.errors.append(f"the import stopped: {type(e).__name__}: {e}")
         return report

@@ -357,7 +357,7 @@ def test_V2_the_window_import_runs_with_the_collector_paused_and_restores_it(
     """Read on the import's own thread, at each progress report it makes."""
     before = sys.getswitchinterval()
     seen: list[tuple[bool, float]] = []
-    real = import_worker.import_paths
+    real = import_worker.import_in_child
 
     def watched(*args: Any, progress: Callable[[ImportProgress], None], **kw: Any) -> Any:
         def hook(p: ImportProgress) -> None:
@@ -365,7 +365,7 @@ def test_V2_the_window_import_runs_with_the_collector_paused_and_restores_it(
             progress(p)
         return real(*args, progress=hook, **kw)
 
-    monkeypatch.setattr(import_worker, "import_paths", watched)
+    monkeypatch.setattr(import_worker, "import_in_child", watched)
     job = ImportJob(store, [one_big_session])
     with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
         job.start()

@@ -1,0 +1,84 @@
+"""Framed messages between a window's import and the process that reads for it.
+
+Each message is a tuple pickled with a length in front, written to a raw (unbuffered)
+pipe, so ``ready`` can ask the operating system whether the next one has begun to
+arrive without a buffer hiding bytes from it. Both ends are trusted: the reading
+process is this program, started by the window with its own interpreter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import struct
+from typing import Any, BinaryIO
+
+_HEAD = struct.Struct("<Q")
+
+
+class PipeClosed(EOFError):
+    """The other end went away (it ended, or was ended) before a whole message arrived."""
+
+
+class Pipe:
+    """Send and receive whole messages over two raw file objects."""
+
+    def __init__(self, incoming: BinaryIO, outgoing: BinaryIO) -> None:
+        self._in = incoming
+        self._out = outgoing
+
+    def send(self, *message: Any) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._write(_HEAD.pack(len(data)))
+            self._write(data)
+        except (BrokenPipeError, ValueError) as exc:  # ValueError: closed by us
+            raise PipeClosed(str(exc)) from exc
+
+    def receive(self) -> tuple[Any, ...]:
+        (size,) = _HEAD.unpack(self._exactly(_HEAD.size))
+        message = pickle.loads(self._exactly(size))
+        if not isinstance(message, tuple) or not message:
+            raise PipeClosed(f"not a message: {type(message).__name__}")
+        return message
+
+    def ready(self, timeout: float) -> bool:
+        """True when a message (or the end of the pipe) can be read without waiting."""
+        readable, _, _ = select.select([self._in], [], [], timeout)
+        return bool(readable)
+
+    def close(self) -> None:
+        for f in (self._out, self._in):
+            with contextlib.suppress(OSError):
+                f.close()
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = self._out.write(view)
+            if written is None:  # a raw pipe that would block: wait until it drains
+                select.select([], [self._out], [])
+                continue
+            view = view[written:]
+
+    def _exactly(self, size: int) -> bytearray:
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        got = 0
+        while got < size:
+            try:
+                n = self._in.readinto(view[got:])  # type: ignore[attr-defined]
+            except (OSError, ValueError) as exc:
+                raise PipeClosed(str(exc)) from exc
+            if not n:
+                raise PipeClosed("the other end of the import's pipe closed")
+            got += n
+        return buffer
+
+
+def raw(fd: int, mode: str) -> BinaryIO:
+    """An unbuffered file object on ``fd`` (the pipe's end)."""
+    f = os.fdopen(fd, mode, buffering=0)
+    return f  # type: ignore[return-value]

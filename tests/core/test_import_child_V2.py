@@ -1,0 +1,176 @@
+"""A window's import read in a child process stores and reports what ``convo import`` does (V2).
+
+The window reads in a child so its event loop never waits behind the reading; the child
+runs the same import against the window's store through a pipe. Whatever path a file
+takes, the database and the report must come out the same: skipped lines named with
+their reasons, duplicates, dangling parents and cycles repaired with the same notes,
+the same rows and sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.app import import_process
+from explorer.app.import_process import ChildImport, import_in_child
+from explorer.app.importing import ImportProgress, ImportReport, import_paths
+from explorer.store import Store
+
+CONVERSATIONS = ("SELECT c.title, c.source_format, c.source_id, t.source_id, k.source_id "
+                 "FROM conversations c LEFT JOIN messages t ON t.id = c.tip_id "
+                 "LEFT JOIN messages k ON k.id = c.clean_tip_id ORDER BY c.source_id")
+MESSAGES = ("SELECT c.source_id, m.source_id, p.source_id, m.role, m.created_at, m.model, "
+            "m.usage, m.source_meta, m.preview FROM messages m "
+            "JOIN conversations c ON c.id = m.conversation_id "
+            "LEFT JOIN messages p ON p.id = m.parent_id ORDER BY 1, 2")
+PARTS = ("SELECT c.source_id, m.source_id, p.idx, p.kind, p.text, p.tool_name, p.tool_use_id, "
+         "p.is_error, p.blob_hash, p.media_type, p.meta, p.size_chars, p.size_words, "
+         "p.size_punct, p.size_wide, p.sent_words, p.sent_punct, p.sent_wide, p.image_width, "
+         "p.image_height FROM parts p JOIN messages m ON m.id = p.message_id "
+         "JOIN conversations c ON c.id = m.conversation_id ORDER BY 1, 2, 3")
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Iterator[tuple[Store, Store]]:
+    here, there = Store(tmp_path / "here.db"), Store(tmp_path / "there.db")
+    try:
+        yield here, there
+    finally:
+        here.close()
+        there.close()
+
+
+def contents(store: Store) -> dict[str, list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(store.db_path)
+    try:
+        return {q: conn.execute(q).fetchall() for q in (CONVERSATIONS, MESSAGES, PARTS)}
+    finally:
+        conn.close()
+
+
+def same_report(a: ImportReport, b: ImportReport) -> None:
+    def outcomes(r: ImportReport) -> list[tuple[Any, ...]]:
+        return [(c.title, c.source_format, c.added, c.already_present, c.notes,
+                 c.ignored_records, c.incomplete) for c in r.conversations]
+    assert outcomes(a) == outcomes(b)
+    assert (a.errors, a.skipped_files, a.cancelled) == (b.errors, b.skipped_files, b.cancelled)
+
+
+def both(stores: tuple[Store, Store], paths: list[Path]) -> tuple[ImportReport, ImportReport]:
+    here, there = stores
+    return import_paths(here, paths), import_in_child(there, paths)
+
+
+def damaged_session(folder: Path) -> Path:
+    """A Claude Code session with bad lines, a duplicate, a dangling parent and a cycle."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "5e55-damaged.jsonl"
+
+    def line(uuid: str, parent: str | None, role: str, text: str) -> str:
+        return json.dumps({"type": role, "uuid": uuid, "parentUuid": parent,
+                           "sessionId": "5e55-damaged", "timestamp": "2025-01-01T00:00:00Z",
+                           "message": {"role": role, "content": text}})
+    lines = [
+        line("a", None, "user", "hello there, key sk-ant-api03-" + "x" * 40),
+        "{not json",
+        line("b", "a", "assistant", "hi"),
+        "[1, 2, 3]",
+        line("b", "a", "assistant", "a second b: the first is kept"),
+        line("c", "gone", "user", "my parent is missing"),
+        line("d", "e", "user", "d and e point at each other"),
+        line("e", "d", "assistant", "e"),
+        line("f", "b", "user", "the tip"),
+    ]
+    path.write_text("\n".join(lines) + '\n{"type": "user", "uuid": "cut', encoding="utf-8")
+    return path
+
+
+def test_V2_a_child_import_reports_the_same_skipped_lines_and_repairs(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    session = damaged_session(tmp_path / "projects" / "-home-dev-x")
+    here, there = both(stores, [session])
+    same_report(here, there)
+    notes = " ".join(there.conversations[0].notes)
+    for said in ("line 2", "invalid JSON", "line 4", "not a JSON object", "line 10",
+                 "truncated last line"):
+        assert said in notes, said
+    assert contents(stores[0]) == contents(stores[1])
+
+
+def test_V2_a_child_import_of_every_sample_stores_the_same_rows(
+        stores: tuple[Store, Store], samples_dir: Path) -> None:
+    here, there = both(stores, [samples_dir])
+    assert there.conversations and not there.cancelled
+    same_report(here, there)
+    assert contents(stores[0]) == contents(stores[1])
+
+
+def test_V2_a_child_import_of_a_missing_path_and_a_stranger_file_says_so(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    stranger = tmp_path / "notes.txt"
+    stranger.write_text("just some notes\n", encoding="utf-8")
+    here, there = both(stores, [tmp_path / "nowhere.jsonl", stranger])
+    same_report(here, there)
+    assert len(there.errors) == 2 and stores[1].conversations() == []
+
+
+def test_V2_importing_again_through_the_child_adds_nothing(
+        stores: tuple[Store, Store], samples_dir: Path) -> None:
+    _, there = stores
+    first = import_in_child(there, [samples_dir / "claude_code"])
+    again = import_in_child(there, [samples_dir / "claude_code"])
+    assert first.added_messages > 0 and again.added_messages == 0
+    assert again.present_messages == first.added_messages
+
+
+@pytest.mark.slow
+def test_V2_a_huge_session_read_light_in_the_child_stores_the_same_rows(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    """Over the light-reading size: its content is asked of the child chunk by chunk."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.reader import LAZY_BYTES
+
+    session = one_session(tmp_path / "in", 0, seed=5, mb=LAZY_BYTES / 2**20 + 0.5)
+    assert session.stat().st_size >= LAZY_BYTES
+    seen: list[ImportProgress] = []
+    here = import_paths(stores[0], [session])
+    there = import_in_child(stores[1], [session], progress=seen.append)
+    same_report(here, there)
+    assert contents(stores[0]) == contents(stores[1])
+    size = session.stat().st_size
+    written = [p for p in seen if p.conversations_done == 0 and p.messages_done > 0]
+    assert len({p.bytes_done for p in written}) >= 3, "the bar moves while it is written"
+    assert seen[-1].bytes_done == size
+
+
+def test_V2_a_reading_process_that_dies_is_reported_and_leaves_the_store_whole(
+        stores: tuple[Store, Store], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.scale_data import one_session
+
+    session = one_session(tmp_path / "in", 1200, seed=3)
+    started: list[ChildImport] = []
+    real_init = ChildImport.__init__
+
+    def remember(self: ChildImport, *args: Any) -> None:
+        real_init(self, *args)
+        started.append(self)
+
+    monkeypatch.setattr(import_process.ChildImport, "__init__", remember)
+
+    def kill_on_first_bytes(p: ImportProgress) -> None:
+        if p.bytes_done > 0 and started[0].proc.poll() is None:
+            started[0].proc.kill()
+
+    _, there = stores
+    report = import_in_child(there, [session], progress=kill_on_first_bytes)
+    assert any("the reading process failed" in e for e in report.errors)
+    assert not report.cancelled and report.conversations == []
+    assert there.conversations() == []
+    assert there.reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
