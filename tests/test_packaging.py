@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -360,3 +361,31 @@ def test_installer_compiles_against_a_fake_bundle(tmp_path: Path) -> None:
     assert setup.is_file(), ("ISCC exited 0 but wrote no setup: 64-bit-only Wine cannot run it; "
                              "install 32-bit Wine (wine32)")
     assert setup.read_bytes()[:2] == b"MZ"
+
+
+def test_the_bundles_entry_runs_the_windows_import_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bundle has no ``python -m``: the window's import reader is started as the bundle's
+    executable with ``-m explorer.app.import_child``, which its entry script must run."""
+    from explorer.app import import_process
+    from explorer.store import Store
+
+    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
+    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
+                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
+    bundle.chmod(0o755)
+    monkeypatch.setattr(import_process.sys, "executable", str(bundle))
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(json.dumps(r) for r in (
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+    )) + "\n")
+    with Store(tmp_path / "x.db") as store:
+        report = import_process.import_in_child(store, [session])
+        assert not report.errors
+        assert [c.added for c in report.conversations] == [2]
+        conv = store.conversations()[0]
+        assert [m.parts[0].text for m in store.path(conv.id)] == ["hi", "hello"]
