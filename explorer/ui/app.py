@@ -91,7 +91,9 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     if first is not None:  # the window opens it (once) as the one it remembers
         settings.setValue("window/conversation", first)
     collector.settle()  # what start-up built is never walked by a collection again
-    window = MainWindow(store, settings, open_after_first_paint=True)
+    # A person sees the window first and the data after; a screenshot shows no first frame,
+    # so its loads start at once, beside the showing.
+    window = MainWindow(store, settings, open_after_first_paint=not screenshot)
     if screenshot:
         with scratch:
             return _screenshot(app, window, store, Path(screenshot))
