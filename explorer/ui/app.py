@@ -8,11 +8,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from explorer.app import heap, safe_write
+from explorer.app import heap
 from explorer.app.demo import demo_loaded, load_demo
 from explorer.app.preferences import load_app_prefs
 from explorer.app.undo import purge_expired
@@ -21,14 +21,10 @@ from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
 from explorer.ui.main_window import MainWindow
+from explorer.ui.screenshot import take_screenshot
 from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
-SCREENSHOT_SETTLE_MS = 400
-SCREENSHOT_LIMIT_MS = 15 * 60_000
-"""Only against a view that never finishes: a big archive on a slow machine takes minutes."""
-
-
 GIL_SWITCH_S = 0.0005
 """How long a worker running Python may keep the GIL from the UI thread (default 5 ms).
 
@@ -91,13 +87,12 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     if first is not None:  # the window opens it (once) as the one it remembers
         settings.setValue("window/conversation", first)
     collector.settle()  # what start-up built is never walked by a collection again
-    # A person sees the window first and the data after; a screenshot shows no first frame,
-    # so its loads start at once, beside the showing.
-    window = MainWindow(store, settings, open_after_first_paint=not screenshot)
     if screenshot:
         with scratch:
-            return _screenshot(app, window, store, Path(screenshot))
+            return take_screenshot(app, store, settings, Path(screenshot))
     scratch.cleanup()
+    # A person sees the window first and the data after (V2).
+    window = MainWindow(store, settings, open_after_first_paint=True)
     window.resize(1400, 860)
     window.show()
     QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
@@ -119,65 +114,3 @@ def settle_memory(*, collect: bool = True) -> None:
         gc.collect()
     gc.freeze()
     linecache.clearcache()  # Qt's bindings read every imported module's source (~6 MB)
-
-
-def _views_loading(window: MainWindow) -> bool:
-    """Whether a view the window shows is still reading, or has yet to start: the
-    conversation opened after the first frame, the graph, the transcript (its whole
-    path and the content on screen) or the context figure."""
-    panel = window.context_panel
-    opening = window.first_open is not None and window.first_open.pending
-    return (opening or window.graph.is_loading or window.transcript.is_loading
-            or (panel.isVisible() and panel.busy))
-
-
-def _screenshot(app: QApplication, window: MainWindow, store: Store, dest: Path) -> int:
-    """Show the window offscreen, wait until every view it shows has loaded (or failed,
-    which it shows), write a PNG, exit.
-
-    Nobody scrolls or zooms the window a screenshot is taken of, so the context figure
-    does not wait for the graph and the transcript to finish first (it does for a
-    person, whose frames it would slow): it is computed beside them, and the picture
-    still waits for all three."""
-    window.context_panel.gate.wait_for(lambda: False)
-    window.resize(1400, 860)
-    window.show()
-    loop = QEventLoop()
-    settle = QTimer(singleShot=True, interval=SCREENSHOT_SETTLE_MS)
-    limit = QTimer(singleShot=True, interval=SCREENSHOT_LIMIT_MS)
-    limit.timeout.connect(loop.quit)
-    poll = QTimer(interval=25)
-
-    def check() -> None:
-        if not _views_loading(window):
-            poll.stop()
-            settle.start()
-
-    def settled() -> None:  # a view that started reading again is waited for again
-        if _views_loading(window):
-            poll.start()
-        else:
-            loop.quit()
-
-    poll.timeout.connect(check)
-    settle.timeout.connect(settled)
-    poll.start()
-    limit.start()
-    loop.exec()
-    if poll.isActive():
-        print(f"convo: the views were still loading after {SCREENSHOT_LIMIT_MS // 1000} s; "
-              "the picture shows them as they were", file=sys.stderr)
-    for timer in (poll, settle, limit):
-        timer.stop()
-    app.processEvents()
-    try:  # written beside ``dest`` and renamed into place; never onto the database
-        with safe_write.replacing(dest, store.db_path) as tmp:
-            if not window.grab().save(str(tmp), "PNG"):
-                raise OSError(f"could not write {dest}")
-        ok = True
-    except (OSError, ValueError) as e:
-        print(f"convo: error: {e}", file=sys.stderr)
-        ok = False
-    window.close()
-    store.close()
-    return 0 if ok else 1

@@ -9,6 +9,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.app import run_app
+from explorer.ui.lane import OPEN_LANE, OPEN_ORDER
 from explorer.ui.main_window import MainWindow
 
 
@@ -113,9 +114,10 @@ def test_V2_the_screenshot_waits_for_the_context_figure(
 def test_V2_the_screenshot_computes_the_context_figure_beside_the_graph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With no person's frames to keep smooth, the figure does not queue behind the graph:
-    the graph's load here cannot finish until the figure has started, and the picture
-    still shows both."""
+    """With no person's frames to keep smooth, the figure does not queue behind the graph
+    (neither in the open's lane nor behind the panel's gate): the graph's load here cannot
+    finish until the figure has started, and the picture still shows both. A person's
+    window opened afterwards in the same process has its lane back."""
     import threading
 
     from explorer.app.context_figure import ContextFigure
@@ -151,3 +153,4 @@ def test_V2_the_screenshot_computes_the_context_figure_beside_the_graph(
     assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
     assert waited == [True], "the figure started while the graph was still loading"
     assert shown == [(True, True)]
+    assert OPEN_LANE.order == OPEN_ORDER
