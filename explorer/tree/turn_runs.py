@@ -49,14 +49,23 @@ class TurnProjection:
         self.parent = array("i", bytes(4 * n))
         self.roots: list[int] = []  # view nodes of the conversation's own roots
         self.side_roots: list[int] = []  # subagents whose spawning call is not in the tree
+        sides = tree.subagent  # first turns of subagent transcripts: a few, looked up by key
+        side_nodes: list[int] = []
         for i in range(n):
             first = turn_items[turn_starts[i]]
             above = tree.parent[first]
             self.parent[i] = node_of_turn[above] if above >= 0 else -1
+            if first in sides:
+                side_nodes.append(i)
             if above < 0:
-                (self.side_roots if tree.is_side(first) else self.roots).append(i)
-        self.child_starts, self.child_items = csr(self.parent, lambda i: not self.is_side(i))
-        self.side_starts, self.side_items = csr(self.parent, self.is_side)
+                (self.side_roots if first in sides else self.roots).append(i)
+        # Own children and subagents apart; the side nodes are few, so each split is a copy
+        # and a handful of writes rather than a test per node.
+        own, side = array("i", self.parent), array("i", [-1]) * n
+        for i in side_nodes:
+            own[i], side[i] = -1, self.parent[i]
+        self.child_starts, self.child_items = csr(own)
+        self.side_starts, self.side_items = csr(side)
 
     @property
     def nodes(self) -> Lazy[ViewNode]:

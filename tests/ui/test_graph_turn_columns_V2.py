@@ -76,3 +76,30 @@ def test_V2_box_words_made_on_demand_read_as_the_turns_say() -> None:
         assert info.chips[i] == chips(turn.tool_calls, turn.tool_errors)
         assert info.tooltips[i].startswith(f"turn #{mids[0]}")
         assert (f"answer: {turn.answer}" in info.tooltips[i]) == bool(turn.answer)
+
+
+def test_V2_the_models_node_columns_say_what_the_projection_says_node_by_node() -> None:
+    """Ids, box styles and run/subagent flags come from one pass over the projection's
+    columns; each must be what asking the projection node by node gives."""
+    from explorer.ui.graph.model import F_SIDE
+    from explorer.ui.graph.palette import STYLE_AGENT, STYLE_RUN, STYLE_SYSTEM, STYLE_TURN
+
+    view = _view(6_000)
+    proj = view.projection
+    model = build_turn_model(view, GraphMarks(tip=proj.tail(len(proj) - 1)))  # type: ignore[arg-type]
+    tree = proj.tree
+    seen = set()
+    for i in range(len(proj)):
+        t = proj.first_turn(i)
+        assert model.ids[i] == proj.tail(i)
+        if proj.is_run(i):
+            style = STYLE_RUN
+        elif tree.agent_index[t] >= 0:
+            style = STYLE_AGENT
+        else:
+            style = STYLE_SYSTEM if tree.prompts[t].startswith("[system]") else STYLE_TURN
+        assert model.styles[i] == style
+        assert bool(model.flags[i] & F_RUN) == proj.is_run(i)
+        assert bool(model.flags[i] & F_SIDE) == proj.is_side(i)
+        seen.add(style)
+    assert {STYLE_RUN, STYLE_AGENT, STYLE_TURN} <= seen  # the session has all three

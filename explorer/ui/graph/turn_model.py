@@ -10,7 +10,7 @@ what branching, forking or a checkpoint "here" means for a turn).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from explorer.app.turn_text import TurnView
@@ -67,25 +67,22 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     proj = view.projection
     n = len(proj)
     parents = array("i", proj.parent)
-    ids = array("q", (_int(proj.tail(i)) for i in range(n)))
+    ids, styles, flags = _node_columns(proj)
     index = NodeIndex(proj)
     tip = index.get(marks.tip, -1) if marks.tip is not None else -1
     lay = spine_layout(parents, tip)  # the active path straight down, branches beside it
-    flags = array("I", [0]) * n
     _tool_flags(flags, proj, marks.message_flags)
     for mid, f in node_flags(marks, tools=False).items():
         i = index.get(mid)
         if i is not None:
             flags[i] |= f
-    for i in range(n):
-        flags[i] |= (F_SIDE if proj.is_side(i) else 0) | (F_RUN if proj.is_run(i) else 0)
     child_start, child_list = _children(parents)
     xs = array("d", (x * COL_W for x in lay.xs))
     ys = array("d", (d * ROW_H for d in lay.depths))
     info = _info(view)
     return GraphModel(
         ids=ids, index=index, parents=parents, xs=xs, ys=ys, depths=lay.depths,
-        styles=bytes(_style(proj, i) for i in range(n)), flags=flags,
+        styles=styles, flags=flags,
         child_start=child_start, child_list=child_list,
         roots=array("i", (i for i in range(n) if parents[i] < 0)),
         previews=info.answers, labels=_by_node(marks.labels, index),
@@ -107,17 +104,31 @@ def _tool_flags(flags: array[int], proj: TurnProjection, by_message: Mapping[int
             flags[node_of_turn[t]] |= f
 
 
-def _style(proj: TurnProjection, i: int) -> int:
-    if proj.is_run(i):
-        return STYLE_RUN
-    t = proj.first_turn(i)
-    if proj.tree.agent_index[t] >= 0:
-        return STYLE_AGENT
-    return STYLE_SYSTEM if proj.tree.prompts.startswith(t, "[system]") else STYLE_TURN
-
-
-def _int(mid: Hashable) -> int:
-    return cast(int, mid)  # the store's message ids are integers
+def _node_columns(proj: TurnProjection) -> tuple[array[int], bytes, array[int]]:
+    """Per node: the id it is known by (its last message), its box style, and its run and
+    subagent flags, in one pass over the projection's own columns (a bushy session has
+    ~70,000 nodes: a method call or two per node and column was most of the model's time)."""
+    tree = proj.tree
+    starts, items = proj.turn_starts, proj.turn_items
+    order, turn_starts, agent, sides = tree.order, tree.starts, tree.agent_index, tree.subagent
+    prompts = tree.prompts
+    n = len(proj)
+    ids = array("q", bytes(8 * n))
+    styles = bytearray(n)
+    flags = array("I", [0]) * n
+    for i in range(n):
+        first, end = starts[i], starts[i + 1]
+        t = items[first]
+        ids[i] = cast(int, order[turn_starts[items[end - 1] + 1] - 1])  # integer message ids
+        run = end - first > 1
+        if run:
+            styles[i] = STYLE_RUN
+        elif agent[t] >= 0:
+            styles[i] = STYLE_AGENT
+        else:
+            styles[i] = STYLE_SYSTEM if prompts.startswith(t, "[system]") else STYLE_TURN
+        flags[i] = (F_SIDE if t in sides else 0) | (F_RUN if run else 0)
+    return ids, bytes(styles), flags
 
 
 def _by_node(
@@ -207,13 +218,17 @@ def _model_changes(proj: TurnProjection) -> dict[int, str]:
     first_model, last_model, names = tree.first_model, tree.last_model, tree.model_names
     last = array("I", bytes(4 * len(proj)))  # the model in force after each node
     out: dict[int, str] = {}
+    parent, starts, items = proj.parent, proj.turn_starts, proj.turn_items
     for i in range(len(proj)):  # parents come before children
-        p = proj.parent[i]
+        p = parent[i]
         before = last[p] if p >= 0 else 0
-        turns = proj.node_turns(i)
-        first = next((first_model[t] for t in turns if first_model[t]), 0)
-        final = next((last_model[t] for t in reversed(turns) if last_model[t]), 0)
-        if first and before and first != before and len(turns) == 1:
-            out[i] = names[first]
+        if starts[i + 1] - starts[i] == 1:  # most nodes: one turn, no run to look through
+            t = items[starts[i]]
+            first, final = first_model[t], last_model[t]
+            if first and before and first != before:
+                out[i] = names[first]
+        else:
+            turns = proj.node_turns(i)
+            final = next((last_model[t] for t in reversed(turns) if last_model[t]), 0)
         last[i] = final or before
     return out
