@@ -145,18 +145,24 @@ class ChildImport:
         return self.report
 
     def _next(self) -> tuple[Any, ...]:
-        while not self.link.pipe.ready(POLL_S):
+        """The child's next message; a cancel is passed on before each (a child reading
+        fast always has one waiting, so the flag is not only looked at while idle)."""
+        while True:
             if self.cancel() and self.stop_asked is None:
                 self.stop_asked = time.monotonic()
                 self.link.pipe.send("stop")
             if self.stop_asked is not None and time.monotonic() - self.stop_asked > STOP_GRACE_S:
                 raise ChildFailed("it did not stop when asked; ended")
-        return self.link.receive()
+            if self.link.pipe.ready(POLL_S):
+                return self.link.pipe.receive()  # progress too: handled one at a time
 
     def _handle(self, message: tuple[Any, ...]) -> bool:
         """Act on one message; True at the end (the child's report)."""
         kind = message[0]
-        if kind == "conversation":
+        if kind == "progress":
+            if self.link.progress is not None:
+                self.link.progress(message[1])
+        elif kind == "conversation":
             head: ImportedConversation = message[1]
             head.content = _Remote(self.link, len(self.batch)) if message[2] else _Ready()
             self.batch.append(head)

@@ -174,3 +174,28 @@ def test_V2_a_reading_process_that_dies_is_reported_and_leaves_the_store_whole(
     assert not report.cancelled and report.conversations == []
     assert there.conversations() == []
     assert there.reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_V2_a_cancel_reaches_the_child_while_it_reads(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    """Cancelled at the first bytes read: the child hears it at its next progress step
+    (it always has progress waiting to be read, so the flag must be looked at between
+    messages, not only when the pipe is quiet) and stops well before the end."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.jsonl import REPORT_EVERY_BYTES
+
+    session = one_session(tmp_path / "in", 2500, seed=4)
+    steps = session.stat().st_size // REPORT_EVERY_BYTES
+    assert steps >= 10
+    reading: list[int] = []
+
+    def progress(p: ImportProgress) -> None:
+        if p.bytes_done > 0:
+            reading.append(p.bytes_done)
+
+    report = import_in_child(stores[1], [session], progress=progress,
+                             cancel=lambda: bool(reading))
+    assert report.cancelled and report.errors == [] and report.conversations == []
+    assert len(reading) < steps, "the child stopped reading before the end of the file"
+    assert stores[1].conversations() == []
