@@ -14,8 +14,8 @@ from explorer.tree.model import Message, Part, text_message
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.cards import MessageCard
 from explorer.ui.transcript.folding import SCREEN_CHARS, WholeText, first_screenful
-from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import ToolResultBlock
+from explorer.ui.transcript.text_view import TextView
 
 PASTE = "".join(f"line {i:06d} of a pasted build log, with some words after it\n"
                 for i in range(3_300))  # a little over 200,000 characters
@@ -75,7 +75,7 @@ def test_V2_a_200k_part_shows_its_first_screenful_until_show_all_then_all_of_it(
         view = open_view(qtbot, store, pasted(store))
         card = paste_card(view)
         head = card.part_widgets[1]
-        assert isinstance(head, DocumentView)
+        assert isinstance(head, TextView)
         shown = head.toPlainText()
         assert len(shown) <= SCREEN_CHARS and shown.endswith(
             "line 000049 of a pasted build log, with some words after it"), "whole lines"

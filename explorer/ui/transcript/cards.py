@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
     QFont,
+    QFontMetrics,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -44,6 +45,7 @@ from explorer.ui.transcript.parts import (
 )
 from explorer.ui.transcript.rows import Marker, PathInfo, entry_role, is_elided
 from explorer.ui.transcript.switcher import SiblingSwitcher
+from explorer.ui.transcript.text_view import TextView, plain_enough
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
 META_ACCENT = "#b0b4bb"
@@ -175,9 +177,8 @@ class Card(QFrame):
         self.menuRequested.emit(self.mid, event.globalPos())
         event.accept()
 
-    def _forward_presses(self, view: DocumentView) -> DocumentView:
+    def _forward_presses(self, view: DocumentView | TextView) -> None:
         view.pressed.connect(lambda: self.pressed.emit(self.mid))
-        return view
 
 
 class MessageCard(Card):
@@ -203,7 +204,7 @@ class MessageCard(Card):
         self.thinking: list[ThinkingBlock] = []
         self.results: list[ToolResultBlock] = []
         self.thumbnails: list[ImageThumbnail] = []
-        self.texts: list[DocumentView] = []
+        self.texts: list[DocumentView | TextView] = []
         self.calls: list[ToolCallBlock] = []
         self.chip_rows: list[ChipRow] = []
         self.folded: list[FoldedNote] = []
@@ -270,7 +271,7 @@ class MessageCard(Card):
         widget = self.part_widgets[index]
         if isinstance(widget, ToolResultBlock):
             widget.hide_output(hidden)
-        elif isinstance(widget, DocumentView | MetaText):
+        elif isinstance(widget, DocumentView | TextView | MetaText):
             widget.setHidden(hidden)
 
     def _header(self, ctx: CardContext) -> QHBoxLayout:
@@ -389,7 +390,9 @@ class MessageCard(Card):
             muted.more.clicked.connect(lambda _=False: self.resized.emit())
             self.meta_texts.append(muted)
             return muted
-        view = self._forward_presses(DocumentView(self))
+        # Prose is painted by a light view; fenced code keeps the browser (copy buttons).
+        view = TextView(self) if plain_enough(part.text) else DocumentView(self)
+        self._forward_presses(view)
         view.set_markdown(part.text)
         self.texts.append(view)
         return view
@@ -419,24 +422,52 @@ class PendingCard(Card):
     """A message whose content is still being read: who spoke and the first words.
 
     It has the card's shape, stripe and click behaviour, so the transcript can be
-    painted, scrolled and selected before any text has arrived (V2).
+    painted, scrolled and selected before any text has arrived (V2). A jump puts a
+    screenful of them up at once, so they paint their two lines themselves instead
+    of holding two labels in a layout each.
     """
 
     def __init__(self, entry: PathEntry, parent: QWidget | None = None) -> None:
         role = entry_role(entry)
         super().__init__(entry.id, ROLE_ACCENTS.get(role, "#888888"), False, parent)
         self.entry = entry
-        self.role_label = QLabel(role.capitalize(), self)
-        font = self.role_label.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 0.9)
-        self.role_label.setFont(font)
-        pal = self.role_label.palette()
-        pal.setColor(QPalette.ColorRole.WindowText, self.accent)
-        self.role_label.setPalette(pal)
-        self.preview = QLabel(entry.preview or "…", self)
-        self.preview.setTextFormat(Qt.TextFormat.PlainText)
-        self.preview.setWordWrap(True)
-        self.preview.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.body.addWidget(self.role_label)
-        self.body.addWidget(self.preview)
+        self.role_text = role.capitalize()
+        self.preview_text = entry.preview or "…"
+        self.role_font = QFont(self.font())
+        self.role_font.setBold(True)
+        self.role_font.setPointSizeF(self.role_font.pointSizeF() * 0.9)
+
+    def _preview_rect(self, width: int) -> QRect:
+        margins = self.body.contentsMargins()
+        top = margins.top() + QFontMetrics(self.role_font).height() + self.body.spacing()
+        inner = width - margins.left() - margins.right()
+        flags = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft
+        box = self.fontMetrics().boundingRect(QRect(0, 0, max(1, inner), 1 << 20), flags,
+                                              self.preview_text)
+        return QRect(margins.left(), top, max(1, inner), box.height())
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._preview_rect(width).bottom() + 1 + self.body.contentsMargins().bottom()
+
+    def sizeHint(self) -> QSize:
+        width = max(self.width(), 200)
+        return QSize(width, self.heightForWidth(width))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        painter = QPainter(self)
+        margins = self.body.contentsMargins()
+        painter.setFont(self.role_font)
+        painter.setPen(self.accent)
+        role_height = QFontMetrics(self.role_font).height()
+        painter.drawText(QRect(margins.left(), margins.top(), self.width(), role_height),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         self.role_text)
+        painter.setFont(self.font())
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        painter.drawText(self._preview_rect(self.width()),
+                         Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft,
+                         self.preview_text)

@@ -85,8 +85,9 @@ class ContentWindow(QObject):
 
     def request(self, window: range) -> None:
         """Ask for the content of pending rows in ``window`` (newest request wins)."""
-        wanted = [self.rows[i].mid for i in window
-                  if self.rows[i].is_pending and self.rows[i].mid not in self._gone]
+        rows, gone = self.rows, self._gone
+        wanted = [mid for mid in (rows.mid(i) for i in window if rows.pending(i))
+                  if mid not in gone]
         if not wanted or set(wanted) <= self._fetching:
             return
         self._fetching = set(wanted)

@@ -17,7 +17,8 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 BLOCK = 256
 """Rows per block: a change costs one block's sum, a lookup two bisections."""
@@ -105,5 +106,6 @@ class RowHeights:
                 self._ends.pop(next(iter(self._ends)))  # the oldest: far from the viewport
             first = block * BLOCK
             rows = self._heights[first:first + BLOCK]
-            ends = self._ends[block] = array("q", accumulate(h + self.spacing for h in rows))
+            ends = self._ends[block] = array("q", accumulate(map(add, rows,
+                                                                   repeat(self.spacing))))
         return ends

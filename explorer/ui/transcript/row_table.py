@@ -91,6 +91,10 @@ class RowTable(Sequence[Row]):
         e = self._entry_of[i]
         return self.columns.ids[e] if e >= 0 else self._markers[i].mid
 
+    def pending(self, i: int) -> bool:
+        """True for a message row whose content has not been read, without making the row."""
+        return i not in self._filled and self._entry_of[i] >= 0
+
     def message_rows(self) -> MessageRows:
         return MessageRows(self)
 
