@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from explorer.compaction.kinds import PROVIDER_KINDS
-from explorer.compaction.page_geometry import TIERS
 from explorer.providers.settings import settings_path
 
 APP_SECTION = "app"
@@ -77,6 +76,8 @@ def load_app_prefs(path: Path | None = None) -> AppPrefs:
         prefs.notes.append(f"compaction threshold {threshold!r} is outside "
                            f"{THRESHOLD_MIN}–{THRESHOLD_MAX}; {DEFAULT_THRESHOLD} used")
     tiers = raw.get("snapshot_tiers")
+    from explorer.compaction.page_geometry import TIERS  # here: the window's start needs none
+
     for kind, tier in (tiers.items() if isinstance(tiers, dict) else ()):
         if kind in PROVIDER_KINDS and tier in TIERS:
             prefs.tiers[kind] = tier

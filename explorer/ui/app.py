@@ -21,7 +21,6 @@ from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
 from explorer.ui.main_window import MainWindow
-from explorer.ui.screenshot import take_screenshot
 from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
@@ -88,6 +87,8 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
         settings.setValue("window/conversation", first)
     collector.settle()  # what start-up built is never walked by a collection again
     if screenshot:
+        from explorer.ui.screenshot import take_screenshot
+
         with scratch:
             return take_screenshot(app, store, settings, Path(screenshot))
     scratch.cleanup()

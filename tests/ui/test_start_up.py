@@ -51,6 +51,8 @@ LOADED_WHEN_USED = (
     "explorer.app.follow",            # following a live session (View → Follow)
     "explorer.app.sync",
     "explorer.app.sources",
+    "explorer.compaction.page_geometry",  # snapshot pages (the settings' tier check)
+    "explorer.ui.screenshot",         # convo --screenshot
 )
 
 
