@@ -154,3 +154,32 @@ def test_V2_the_screenshot_computes_the_context_figure_beside_the_graph(
     assert waited == [True], "the figure started while the graph was still loading"
     assert shown == [(True, True)]
     assert OPEN_LANE.order == OPEN_ORDER
+
+
+def test_V2_the_screenshot_shows_the_conversation_it_opened_settled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the picture is taken of: the opened conversation's graph, its transcript down
+    to the tip with the tip's card built (not a placeholder) and the context figure."""
+    seen: list[dict[str, object]] = []
+    original = MainWindow.grab
+
+    def grab(window: MainWindow, *a: object) -> object:
+        conv = window.conversation_id
+        assert conv is not None
+        tip = window.store.conversation(conv, boundary=False).tip_id
+        ids = window.transcript.message_ids()
+        seen.append({
+            "graph": window.graph.view.model is not None and not window.graph.is_loading,
+            "path ends at the tip": bool(ids) and ids[-1] == tip,
+            "tip card built": tip is not None and window.transcript.card_for(tip) is not None,
+            "figure": window.context_panel.bar.usage is not None,
+        })
+        return original(window, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MainWindow, "grab", grab)
+    shot = tmp_path / "shot.png"
+    assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
+    assert seen == [{"graph": True, "path ends at the tip": True, "tip card built": True,
+                     "figure": True}]
+    assert shot.read_bytes().startswith(b"\x89PNG")
