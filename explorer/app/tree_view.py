@@ -7,7 +7,7 @@ agree. Hiding never happens without a marker at the branch point.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from explorer.store import Store
@@ -62,18 +62,57 @@ class Marker:
         return f"deleted branch{'es' if n != 1 else ''} — undo {size}"
 
 
+class OnDemand(Mapping[int, int | None]):
+    """Every message's parent, read the first time something asks for one.
+
+    Most views never do: folding needs the tree's shape only below an archived branch,
+    staleness only above an edited prompt. Opening a conversation with neither reads
+    no parent of its 100,000 messages (twice: for the transcript and for the graph)."""
+
+    def __init__(self, read: Callable[[], Mapping[int, int | None]]) -> None:
+        self._read = read
+        self._known: Mapping[int, int | None] | None = None
+
+    @property
+    def read(self) -> bool:
+        return self._known is not None
+
+    def _map(self) -> Mapping[int, int | None]:
+        if self._known is None:
+            self._known = self._read()
+        return self._known
+
+    def __getitem__(self, mid: int) -> int | None:
+        return self._map()[mid]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
+
+
 @dataclass
 class TendedView:
-    """One conversation's tree as shown: what is folded, what each branch point announces."""
+    """One conversation's tree as shown: what is folded, what each branch point announces.
+
+    ``children`` is made from ``parents`` when first asked for."""
 
     conversation_id: int
     show_all: bool
     marks: Marks
-    children: dict[int | None, list[int]]
+    parents: Mapping[int, int | None]
     hidden: set[int] = field(default_factory=set)
     markers: list[Marker] = field(default_factory=list)
     merges: list[tuple[int, int]] = field(default_factory=list)  # (side tip, merge message)
     stale: set[int] = field(default_factory=set)  # answers to a prompt chain edited upstream
+    _children: dict[int | None, list[int]] | None = field(default=None, repr=False)
+
+    @property
+    def children(self) -> dict[int | None, list[int]]:
+        if self._children is None:
+            self._children = children_of(self.parents)
+        return self._children
 
     def markers_at(self, mid: int | None) -> list[Marker]:
         return [m for m in self.markers if m.at == mid]
@@ -106,7 +145,8 @@ class TendedView:
 
 
 def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedView:
-    parents = store.parents(conv_id)  # ids and parents only: 100,000 messages stay cheap
+    # ids and parents only, and only when something needs the tree's shape (V2)
+    parents = OnDemand(lambda: store.parents(conv_id))
     view = build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
                       show_all)
     view.merges = store.merge_links(conv_id)
@@ -118,12 +158,12 @@ def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedVie
 
 
 def build_view(
-    conv_id: int, parents: dict[int, int | None], marks: Marks, buried: Sequence[Tombstone],
+    conv_id: int, parents: Mapping[int, int | None], marks: Marks, buried: Sequence[Tombstone],
     show_all: bool = False,
 ) -> TendedView:
-    children = children_of(parents)
-    archived = [mid for mid in marks.archived if mid in parents]
-    view = TendedView(conv_id, show_all, marks, children)
+    archived = [mid for mid in marks.archived if mid in parents] if marks.archived else []
+    view = TendedView(conv_id, show_all, marks, parents)
+    children = view.children if archived else {}
     view.hidden = set() if show_all else hidden_by_archive(children, archived)
     by_point: dict[int | None, list[int]] = {}
     for root in archived:

@@ -1,0 +1,64 @@
+"""V2: the tended view reads the tree's shape (every message's parent) only when something
+needs it: opening a conversation without archived branches or edited prompts reads no
+parent of its messages, and what the view says is the same either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tending_helpers import grow, ids_of
+
+from explorer.app import tree_actions as ta
+from explorer.app.tree_view import build_view, tended_view
+from explorer.app.views import path_notes, tree_marks
+from explorer.store import Store
+from explorer.tree.tending import children_of
+
+SHAPE = [0, 1, 2, 1, 4, 5, 3, 7, 8, 6, 10, 0, 12, 13, 11, 15, 16]
+
+
+def _reads_of_the_shape(store: Store, run: object) -> int:
+    statements: list[str] = []
+    store.reader.set_trace_callback(statements.append)
+    try:
+        assert callable(run)
+        run()
+    finally:
+        store.reader.set_trace_callback(None)
+    return sum("SELECT id, parent_id FROM messages" in s for s in statements)
+
+
+def test_V2_a_view_without_archives_or_edits_reads_no_parents(tmp_path: Path) -> None:
+    store = Store(tmp_path / "view.db")
+    try:
+        conv = grow(store, SHAPE, 9)
+        views: list[object] = []
+        assert _reads_of_the_shape(store, lambda: views.append(tended_view(store, conv))) == 0
+        assert _reads_of_the_shape(store, lambda: tree_marks(store, conv)) == 0
+        view = tended_view(store, conv)
+        assert view.hidden == set() and view.markers == [] and view.stale == set()
+        # Asked for, the shape is read once and is the stored one.
+        assert _reads_of_the_shape(store, lambda: view.children) == 1
+        assert view.children == children_of(store.parents(conv))
+        assert _reads_of_the_shape(store, lambda: view.children) == 0
+    finally:
+        store.close()
+
+
+def test_V2_an_archived_branch_folds_as_the_eager_view_folds_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "view.db")
+    try:
+        conv = grow(store, SHAPE, 9)
+        active = set(store.path_ids(store.conversation(conv).tip_id or 0))
+        off_path = [m for m in ids_of(store, conv)[1:] if m not in active]
+        ta.archive(store, off_path[0])
+        lazy = tended_view(store, conv)
+        eager = build_view(conv, dict(store.parents(conv)), store.marks(conv),
+                           store.tombstones(conv))
+        assert lazy.hidden == eager.hidden and lazy.hidden
+        assert lazy.markers == eager.markers and lazy.markers
+        assert lazy.children == eager.children
+        said = [n for notes in path_notes(store, conv).values() for n in notes]
+        assert any("archived branch" in n for n in said) or lazy.markers[0].at not in active
+    finally:
+        store.close()
