@@ -56,6 +56,11 @@ MARKER_ACCENTS = {
 }
 
 
+CARD_MARGINS = (14, 8, 10, 8)
+"""Left, top, right, bottom: inside the border, right of the stripe."""
+CARD_SPACING = 4
+
+
 @dataclass
 class CardContext:
     """Path-wide facts a card looks up; ``siblings`` is asked only when a card is built."""
@@ -113,7 +118,8 @@ class Card(QFrame):
     menuRequested = Signal(int, QPoint)
     resized = Signal()
 
-    def __init__(self, mid: int, accent: str, dashed: bool, parent: QWidget | None) -> None:
+    def __init__(self, mid: int, accent: str, dashed: bool, parent: QWidget | None,
+                 body: bool = True) -> None:
         super().__init__(parent)
         self.mid = mid
         self.accent = QColor(accent)
@@ -121,9 +127,10 @@ class Card(QFrame):
         self.selected = False
         self.compare_mark: int | None = None  # place among the messages marked for compare
         self.live = 0.0  # how strongly it is marked as just arrived (0: not at all)
-        self.body = QVBoxLayout(self)
-        self.body.setContentsMargins(14, 8, 10, 8)
-        self.body.setSpacing(4)
+        if body:  # a card that paints its content itself has no layout to fill
+            self.body = QVBoxLayout(self)
+            self.body.setContentsMargins(*CARD_MARGINS)
+            self.body.setSpacing(CARD_SPACING)
 
     def set_selected(self, selected: bool) -> None:
         if selected != self.selected:
@@ -429,7 +436,7 @@ class PendingCard(Card):
 
     def __init__(self, entry: PathEntry, parent: QWidget | None = None) -> None:
         role = entry_role(entry)
-        super().__init__(entry.id, ROLE_ACCENTS.get(role, "#888888"), False, parent)
+        super().__init__(entry.id, ROLE_ACCENTS.get(role, "#888888"), False, parent, body=False)
         self.entry = entry
         self.role_text = role.capitalize()
         self.preview_text = entry.preview or "…"
@@ -438,19 +445,18 @@ class PendingCard(Card):
         self.role_font.setPointSizeF(self.role_font.pointSizeF() * 0.9)
 
     def _preview_rect(self, width: int) -> QRect:
-        margins = self.body.contentsMargins()
-        top = margins.top() + QFontMetrics(self.role_font).height() + self.body.spacing()
-        inner = width - margins.left() - margins.right()
-        flags = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft
-        box = self.fontMetrics().boundingRect(QRect(0, 0, max(1, inner), 1 << 20), flags,
+        left, top, right, _ = CARD_MARGINS
+        top += QFontMetrics(self.role_font).height() + CARD_SPACING
+        inner = max(1, width - left - right)
+        box = self.fontMetrics().boundingRect(QRect(0, 0, inner, 1 << 20), _WRAP,
                                               self.preview_text)
-        return QRect(margins.left(), top, max(1, inner), box.height())
+        return QRect(left, top, inner, box.height())
 
     def hasHeightForWidth(self) -> bool:
         return True
 
     def heightForWidth(self, width: int) -> int:
-        return self._preview_rect(width).bottom() + 1 + self.body.contentsMargins().bottom()
+        return self._preview_rect(width).bottom() + 1 + CARD_MARGINS[3]
 
     def sizeHint(self) -> QSize:
         width = max(self.width(), 200)
@@ -459,15 +465,16 @@ class PendingCard(Card):
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         painter = QPainter(self)
-        margins = self.body.contentsMargins()
+        left, top = CARD_MARGINS[:2]
         painter.setFont(self.role_font)
         painter.setPen(self.accent)
         role_height = QFontMetrics(self.role_font).height()
-        painter.drawText(QRect(margins.left(), margins.top(), self.width(), role_height),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+        painter.drawText(QRect(left, top, self.width(), role_height), _ROLE_ALIGN,
                          self.role_text)
         painter.setFont(self.font())
         painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        painter.drawText(self._preview_rect(self.width()),
-                         Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft,
-                         self.preview_text)
+        painter.drawText(self._preview_rect(self.width()), _WRAP, self.preview_text)
+
+
+_WRAP = int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft)
+_ROLE_ALIGN = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter

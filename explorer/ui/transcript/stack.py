@@ -90,6 +90,8 @@ class CardStack:
                 self.built_real += 1
             self.cards[i] = card
             height = self.measure(card)
+            if isinstance(card, PendingCard):  # it stands in at the row's guess, not less: a
+                height = max(height, v.heights[i])  # screenful of them stays a screenful
             if height != v.heights[i]:
                 v.heights[i] = height
                 changed = True
