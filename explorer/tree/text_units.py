@@ -17,7 +17,7 @@ from functools import lru_cache
 
 _WS_RUN = re.compile(r"\s{2,}")
 _NON_WS = re.compile(r"\S")
-UNITS_CHUNK = 1 << 18
+UNITS_CHUNK = 1 << 16
 """Characters of one text counted in one go. Each count is a C loop that holds the GIL, so a
 10 MB paste is counted in slices: the window's thread gets the interpreter between them."""
 _PUNCT_BYTES = string.punctuation.encode("ascii")
