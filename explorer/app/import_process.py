@@ -21,7 +21,7 @@ from typing import Any
 
 import explorer
 from explorer.app.import_pipe import Pipe, PipeClosed
-from explorer.app.importing import CancelCheck, ImportReport, ProgressHook
+from explorer.app.importing import CancelCheck, ImportReport, ProgressHook, import_paths
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.tree.imported import ContentUnavailable, ImportedConversation
@@ -235,7 +235,12 @@ def import_in_child(store: Store, paths: Iterable[Path], *, progress: ProgressHo
                     report: ImportReport | None = None) -> ImportReport:
     """Import ``paths`` into ``store``, read by a child process (see the module docstring)."""
     report = report if report is not None else ImportReport()
-    return ChildImport(store, paths, progress, cancel, report).run()
+    paths = list(paths)
+    try:
+        child = ChildImport(store, paths, progress, cancel, report)
+    except OSError:  # no process could be started: read on this thread, as before
+        return import_paths(store, paths, progress, cancel, report)
+    return child.run()
 
 
 __all__ = ["ChildFailed", "StoreError", "import_in_child"]

@@ -58,6 +58,15 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def run_queue_ms() -> float:
+    """How long the calling thread has waited, runnable, for a core (Linux; else 0)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class Gaps:
     """The event loop's pulse: a 5 ms timer, and the longest wait between two of its ticks."""
 
@@ -68,22 +77,32 @@ class Gaps:
         self.last_cpu = time.thread_time()
         self.gaps: list[float] = []
         self.cpu: list[float] = []  # the main thread's own CPU in each gap
+        self.queued: list[float] = []  # its wait for a core in each gap
+        self.last_queued = run_queue_ms()
 
     def start(self) -> None:
         self.last = time.perf_counter()
         self.last_cpu = time.thread_time()
         self.gaps = []
         self.cpu = []
+        self.queued = []
+        self.last_queued = run_queue_ms()
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, queued = time.perf_counter(), time.thread_time(), run_queue_ms()
         self.gaps.append((now - self.last) * 1000)
         self.cpu.append((cpu - self.last_cpu) * 1000)
-        self.last, self.last_cpu = now, cpu
+        self.queued.append(queued - self.last_queued)
+        self.last, self.last_cpu, self.last_queued = now, cpu, queued
+
+    def own(self) -> list[float]:
+        """Each gap less the time the main thread waited for a core (the machine's load):
+        what is left is its own work and its waits inside the process (the GIL)."""
+        return [g - q for g, q in zip(self.gaps, self.queued, strict=True)]
 
     def longest_cpu(self) -> float:
         """The main thread's own CPU in the longest gap (the rest was waiting: GIL, cores)."""
@@ -314,6 +333,8 @@ def measure_import(db: Path, session: Path) -> dict[str, Any]:
     messages = sum(c.added for c in done[0].conversations)
     out = {"max_gap_ms": gaps.longest, "gaps_over_100": sum(g > 100 for g in gaps.gaps),
            "gaps_over_50": sum(g > 50 for g in gaps.gaps), "ticks": len(gaps.gaps),
+           "max_gap_less_core_wait_ms": max(gaps.own(), default=0.0),
+           "gaps_over_50_less_core_wait": sum(g > 50 for g in gaps.own()),
            "idle_max_gap_ms": idle_max, "idle_gaps_over_50": idle_over_50,
            "load": os.getloadavg()[0],
            "reports_while_reading": len(reading), "seconds": seconds, "peak_mb": peak_mb(),

@@ -199,3 +199,16 @@ def test_V2_a_cancel_reaches_the_child_while_it_reads(
     assert report.cancelled and report.errors == [] and report.conversations == []
     assert len(reading) < steps, "the child stopped reading before the end of the file"
     assert stores[1].conversations() == []
+
+
+def test_V2_without_a_child_process_the_import_reads_in_process(
+        stores: tuple[Store, Store], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(import_process.subprocess, "Popen", refuse)
+    session = damaged_session(tmp_path / "projects" / "-home-dev-x")
+    here, there = both(stores, [session])
+    same_report(here, there)
+    assert there.added_messages > 0
+    assert contents(stores[0]) == contents(stores[1])
