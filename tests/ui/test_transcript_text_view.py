@@ -51,6 +51,24 @@ def test_V2_prose_reads_exactly_as_in_the_browser_view(qtbot: QtBot) -> None:
         b.convertToFormat(QImage.Format.Format_RGB32), "the same pixels"
 
 
+def test_V2_code_reads_exactly_as_in_the_browser_view(qtbot: QtBot) -> None:
+    host = QWidget()
+    HOSTS[:] = [host]
+    qtbot.addWidget(host)
+    browser, light = DocumentView(host), TextView(host)
+    arguments = '{\n  "command": "git merge --no-ff feature/encoding",\n  "timeout": 120000\n}'
+    for view in (browser, light):
+        view.set_code(arguments, "json")
+        view.resize(300, view.heightForWidth(300))
+    light.move(320, 0)
+    host.show()
+    qtbot.waitExposed(host)
+    assert light.height() == browser.height() and light.toPlainText() == arguments
+    a, b = browser.grab().toImage(), light.grab().toImage()
+    assert a.convertToFormat(QImage.Format.Format_RGB32) == \
+        b.convertToFormat(QImage.Format.Format_RGB32), "the same pixels, highlighted alike"
+
+
 def test_V2_a_card_of_prose_has_no_text_browser_and_code_keeps_one(
     qtbot: QtBot, tmp_path: Path
 ) -> None:

@@ -33,6 +33,7 @@ from explorer.tree.model import Part
 from explorer.ui.transcript.copying import CopyButton
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.rows import COLLAPSED_LINES
+from explorer.ui.transcript.text_view import TextView, plain_enough
 
 ERROR_ACCENT = "#d93025"
 THUMBNAIL_SIZE = 128
@@ -146,7 +147,7 @@ class ToolCallBlock(QWidget):
         self.toggle.setCheckable(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setText(f"⚙ {self.summary}")
-        self.arguments = DocumentView(self)
+        self.arguments = TextView(self)
         self.copy_button = CopyButton(self.arguments.toPlainText, "the call's arguments", self)
         row = _row(self.toggle, self.copy_button)
         self.open_button: QToolButton | None = None
@@ -202,7 +203,9 @@ class ToolResultBlock(QWidget):
         self.markdown = looks_like_markdown(part.text)
         self.copy_button = CopyButton(part.text, "the whole output", self)
         layout.addLayout(_row(self.caption, self.copy_button))
-        self.output = DocumentView(self)
+        # Output with fenced code keeps the browser view, whose code blocks have copy buttons.
+        self.output: DocumentView | TextView = (
+            DocumentView(self) if self.markdown and not plain_enough(part.text) else TextView(self))
         layout.addWidget(self.output)
         self.expand_button: QToolButton | None = None
         self._folded_lines = True

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QContextMenuEvent,
     QFocusEvent,
+    QFontDatabase,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
@@ -31,9 +32,11 @@ from PySide6.QtGui import (
     QPalette,
     QTextCharFormat,
     QTextCursor,
+    QTextOption,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from explorer.ui.transcript.highlight import CodeHighlighter
 from explorer.ui.transcript.markdown import SafeDocument
 
 
@@ -66,6 +69,19 @@ class TextView(QWidget):
     # -- content ------------------------------------------------------------------
     def set_markdown(self, text: str) -> None:
         self.safe_document.set_markdown_text(text)
+        self._cursor = QTextCursor(self.safe_document)
+        self.updateGeometry()
+
+    def set_code(self, text: str, language: str | None = None) -> None:
+        """Plain monospace text (tool arguments and output), optionally highlighted."""
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.safe_document.setDefaultFont(self.font())
+        option = self.safe_document.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.safe_document.setDefaultTextOption(option)
+        if language and self.safe_document.highlighter is None:
+            self.safe_document.highlighter = CodeHighlighter(self.safe_document, language)
+        self.safe_document.setPlainText(text)
         self._cursor = QTextCursor(self.safe_document)
         self.updateGeometry()
 
