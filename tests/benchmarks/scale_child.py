@@ -119,6 +119,9 @@ def wait_until(app: QApplication, ready: Callable[[], bool], timeout: float = 30
         if time.monotonic() > end:
             raise TimeoutError("the window did not settle")
         app.processEvents()
+        # Outside an event loop deleteLater() never runs: without this, every card the
+        # transcript lets go would stay alive (hidden) and slow each later step.
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
         time.sleep(0.001)
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from explorer.ui.transcript.view import TranscriptView
 
 MARGIN = 10
-BUILD_BUDGET_S = 0.005
+BUILD_BUDGET_S = 0.004
 """Time per event-loop turn spent building real cards (at least one is built): with
 the last card, the placing and the painting after it, a turn stays under a 16 ms frame."""
 SCROLL_BUDGET_S = 0.003
