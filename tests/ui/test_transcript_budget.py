@@ -145,6 +145,7 @@ def test_V2_a_scroll_turn_builds_only_rows_on_screen_and_the_margin_follows(
     load(qtbot, view, conv)
     monkeypatch.setattr(stack, "SCROLL_BUDGET_S", 10.0)
     monkeypatch.setattr(stack, "BUILD_BUDGET_S", 10.0)
+    qtbot.wait(round(3 * stack.FRAME_S * 1000) + 10)  # a frame of its own
     view.stack.clear()
     view._relayout(scrolling=True)
     on_screen = set(view._window(0))
@@ -152,3 +153,29 @@ def test_V2_a_scroll_turn_builds_only_rows_on_screen_and_the_margin_follows(
     assert all(isinstance(view.stack.cards[i], MessageCard) for i in on_screen)
     settle(qtbot, view)
     assert set(view._window(1.0)) <= set(view.stack.cards), "the margin followed"
+
+
+def test_V2_passes_in_the_same_frame_build_cards_once_and_the_rest_follow(
+    qtbot: QtBot, heavy_store: tuple[Store, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several events handled in one pass of the loop (rows arriving, a resize) each lay
+    the view out; only the first builds cards, the others put placeholders on screen."""
+    store, conv = heavy_store
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    load(qtbot, view, conv)
+    monkeypatch.setattr(stack, "BUILD_BUDGET_S", 10.0)
+    monkeypatch.setattr(stack, "FRAME_S", 0.5)  # "at once", however loaded the machine
+    qtbot.wait(1000)
+    view.stack.clear()
+    view._relayout()
+    assert all(isinstance(c, MessageCard) for c in view.stack.cards.values())
+    view.stack.clear()
+    view._relayout()  # at once: the same frame
+    on_screen = [view.stack.cards[i] for i in view._window(0)]
+    built = sum(isinstance(c, MessageCard) for c in on_screen)
+    assert len(on_screen) > 2 and built <= 1, "placeholders, but for the row scrolled to"
+    settle(qtbot, view)
+    assert all(isinstance(view.stack.cards[i], MessageCard) for i in view._window(0))

@@ -24,7 +24,7 @@ from explorer.ui.transcript.cards import Card
 from explorer.ui.transcript.heights import RowHeights
 from explorer.ui.transcript.row_table import RowTable
 from explorer.ui.transcript.rows import Metrics
-from explorer.ui.transcript.stack import MARGIN, Budget
+from explorer.ui.transcript.stack import MARGIN
 
 if TYPE_CHECKING:
     from explorer.ui.transcript.stack import CardStack
@@ -194,7 +194,7 @@ class AnchoredScroll(QAbstractScrollArea):
         self._in_layout = True
         try:
             bar = self.verticalScrollBar()
-            budget = Budget.for_turn(scrolling)  # shared by the passes while heights settle
+            budget = self.stack.budget(scrolling)  # shared by the passes while heights settle
             for _ in range(4):
                 at_end = bar.value() >= bar.maximum() > 0 and anchor is None
                 row, offset = anchor or self._anchor()

@@ -12,6 +12,7 @@ piece by piece, never as one long stall, and always arrives.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,12 @@ Such a turn need not build any card: the rows on screen show placeholders once i
 the row jumped to is built regardless, and the rows beyond the screen wait for the next turns."""
 
 
+FRAME_S = 0.006
+"""A relayout this soon after one that built cards is in the same pass of the event loop
+(several events handled at once: rows arriving, a resize, a jump): it builds nothing but
+the row jumped to, and the cards it would have built wait for the next turn."""
+
+
 @dataclass
 class Budget:
     """One event-loop turn's allowance for building cards."""
@@ -40,25 +47,47 @@ class Budget:
     deadline: float
     built: int = 0
     scrolling: bool = False  # a scroll step or a jump: only the rows on screen are built
+    frame_ends: float = 0.0  # set when an earlier pass of this frame built cards already
+    started: float = 0.0
+    finished: float = 0.0  # when it last built a card
 
     @classmethod
     def for_turn(cls, scrolling: bool = False) -> Budget:
         seconds = min(BUILD_BUDGET_S, SCROLL_BUDGET_S) if scrolling else BUILD_BUDGET_S
-        return cls(time.perf_counter() + seconds, scrolling=scrolling)
+        now = time.perf_counter()
+        return cls(now + seconds, scrolling=scrolling, started=now)
 
     def spent(self) -> bool:
         least = 0 if self.scrolling else 1
         return self.built >= least and time.perf_counter() > self.deadline
 
+    def wait_ms(self) -> int:
+        """How long the cards left over wait: to the end of the frame, if this one shares it."""
+        return max(0, math.ceil((self.frame_ends - time.perf_counter()) * 1000))
+
 
 class CardStack:
     """The real cards of a :class:`TranscriptView`, by row index."""
 
-    def __init__(self, view: TranscriptView, more: Callable[[], None]) -> None:
+    def __init__(self, view: TranscriptView, more: Callable[[int], None]) -> None:
         self.view = view
         self.cards: dict[int, Card] = {}
-        self._more = more  # asks for another turn when the budget ran out
+        self._more = more  # asks for another turn (in so many ms) when the budget ran out
+        self._last: Budget | None = None  # the budget of the last pass that built cards
         self.built_real = 0  # real (not placeholder) cards made, for tests and benchmarks
+
+    def budget(self, scrolling: bool = False) -> Budget:
+        """The allowance of a relayout: a turn's own, unless a pass moments ago (in the same
+        frame) built cards already; then only placeholders, and the rest in the next frame."""
+        budget = Budget.for_turn(scrolling)
+        last = self._last
+        if last is not None and last.built and budget.started - last.finished < FRAME_S:
+            budget.scrolling = True
+            budget.deadline = 0.0
+            budget.frame_ends = last.finished + FRAME_S
+        else:
+            self._last = budget
+        return budget
 
     def build(self, window: Iterable[int], visible: range, budget: Budget,
               first: int | None = None) -> bool:
@@ -78,7 +107,7 @@ class CardStack:
                 continue
             later = budget.spent() or (budget.scrolling and i not in visible)
             if later and i != first:
-                self._more()
+                self._more(budget.wait_ms())
                 if card is not None or i not in visible:
                     continue
                 card = self.make(i, placeholder=True)
@@ -87,6 +116,7 @@ class CardStack:
                     self.drop(i)
                 card = self.make(i)
                 budget.built += 1
+                budget.finished = time.perf_counter()
                 self.built_real += 1
             self.cards[i] = card
             height = self.measure(card)

@@ -85,7 +85,7 @@ class TranscriptView(AnchoredScroll):
         self._tip_built = threading.Event()  # set once the tip's cards are built (or not wanted)
         self._pending_scroll: int | None = None
         self._pending_select: int | None = None
-        self.stack = CardStack(self, lambda: self._more.start())
+        self.stack = CardStack(self, self._more.start)
         self._message_row: Mapping[int, int] = {}
         self._selected: int | None = None
         self.compare_marks: list[int] = []
