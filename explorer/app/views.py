@@ -7,6 +7,7 @@ from typing import Any
 from explorer.app.tree_text import TreeMarks, render_tree
 from explorer.app.tree_view import TendedView, tended_view
 from explorer.store import Store
+from explorer.store.reads import fork_points
 from explorer.tree.digest import digest_text
 
 
@@ -20,9 +21,8 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> Tr
     notes: dict[int, list[str]] = {}
     for r in store.rewinds(conv_id):
         notes.setdefault(r["from_tip_id"], []).append(f"rewound to {r['label']}")
-    for c in store.conversations():
-        if c.forked_from_conversation_id == conv_id and c.forked_from_message_id is not None:
-            notes.setdefault(c.forked_from_message_id, []).append(f"forked to #{c.id}")
+    for fork, at in fork_points(store.reader, conv_id):  # not every conversation's count
+        notes.setdefault(at, []).append(f"forked to #{fork}")
     for comp in store.compactions(conv_id):
         notes.setdefault(comp["message_id"], []).append(f"compaction: {comp['kind']}")
     if conv.context_start_id is not None:

@@ -211,3 +211,12 @@ def search(conn: sqlite3.Connection, query: str, limit: int = 50) -> list[Search
         (terms, limit),
     ).fetchall()
     return [SearchHit(*r) for r in rows]
+
+
+def fork_points(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
+    """(fork, message it was forked at) for each conversation forked from ``conv_id``: what the
+    tree's marks need of the other conversations, without counting every one's messages."""
+    return [(int(c), int(m)) for c, m in conn.execute(
+        "SELECT id, forked_from_message_id FROM conversations "
+        "WHERE forked_from_conversation_id = ? AND forked_from_message_id IS NOT NULL "
+        "ORDER BY id", (conv_id,))]

@@ -18,6 +18,7 @@ from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
+from explorer.store.reads import fork_points
 from explorer.store.turn_reads import (
     TurnSource,
     read_previews,
@@ -51,10 +52,7 @@ def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> Gr
     """The graph's marks; ``marks`` are the tree marks when the caller has read them already."""
     conv = store.conversation(conv_id)
     marks = marks if marks is not None else tree_marks(store, conv_id)
-    forks = frozenset(
-        c.forked_from_message_id for c in store.conversations()
-        if c.forked_from_conversation_id == conv_id and c.forked_from_message_id is not None
-    )
+    forks = frozenset(at for _, at in fork_points(store.reader, conv_id))
     return GraphMarks(
         active=frozenset(marks.active), tip=marks.tip,
         labels={k: tuple(v) for k, v in marks.labels.items()},

@@ -62,3 +62,27 @@ def test_V2_an_archived_branch_folds_as_the_eager_view_folds_it(tmp_path: Path) 
         assert any("archived branch" in n for n in said) or lazy.markers[0].at not in active
     finally:
         store.close()
+
+
+def test_V2_fork_marks_are_read_without_counting_every_conversations_messages(
+        tmp_path: Path) -> None:
+    """The tree's marks and the graph's name the messages other conversations were forked
+    at; finding them must not count the messages of every conversation in the file (a scan
+    of all of them: a second on a file of a million messages)."""
+    store = Store(tmp_path / "forks.db")
+    try:
+        conv = grow(store, SHAPE, 9)
+        other = grow(store, SHAPE[:5], 2)
+        at = ids_of(store, conv)[4]
+        fork = store.fork(conv, at)
+        statements: list[str] = []
+        store.reader.set_trace_callback(statements.append)
+        try:
+            marks = tree_marks(store, conv)
+        finally:
+            store.reader.set_trace_callback(None)
+        assert f"forked to #{fork}" in marks.notes[at]
+        assert not [s for s in statements if "GROUP BY conversation_id" in s]
+        assert tree_marks(store, other).notes.get(at) is None
+    finally:
+        store.close()
