@@ -12,26 +12,17 @@ thread starts, so the order holds however the pools schedule their threads. A
 cancelled job no longer counts, waiting or running: a superseded graph load still
 finishing its stage never holds up the next conversation's skeleton. Nor does a job
 whose thread has not started ``ARRIVE_S`` after it was submitted.
-
-While a job runs in the lane the interpreter's switch interval is ``SWITCH_S``: a
-thread that wants the lock (the window's, at every event it hands to Python) asks the
-running job to let go after that long instead of the default 5 ms, so an event waits
-about a millisecond for a busy worker, not five, each time. The worker's share of the
-interpreter is the same; only the turns are shorter. The default comes back when the
-lane is idle.
 """
 
 from __future__ import annotations
 
 import itertools
-import sys
 import threading
 import time
 from collections.abc import Sequence
 from typing import Protocol
 
 WAIT_S = 0.02  # how often a waiting job looks again (a cancel sets no condition)
-SWITCH_S = 0.001
 ARRIVE_S = 0.25
 """How long a submitted job whose thread has not started yet keeps its place ahead of
 others: its pool may be busy, or gone with a closed window, and must not stop the lane."""
@@ -68,8 +59,6 @@ class Lane:
         self._lock = threading.Condition()
         self._waiting: list[Place] = []
         self._inside: Place | None = None
-        self._running: set[Place] = set()  # inside, or cancelled but not finished
-        self._switch = sys.getswitchinterval()  # the interval to go back to when idle
         self._serial = itertools.count()
         self.entered: list[str] = []  # kinds in the order they went in (tests, benchmarks)
 
@@ -91,7 +80,6 @@ class Lane:
                 if self._free() and self._first() is place:
                     self._waiting.remove(place)
                     self._inside = place
-                    self._run(place)
                     self.entered.append(place.kind)
                     del self.entered[:-64]
                     return True
@@ -114,7 +102,6 @@ class Lane:
                 return not place.flag.cancelled
             self._inside = None
             self._waiting.append(place)
-            self._stop(place)
             self._lock.notify_all()
         return self.enter(place)
 
@@ -124,20 +111,7 @@ class Lane:
             now = time.monotonic()
             return not self._free() or any(p.counts(now) for p in self._waiting)
 
-    def _run(self, place: Place) -> None:
-        if not self._running:
-            self._switch = sys.getswitchinterval()
-            sys.setswitchinterval(min(SWITCH_S, self._switch))
-        self._running.add(place)
-
-    def _stop(self, place: Place) -> None:
-        if place in self._running:
-            self._running.discard(place)
-            if not self._running:
-                sys.setswitchinterval(self._switch)
-
     def _drop(self, place: Place) -> None:
-        self._stop(place)
         if self._inside is place:
             self._inside = None
         if place in self._waiting:

@@ -187,20 +187,3 @@ def test_V2_a_job_whose_thread_never_starts_stops_holding_the_lane(qtbot: QtBot)
     assert graph.result == "laid out" and lane.entered == ["graph"]
     window.shutdown()
 
-
-def test_V2_while_a_lane_job_runs_the_window_waits_a_short_switch_for_it(qtbot: QtBot) -> None:
-    """A busy worker lets go of the interpreter after ``SWITCH_S`` when the window's
-    thread asks, not after the default 5 ms; the default comes back when the lane idles."""
-    import sys
-
-    from explorer.ui.lane import SWITCH_S
-
-    before = sys.getswitchinterval()
-    lane = Lane(ORDER)
-    window = TaskRunner(threads=3, name="explorer-window", lane=lane)
-    inside: list[float] = []
-    task = window.run(lambda _t: inside.append(sys.getswitchinterval()), lane_kind="graph")
-    wait_all(qtbot, [task])
-    assert inside == [SWITCH_S] < [before]
-    window.shutdown()
-    assert sys.getswitchinterval() == before
