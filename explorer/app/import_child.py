@@ -35,7 +35,7 @@ from explorer.app.importing import CancelCheck, ImportProgress, ImportReport, im
 from explorer.store import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.rows import prepared_rows
-from explorer.tree.imported import ImportedConversation
+from explorer.tree.imported import ContentUnavailable, ImportedConversation
 from explorer.tree.model import Message
 
 NICE = 10
@@ -82,7 +82,15 @@ class RemoteWrites:
                     keyed[n] = {}
                     for m in ic.messages:  # the first of a duplicate id, as the repair keeps
                         keyed[n].setdefault(m.id, m)
-                self.pipe.send("filled", _filled(ic, [keyed[n][k] for k in keys]))
+                try:
+                    answer = _filled(ic, [keyed[n][k] for k in keys])
+                except ContentUnavailable as e:  # that conversation is not stored; the rest are
+                    self.pipe.send("unavailable", str(e))
+                except Exception as e:  # a reader's bug: said, and that conversation not stored
+                    self.pipe.send("unavailable", f"could not be read again "
+                                                  f"({type(e).__name__}: {e})")
+                else:
+                    self.pipe.send("filled", answer)
             elif kind == "written":
                 written = conversations[message[1]].written
                 if written is not None:

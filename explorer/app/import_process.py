@@ -109,6 +109,8 @@ class _Link:
         except PipeClosed as exc:
             raise ContentUnavailable("the reading process ended; the conversation was not "
                                      f"stored ({exc})") from exc
+        if kind == "unavailable":
+            raise ContentUnavailable(answer)
         if kind != "filled":
             raise ContentUnavailable(f"the reading process answered {kind!r} to a fill")
         return answer

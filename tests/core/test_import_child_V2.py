@@ -212,3 +212,25 @@ def test_V2_without_a_child_process_the_import_reads_in_process(
     same_report(here, there)
     assert there.added_messages > 0
     assert contents(stores[0]) == contents(stores[1])
+
+
+@pytest.mark.slow
+def test_V2_a_huge_session_changed_while_written_is_not_stored_and_is_named(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    """Its content, read again by the child for the writer, is gone: that conversation is
+    rolled back and named, as in-process, and the import ends normally."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.reader import LAZY_BYTES
+
+    session = one_session(tmp_path / "in", 0, seed=6, mb=LAZY_BYTES / 2**20 + 0.5)
+
+    def cut_when_written(p: ImportProgress) -> None:
+        if p.messages_done > 0 and p.conversations_done == 0 and session.stat().st_size:
+            session.write_bytes(b"")
+
+    report = import_in_child(stores[1], [session], progress=cut_when_written)
+    assert report.conversations == [] and stores[1].conversations() == []
+    assert len(report.errors) == 1 and str(session) in report.errors[0]
+    assert "reading process" not in report.errors[0], report.errors[0]
+    assert stores[1].reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
