@@ -149,7 +149,12 @@ def main() -> int:
     with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
         os.nice(NICE)
     protocol_out = os.dup(1)
-    os.dup2(2, 1)  # anything a reader prints goes to stderr, never into the pipe
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:  # anything a reader prints goes to stderr (or nowhere), never into the pipe
+        os.dup2(2, 1)
+    except OSError:  # a windowed program may have no stderr
+        os.dup2(devnull, 1)
+    os.close(devnull)
     pipe = Pipe(raw(0, "rb"), raw(protocol_out, "wb"))
     remote = RemoteWrites(pipe)
     report = ImportReport()

@@ -13,6 +13,8 @@ import os
 import pickle
 import select
 import struct
+import sys
+import time
 from typing import Any, BinaryIO
 
 _HEAD = struct.Struct("<Q")
@@ -46,6 +48,8 @@ class Pipe:
 
     def ready(self, timeout: float) -> bool:
         """True when a message (or the end of the pipe) can be read without waiting."""
+        if sys.platform == "win32":  # select takes only sockets there
+            return _peek_ready(self._in, timeout)
         readable, _, _ = select.select([self._in], [], [], timeout)
         return bool(readable)
 
@@ -76,6 +80,30 @@ class Pipe:
                 raise PipeClosed("the other end of the import's pipe closed")
             got += n
         return buffer
+
+
+WINDOWS_POLL_S = 0.005
+
+
+if sys.platform == "win32":
+    def _peek_ready(f: BinaryIO, timeout: float) -> bool:
+        """Windows: whether the pipe holds bytes (or is broken), asked until ``timeout``."""
+        import _winapi
+        import msvcrt
+
+        handle = msvcrt.get_osfhandle(f.fileno())
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                available, _ = _winapi.PeekNamedPipe(handle, 0)
+            except OSError:  # the other end closed: reading says so at once
+                return True
+            if available:
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(WINDOWS_POLL_S, left))
 
 
 def raw(fd: int, mode: str) -> BinaryIO:
