@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from explorer.store import Store
-from explorer.store.marks import Marks
+from explorer.store.marks import Marks, merges_and_edits
 from explorer.store.tombstones import Tombstone
 from explorer.tree.tending import (
     SiblingPlace,
@@ -149,8 +149,7 @@ def tended_view(store: Store, conv_id: int, show_all: bool = False) -> TendedVie
     parents = OnDemand(lambda: store.parents(conv_id))
     view = build_view(conv_id, parents, store.marks(conv_id), store.tombstones(conv_id),
                       show_all)
-    view.merges = store.merge_links(conv_id)
-    edits = store.edits(conv_id)
+    view.merges, edits = merges_and_edits(store.reader, conv_id)  # one scan for both
     if edits:  # only an edited prompt makes answers stale
         roles = dict.fromkeys(store.ids_with_role(conv_id, "assistant"), "assistant")
         view.stale = stale_answers(parents, roles, edits, store.replays(conv_id))

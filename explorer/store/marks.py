@@ -104,3 +104,22 @@ def replays(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
         "FROM operations WHERE conversation_id = ? AND kind = 'replay' AND state = 'done'",
         (conv_id,),
     )]
+
+
+def merges_and_edits(conn: sqlite3.Connection, conv_id: int
+                     ) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """``merge_links`` and ``edits`` in one scan of the conversation's messages (each is a
+    scan of every message's meta: the tended view asks for both whenever it is made)."""
+    merges: list[tuple[int, int]] = []
+    edited: dict[int, int] = {}
+    for mid, tip, source in conn.execute(
+        "SELECT id, json_extract(source_meta, '$.merged_from.tip'), "
+        "json_extract(source_meta, '$.edited_from') FROM messages "
+        "WHERE conversation_id = ? AND (source_meta LIKE '%\"merged_from\"%' "
+        "OR source_meta LIKE '%\"edited_from\"%') ORDER BY id", (conv_id,),
+    ):
+        if tip is not None:  # a key found in the meta is in its text: the filter kept it
+            merges.append((int(tip), int(mid)))
+        if source is not None:
+            edited[int(mid)] = int(source)
+    return merges, edited

@@ -86,3 +86,40 @@ def test_V2_fork_marks_are_read_without_counting_every_conversations_messages(
         assert tree_marks(store, other).notes.get(at) is None
     finally:
         store.close()
+
+
+def test_V2_merges_and_edits_come_from_one_scan_and_read_as_each_alone(
+        tmp_path: Path) -> None:
+    from helpers import assistant, chat_turn, tool_turn, user
+
+    from explorer.app import merge
+
+    store = Store(tmp_path / "scan.db")
+    try:
+        conv = store.create_conversation("c")
+        first = store.append_turn(conv, chat_turn(1))
+        side = store.append_turn(conv, tool_turn(2, tool="Grep", error=True))
+        side += store.append_turn(conv, [user("so what now?"), assistant("encoding")])
+        store.branch(conv, first[-1])
+        main = first + store.append_turn(conv, chat_turn(3))
+        merge.merge(store, side[-1], main[-1])
+        edited = store.edit_prompt(conv, main[2], "say it again, shorter")
+        statements: list[str] = []
+        store.reader.set_trace_callback(statements.append)
+        try:
+            view = tended_view(store, conv)
+        finally:
+            store.reader.set_trace_callback(None)
+        assert sum("LIKE" in s for s in statements) == 1
+        assert view.merges == store.merge_links(conv) and view.merges
+        assert store.edits(conv) == {edited: main[2]}
+        from explorer.tree.tending import stale_answers
+
+        roles = dict.fromkeys(store.ids_with_role(conv, "assistant"), "assistant")
+        assert view.stale == stale_answers(store.parents(conv), roles, store.edits(conv),
+                                           store.replays(conv))
+        eager = build_view(conv, dict(store.parents(conv)), store.marks(conv),
+                           store.tombstones(conv))
+        assert view.markers == eager.markers
+    finally:
+        store.close()
