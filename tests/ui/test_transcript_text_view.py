@@ -25,12 +25,9 @@ PROSE = ("Done. **sniff_encoding()** tries UTF-8 on the whole file and falls bac
 CODE = "Run this:\n\n```python\nprint('hi')\n```\n"
 
 
-HOSTS: list[QWidget] = []
-
-
-def side_by_side(qtbot: QtBot, text: str) -> tuple[DocumentView, TextView]:
+def side_by_side(qtbot: QtBot, text: str) -> tuple[QWidget, DocumentView, TextView]:
+    """The same text in both views, side by side in ``host`` (kept by the caller)."""
     host = QWidget()
-    HOSTS[:] = [host]  # kept alive for the test (qtbot closes it at the end)
     qtbot.addWidget(host)
     host.resize(900, 400)
     browser, light = DocumentView(host), TextView(host)
@@ -40,11 +37,11 @@ def side_by_side(qtbot: QtBot, text: str) -> tuple[DocumentView, TextView]:
     light.move(440, 0)
     host.show()
     qtbot.waitExposed(host)
-    return browser, light
+    return host, browser, light
 
 
 def test_V2_prose_reads_exactly_as_in_the_browser_view(qtbot: QtBot) -> None:
-    browser, light = side_by_side(qtbot, PROSE)
+    _host, browser, light = side_by_side(qtbot, PROSE)
     assert light.height() == browser.height() and light.toPlainText() == browser.toPlainText()
     a, b = browser.grab().toImage(), light.grab().toImage()
     assert a.convertToFormat(QImage.Format.Format_RGB32) == \
@@ -53,7 +50,6 @@ def test_V2_prose_reads_exactly_as_in_the_browser_view(qtbot: QtBot) -> None:
 
 def test_V2_code_reads_exactly_as_in_the_browser_view(qtbot: QtBot) -> None:
     host = QWidget()
-    HOSTS[:] = [host]
     qtbot.addWidget(host)
     browser, light = DocumentView(host), TextView(host)
     arguments = '{\n  "command": "git merge --no-ff feature/encoding",\n  "timeout": 120000\n}'
@@ -92,7 +88,7 @@ def test_V2_a_card_of_prose_has_no_text_browser_and_code_keeps_one(
 
 
 def test_V2_the_light_view_selects_by_dragging_and_copies(qtbot: QtBot) -> None:
-    _, light = side_by_side(qtbot, "alpha beta gamma delta\n\nsecond paragraph")
+    _host, _, light = side_by_side(qtbot, "alpha beta gamma delta\n\nsecond paragraph")
     start = light.cursorRect(0).center()
     end = light.cursorRect(len("alpha beta")).center()
     QTest.mousePress(light, Qt.MouseButton.LeftButton, pos=start)
@@ -109,7 +105,7 @@ def test_V2_the_light_view_selects_by_dragging_and_copies(qtbot: QtBot) -> None:
 
 
 def test_V2_a_link_in_the_light_view_is_clickable_and_follows_nothing(qtbot: QtBot) -> None:
-    _, light = side_by_side(qtbot, "see [the notes](http://127.0.0.1:9/page) here")
+    _host, _, light = side_by_side(qtbot, "see [the notes](http://127.0.0.1:9/page) here")
     at = light.cursorRect(len("see t")).center()
     assert light.document().documentLayout().anchorAt(QPointF(at)) == "http://127.0.0.1:9/page"
     with qtbot.waitSignal(light.anchorClicked, timeout=1000) as clicked:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import cast
 
-from PySide6.QtCore import QEvent, QMimeData, QPointF, QRect, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QContextMenuEvent,
@@ -222,14 +222,10 @@ class TextView(QWidget):
         self.update()
 
     def copy(self) -> None:
-        """The selection to the clipboard, as plain text and as HTML (as the browser does)."""
+        """The selection to the clipboard, as plain text."""
         if not self._cursor.hasSelection():
             return
-        fragment = self._cursor.selection()
-        data = QMimeData()
-        data.setText(fragment.toPlainText())
-        data.setHtml(fragment.toHtml())
-        QGuiApplication.clipboard().setMimeData(data)
+        QGuiApplication.clipboard().setText(self.selected_text())
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         self.update()
