@@ -13,7 +13,6 @@ costs the threads next to no waiting. ``MALLOC_ARENA_MAX`` in the environment wi
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import sys
@@ -26,12 +25,14 @@ M_ARENA_MAX = -8
 
 @functools.cache
 def libc(name: str) -> Callable[..., Any] | None:
-    """A glibc allocator function (``mallopt``, ``malloc_trim``), or None elsewhere."""
+    """A glibc allocator function (``mallopt``, ``malloc_trim``), or None elsewhere.
+
+    Looked up among the symbols the process already has (the C library is one of them),
+    not by ``ctypes.util.find_library``, which runs ``ldconfig`` before the first frame."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        function: Callable[..., Any] = getattr(
-            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+        function: Callable[..., Any] = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):  # another C library (musl has no mallopt)
         return None
     return function

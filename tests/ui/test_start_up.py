@@ -53,6 +53,7 @@ LOADED_WHEN_USED = (
     "explorer.app.sources",
     "explorer.compaction.page_geometry",  # snapshot pages (the settings' tier check)
     "explorer.ui.screenshot",         # convo --screenshot
+    "ctypes.util",                    # runs ldconfig; the heap finds mallopt without it
 )
 
 
