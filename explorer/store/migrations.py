@@ -204,6 +204,30 @@ def _0010_part_sizes(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0011_message_counts(db: sqlite_utils.Database) -> None:
+    # Each conversation's message count, kept by triggers, so the conversation list (shown
+    # before the window's first frame) reads one row a conversation instead of counting
+    # every message in the file: 70–130 ms on a file of a million messages.
+    db.execute("ALTER TABLE conversations ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE conversations SET message_count = (SELECT count(*) FROM messages m "
+               "WHERE m.conversation_id = conversations.id)")
+    db.execute(
+        "CREATE TRIGGER messages_count_ai AFTER INSERT ON messages BEGIN "
+        "UPDATE conversations SET message_count = message_count + 1 "
+        "WHERE id = new.conversation_id; END")
+    db.execute(
+        "CREATE TRIGGER messages_count_ad AFTER DELETE ON messages BEGIN "
+        "UPDATE conversations SET message_count = message_count - 1 "
+        "WHERE id = old.conversation_id; END")
+    db.execute(
+        "CREATE TRIGGER messages_count_au AFTER UPDATE OF conversation_id ON messages "
+        "WHEN old.conversation_id IS NOT new.conversation_id BEGIN "
+        "UPDATE conversations SET message_count = message_count - 1 "
+        "WHERE id = old.conversation_id; "
+        "UPDATE conversations SET message_count = message_count + 1 "
+        "WHERE id = new.conversation_id; END")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -215,6 +239,7 @@ MIGRATIONS: list[Migration] = [
     ("0008_tending", _0008_tending),
     ("0009_sync_files", _0009_sync_files),
     ("0010_part_sizes", _0010_part_sizes),
+    ("0011_message_counts", _0011_message_counts),
 ]
 
 

@@ -63,8 +63,7 @@ def get_conversation(conn: sqlite3.Connection, conv_id: int, boundary: bool = Tr
     """One conversation; ``boundary=False`` leaves ``clean_tip_id`` unset instead of
     deriving it (a walk of the whole active path, a second on 100,000 messages)."""
     r = conn.execute(
-        f"SELECT {_CONV_COLS}, (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) "
-        "FROM conversations c WHERE c.id = ?",
+        f"SELECT {_CONV_COLS}, c.message_count FROM conversations c WHERE c.id = ?",
         (conv_id,),
     ).fetchone()
     if r is None:
@@ -78,11 +77,9 @@ def get_conversation(conn: sqlite3.Connection, conv_id: int, boundary: bool = Tr
 
 
 def list_conversations(conn: sqlite3.Connection) -> list[Conversation]:
-    """All conversations, newest first, with their message counts (one grouped scan)."""
+    """All conversations, newest first, with their message counts (kept by triggers)."""
     rows = conn.execute(
-        f"SELECT {_CONV_COLS}, coalesce(n.cnt, 0) FROM conversations c "
-        "LEFT JOIN (SELECT conversation_id, count(*) AS cnt FROM messages "
-        "GROUP BY conversation_id) n ON n.conversation_id = c.id "
+        f"SELECT {_CONV_COLS}, c.message_count FROM conversations c "
         "ORDER BY coalesce(c.updated_at, c.created_at, 0) DESC, c.id DESC"
     ).fetchall()
     return [replace(_conversation(r, r[13]), clean_tip_id=None) for r in rows]
