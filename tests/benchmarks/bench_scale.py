@@ -122,8 +122,10 @@ def _open_results(shape: str, m: dict[str, Any]) -> list[Result]:
                m["first_frame_s"] < 1.0),
         Result(a, "transcript rows in (skeleton) after the window shows",
                m["skeleton_ms"], "ms", "", None),
-        Result(a, "tip's neighbourhood on screen (content)", m["content_ms"], "ms",
-               "< 150 ms", m["content_ms"] < 150),
+        Result(a, "tip's card on screen after the first frame", m["content_ms"], "ms",
+               "< 150 ms", m["content_ms"] < 150) if m.get("content_ms") is not None else
+        Result(a, "tip's card on screen after the first frame: not within", 30_000, "ms",
+               "< 150 ms", False),
         Result(a, "longest event-loop gap while opening", m["open_gap_ms"], "ms", "≤ 50 ms",
                m["open_gap_ms"] <= 50),
         *_stall_results(a, m),

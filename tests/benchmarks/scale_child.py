@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
+from explorer.ui.transcript.cards import MessageCard  # noqa: E402
 
 TICK_MS = 5
 CONTEXT_TIMEOUT_S = 60
@@ -177,11 +178,20 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
     gaps.start()
     t = window.transcript
     t.loaded.connect(lambda _c: marks.setdefault("skeleton", time.perf_counter()))
-    t.contentArrived.connect(lambda: marks.setdefault("content", time.perf_counter()))
+    tip = window.store.conversation(conv, boundary=False).tip_id
+
+    def tip_card_built() -> bool:
+        """Marks when the tip's card (its text, not a placeholder) is first on screen."""
+        card = t.card_for(tip) if tip is not None and t.has_message(tip) else None
+        if "content" not in marks and isinstance(card, MessageCard) and card.isVisible():
+            marks["content"] = time.time()
+        return True
+
     wait_until(app, lambda: first.at is not None)
     opening = window.first_open
-    wait_until(app, lambda: not (opening and opening.pending) and not t.is_loading
-               and not window.graph.is_loading)
+    wait_until(app, lambda: tip_card_built() and not (opening and opening.pending)
+               and not t.is_loading and not window.graph.is_loading)
+    wait_until(app, lambda: "content" in marks or not tip_card_built(), timeout=30)
     open_gap = gaps.longest
     over_50 = sum(g > 50 for g in gaps.gaps)
     collections = full.stop()
@@ -190,7 +200,9 @@ def measure_open(spawned: float, db: Path, conv: int, quick: bool,
         "first_frame_s": (first.at or time.time()) - spawned,
         "first_frame_cpu_s": first.cpu,
         "skeleton_ms": (marks.get("skeleton", shown) - shown) * 1000,
-        "content_ms": (marks.get("content", shown) - shown) * 1000,
+        # from the first frame to the tip's card on screen; None if it never came
+        "content_ms": ((marks["content"] - (first.at or marks["content"])) * 1000
+                       if "content" in marks else None),
         "open_gap_ms": open_gap,
         "open_gaps_over_50": over_50,
         "open_gap_cpu_ms": gaps.longest_cpu(),

@@ -11,7 +11,8 @@ from transcript_helpers import load, settle
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
 from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript.cards import MessageCard, describe_tokens, format_tokens
+from explorer.ui.transcript.card_words import describe_tokens, format_tokens
+from explorer.ui.transcript.cards import MessageCard
 
 
 def _view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:

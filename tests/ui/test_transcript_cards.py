@@ -18,8 +18,10 @@ from explorer.store import Store
 from explorer.tree.digest import digest_text
 from explorer.tree.model import Message
 from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript.cards import MarkerCard, MessageCard, format_tokens
+from explorer.ui.transcript.card_words import format_tokens
+from explorer.ui.transcript.cards import MessageCard
 from explorer.ui.transcript.parts import ImageDialog
+from explorer.ui.transcript.slim_cards import MarkerCard
 
 
 @pytest.fixture

@@ -16,9 +16,10 @@ from explorer.formats.base import ImportedCompaction, ImportedConversation
 from explorer.store import Store
 from explorer.tree.model import Message, Part
 from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript.cards import MarkerCard, MessageCard
+from explorer.ui.transcript.cards import MessageCard
 from explorer.ui.transcript.parts import MarkerLabel, ToolCallBlock
 from explorer.ui.transcript.rows import Metrics, build_rows, estimate_height
+from explorer.ui.transcript.slim_cards import MarkerCard
 from explorer.ui.transcript.switcher import SiblingSwitcher
 
 

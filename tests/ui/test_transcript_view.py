@@ -17,7 +17,8 @@ from explorer.store import Store
 from explorer.store.reads_path import FOLD_CHARS
 from explorer.tree.model import Part, text_message
 from explorer.ui.transcript import TranscriptView, fetching
-from explorer.ui.transcript.cards import Card, MessageCard, PendingCard
+from explorer.ui.transcript.cards import Card, MessageCard
+from explorer.ui.transcript.slim_cards import PendingCard
 
 PATH_LENGTH = 5000
 MAX_CARDS = 200

@@ -12,7 +12,7 @@ from explorer.formats.base import ImportedConversation
 from explorer.store import Store
 from explorer.tree.model import Message
 from explorer.ui.transcript import TranscriptView
-from explorer.ui.transcript.cards import MarkerCard
+from explorer.ui.transcript.slim_cards import MarkerCard
 
 
 def keyed(key: str, parent: str | None, m: Message) -> Message:

@@ -1,4 +1,4 @@
-"""Message cards and slim marker cards: the widgets the transcript stacks.
+"""Message cards: the widgets the transcript stacks (slim ones: :mod:`.slim_cards`).
 
 Colours come from the palette (so light and dark themes both work) except the
 role accents, which carry meaning: the stripe on a card's left edge says who
@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 
-from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
     QFont,
-    QFontMetrics,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -28,32 +26,33 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from explorer.app.agent_display import command_chips
 from explorer.app.meta_records import meta_record
 from explorer.app.tree_view import marker_kind, merged_tip
-from explorer.store.reads_path import FOLDED_KEY, PathEntry
-from explorer.tree.model import Message, Part, Usage
+from explorer.store.reads_path import FOLDED_KEY
+from explorer.tree.model import Message, Part
 from explorer.ui.compare_marks import paint_mark_badge
 from explorer.ui.live_marks import paint_live_badge
+from explorer.ui.transcript.card_words import (
+    describe_tokens,
+    format_time,
+    format_tokens,
+    shown_role,
+)
 from explorer.ui.transcript.chips import ChipRow, MetaText
 from explorer.ui.transcript.folding import FoldedNote, WholeText, first_screenful
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.parts import (
-    ERROR_ACCENT,
     ImageThumbnail,
     MarkerLabel,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
-from explorer.ui.transcript.rows import Marker, PathInfo, entry_role, is_elided
+from explorer.ui.transcript.rows import PathInfo, is_elided
 from explorer.ui.transcript.switcher import SiblingSwitcher
 from explorer.ui.transcript.text_view import TextView, plain_enough
 
 ROLE_ACCENTS = {"user": "#3b82f6", "assistant": "#10a37f", "system": "#8b8f98", "tool": "#e0912b"}
 META_ACCENT = "#b0b4bb"
 """The stripe of a tool's own record (a note, command output, compaction marker): faint."""
-MARKER_ACCENTS = {
-    "compaction": "#9b59b6", "rewind": "#e67e22", "explored": "#e67e22",
-    "context_start": "#7f8c8d", "incomplete": ERROR_ACCENT, "elided": "#7f8c8d",
-}
 
 
 CARD_MARGINS = (14, 8, 10, 8)
@@ -69,46 +68,6 @@ class CardContext:
     siblings: Callable[[int], list[int]] = lambda mid: [mid]
     # one line per sibling saying what sets it apart (read only when a tooltip asks)
     describe: Callable[[list[int], int], list[str]] = lambda ids, mid: []
-
-
-def shown_role(message: Message) -> str:
-    """Tool output travels as a user message; it is shown as what it is."""
-    return "tool" if message.is_tool_result_only else message.role
-
-
-def _count(value: int) -> str:
-    """Token counts as a header has room for them: 65.7k, not 65,682."""
-    return f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:,}"
-
-
-def format_tokens(usage: Usage | None) -> str:
-    """The header's short token line; ``describe_tokens`` is its tooltip."""
-    if usage is None:
-        return ""
-    bits = []
-    if usage.input_tokens is not None:
-        bits.append(f"in {_count(usage.input_tokens)}")
-    if usage.output_tokens is not None:
-        bits.append(f"out {_count(usage.output_tokens)}")
-    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
-    if cached:
-        bits.append(f"cache {_count(cached)}")
-    return " · ".join(bits) if bits else ""
-
-
-def describe_tokens(usage: Usage | None) -> str:
-    """Every count the provider reported, exactly."""
-    if usage is None:
-        return ""
-    named = (("input", usage.input_tokens), ("output", usage.output_tokens),
-             ("cache read", usage.cache_read_tokens), ("cache write", usage.cache_write_tokens))
-    return "\n".join(f"{name}: {value:,} tokens" for name, value in named if value is not None)
-
-
-def format_time(created_at: float | None) -> str:
-    if created_at is None:
-        return ""
-    return datetime.fromtimestamp(created_at).strftime("%Y-%m-%d %H:%M")
 
 
 class Card(QFrame):
@@ -403,78 +362,3 @@ class MessageCard(Card):
         view.set_markdown(part.text)
         self.texts.append(view)
         return view
-
-
-class MarkerCard(Card):
-    """A slim dashed card: compactions, rewinds, trims, elided output."""
-
-    def __init__(self, marker: Marker, mid: int, parent: QWidget | None = None) -> None:
-        super().__init__(mid, MARKER_ACCENTS.get(marker.kind, "#888888"), True, parent)
-        self.marker = marker
-        self.body.setContentsMargins(14, 4, 10, 4)
-        self.body.setSpacing(0)
-        self.title = QLabel(marker.title, self)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 0.9)
-        self.title.setFont(font)
-        self.body.addWidget(self.title)
-        self.detail = MarkerLabel(marker.detail, self)
-        self.detail.setVisible(bool(marker.detail))
-        self.body.addWidget(self.detail)
-
-
-class PendingCard(Card):
-    """A message whose content is still being read: who spoke and the first words.
-
-    It has the card's shape, stripe and click behaviour, so the transcript can be
-    painted, scrolled and selected before any text has arrived (V2). A jump puts a
-    screenful of them up at once, so they paint their two lines themselves instead
-    of holding two labels in a layout each.
-    """
-
-    def __init__(self, entry: PathEntry, parent: QWidget | None = None) -> None:
-        role = entry_role(entry)
-        super().__init__(entry.id, ROLE_ACCENTS.get(role, "#888888"), False, parent, body=False)
-        self.entry = entry
-        self.role_text = role.capitalize()
-        self.preview_text = entry.preview or "…"
-        self.role_font = QFont(self.font())
-        self.role_font.setBold(True)
-        self.role_font.setPointSizeF(self.role_font.pointSizeF() * 0.9)
-
-    def _preview_rect(self, width: int) -> QRect:
-        left, top, right, _ = CARD_MARGINS
-        top += QFontMetrics(self.role_font).height() + CARD_SPACING
-        inner = max(1, width - left - right)
-        box = self.fontMetrics().boundingRect(QRect(0, 0, inner, 1 << 20), _WRAP,
-                                              self.preview_text)
-        return QRect(left, top, inner, box.height())
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return self._preview_rect(width).bottom() + 1 + CARD_MARGINS[3]
-
-    def sizeHint(self) -> QSize:
-        width = max(self.width(), 200)
-        return QSize(width, self.heightForWidth(width))
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        painter = QPainter(self)
-        left, top = CARD_MARGINS[:2]
-        painter.setFont(self.role_font)
-        painter.setPen(self.accent)
-        role_height = QFontMetrics(self.role_font).height()
-        painter.drawText(QRect(left, top, self.width(), role_height), _ROLE_ALIGN,
-                         self.role_text)
-        painter.setFont(self.font())
-        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        painter.drawText(self._preview_rect(self.width()), _WRAP, self.preview_text)
-
-
-_WRAP = int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft)
-_ROLE_ALIGN = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter

@@ -12,8 +12,9 @@ from typing import Protocol
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QWidget
 
-from explorer.ui.transcript.cards import Card, CardContext, MarkerCard, MessageCard, PendingCard
+from explorer.ui.transcript.cards import Card, CardContext, MessageCard
 from explorer.ui.transcript.rows import Row
+from explorer.ui.transcript.slim_cards import MarkerCard, PendingCard
 
 
 class CardHost(Protocol):

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.ui.transcript.cards import Card, MessageCard, PendingCard
+from explorer.ui.transcript.cards import Card, MessageCard
 from explorer.ui.transcript.render import card_for_row, connect_card
+from explorer.ui.transcript.slim_cards import PendingCard
 
 if TYPE_CHECKING:
     from explorer.ui.transcript.view import TranscriptView
