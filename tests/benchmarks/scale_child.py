@@ -267,7 +267,8 @@ def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]
     window.context_panel.show_conversation(conv)
     with contextlib.suppress(TimeoutError):  # reported as the time waited
         wait_until(app, lambda: not window.context_panel.busy, timeout=CONTEXT_TIMEOUT_S)
-    return {"context_gap_ms": gaps.longest, "context_s": time.perf_counter() - t0,
+    return {"context_gap_ms": gaps.longest, "context_gap_cpu_ms": gaps.longest_cpu(),
+            "context_s": time.perf_counter() - t0,
             "context_done": not window.context_panel.busy}
 
 
