@@ -13,7 +13,13 @@ from explorer.store import Store
 from explorer.tree.model import Message, Part, text_message
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.cards import MessageCard
-from explorer.ui.transcript.folding import SCREEN_CHARS, WholeText, first_screenful
+from explorer.ui.transcript.folding import (
+    SCREEN_CHARS,
+    SLICE_CHARS,
+    LongTextDialog,
+    WholeText,
+    first_screenful,
+)
 from explorer.ui.transcript.parts import ToolResultBlock
 from explorer.ui.transcript.text_view import TextView
 
@@ -140,3 +146,15 @@ def test_V2_a_long_tool_output_shows_whole_in_monospace_in_place_of_its_first_li
         fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
         assert whole.toPlainText() == PASTE and whole.font().family() == fixed
         assert block.output.isHidden() and block.caption.isVisible(), "its title stays"
+
+
+def test_V2_the_long_text_window_opens_at_once_and_fills_a_slice_per_turn(
+        qtbot: QtBot) -> None:
+    text = "".join(f"{i:08d} a pasted log line that goes on for a while\n" for i in range(20_000))
+    dialog = LongTextDialog("a long part", text, None)
+    qtbot.addWidget(dialog)
+    assert len(dialog.view.toPlainText()) == SLICE_CHARS  # one slice in the first turn
+    assert not dialog.fill.done
+    with qtbot.waitSignal(dialog.fill.filled, timeout=20_000):
+        pass
+    assert dialog.view.toPlainText() in (text, text.rstrip("\n"))

@@ -261,6 +261,8 @@ def test_V2_a_huge_part_is_folded_with_its_size_and_opens_whole(
         with qtbot.waitSignal(view.content.unfolds.finished, timeout=10_000):
             note.button.click()
         assert view.long_text is not None
+        dialog = view.long_text
+        qtbot.waitUntil(lambda: dialog.fill.done, timeout=10_000)
         assert view.long_text.view.toPlainText() == paste.rstrip("\n") or \
             view.long_text.view.toPlainText() == paste
         view.long_text.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -130,6 +130,43 @@ class FoldedNote(QWidget):
             self.expand.emit()
 
 
+class SlicedFill(QObject):
+    """Puts a long text into a plain-text view a slice per event-loop turn, so no turn lays
+    out megabytes; ``filled`` fires after the last slice (at once for a short text)."""
+
+    filled = Signal()
+
+    def __init__(self, view: QPlainTextEdit, text: str) -> None:
+        super().__init__(view)
+        self._view, self._text, self._at = view, text, 0
+        self._cursor = QTextCursor(view.document())
+        self._timer = QTimer(self, singleShot=False, interval=0)
+        self._timer.timeout.connect(self._step)
+
+    @property
+    def done(self) -> bool:
+        return self._at >= len(self._text)
+
+    def start(self) -> None:
+        """The first slice now, the rest on the following turns."""
+        self._step()
+        if not self.done:
+            self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _step(self) -> None:
+        piece = self._text[self._at:self._at + SLICE_CHARS]  # an offset: no copy of the rest
+        self._at += len(piece)
+        self._cursor.movePosition(QTextCursor.MoveOperation.End)
+        self._cursor.insertText(piece)
+        if self.done:
+            self._timer.stop()
+            self._view.moveCursor(QTextCursor.MoveOperation.Start)
+            self.filled.emit()
+
+
 class WholeText(QPlainTextEdit):
     """A part's whole text, selectable and copyable, at most ``WHOLE_MAX_HEIGHT`` tall.
 
@@ -158,30 +195,17 @@ class WholeText(QPlainTextEdit):
         self.total = len(text)
         self._lines = ([len(line) for line in text.split("\n")]
                        if len(text) <= MEASURED_CHARS else None)
-        self._rest = text
-        self._cursor = QTextCursor(self.document())
-        self._slices = QTimer(self, singleShot=False, interval=0)
-        self._slices.timeout.connect(self._fill)
-        self._fill()
-        if self._rest:
-            self._slices.start()
+        self._fill = SlicedFill(self, text)
+        self._fill.filled.connect(self.filled)
+        self._fill.start()
 
     @property
     def is_filled(self) -> bool:
-        return not self._rest
-
-    def _fill(self) -> None:
-        piece, self._rest = self._rest[:SLICE_CHARS], self._rest[SLICE_CHARS:]
-        self._cursor.movePosition(QTextCursor.MoveOperation.End)
-        self._cursor.insertText(piece)
-        if not self._rest:
-            self._slices.stop()
-            self.moveCursor(QTextCursor.MoveOperation.Start)
-            self.filled.emit()
+        return self._fill.done
 
     def stop(self) -> None:
         """Stop filling (the card is going away)."""
-        self._slices.stop()
+        self._fill.stop()
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -217,7 +241,8 @@ class WholeText(QPlainTextEdit):
 
 
 class LongTextDialog(QDialog):
-    """A whole long part in a plain-text viewer (laid out lazily, so megabytes stay usable)."""
+    """A whole long part in a plain-text viewer (laid out lazily, so megabytes stay usable),
+    filled a slice per turn: it opens at once and the window stays live while it fills."""
 
     def __init__(self, title: str, text: str, parent: QWidget | None) -> None:
         super().__init__(parent)
@@ -226,7 +251,8 @@ class LongTextDialog(QDialog):
         self.view = QPlainTextEdit(self)
         self.view.setReadOnly(True)
         self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.view.setPlainText(text)
+        self.fill = SlicedFill(self.view, text)
+        self.fill.start()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
