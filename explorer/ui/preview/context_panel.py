@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.first_paint import AfterFirstPaint
 from explorer.ui.memory import release_after_load
 from explorer.ui.preview.context_bar import ContextBar
 from explorer.ui.quiet_gate import QuietGate
@@ -44,6 +44,8 @@ class ContextPanel(QWidget):
         # interpreter (V2: the window comes first, no stall over 50 ms).
         self.gate: QuietGate[Job] = QuietGate(self._submit, painted=not after_first_paint,
                                               parent=self)
+        if after_first_paint:  # once the whole frame is on screen
+            AfterFirstPaint(self, self.gate.painted)
         self.threshold = 0.8
         self.bar = ContextBar()
         self.title = QLabel("Context")
@@ -127,10 +129,6 @@ class ContextPanel(QWidget):
             return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
 
         self.gate.offer(job)  # a newer request replaces one still held
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        self.gate.painted()  # once the whole frame is on screen
 
     def _submit(self, job: Job) -> None:
         if not self.runner.runner.closed:
