@@ -33,6 +33,21 @@ def heavy_store(tmp_path: Path) -> Iterator[tuple[Store, int]]:
     store.close()
 
 
+def shown_view(qtbot: QtBot, store: Store) -> TranscriptView:
+    """A transcript 700 × 900 on screen, nothing loaded yet."""
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(700, 900)
+    view.show()
+    return view
+
+
+def loaded_view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
+    view = shown_view(qtbot, store)
+    load(qtbot, view, conv)
+    return view
+
+
 def traced_budgets(monkeypatch: pytest.MonkeyPatch) -> list[stack.Budget]:
     budgets: list[stack.Budget] = []
     made = stack.Budget.for_turn
@@ -52,11 +67,7 @@ def test_V2_a_spent_budget_still_builds_one_card_a_turn_until_the_window_is_full
     store, conv = heavy_store
     monkeypatch.setattr(stack, "BUILD_BUDGET_S", -1.0)  # spent as soon as one card is built
     budgets = traced_budgets(monkeypatch)
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
-    load(qtbot, view, conv)
+    view = loaded_view(qtbot, store, conv)
     assert max(b.built for b in budgets) == 1
     height = view.viewport().height()
     on_screen = [c for c in view.live_cards() if c.geometry().top() < height]
@@ -69,11 +80,7 @@ def test_V2_the_passes_of_one_relayout_share_its_budget(
 ) -> None:
     store, conv = heavy_store
     budgets = traced_budgets(monkeypatch)
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
-    load(qtbot, view, conv)
+    view = loaded_view(qtbot, store, conv)
     # Every card built was counted against the one budget of the turn that built it.
     assert view.stack.built_real > 0
     assert sum(b.built for b in budgets) == view.stack.built_real
@@ -88,10 +95,7 @@ def test_V2_the_tip_shows_its_message_as_soon_as_the_rows_are_in(
     monkeypatch.setattr(stack, "BUILD_BUDGET_S", -1.0)  # one real card a turn
     tip = store.conversation(conv).tip_id
     assert tip is not None
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
+    view = shown_view(qtbot, store)
     at_rows: list[object] = []
     view.loaded.connect(lambda _c: at_rows.append(view.card_for(tip)))
     view.load_path(conv)
@@ -108,11 +112,7 @@ def test_V2_a_scroll_step_paints_placeholders_and_the_cards_follow(
     """A page-sized step builds at most one real card in its own turn (the rest of the rows
     it exposed are placeholders painted at once); the next turns swap in the cards."""
     store, conv = heavy_store
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
-    load(qtbot, view, conv)
+    view = loaded_view(qtbot, store, conv)
     monkeypatch.setattr(stack, "SCROLL_BUDGET_S", -1.0)  # spent as soon as one card is built
     bar = view.verticalScrollBar()
     built = view.stack.built_real
@@ -138,11 +138,7 @@ def test_V2_a_scroll_turn_builds_only_rows_on_screen_and_the_margin_follows(
     """A scroll step's own turn builds what it exposed, however much time it has left; the
     rows beyond the screen (which the next step will expose) are built on the next turns."""
     store, conv = heavy_store
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
-    load(qtbot, view, conv)
+    view = loaded_view(qtbot, store, conv)
     monkeypatch.setattr(stack, "SCROLL_BUDGET_S", 10.0)
     monkeypatch.setattr(stack, "BUILD_BUDGET_S", 10.0)
     qtbot.wait(round(3 * stack.FRAME_S * 1000) + 10)  # a frame of its own
@@ -161,11 +157,7 @@ def test_V2_passes_in_the_same_frame_build_cards_once_and_the_rest_follow(
     """Several events handled in one pass of the loop (rows arriving, a resize) each lay
     the view out; only the first builds cards, the others put placeholders on screen."""
     store, conv = heavy_store
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(700, 900)
-    view.show()
-    load(qtbot, view, conv)
+    view = loaded_view(qtbot, store, conv)
     monkeypatch.setattr(stack, "BUILD_BUDGET_S", 10.0)
     monkeypatch.setattr(stack, "FRAME_S", 0.5)  # "at once", however loaded the machine
     qtbot.wait(1000)
