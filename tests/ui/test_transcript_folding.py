@@ -87,7 +87,7 @@ def test_V2_a_200k_part_shows_its_first_screenful_until_show_all_then_all_of_it(
             "line 000049 of a pasted build log, with some words after it"), "whole lines"
         assert "line 000050" not in shown
         note = card.notes[1]
-        assert f"{len(PASTE):,} characters" in note.show_all.text()
+        assert f"{len(PASTE):,} characters" in note.show_all.toolTip()
         assert card.wholes == {} and not card.findChildren(WholeText)
         whole = show_all(qtbot, view, card)
         assert whole.toPlainText() == PASTE, "the whole text, exactly"

@@ -92,6 +92,7 @@ class FoldedNote(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.label = QLabel(self)
+        self.label.setWordWrap(True)  # a narrow card wraps the words instead of cutting them
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         font = self.label.font()
         font.setPointSizeF(font.pointSizeF() * 0.9)
@@ -104,22 +105,25 @@ class FoldedNote(QWidget):
         self.button = _button("Open in window", self)
         self.button.setToolTip("Read the whole text in a window of its own")
         self.button.clicked.connect(self.unfold)
-        for widget in (self.label, self.show_all, self.button):
-            layout.addWidget(widget)
-        layout.addStretch(1)
+        layout.addWidget(self.label, 1)  # the words take the room the buttons leave
+        layout.addWidget(self.show_all)
+        layout.addWidget(self.button)
         self.set_state("folded")
 
     def set_state(self, state: str) -> None:
-        """``folded`` (first screenful), ``reading`` (the rest is on its way) or ``whole``."""
+        """``folded`` (first screenful), ``reading`` (the rest is on its way) or ``whole``.
+
+        The words are short, so a narrow card shows them whole; the exact count is in the
+        button's tooltip."""
         self.whole = state == "whole"
         if state == "whole":
-            self.label.setText(f"⋯ showing all {format_size(self.total)}")
+            self.label.setText(f"⋯ all {format_size(self.total)} shown")
             self.show_all.setText("Show less")
+            self.show_all.setToolTip("Fold it back to its first screenful")
         else:
-            self.label.setText(f"⋯ folded: showing {format_size(self.shown)} of "
-                               f"{format_size(self.total)}")
-            self.show_all.setText("Reading…" if state == "reading"
-                                  else f"Show all — {self.total:,} characters")
+            self.label.setText(f"⋯ {self.shown:,} of {format_size(self.total)} shown")
+            self.show_all.setText("Reading…" if state == "reading" else "Show all")
+            self.show_all.setToolTip(f"Show all {self.total:,} characters here")
         self.show_all.setEnabled(state != "reading")
 
     def _toggle(self) -> None:
