@@ -1,19 +1,27 @@
 """The bundle's entry point: the same ``convo`` command line the installed package has.
 
-A bundle has no ``python -m``: the window's import starts its reading process as
-``<this executable> -m explorer.app.import_child``, which lands here and runs that module.
+A bundle has no ``python -m``: the window starts its helper processes as
+``<this executable> -m explorer.app.import_child`` (an import's reader) or
+``-m explorer.app.turn_child`` (a big conversation's turn graph), which land here and
+run that module.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
-from explorer.app import import_child
+from explorer.app import import_child, turn_child
 from explorer.cli.main import main
 
 IMPORT_CHILD = ["-m", "explorer.app.import_child"]
+TURN_CHILD = ["-m", "explorer.app.turn_child"]
 
 if __name__ == "__main__":
     if sys.argv[1:] == IMPORT_CHILD:
         sys.exit(import_child.main())
+    if sys.argv[1:] == TURN_CHILD:
+        code = turn_child.main()
+        sys.stderr.flush()
+        os._exit(code)  # as ``python -m`` ends it: no interpreter teardown to wait for
     sys.exit(main())

@@ -389,3 +389,30 @@ def test_the_bundles_entry_runs_the_windows_import_reader(
         assert [c.added for c in report.conversations] == [2]
         conv = store.conversations()[0]
         assert [m.parts[0].text for m in store.path(conv.id)] == ["hi", "hello"]
+
+
+def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big conversation's turn graph is built by ``<bundle> -m explorer.app.turn_child``:
+    the entry script must run that module (and answer as ``python -m`` does)."""
+    from explorer.app import turn_process
+    from explorer.app.turn_text import turn_view
+    from explorer.store import Store
+    from explorer.tree.model import Message, Part
+
+    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
+    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
+                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
+    bundle.chmod(0o755)
+    monkeypatch.setattr(turn_process.sys, "executable", str(bundle))
+    with Store(tmp_path / "x.db") as store:
+        cid = store.create_conversation("t")
+        for k in range(3):
+            store.append_turn(cid, [Message(None, None, "user", [Part("text", f"ask {k}")]),
+                                    Message(None, None, "assistant",
+                                            [Part("text", f"answer {k}")])])
+        there = turn_process.view_in_child(store.db_path, cid)
+        assert there is not None
+        here = turn_view(store, cid)
+        assert len(there.projection) == len(here.projection) > 0
+        assert list(there.projection.tree.prompts) == ["ask 0", "ask 1", "ask 2"]

@@ -63,6 +63,18 @@ class IdIndex(Mapping[Hashable, int]):
         index._base = keys[0] if dense else -1
         return index
 
+    @classmethod
+    def from_raw(cls, keys: array[int], values: array[int], base: int,
+                 other: dict[Hashable, int]) -> IdIndex:
+        """The index :meth:`raw` described, as it was (another process's, say)."""
+        index = cls.__new__(cls)
+        index._keys, index._values, index._base, index._other = keys, values, base, other
+        return index
+
+    def raw(self) -> tuple[array[int], array[int], int, dict[Hashable, int]]:
+        """What the index holds: sorted ids, their values, the dense base (-1: none), odd ids."""
+        return self._keys, self._values, self._base, self._other
+
     def _dedupe(self, ids: Sequence[Hashable], values: Sequence[int]) -> None:
         """Repeated ids keep their last value, as a dict built from the pairs would."""
         last: dict[int, int] = {}
@@ -150,6 +162,17 @@ class TextColumn(Sequence[str]):
         assert isinstance(buf, bytearray), "a frozen column takes no more text"
         buf += text.encode()
         self._ends.append(len(buf))
+
+    @classmethod
+    def from_raw(cls, buf: bytes, ends: array[int]) -> TextColumn:
+        """A frozen column over ``buf`` with the end offsets ``ends`` (see :meth:`raw`)."""
+        column = cls()
+        column._buf, column._ends = buf, ends
+        return column
+
+    def raw(self) -> tuple[bytes | bytearray, array[int]]:
+        """The UTF-8 buffer and each string's end offset in it."""
+        return self._buf, self._ends
 
     def freeze(self) -> TextColumn:
         self._buf = bytes(self._buf)

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Literal
 
 from explorer.app.tree_text import TreeMarks
+from explorer.app.turn_process import CHILD_MIN_MESSAGES, view_in_child
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
@@ -113,18 +114,41 @@ def _spine_kept(xs: array[float], ids: array[int], marks: GraphMarks) -> bool:
 def build_turn_graph(
     store: Store, conv_id: int, palette: GraphPalette,
     cancelled: Callable[[], bool] = lambda: False, expanded: Collection[int] = (),
-    previous: TurnView | None = None,
+    previous: TurnView | None = None, child: bool = False,
 ) -> GraphData:
     """The turn view: projection (V1) → layout of its nodes → model → geometry.
 
     ``previous`` is an earlier turn view of the same unchanged conversation: its
     read and grouping are reused when only the folding changed (a run expanded).
+    With ``child`` the projection is built by a child process
+    (:mod:`explorer.app.turn_child` says why), here when no process can be had.
     """
-    reuse = previous is not None and previous.conversation_id == conv_id
-    # The marks first: their read's peak (the whole tree's parents) then does not stack on
-    # top of the per-message inputs.
-    view_marks = tree_marks(store, conv_id)
+    view = None
+    if child and not (previous is not None and previous.conversation_id == conv_id):
+        view = view_in_child(store.db_path, conv_id, expanded, cancelled)
+        _check(cancelled)
+    if view is None:
+        view = turn_view_here(store, conv_id, cancelled, expanded, previous)
+    view_marks = view.marks
     marks = read_marks(store, conv_id, view_marks)
+    _check(cancelled)
+    model = build_turn_model(view, marks)
+    # What the graph keeps of the view: the model's flags carry the active path, so the
+    # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
+    view.marks = replace(view_marks, active=set())
+    _check(cancelled)
+    geometry = build_geometry(model, palette, cancelled)
+    _check(cancelled)
+    return GraphData(conv_id, model, geometry, True, 0.0, "turns", view)
+
+
+def turn_view_here(
+    store: Store, conv_id: int, cancelled: Callable[[], bool] = lambda: False,
+    expanded: Collection[int] = (), previous: TurnView | None = None,
+) -> TurnView:
+    """The projection built on this thread (its marks whole, the active path too)."""
+    reuse = previous is not None and previous.conversation_id == conv_id
+    view_marks = tree_marks(store, conv_id)
     _check(cancelled)
     if previous is not None and reuse:
         source, tree = previous.source, previous.projection.tree
@@ -139,15 +163,12 @@ def build_turn_graph(
         del read
     _check(cancelled)
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
-    view = TurnView(conv_id, source, projection, view_marks)
-    model = build_turn_model(view, marks)
-    # What the graph keeps of the view: the model's flags carry the active path, so the
-    # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
-    view.marks = replace(view_marks, active=set())
-    _check(cancelled)
-    geometry = build_geometry(model, palette, cancelled)
-    _check(cancelled)
-    return GraphData(conv_id, model, geometry, True, 0.0, "turns", view)
+    return TurnView(conv_id, source, projection, view_marks)
+
+
+def in_child(store: Store, conv_id: int) -> bool:
+    """Whether a turn graph is big enough to be worth a process of its own."""
+    return store.conversation(conv_id, boundary=False).message_count >= CHILD_MIN_MESSAGES
 
 
 def _check(cancelled: Callable[[], bool]) -> None:
@@ -164,8 +185,9 @@ def graph_job(
 
     def job(ticket: Ticket) -> GraphData:
         if mode == "turns":
+            child = previous is None and in_child(store, conv_id)
             return build_turn_graph(store, conv_id, palette, ticket.is_cancelled, expanded,
-                                    previous)
+                                    previous, child)
         return build_graph(store, conv_id, palette, ticket.is_cancelled)
 
     return job

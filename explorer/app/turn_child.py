@@ -1,0 +1,123 @@
+"""The turn graph's Qt-free part, built in a process of its own for a big conversation.
+
+Why a process (measured on a bushy 100,000-message session, 2 cores): built on the graph's
+worker thread, reading, grouping and projecting the turns held the GIL for ~3 s, and the
+window's thread, which gives the GIL back at every Qt call it makes and queues behind the
+worker each time, waited 50–90 ms in some frames of the open while its own work was
+2–5 ms. Here the file is read (read-only), the marks are read, the messages are grouped
+into turns and the runs are folded; the window receives the turn view as a few byte
+strings (:mod:`explorer.app.turn_wire`) and lays out and draws it
+(:mod:`explorer.app.turn_process` is its side).
+
+    python -m explorer.app.turn_child   (the window starts it; it speaks on stdin/stdout)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import sys
+import threading
+from collections.abc import Collection
+from functools import partial
+from pathlib import Path
+
+from explorer.app.import_pipe import Pipe, PipeClosed, raw
+from explorer.app.turn_text import TurnView, kept_messages
+from explorer.app.turn_wire import pack_view
+from explorer.app.views import tree_marks
+from explorer.store import Store
+from explorer.store.connection import open_connection
+from explorer.store.path_memo import PathMemo
+from explorer.store.turn_reads import TurnSource, read_previews, read_turn_source
+from explorer.tree.turn_grouping import group_columns
+from explorer.tree.turn_runs import collapse_runs
+
+NICE = 10
+"""The child yields the cores to the window when it wants them (as the import's does)."""
+
+
+class ReadOnlyStore(Store):
+    """The store's reads on a read-only connection: no writer, no migration, no sizing
+    (the window's store owns the file; this process only looks)."""
+
+    def __init__(self, path: str | Path) -> None:  # no super(): it would open the writer
+        self.db_path = Path(path)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._paths = PathMemo()
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = open_connection(self.db_path, readonly=True)
+            self._local.conn = conn
+            self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        for conn in self._readers:
+            conn.close()
+        self._readers.clear()
+
+
+def build_view(store: Store, conv_id: int, expanded: Collection[int] = ()) -> TurnView:
+    """Marks, read, grouping and folding: what the graph's worker did before its layout.
+    The view keeps its marks whole (the active path too); the window trims them."""
+    view_marks = tree_marks(store, conv_id)
+    read = read_turn_source(store.reader, conv_id)
+    assert read.columns is not None
+    tree = group_columns(  # archived branches: folded (T6)
+        read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
+    source = TurnSource(None, read.subagents)
+    del read
+    projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
+    return TurnView(conv_id, source, projection, view_marks)
+
+
+def serve(pipe: Pipe) -> None:
+    """Answer the one request the window sends: ``("build", db, conversation, expanded)``."""
+    kind, db, conv_id, expanded = pipe.receive()
+    if kind != "build":
+        raise PipeClosed(f"expected a build, got {kind!r}")
+    store = ReadOnlyStore(db)
+    try:
+        view = build_view(store, conv_id, expanded)
+    except Exception as e:  # said to the window, which builds on its thread instead
+        pipe.send("failed", f"{type(e).__name__}: {e}")
+        return
+    finally:
+        store.close()
+    tree, projection, rest = pack_view(view)
+    del view
+    pipe.send("tree", tree)
+    pipe.send("projection", projection)
+    pipe.send("rest", rest)
+
+
+def main() -> int:
+    with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
+        os.nice(NICE)
+    protocol_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:  # anything printed goes to stderr (or nowhere), never into the pipe
+        os.dup2(2, 1)
+    except OSError:  # a windowed program may have no stderr
+        os.dup2(devnull, 1)
+    os.close(devnull)
+    pipe = Pipe(raw(0, "rb"), raw(protocol_out, "wb"))
+    try:
+        serve(pipe)
+    except PipeClosed:  # the window went away or abandoned the build: nothing to say
+        return 1
+    finally:
+        pipe.close()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stderr.flush()
+    os._exit(code)  # nothing to tidy: the interpreter's teardown would only add to the wait

@@ -1,0 +1,111 @@
+"""The window's side of the turn graph's child process (:mod:`explorer.app.turn_child`).
+
+The graph's worker thread starts the child, sends it the request and waits, looking at its
+cancel flag every ``POLL_S``: a newer request or a closing window ends the child at once
+(nothing it does writes). The turn view comes back as byte strings made into columns in a
+few C copies (:mod:`explorer.app.turn_wire`), so the thread holds the GIL for
+milliseconds where building the view itself held it for seconds.
+
+A small conversation is built on the thread: below ``CHILD_MIN_MESSAGES`` its whole build
+is shorter than a process start. When no process can start, or the child fails, the
+caller builds on its thread as before (:func:`view_in_child` answers ``None``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
+
+import explorer
+from explorer.app.import_pipe import Pipe, PipeClosed
+from explorer.app.turn_text import TurnView
+from explorer.app.turn_wire import unpack_view
+
+CHILD_MIN_MESSAGES = 5000
+"""From this many messages on, the turn view is built in a child process."""
+POLL_S = 0.02
+"""How often the wait for the child looks at the cancel flag."""
+END_WAIT_S = 2.0
+"""How long a child that has sent everything may take to exit before it is ended."""
+MODULE = "explorer.app.turn_child"
+PARTS = ("tree", "projection", "rest")
+
+log = logging.getLogger(__name__)
+
+
+class _Abandoned(Exception):
+    """The request was cancelled while the child worked."""
+
+
+def view_in_child(
+    db_path: str | Path, conv_id: int, expanded: Collection[int] = (),
+    cancelled: Callable[[], bool] = lambda: False,
+) -> TurnView | None:
+    """The turn view built by a child process; ``None`` when it was cancelled, no process
+    could start, or the child failed (the caller then builds it itself, or stops)."""
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            bufsize=0, env=child_env())
+    except OSError as exc:
+        log.info("the turn graph is built on the thread: no process started (%s)", exc)
+        return None
+    assert proc.stdin is not None and proc.stdout is not None
+    pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
+    got: dict[str, Any] | None = None
+    try:
+        pipe.send("build", str(db_path), conv_id, sorted(expanded))
+        got = _receive(pipe, cancelled)
+    except _Abandoned:
+        pass
+    except (PipeClosed, ValueError) as exc:
+        log.warning("the turn graph's process failed (%s); built on the thread", exc)
+    finally:
+        pipe.close()
+        _end(proc, wait=got is not None)
+    return unpack_view(*(got[k] for k in PARTS)) if got is not None else None
+
+
+def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:
+    got: dict[str, Any] = {}
+    while len(got) < len(PARTS):
+        while not pipe.ready(POLL_S):
+            if cancelled():
+                raise _Abandoned
+        if cancelled():
+            raise _Abandoned
+        message = pipe.receive()
+        if message[0] == "failed":
+            log.warning("the turn graph's process failed (%s); built on the thread", message[1])
+            return None
+        if message[0] not in PARTS:
+            raise ValueError(f"an unknown message {message[0]!r}")
+        got[message[0]] = message[1]
+    return got
+
+
+def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
+    """A child that answered exits by itself (given ``END_WAIT_S``); any other is ended
+    now: nothing it does writes, so nothing is lost."""
+    if wait:
+        try:
+            proc.wait(timeout=END_WAIT_S)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.kill()
+    proc.wait()
+
+
+def child_env() -> dict[str, str]:
+    """The window's environment, with this checkout first on the path (an editable or a
+    source run finds the same package)."""
+    env = dict(os.environ)
+    root = str(Path(explorer.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env

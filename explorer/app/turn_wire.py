@@ -1,0 +1,96 @@
+"""A turn view as a few large byte strings, for the pipe between the graph's child and the window.
+
+Pickling the projection's objects as they are would be cheap for the child and costly for
+the window: unpickling makes every small object again while holding the GIL. The turn tree
+and its projection are already columns (arrays, UTF-8 buffers with offsets, sorted id
+indexes), so each column travels as its raw bytes and becomes an array again in one C
+copy; only the few small attributes (names, subagent links, root lists) are pickled as
+they are. The window's thread then spends milliseconds, not seconds, on a 100,000-message
+tree.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Hashable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from explorer.app.tree_text import TreeMarks
+from explorer.app.turn_text import TurnView
+from explorer.store.turn_reads import SubagentInfo, TurnSource
+from explorer.tree.columns import IdIndex, TextColumn
+from explorer.tree.turn_runs import TurnProjection
+from explorer.tree.turn_view import TurnTree
+
+Packed = dict[str, Any]
+Holder = TypeVar("Holder")
+
+_ARRAY, _TEXT, _INDEX = "array", "text", "index"
+
+
+def pack_value(value: Any) -> Any:
+    """A column as (kind, raw bytes...); anything else as it is (it must be small)."""
+    if isinstance(value, array):
+        return (_ARRAY, value.typecode, value.tobytes())
+    if isinstance(value, TextColumn):
+        buf, ends = value.raw()
+        return (_TEXT, bytes(buf), ends.tobytes())
+    if isinstance(value, IdIndex):
+        keys, values, base, other = value.raw()
+        return (_INDEX, keys.tobytes(), values.tobytes(), base, other)
+    return value
+
+
+def unpack_value(value: Any) -> Any:
+    if not isinstance(value, tuple) or not value or value[0] not in (_ARRAY, _TEXT, _INDEX):
+        return value
+    kind = value[0]
+    if kind == _ARRAY:
+        return _array(value[1], value[2])
+    if kind == _TEXT:
+        return TextColumn.from_raw(value[1], _array("I", value[2]))
+    return IdIndex.from_raw(_array("q", value[1]), _array("i", value[2]), value[3], value[4])
+
+
+def _array(code: str, raw: bytes) -> array[Any]:
+    out = array(code)
+    out.frombytes(raw)
+    return out
+
+
+def pack_object(obj: object, skip: tuple[str, ...] = ()) -> Packed:
+    """Every attribute of a column holder (a turn tree, a projection), packed."""
+    return {name: pack_value(v) for name, v in vars(obj).items() if name not in skip}
+
+
+def unpack_object(cls: type[Holder], packed: Packed) -> Holder:
+    """The holder again, its attributes set as they were (no constructor runs: the
+    projection's would walk every node again)."""
+    obj = cls.__new__(cls)
+    for name, value in packed.items():
+        setattr(obj, name, unpack_value(value))
+    return obj
+
+
+def pack_view(view: TurnView) -> tuple[Packed, Packed, Packed]:
+    """(tree, projection, rest): three messages, each turned back into objects at once.
+    The active path travels as an id array, not a set of 60,000 ints."""
+    proj = view.projection
+    marks = view.marks
+    rest: Packed = {
+        "conversation_id": view.conversation_id,
+        "subagents": view.source.subagents,
+        "active": pack_value(array("q", sorted(marks.active))),
+        "marks": replace(marks, active=set()),
+    }
+    return pack_object(proj.tree), pack_object(proj, skip=("tree",)), rest
+
+
+def unpack_view(tree: Packed, projection: Packed, rest: Packed) -> TurnView:
+    turn_tree = unpack_object(TurnTree, tree)
+    proj = unpack_object(TurnProjection, projection)
+    proj.tree = turn_tree
+    marks: TreeMarks = replace(rest["marks"], active=set(unpack_value(rest["active"])))
+    subagents: dict[Hashable, SubagentInfo] = rest["subagents"]
+    return TurnView(rest["conversation_id"], TurnSource(None, subagents), proj, marks)

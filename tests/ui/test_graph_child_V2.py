@@ -1,0 +1,188 @@
+"""V2: a big conversation's turn graph is built in a child process, and draws the same.
+
+Built on the graph's worker thread, the turn view held the interpreter for seconds and the
+window's thread waited for it at every Qt call of its frames. The child reads the file
+itself and sends the view back as columns; what the window draws must be exactly what the
+thread builds, a cancel or a closing widget must end the child, and when no child can
+start, or it fails, the thread builds as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from graph_trees import generated_conversation
+from pytestqt.qtbot import QtBot
+
+from explorer.app import turn_process
+from explorer.app.importing import import_paths
+from explorer.app.turn_process import view_in_child
+from explorer.store import Store
+from explorer.ui.graph import TreeGraphWidget
+from explorer.ui.graph import worker as graph_worker
+from explorer.ui.graph.palette import light_palette
+from explorer.ui.graph.worker import GraphData, build_turn_graph
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="child processes are counted through /proc")
+
+MODEL_COLUMNS = ("ids", "parents", "xs", "ys", "depths", "styles", "flags", "child_start",
+                 "child_list", "roots", "labels", "notes", "grid", "bounds", "tip",
+                 "names", "memos")
+
+
+def child_pids() -> set[int]:
+    """This process's live children (a child that was waited for is gone from the list)."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            out |= {int(p) for p in (task / "children").read_text().split()}
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_child_left() -> Iterator[None]:
+    """Every test here ends with no child process of its own still running."""
+    before = child_pids()
+    yield
+    left = child_pids() - before
+    assert not left, f"child processes left behind: {sorted(left)}"
+
+
+def _same_graph(here: GraphData, there: GraphData) -> None:
+    a, b = here.model, there.model
+    for name in MODEL_COLUMNS:
+        assert getattr(a, name) == getattr(b, name), name
+    assert list(a.previews) == list(b.previews)
+    assert dict(a.index.items()) == dict(b.index.items())
+    ta, tb = a.turns, b.turns
+    assert ta is not None and tb is not None
+    for name in ("titles", "answers", "chips", "spans", "tooltips"):
+        assert list(getattr(ta, name)) == list(getattr(tb, name)), name
+    assert ta.agents == tb.agents and ta.model_changes == tb.model_changes
+    assert (a.tending.folded, a.tending.merges, a.tending.points) == (
+        b.tending.folded, b.tending.merges, b.tending.points)
+    assert here.geometry.overview_scale == there.geometry.overview_scale
+    assert sorted(here.geometry.batches) == sorted(there.geometry.batches)
+    assert here.geometry.marked == there.geometry.marked
+    assert here.geometry.branches == there.geometry.branches
+    assert here.geometry.sides == there.geometry.sides
+    va, vb = here.turn_view, there.turn_view
+    assert va is not None and vb is not None
+    assert va.marks == vb.marks and va.source == vb.source
+    assert va.projection.tree.nbytes() == vb.projection.tree.nbytes()
+
+
+def _both(store: Store, cid: int, **kw: Any) -> tuple[GraphData, GraphData]:
+    pal = light_palette()
+    return (build_turn_graph(store, cid, pal, **kw),
+            build_turn_graph(store, cid, pal, child=True, **kw))
+
+
+def test_V2_the_child_builds_the_turn_graph_the_thread_builds_on_generated_trees(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    with Store(tmp_path / "g.db") as store:
+        bushy = generated_conversation(store, 3000, seed=5, branch=0.2)
+        deep = generated_conversation(store, 3000, seed=6, branch=0.01)
+        path = store.path_ids(store.conversation(deep).tip_id or 0)
+        store.checkpoint(deep, "halfway", path[len(path) // 2])
+        for cid in (bushy, deep):
+            here, there = _both(store, cid)
+            _same_graph(here, there)
+        # A re-fold after a run was expanded: the same in both ways too.
+        m = here.model
+        heads = [int(str(h)) for h in m.ids[:5]]
+        _same_graph(*_both(store, deep, expanded=heads))
+
+
+def test_V2_the_child_builds_the_claude_code_sample_as_the_thread_does(
+        qtbot: QtBot, tmp_path: Path, samples_dir: Path) -> None:
+    with Store(tmp_path / "cc.db") as store:
+        import_paths(store, [samples_dir / "claude_code"])
+        convs = store.conversations()
+        assert convs
+        for conv in convs:
+            _same_graph(*_both(store, conv.id))
+
+
+def test_V2_a_cancel_ends_the_child_at_once(tmp_path: Path) -> None:
+    with Store(tmp_path / "c.db") as store:
+        cid = generated_conversation(store, 2000, seed=3)
+        started: list[set[int]] = []
+
+        def cancelled() -> bool:
+            started.append(child_pids())
+            return len(started) > 2  # the child is running by then: abandon it
+
+        t0 = time.monotonic()
+        assert view_in_child(store.db_path, cid, (), cancelled) is None
+        assert time.monotonic() - t0 < 30  # generous: this is about not waiting for it
+        assert any(started), "the child was never seen running"
+        assert not (child_pids() & set().union(*started))
+
+
+def test_V2_the_thread_builds_when_no_process_can_start(
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_process(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        raise OSError("no processes left")
+
+    with Store(tmp_path / "f.db") as store:
+        cid = generated_conversation(store, 500, seed=4, branch=0.1)
+        here = build_turn_graph(store, cid, light_palette())
+        monkeypatch.setattr(turn_process.subprocess, "Popen", no_process)
+        assert view_in_child(store.db_path, cid) is None
+        _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
+
+
+def test_V2_the_thread_builds_when_the_child_fails(
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Store(tmp_path / "f.db") as store:
+        cid = generated_conversation(store, 500, seed=4, branch=0.1)
+        here = build_turn_graph(store, cid, light_palette())
+        monkeypatch.setattr(turn_process, "MODULE", "explorer.app.no_such_module")
+        assert view_in_child(store.db_path, cid) is None
+        _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
+        # A conversation the child cannot find is said by the thread's build, as before.
+        monkeypatch.undo()
+        assert view_in_child(store.db_path, 999) is None
+
+
+def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(graph_worker, "CHILD_MIN_MESSAGES", 1000)
+    built: list[bool] = []
+    real = graph_worker.view_in_child
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        view = real(*args, **kwargs)
+        built.append(view is not None)
+        return view
+
+    monkeypatch.setattr(graph_worker, "view_in_child", watched)
+    store = Store(tmp_path / "w.db")
+    cid = generated_conversation(store, 1500, seed=8, branch=0.1)
+    small = generated_conversation(store, 200, seed=9)
+    w = TreeGraphWidget(store)
+    qtbot.addWidget(w)
+    try:
+        with qtbot.waitSignal(w.loaded, timeout=60_000):
+            w.load_conversation(cid)
+        assert built == [True]
+        assert w.data is not None and len(w.data.model) > 0
+        with qtbot.waitSignal(w.loaded, timeout=60_000):
+            w.load_conversation(small)  # under the threshold: on the thread
+        assert built == [True]
+        w.load_conversation(cid)
+        qtbot.waitUntil(lambda: bool(child_pids()), timeout=30_000)
+    finally:
+        w.shutdown()  # cancels the load: the child is ended before this returns
+        store.close()
+    assert not child_pids()
