@@ -10,36 +10,35 @@ expected from the provider's prompt cache, written to it, or paid in full.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.compaction.kinds import DEFAULT_OUTPUT_RESERVE, PART_NAMES
-from explorer.ui.graph.palette import is_dark
+from explorer.ui.preview.figure_bars import (
+    CACHE_COLOURS,
+    COLOURS,
+    DARK_FREE,
+    LABEL_WIDTH,
+    MEASURED_COLOUR,
+    ROW_HEIGHT,
+    WARNING_COLOUR,
+    FigureBars,
+    free_colour,
+    paint_segments,
+)
+from explorer.ui.preview.steady_label import SteadyLabel
+
+__all__ = ["BAR_PARTS", "CACHE_COLOURS", "COLOURS", "DARK_FREE", "LABELS", "LABEL_WIDTH",
+           "LEGEND", "MEASURED_COLOUR", "ROW_HEIGHT", "WARNING_COLOUR", "ContextBar",
+           "cache_text", "free_colour", "paint_segments", "threshold_tokens"]
 
 BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
 LABELS = {name: name.replace("_", " ") for name in (*BAR_PARTS, "measured")}
-COLOURS: dict[str, str] = {
-    "system": "#7e57c2", "tools": "#ef6c00", "user": "#1e88e5", "assistant": "#43a047",
-    "tool_results": "#f9a825", "images": "#d81b60", "snapshots": "#00897b",
-    "overhead": "#8d6e63", "free": "#e0e0e0",
-}
-MEASURED_COLOUR = "#546e7a"
-COLOURS["measured"] = MEASURED_COLOUR
-CACHE_COLOURS: dict[str, str] = {"read": "#26a69a", "written": "#ffa726", "uncached": "#90a4ae"}
 LEGEND: tuple[str, ...] = (*BAR_PARTS, "measured")
-LABEL_WIDTH = 76
-WARNING_COLOUR = "#c62828"
-ROW_HEIGHT = 18
-DARK_FREE = "#3b4048"  # the empty part of the window on a dark palette
-
-
-def free_colour(widget: QWidget) -> QColor:
-    """The bar's empty part: light grey on a light palette, dark grey on a dark one."""
-    return QColor(DARK_FREE) if is_dark(widget.palette()) else QColor(COLOURS["free"])
+WIDEST_TOKENS = "00,000,000"  # the legend's numbers keep this width: new ones move nothing
+WIDEST_SHARE = "100.0 %"
 
 
 def threshold_tokens(usage: dict[str, Any], threshold: float) -> int | None:
@@ -55,56 +54,9 @@ def threshold_tokens(usage: dict[str, Any], threshold: float) -> int | None:
     return int((window - reserve) * threshold)
 
 
-def paint_segments(painter: QPainter, rect: QRectF, segments: Sequence[tuple[str, int]],
-                   total: int, colours: dict[str, str]) -> None:
-    """Fill ``rect`` left to right with one run per segment, ``total`` tokens = full width."""
-    unit = rect.width() / max(total, 1)
-    x = rect.left()
-    for name, tokens in segments:
-        width = tokens * unit
-        painter.fillRect(QRectF(x, rect.top(), width, rect.height()), QColor(colours[name]))
-        x += width
-
-
-class _Bars(QWidget):
-    """Two rows: the estimate by part, then the measured total; plus the threshold line."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.estimated: list[tuple[str, int]] = []
-        self.measured: int | None = None
-        self.scale_total = 1
-        self.threshold: int | None = None
-        self.warning = False
-        self.cache: list[tuple[str, int]] = []  # read, written, uncached of the next request
-        self.setMinimumHeight(3 * ROW_HEIGHT + 10)
-        self.setMinimumWidth(LABEL_WIDTH + 200)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        left, w = LABEL_WIDTH, self.width() - LABEL_WIDTH - 1
-        rows = tuple(QRectF(left, i * (ROW_HEIGHT + 4), w, ROW_HEIGHT) for i in range(3))
-        free = free_colour(self)
-        colours = {**COLOURS, "free": free.name(), **CACHE_COLOURS}
-        for row, name in zip(rows, ("estimated", "measured", "cache"), strict=True):
-            p.fillRect(row, free)
-            p.drawText(QRectF(0, row.top(), left - 6, ROW_HEIGHT),
-                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), name)
-        paint_segments(p, rows[0], self.estimated, self.scale_total, colours)
-        if self.measured is not None:
-            paint_segments(p, rows[1], [("measured", self.measured)], self.scale_total, colours)
-        paint_segments(p, rows[2], self.cache, self.scale_total, colours)
-        text = self.palette().color(QPalette.ColorRole.WindowText)
-        if self.threshold is not None:
-            colour = QColor(WARNING_COLOUR) if self.warning else text
-            p.setPen(QPen(colour, 2, Qt.PenStyle.DashLine))
-            tx = round(left + self.threshold * w / max(self.scale_total, 1))
-            p.drawLine(tx, 0, tx, self.height())
-        border = QColor(WARNING_COLOUR) if self.warning else self.palette().color(
-            QPalette.ColorRole.Mid)
-        p.setPen(QPen(border, 2 if self.warning else 1))
-        p.drawRect(QRectF(left, 0, w, 3 * ROW_HEIGHT + 8))
-        p.end()
+def _fixed_width(label: QLabel, widest: str) -> QLabel:
+    label.setMinimumWidth(label.fontMetrics().horizontalAdvance(widest))
+    return label
 
 
 class ContextBar(QWidget):
@@ -112,14 +64,14 @@ class ContextBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.bars = _Bars()
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
+        self.bars = FigureBars()
+        # The wrapped lines keep their room, so a new figure never changes the panel's
+        # height (which would lay the transcript below out again).
+        self.summary = SteadyLabel(lines=2)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.cache_text = QLabel("Prompt cache: –")
-        self.cache_text.setWordWrap(True)
+        self.status = SteadyLabel(lines=1)
+        self._status_style = ""
+        self.cache_text = SteadyLabel("Prompt cache: –", lines=2)
         self.cache_text.setTextFormat(Qt.TextFormat.PlainText)
         self.cache_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.legend: dict[str, QLabel] = {}
@@ -133,10 +85,10 @@ class ContextBar(QWidget):
             row, col = divmod(i, 3)
             grid.addWidget(swatch, row, 4 * col)
             grid.addWidget(QLabel(LABELS[name]), row, 4 * col + 1)
-            self.legend[name] = QLabel("–")
+            self.legend[name] = _fixed_width(QLabel("–"), WIDEST_TOKENS)
             self.legend[name].setAlignment(Qt.AlignmentFlag.AlignRight)
             grid.addWidget(self.legend[name], row, 4 * col + 2)
-            self.shares[name] = QLabel("")
+            self.shares[name] = _fixed_width(QLabel(""), WIDEST_SHARE)
             grid.addWidget(self.shares[name], row, 4 * col + 3)
         self.details = QWidget()  # the legend and the cache line, which a panel may fold
         folded = QVBoxLayout(self.details)
@@ -196,19 +148,26 @@ class ContextBar(QWidget):
         if limit is not None and used > limit:
             self.status.setText(f"⚠ Compaction due: {used:,} tokens pass the threshold of "
                                 f"{limit:,}. Run /shake or /compact before the window fills.")
-            self.status.setStyleSheet(f"color: {WARNING_COLOUR}; font-weight: bold;")
+            self._style_status(f"color: {WARNING_COLOUR}; font-weight: bold;")
         else:
             left = "" if limit is None else f" · {limit - used:,} tokens before the threshold"
             self.status.setText(f"Within the threshold{left}.")
-            self.status.setStyleSheet("")
+            self._style_status("")
+
+    def _style_status(self, style: str) -> None:
+        """Restyle the status only when its state changes: a style sheet polishes the
+        label again, which costs the main thread milliseconds on every figure."""
+        if style != self._status_style:
+            self._status_style = style
+            self.status.setStyleSheet(style)
 
     def show_error(self, message: str) -> None:
         self.status.setText(message)
-        self.status.setStyleSheet(f"color: {WARNING_COLOUR};")
+        self._style_status(f"color: {WARNING_COLOUR};")
 
     def show_note(self, message: str) -> None:
         self.status.setText(message)
-        self.status.setStyleSheet("")
+        self._style_status("")
 
 
 def cache_text(outlook: dict[str, Any] | None, last: dict[str, Any] | None) -> str:

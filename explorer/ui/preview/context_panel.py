@@ -3,6 +3,9 @@
 The panel waits for the window's first frame and the views' loads (:class:`QuietGate`), keeps
 the incremental :class:`ContextFigure` across refreshes, and folds its details (legend and
 prompt-cache line) behind a toggle the window remembers, so the transcript keeps its height.
+A figure arriving never changes the panel's height either (its lines keep their room, the
+long path's "plan the cache" button sits in the heading): the transcript below is not laid
+out again, only the figure repaints.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.first_paint import AfterFirstPaint
@@ -50,16 +53,24 @@ class ContextPanel(QWidget):
         self.bar = ContextBar()
         self.title = QLabel("Context")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        # A long model name is cut, not allowed to widen the pane (the splitter would move).
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.runner = LatestRunner(self, threads=1, name="context-figure")  # in the open's lane
         self.runner.finished.connect(self._on_usage)
         self.runner.progress.connect(self._on_progress)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
         self._figure: ContextFigure | None = None
-        self.measure_button = QPushButton("Plan the prompt cache for this long path")
-        self.measure_button.setToolTip("Read every message of the active path and plan the "
+        self.measure_button = QToolButton()
+        self.measure_button.setText("Plan the prompt cache")
+        self.measure_button.setAutoRaise(True)
+        self.measure_button.setToolTip("This long path's prompt cache is planned when you ask: "
+                                       "read every message of the active path and plan the "
                                        "next request as send would (off the main thread; the "
                                        "window stays usable).")
         self.measure_button.clicked.connect(self._measure_on_request)
+        keep_room = self.measure_button.sizePolicy()  # shown or not, the heading keeps its
+        keep_room.setRetainSizeWhenHidden(True)       # room: nothing below moves
+        self.measure_button.setSizePolicy(keep_room)
         self.measure_button.hide()
         self.settings = settings
         self.details_button = QToolButton()
@@ -73,11 +84,11 @@ class ContextPanel(QWidget):
         heading = QHBoxLayout()
         heading.setContentsMargins(0, 0, 0, 0)
         heading.addWidget(self.title, 1)
+        heading.addWidget(self.measure_button)
         heading.addWidget(self.details_button)
         layout = QVBoxLayout(self)
         layout.addLayout(heading)
         layout.addWidget(self.bar)
-        layout.addWidget(self.measure_button)
         self.conversation_id: int | None = None
         self.deferred: int | None = None  # path length of a figure left for the person to ask
         self._target: Target | None = None
@@ -160,6 +171,7 @@ class ContextPanel(QWidget):
     def _show_target(self, target: Any) -> None:
         self._target = target
         self.title.setText(f"Context · {target.kind} · {target.model}")
+        self.title.setToolTip(self.title.text())
 
     def _on_usage(self, usage: object) -> None:
         assert isinstance(usage, dict)
