@@ -411,8 +411,9 @@ def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
             store.append_turn(cid, [Message(None, None, "user", [Part("text", f"ask {k}")]),
                                     Message(None, None, "assistant",
                                             [Part("text", f"answer {k}")])])
-        there = turn_process.view_in_child(store.db_path, cid)
+        there = turn_process.build_in_child(store.db_path, cid)
         assert there is not None
         here = turn_view(store, cid)
-        assert len(there.projection) == len(here.projection) > 0
-        assert list(there.projection.tree.prompts) == ["ask 0", "ask 1", "ask 2"]
+        assert len(there.view.projection) == len(here.projection) > 0
+        assert list(there.view.projection.tree.prompts) == ["ask 0", "ask 1", "ask 2"]
+        assert len(there.model) == len(here.projection)

@@ -5,8 +5,9 @@ worker thread, reading, grouping and projecting the turns held the GIL for ~3 s,
 window's thread, which gives the GIL back at every Qt call it makes and queues behind the
 worker each time, waited 50–90 ms in some frames of the open while its own work was
 2–5 ms. Here the file is read (read-only), the marks are read, the messages are grouped
-into turns and the runs are folded; the window receives the turn view as a few byte
-strings (:mod:`explorer.app.turn_wire`) and lays out and draws it
+into turns, the runs are folded, the nodes are laid out and their dots and edges are put
+in cells: everything before Qt. The window receives all of it as a few byte strings
+(:mod:`explorer.app.turn_wire`) and only makes the polygons and the overview image
 (:mod:`explorer.app.turn_process` is its side).
 
     python -m explorer.app.turn_child   (the window starts it; it speaks on stdin/stdout)
@@ -20,12 +21,17 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Collection
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from explorer.app.graph_cells import Collected, collect
+from explorer.app.graph_marks import read_marks
+from explorer.app.graph_model import GraphModel
 from explorer.app.import_pipe import Pipe, PipeClosed, raw
+from explorer.app.turn_graph_model import build_turn_model
 from explorer.app.turn_text import TurnView, kept_messages
-from explorer.app.turn_wire import pack_view
+from explorer.app.turn_wire import pack_cells, pack_model, pack_view
 from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.connection import open_connection
@@ -77,6 +83,19 @@ def build_view(store: Store, conv_id: int, expanded: Collection[int] = ()) -> Tu
     return TurnView(conv_id, source, projection, view_marks)
 
 
+def build_parts(store: Store, conv_id: int, expanded: Collection[int] = ()
+                ) -> tuple[TurnView, GraphModel, Collected]:
+    """Everything of the turn graph that needs no Qt: the view, its model (with the
+    layout) and where each dot and edge falls. The view's kept marks drop the active
+    path, as the window's own build does (the model's flags carry it)."""
+    view = build_view(store, conv_id, expanded)
+    model = build_turn_model(view, read_marks(store, conv_id, view.marks))
+    view.marks = replace(view.marks, active=set())
+    collected = collect(model)
+    assert collected is not None
+    return view, model, collected
+
+
 def serve(pipe: Pipe) -> None:
     """Answer the one request the window sends: ``("build", db, conversation, expanded)``."""
     kind, db, conv_id, expanded = pipe.receive()
@@ -84,17 +103,18 @@ def serve(pipe: Pipe) -> None:
         raise PipeClosed(f"expected a build, got {kind!r}")
     store = ReadOnlyStore(db)
     try:
-        view = build_view(store, conv_id, expanded)
+        view, model, collected = build_parts(store, conv_id, expanded)
     except Exception as e:  # said to the window, which builds on its thread instead
         pipe.send("failed", f"{type(e).__name__}: {e}")
         return
     finally:
         store.close()
     tree, projection, rest = pack_view(view)
-    del view
     pipe.send("tree", tree)
     pipe.send("projection", projection)
     pipe.send("rest", rest)
+    pipe.send("model", pack_model(model))
+    pipe.send("cells", pack_cells(collected))
 
 
 def main() -> int:

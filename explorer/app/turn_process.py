@@ -2,13 +2,13 @@
 
 The graph's worker thread starts the child, sends it the request and waits, looking at its
 cancel flag every ``POLL_S``: a newer request or a closing window ends the child at once
-(nothing it does writes). The turn view comes back as byte strings made into columns in a
-few C copies (:mod:`explorer.app.turn_wire`), so the thread holds the GIL for
-milliseconds where building the view itself held it for seconds.
+(nothing it does writes). The turn view, its model and its cells come back as byte strings
+made into columns in a few C copies (:mod:`explorer.app.turn_wire`), so the thread holds
+the GIL for milliseconds where building them itself held it for seconds.
 
 A small conversation is built on the thread: below ``CHILD_MIN_MESSAGES`` its whole build
 is shorter than a process start. When no process can start, or the child fails, the
-caller builds on its thread as before (:func:`view_in_child` answers ``None``).
+caller builds on its thread as before (:func:`build_in_child` answers ``None``).
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import explorer
+from explorer.app.graph_cells import Collected
+from explorer.app.graph_model import GraphModel
 from explorer.app.import_pipe import Pipe, PipeClosed
 from explorer.app.turn_text import TurnView
-from explorer.app.turn_wire import unpack_view
+from explorer.app.turn_wire import unpack_cells, unpack_model, unpack_view
 
 CHILD_MIN_MESSAGES = 5000
 """From this many messages on, the turn view is built in a child process."""
@@ -33,21 +36,31 @@ POLL_S = 0.02
 END_WAIT_S = 2.0
 """How long a child that has sent everything may take to exit before it is ended."""
 MODULE = "explorer.app.turn_child"
-PARTS = ("tree", "projection", "rest")
+PARTS = ("tree", "projection", "rest", "model", "cells")
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class Built:
+    """What the child built: the turn view, its model and its dots and edges by cell."""
+
+    view: TurnView
+    model: GraphModel
+    collected: Collected
 
 
 class _Abandoned(Exception):
     """The request was cancelled while the child worked."""
 
 
-def view_in_child(
+def build_in_child(
     db_path: str | Path, conv_id: int, expanded: Collection[int] = (),
     cancelled: Callable[[], bool] = lambda: False,
-) -> TurnView | None:
-    """The turn view built by a child process; ``None`` when it was cancelled, no process
-    could start, or the child failed (the caller then builds it itself, or stops)."""
+) -> Built | None:
+    """The turn graph's Qt-free part built by a child process; ``None`` when it was
+    cancelled, no process could start, or the child failed (the caller then builds it
+    itself, or stops)."""
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -68,7 +81,10 @@ def view_in_child(
     finally:
         pipe.close()
         _end(proc, wait=got is not None)
-    return unpack_view(*(got[k] for k in PARTS)) if got is not None else None
+    if got is None:
+        return None
+    view = unpack_view(got["tree"], got["projection"], got["rest"])
+    return Built(view, unpack_model(got["model"], view), unpack_cells(got["cells"]))
 
 
 def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:

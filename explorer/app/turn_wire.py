@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Hashable
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any, TypeVar
 
+from explorer.app.graph_cells import Collected
+from explorer.app.graph_model import GraphModel
 from explorer.app.tree_text import TreeMarks
+from explorer.app.turn_graph_model import NodeIndex, turn_info
 from explorer.app.turn_text import TurnView
 from explorer.store.turn_reads import SubagentInfo, TurnSource
 from explorer.tree.columns import IdIndex, TextColumn
@@ -94,3 +97,42 @@ def unpack_view(tree: Packed, projection: Packed, rest: Packed) -> TurnView:
     marks: TreeMarks = replace(rest["marks"], active=set(unpack_value(rest["active"])))
     subagents: dict[Hashable, SubagentInfo] = rest["subagents"]
     return TurnView(rest["conversation_id"], TurnSource(None, subagents), proj, marks)
+
+
+_MADE_FROM_VIEW = ("index", "previews", "turns", "grid")
+"""What the window makes again from the view (lazily, per node drawn) or from columns."""
+
+
+def pack_model(model: GraphModel) -> Packed:
+    """The model's columns; its grid as three flat arrays; its words as the view makes them
+    (only the model changes, a walk over every node, travel)."""
+    out: Packed = {f.name: pack_value(getattr(model, f.name)) for f in fields(model)
+                   if f.name not in _MADE_FROM_VIEW}
+    keys = sorted(model.grid)
+    out["grid"] = (pack_value(array("i", (c for c, _ in keys))),
+                   pack_value(array("i", (r for _, r in keys))),
+                   [pack_value(model.grid[k]) for k in keys])
+    out["model_changes"] = model.turns.model_changes if model.turns is not None else {}
+    return out
+
+
+def unpack_model(packed: Packed, view: TurnView) -> GraphModel:
+    values = {k: unpack_value(v) for k, v in packed.items()
+              if k not in ("grid", "model_changes")}
+    cols, rows, cells = packed["grid"]
+    grid = dict(zip(zip(unpack_value(cols), unpack_value(rows), strict=True),
+                    map(unpack_value, cells), strict=True))
+    info = turn_info(view, packed["model_changes"])
+    return GraphModel(**values, index=NodeIndex(view.projection), previews=info.answers,
+                      turns=info, grid=grid)
+
+
+def pack_cells(collected: Collected) -> Packed:
+    """Each cell's shapes, already the bytes Qt streams them from."""
+    return {"cells": collected.cells, "marked": pack_value(collected.marked),
+            "branches": pack_value(collected.branches), "sides": pack_value(collected.sides)}
+
+
+def unpack_cells(packed: Packed) -> Collected:
+    return Collected(packed["cells"], unpack_value(packed["marked"]),
+                     unpack_value(packed["branches"]), unpack_value(packed["sides"]))

@@ -15,6 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
+from explorer.app.graph_marks import read_marks
 from explorer.store import Store
 from explorer.store.layout_store import load_layout
 from explorer.tree.layout import layout_ids, tidy_layout
@@ -23,7 +24,6 @@ from explorer.ui.graph.item import Lod
 from explorer.ui.graph.model import build_model
 from explorer.ui.graph.palette import light_palette
 from explorer.ui.graph.widget import TreeGraphWidget
-from explorer.ui.graph.worker import read_marks
 from tests.benchmarks.harness import Result, timed
 from tests.ui.graph_trees import agent_session, generated_conversation
 

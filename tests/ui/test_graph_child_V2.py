@@ -24,7 +24,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.app import turn_process
 from explorer.app.importing import import_paths
-from explorer.app.turn_process import view_in_child
+from explorer.app.turn_process import build_in_child
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph import worker as graph_worker
@@ -72,6 +72,16 @@ def _same_graph(here: GraphData, there: GraphData) -> None:
         b.tending.folded, b.tending.merges, b.tending.points)
     assert here.geometry.overview_scale == there.geometry.overview_scale
     assert sorted(here.geometry.batches) == sorted(there.geometry.batches)
+    for key, mine in here.geometry.batches.items():
+        theirs = there.geometry.batches[key]
+        assert [(s, list(p)) for s, p in mine.dots] == [(s, list(p)) for s, p in theirs.dots]
+        assert list(mine.active_dots) == list(theirs.active_dots)
+        for edges in ("edges", "active_edges", "side_edges"):
+            a_path, b_path = getattr(mine, edges), getattr(theirs, edges)
+            assert a_path.elementCount() == b_path.elementCount(), edges
+            assert a_path.boundingRect() == b_path.boundingRect(), edges
+    assert here.geometry.overview.size() == there.geometry.overview.size()
+    assert here.geometry.overview == there.geometry.overview
     assert here.geometry.marked == there.geometry.marked
     assert here.geometry.branches == there.geometry.branches
     assert here.geometry.sides == there.geometry.sides
@@ -123,7 +133,7 @@ def test_V2_a_cancel_ends_the_child_at_once(tmp_path: Path) -> None:
             return len(started) > 2  # the child is running by then: abandon it
 
         t0 = time.monotonic()
-        assert view_in_child(store.db_path, cid, (), cancelled) is None
+        assert build_in_child(store.db_path, cid, (), cancelled) is None
         assert time.monotonic() - t0 < 30  # generous: this is about not waiting for it
         assert any(started), "the child was never seen running"
         assert not (child_pids() & set().union(*started))
@@ -138,7 +148,7 @@ def test_V2_the_thread_builds_when_no_process_can_start(
         cid = generated_conversation(store, 500, seed=4, branch=0.1)
         here = build_turn_graph(store, cid, light_palette())
         monkeypatch.setattr(turn_process.subprocess, "Popen", no_process)
-        assert view_in_child(store.db_path, cid) is None
+        assert build_in_child(store.db_path, cid) is None
         _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
 
 
@@ -148,25 +158,25 @@ def test_V2_the_thread_builds_when_the_child_fails(
         cid = generated_conversation(store, 500, seed=4, branch=0.1)
         here = build_turn_graph(store, cid, light_palette())
         monkeypatch.setattr(turn_process, "MODULE", "explorer.app.no_such_module")
-        assert view_in_child(store.db_path, cid) is None
+        assert build_in_child(store.db_path, cid) is None
         _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
         # A conversation the child cannot find is said by the thread's build, as before.
         monkeypatch.undo()
-        assert view_in_child(store.db_path, 999) is None
+        assert build_in_child(store.db_path, 999) is None
 
 
 def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
         qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(graph_worker, "CHILD_MIN_MESSAGES", 1000)
     built: list[bool] = []
-    real = graph_worker.view_in_child
+    real = graph_worker.build_in_child
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         view = real(*args, **kwargs)
         built.append(view is not None)
         return view
 
-    monkeypatch.setattr(graph_worker, "view_in_child", watched)
+    monkeypatch.setattr(graph_worker, "build_in_child", watched)
     store = Store(tmp_path / "w.db")
     cid = generated_conversation(store, 1500, seed=8, branch=0.1)
     small = generated_conversation(store, 200, seed=9)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from explorer.app.graph_marks import read_marks
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.ui.graph.worker import read_marks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "tending"))
 from tending_helpers import grow, ids_of

@@ -14,6 +14,7 @@ import tracemalloc
 from turn_sessions import deep_session
 
 from explorer.app.tree_text import TreeMarks
+from explorer.app.turn_graph_model import build_turn_model
 from explorer.app.turn_text import TurnView
 from explorer.store.turn_reads import TurnSource
 from explorer.tree.columns import Lazy
@@ -21,7 +22,6 @@ from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_labels import chips, first_words
 from explorer.tree.turn_runs import collapse_runs
 from explorer.ui.graph.model import F_RUN, GraphMarks
-from explorer.ui.graph.turn_model import build_turn_model
 
 PER_NODE = 64  # bytes: positions, flags, styles, layout and grid, all in arrays
 

@@ -7,11 +7,24 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Node styles, in the order ``GraphPalette.styles`` holds their colours.
-(STYLE_SYSTEM, STYLE_USER, STYLE_ASSISTANT, STYLE_TOOL_CALL, STYLE_TOOL_RESULT,
- STYLE_ERROR, STYLE_TURN, STYLE_AGENT, STYLE_RUN) = range(9)
-STYLE_NAMES = ("system", "user", "assistant", "tool call", "tool result", "error", "turn",
-               "subagent turn", "folded turns")
+from explorer.app.graph_model import (  # node styles, in the order ``styles`` holds them
+    STYLE_AGENT,
+    STYLE_ASSISTANT,
+    STYLE_ERROR,
+    STYLE_NAMES,
+    STYLE_RUN,
+    STYLE_SYSTEM,
+    STYLE_TOOL_CALL,
+    STYLE_TOOL_RESULT,
+    STYLE_TURN,
+    STYLE_USER,
+)
+
+__all__ = [
+    "STYLE_AGENT", "STYLE_ASSISTANT", "STYLE_ERROR", "STYLE_NAMES", "STYLE_RUN", "STYLE_SYSTEM",
+    "STYLE_TOOL_CALL", "STYLE_TOOL_RESULT", "STYLE_TURN", "STYLE_USER", "GraphPalette",
+    "dark_palette", "is_dark", "light_palette", "palette_for_application",
+]
 
 
 @dataclass(frozen=True)

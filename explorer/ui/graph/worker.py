@@ -14,17 +14,16 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Literal
 
-from explorer.app.tree_text import TreeMarks
-from explorer.app.turn_process import CHILD_MIN_MESSAGES, view_in_child
+from explorer.app.graph_marks import read_marks
+from explorer.app.turn_graph_model import build_turn_model
+from explorer.app.turn_process import CHILD_MIN_MESSAGES, build_in_child
 from explorer.app.turn_text import TurnView, kept_messages
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.store.reads import fork_points
 from explorer.store.turn_reads import (
     TurnSource,
     read_previews,
     read_turn_source,
-    subagent_links,
 )
 from explorer.tree.spine_layout import spine_layout
 from explorer.tree.turn_grouping import group_columns
@@ -32,7 +31,6 @@ from explorer.tree.turn_runs import collapse_runs
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette
-from explorer.ui.graph.turn_model import build_turn_model
 from explorer.ui.tasks import Cancelled, Job, Ticket
 
 Mode = Literal["turns", "messages"]
@@ -47,28 +45,6 @@ class GraphData:
     layout_computed_at: float
     mode: Mode = "messages"
     turn_view: TurnView | None = None  # the projection the turn view drew
-
-
-def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> GraphMarks:
-    """The graph's marks; ``marks`` are the tree marks when the caller has read them already."""
-    conv = store.conversation(conv_id)
-    marks = marks if marks is not None else tree_marks(store, conv_id)
-    forks = frozenset(at for _, at in fork_points(store.reader, conv_id))
-    return GraphMarks(
-        active=frozenset(marks.active), tip=marks.tip,
-        labels={k: tuple(v) for k, v in marks.labels.items()},
-        notes={k: tuple(v) for k, v in marks.notes.items()},
-        message_flags=store.message_flags(conv_id),
-        rewinds=frozenset(r["from_tip_id"] for r in store.rewinds(conv_id)),
-        forks=forks,
-        compactions=frozenset(c["message_id"] for c in store.compactions(conv_id)),
-        context_start=conv.context_start_id,
-        clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
-        side_links=subagent_links(store.reader, conv_id),
-        folded={k: v for k, v in marks.folded.items() if k is not None},
-        stale=marks.stale, merges=tuple(marks.merges), branch_names=dict(marks.branch_names),
-        user_notes=dict(marks.user_notes),
-    )
 
 
 def build_graph(
@@ -120,24 +96,27 @@ def build_turn_graph(
 
     ``previous`` is an earlier turn view of the same unchanged conversation: its
     read and grouping are reused when only the folding changed (a run expanded).
-    With ``child`` the projection is built by a child process
+    With ``child`` all of it but the geometry's Qt part is built by a child process
     (:mod:`explorer.app.turn_child` says why), here when no process can be had.
     """
-    view = None
+    built = None
     if child and not (previous is not None and previous.conversation_id == conv_id):
-        view = view_in_child(store.db_path, conv_id, expanded, cancelled)
+        built = build_in_child(store.db_path, conv_id, expanded, cancelled)
         _check(cancelled)
-    if view is None:
+    if built is not None:
+        view, model, collected = built.view, built.model, built.collected
+    else:
         view = turn_view_here(store, conv_id, cancelled, expanded, previous)
-    view_marks = view.marks
-    marks = read_marks(store, conv_id, view_marks)
+        view_marks = view.marks
+        marks = read_marks(store, conv_id, view_marks)
+        _check(cancelled)
+        model = build_turn_model(view, marks)
+        # What the graph keeps of the view: the model's flags carry the active path, so the
+        # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
+        view.marks = replace(view_marks, active=set())
+        collected = None
     _check(cancelled)
-    model = build_turn_model(view, marks)
-    # What the graph keeps of the view: the model's flags carry the active path, so the
-    # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
-    view.marks = replace(view_marks, active=set())
-    _check(cancelled)
-    geometry = build_geometry(model, palette, cancelled)
+    geometry = build_geometry(model, palette, cancelled, collected)
     _check(cancelled)
     return GraphData(conv_id, model, geometry, True, 0.0, "turns", view)
 

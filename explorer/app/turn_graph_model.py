@@ -13,16 +13,15 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from explorer.app.turn_text import TurnView
-from explorer.tree.columns import IdIndex, Lazy
-from explorer.tree.spine_layout import spine_layout
-from explorer.tree.turn_labels import chips, first_words, top_tools
-from explorer.tree.turn_runs import TurnProjection
-from explorer.ui.graph.model import (
+from explorer.app.graph_model import (
     COL_W,
     F_RUN,
     F_SIDE,
     ROW_H,
+    STYLE_AGENT,
+    STYLE_RUN,
+    STYLE_SYSTEM,
+    STYLE_TURN,
     GraphMarks,
     GraphModel,
     TurnInfo,
@@ -33,7 +32,11 @@ from explorer.ui.graph.model import (
     node_flags,
     tending_by_node,
 )
-from explorer.ui.graph.palette import STYLE_AGENT, STYLE_RUN, STYLE_SYSTEM, STYLE_TURN
+from explorer.app.turn_text import TurnView
+from explorer.tree.columns import IdIndex, Lazy
+from explorer.tree.spine_layout import spine_layout
+from explorer.tree.turn_labels import chips, first_words, top_tools
+from explorer.tree.turn_runs import TurnProjection
 
 TITLE_CHARS = 80
 
@@ -79,7 +82,7 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
     child_start, child_list = _children(parents)
     xs = array("d", (x * COL_W for x in lay.xs))
     ys = array("d", (d * ROW_H for d in lay.depths))
-    info = _info(view)
+    info = turn_info(view)
     return GraphModel(
         ids=ids, index=index, parents=parents, xs=xs, ys=ys, depths=lay.depths,
         styles=styles, flags=flags,
@@ -198,7 +201,9 @@ class _Words:
         return "\n".join(x for x in lines if x)
 
 
-def _info(view: TurnView) -> TurnInfo:
+def turn_info(view: TurnView, changes: dict[int, str] | None = None) -> TurnInfo:
+    """The nodes' words, made when drawn; ``changes`` are the model changes when another
+    process found them already (a walk over every node)."""
     proj = view.projection
     n = len(proj)
     words = _Words(view)
@@ -209,7 +214,8 @@ def _info(view: TurnView) -> TurnInfo:
         if sub is not None:
             agents[proj.node_of_turn[t]] = sub.name
     return TurnInfo(Lazy(n, words.title), Lazy(n, words.answer), Lazy(n, words.chip), agents,
-                    Lazy(n, words.span), Lazy(n, words.tooltip), _model_changes(proj))
+                    Lazy(n, words.span), Lazy(n, words.tooltip),
+                    _model_changes(proj) if changes is None else changes)
 
 
 def _model_changes(proj: TurnProjection) -> dict[int, str]:

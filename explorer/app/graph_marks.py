@@ -1,0 +1,36 @@
+"""The graph's marks: what the store says about its nodes beyond their role, by message id.
+
+Qt-free, so the process that builds a big conversation's turn graph
+(:mod:`explorer.app.turn_child`) reads them beside the window's worker.
+"""
+
+from __future__ import annotations
+
+from explorer.app.graph_model import GraphMarks
+from explorer.app.tree_text import TreeMarks
+from explorer.app.views import tree_marks
+from explorer.store import Store
+from explorer.store.reads import fork_points
+from explorer.store.turn_reads import subagent_links
+
+
+def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> GraphMarks:
+    """The graph's marks; ``marks`` are the tree marks when the caller has read them already."""
+    conv = store.conversation(conv_id)
+    marks = marks if marks is not None else tree_marks(store, conv_id)
+    forks = frozenset(at for _, at in fork_points(store.reader, conv_id))
+    return GraphMarks(
+        active=frozenset(marks.active), tip=marks.tip,
+        labels={k: tuple(v) for k, v in marks.labels.items()},
+        notes={k: tuple(v) for k, v in marks.notes.items()},
+        message_flags=store.message_flags(conv_id),
+        rewinds=frozenset(r["from_tip_id"] for r in store.rewinds(conv_id)),
+        forks=forks,
+        compactions=frozenset(c["message_id"] for c in store.compactions(conv_id)),
+        context_start=conv.context_start_id,
+        clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
+        side_links=subagent_links(store.reader, conv_id),
+        folded={k: v for k, v in marks.folded.items() if k is not None},
+        stale=marks.stale, merges=tuple(marks.merges), branch_names=dict(marks.branch_names),
+        user_notes=dict(marks.user_notes),
+    )
