@@ -6,19 +6,24 @@ part); on a 100,000-message session that is a minute of work and hundreds of MB 
 time the tip moves. Here each message's raw costs (per part, in the target's family,
 after the redactor, as ``planner.usage`` costs them) are kept, keyed by the message
 id and checked against its parts' row ids, so a refresh reads only messages it has
-not costed (new ones at the end of a grown path, or a branch's own), in chunks, and
-sums the rest. The result equals
-``planner.usage`` on the same context: the same estimator learns from the same counts.
+not costed (new ones at the end of a grown path, or a branch's own), in chunks. The
+path's sums are kept too (:class:`PathSums`): a grown path adds its new messages, a
+tip moved back or to a near branch takes the old tail off, and nothing at all is read
+again when the file has not changed since the last figure (SQLite's ``data_version``).
+The result equals ``planner.usage`` on the same context: the same estimator learns from
+the same counts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from array import array
 from collections.abc import Callable, Sequence
 
 from explorer.app.context_costs import CostTable
+from explorer.app.context_figure_path import PathSums, common_prefix
 from explorer.app.context_sizes import cost_into, sizes_serve
 from explorer.app.meta_records import NOT_SENT
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
@@ -38,6 +43,8 @@ CHUNK = 1000
 """Messages read and costed at a time; the caller's ``check`` runs between chunks."""
 REMEMBERED = 400_000
 """Costed messages kept (about 70 B each); beyond it the cache starts again."""
+FOUND_STALE = 32
+"""Changed messages looked for by place in the kept path; more, and its sums start again."""
 
 _BUCKET = {name: i for i, name in enumerate(PART_NAMES)}
 
@@ -49,14 +56,23 @@ class ContextFigure:
         self.store = store
         self._costs = CostTable()
         self._costing: tuple[object, ...] | None = None
-        self._top = 0  # the highest part id when the kept costs were last brought up to date
+        self._top = 0  # the highest part id whose changes are in ``_stale``
+        self._stale: set[int] = set()  # costed messages given parts since they were costed
         self._lock = threading.Lock()
+        self._sums = PathSums(self._costs)
+        self._kept: tuple[int, array[int], list[int]] = (0, array("q"), [])  # conv, path,
+        # the places of its records not sent
+        self._last: tuple[tuple[object, ...], ContextUsage, int] | None = None
         self.costed = 0  # messages read and estimated since this figure was made
         self.read_texts = 0  # of them, costed from their text (not sized yet)
+        self.looked_up = 0  # messages whose kept costs were found by id for the path's sums
+        self.checked_unsent = 0  # messages looked at for records a tool kept for itself
+        self.length = 0  # the last figure's context length
 
     def context_ids(self, conv_id: int) -> list[int]:
         """The active context's ids, as ``compacting.active_context`` cuts it (without the
-        records a tool kept for itself)."""
+        records a tool kept for itself; only messages new since the last call are looked
+        at for those, in chunks)."""
         conv = self.store.conversation(conv_id)
         end = conv.clean_tip_id if conv.clean_tip_id is not None else conv.tip_id
         if end is None:
@@ -64,45 +80,108 @@ class ContextFigure:
         ids = self.store.path_ids(end)
         start = conv.context_start_id
         kept = ids[ids.index(start):] if start in ids else ids
-        unsent = _not_sent(self.store, kept)
-        return [i for i in kept if i not in unsent] if unsent else kept
+        was_conv, was, unsent = self._kept
+        if was_conv != conv_id:
+            was, unsent = array("q"), []
+        same = common_prefix(was, kept)
+        del was[same:]
+        unsent = [p for p in unsent if p < same]
+        self._kept = (conv_id, was, unsent)
+        for first in range(same, len(kept), CHUNK):  # quick reads: no stop between them
+            chunk = kept[first:first + CHUNK]
+            self.checked_unsent += len(chunk)
+            found = _not_sent(self.store, chunk)
+            unsent += sorted(first + k for k, i in enumerate(chunk) if i in found)
+            was.extend(chunk)
+        if not unsent:
+            return kept
+        out: list[int] = []
+        last = 0
+        for p in unsent:
+            out += kept[last:p]
+            last = p + 1
+        return out + kept[last:]
 
     def usage(self, conv_id: int, target: Target,
               check: Callable[[], None] = lambda: None) -> ContextUsage:
-        """What fills ``target``'s window on the conversation's active context."""
+        """What fills ``target``'s window on the conversation's active context; the last
+        figure again, read from nothing, when the file has not changed since."""
         with self._lock:
+            key = (conv_id, target, self._data_version()) if sizes_serve(target) else None
+            if key is not None and self._last is not None and self._last[0] == key:
+                self.length = self._last[2]
+                return _copy(self._last[1])
             ids = self.context_ids(conv_id)
             estimator = target.estimator()
-            rows = self._costs_for(ids, target, estimator, check)
-            return _usage(ids, self._costs, rows, estimator, target)
+            sums = self._sums_for(ids, target, estimator, check)
+            usage = sums.usage(estimator, target)
+            self.length = len(ids)
+            self._last = None if key is None else (key, usage, len(ids))
+            return _copy(usage)
 
-    def _costs_for(self, ids: Sequence[int], target: Target, estimator: Estimator,
-                   check: Callable[[], None]) -> array[int]:
-        """The rows of ``ids`` in the kept costs, costing the messages not costed yet and
-        those given parts since the last refresh (parts are only ever added, so a part
-        newer than the last refresh's highest id marks its message changed)."""
+    def _data_version(self) -> tuple[int, int]:
+        """Which connection reads, and SQLite's count of the commits it has seen from the
+        others (every write goes through the store's writer): equal means unchanged."""
+        reader = self.store.reader
+        return id(reader), int(reader.execute("PRAGMA data_version").fetchone()[0])
+
+    def _sums_for(self, ids: list[int], target: Target, estimator: Estimator,
+                  check: Callable[[], None]) -> PathSums:
+        """The path's sums: the kept ones cut where the path (or a message's parts) changed,
+        then the rest of the path added chunk by chunk, costing the messages not costed yet."""
         costing = (estimator.family, repr(target.images), target.redactor is not None)
         if costing != self._costing or len(self._costs) > REMEMBERED:
-            self._costs, self._costing, self._top = CostTable(), costing, 0
-        costs = self._costs
+            self._costs, self._costing, self._stale = CostTable(), costing, set()
+            self._sums = PathSums(self._costs)
+        costs, sums = self._costs, self._sums
         top = int(self.store.reader.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0])
-        known = [costs.row(i) for i in ids] if costs.indexed else None
-        changed = self._changed_since(self._top) if known is not None and top > self._top else ()
-        costed = False
+        if top > self._top:  # parts are only ever added: a newer one marks its message changed
+            if costs.indexed:  # (nothing costed yet: nothing to mark)
+                self._stale |= {m for m in self._changed_since(self._top) if costs.row(m) >= 0}
+            self._top = top
+        sums.cut(self._unchanged(sums, ids))
         try:
-            for start in range(0, len(ids), CHUNK):
+            for first in range(len(sums), len(ids), CHUNK):
                 check()
-                chunk = ids[start:start + CHUNK]
-                stale = list(chunk) if known is None else [
-                    i for i, r in zip(chunk, known[start:start + CHUNK], strict=True)
-                    if r < 0 or i in changed]
-                if stale:
-                    self._cost(stale, target, estimator)
-                    costed = True
+                chunk = ids[first:first + CHUNK]
+                sums.extend(chunk, self._rows(chunk, target, estimator))
         finally:
             costs.merge()  # what a stopped refresh costed is kept too
-        self._top = top  # a stopped refresh leaves it: its changes are looked for again
-        return costs.rows_for(ids) if costed or known is None else array("i", known)
+        return sums
+
+    def _unchanged(self, sums: PathSums, ids: list[int]) -> int:
+        """How many of the kept sums' leading messages ``ids`` still starts with, unchanged."""
+        same = common_prefix(sums.ids, ids)
+        stale = self._stale
+        if not stale or not same:
+            return same
+        near = sums.ids[max(0, same - CHUNK):same]  # a grown answer is near the end
+        places = [same - len(near) + k for k, i in enumerate(near) if i in stale]
+        farther = stale.difference(near)
+        if farther:  # a changed message of this conversation further back, if any
+            here = _in_conversation(self.store, self._kept[0], farther)
+            if len(here) > FOUND_STALE:
+                return 0
+            head = sums.ids[:same - len(near)]
+            places += [head.index(i) for i in here if i in head]
+        return min(places, default=same)
+
+    def _rows(self, chunk: list[int], target: Target, estimator: Estimator) -> list[int]:
+        """The chunk's rows in the kept costs, costing those not costed or changed since."""
+        costs, stale = self._costs, self._stale
+        rows = [costs.row(i) for i in chunk] if costs.indexed else [-1] * len(chunk)
+        self.looked_up += len(chunk)
+        need = [i for i, r in zip(chunk, rows, strict=True) if r < 0 or i in stale]
+        if not need:
+            return rows
+        before = len(costs)
+        self._cost(need, target, estimator)
+        stale.difference_update(need)
+        fresh = {costs.ids[r]: r for r in range(before, len(costs))}
+        rows = [fresh.get(i, r) for i, r in zip(chunk, rows, strict=True)]
+        if min(rows) < 0:
+            raise KeyError(next(i for i, r in zip(chunk, rows, strict=True) if r < 0))
+        return rows
 
     def _changed_since(self, top: int) -> set[int]:
         return {int(r[0]) for r in self.store.reader.execute(
@@ -160,20 +239,6 @@ def _not_sent(store: Store, ids: Sequence[int]) -> set[int]:
         (json.dumps(list(ids)), *sorted(NOT_SENT)))}
 
 
-def _learn(estimator: Estimator, costs: CostTable, rows: Sequence[int]) -> None:
-    """What ``Estimator.learn_from_path`` learns, from kept costs: image prices first, then
-    each answer compared with the request it records it was sent (after a compaction)."""
-    records = costs.records
-    kept = [(k, records[r]) for k, r in enumerate(rows) if r in records]
-    for _k, (_request, price) in kept:
-        estimator.learn_image_price_record(price)
-    measured = costs.measured
-    sent = {k: s for k, (request, _price) in kept
-            if measured[rows[k]] and (s := estimator.sent_from_record(request)) is not None}
-    text, image = costs.text, costs.image
-    estimator.learn_from_counts(((text[r], image[r], measured[r] or None) for r in rows), sent)
-
-
 def _role_bucket(m: Message) -> str:
     return "system" if m.role == "system" else ("assistant" if m.role == "assistant" else "user")
 
@@ -183,36 +248,13 @@ def _part_costs(m: Message, estimator: Estimator) -> tuple[tuple[int, int, bool]
                  for p in m.parts)
 
 
-def _usage(ids: Sequence[int], costs: CostTable, rows: Sequence[int], estimator: Estimator,
-           target: Target) -> ContextUsage:
-    """``context_usage`` from kept costs: the same sums, part by part."""
-    _learn(estimator, costs, rows)
-    totals = [0] * len(PART_NAMES)
-    overhead = estimator.correct(estimator.rules.message_overhead)
-    correct = estimator.correct
-    role, starts = costs.role, costs.part_starts
-    bucket, raw, image = costs.part_bucket, costs.part_raw, costs.part_image
-    for r in rows:
-        totals[role[r]] += overhead
-        for k in range(starts[r], starts[r + 1]):
-            totals[bucket[k]] += raw[k] if image[k] else correct(raw[k])
-    parts = dict(zip(PART_NAMES, totals, strict=True))
-    parts["overhead"] = estimator.overhead
-    measured, at = _measured(ids, costs, rows, estimator)
-    return ContextUsage(
-        family=estimator.family, window=target.window, output_reserve=target.output_reserve,
-        parts=parts, estimated_total=sum(parts.values()), measured_total=measured,
-        measured_at=at, factor=estimator.factor)
+def _in_conversation(store: Store, conv_id: int, ids: set[int]) -> list[int]:
+    """Those of ``ids`` that belong to ``conv_id`` (the rest changed elsewhere)."""
+    return [int(r[0]) for r in store.reader.execute(
+        "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+        "AND conversation_id = ?", (json.dumps(sorted(ids)), conv_id))]
 
 
-def _measured(ids: Sequence[int], costs: CostTable, rows: Sequence[int],
-              estimator: Estimator) -> tuple[int | None, int | None]:
-    """The last measured prompt plus the estimate of what came after (as ``context_usage``)."""
-    for i in range(len(rows) - 1, -1, -1):
-        found = costs.measured[rows[i]]
-        if found:
-            tail = rows[i:]
-            text = sum(costs.text[r] for r in tail)
-            image = sum(costs.image[r] for r in tail)
-            return found + estimator.correct(text) + image, ids[i]
-    return None, None
+def _copy(usage: ContextUsage) -> ContextUsage:
+    """A caller's own copy: the kept figure is handed out again."""
+    return dataclasses.replace(usage, parts=dict(usage.parts))

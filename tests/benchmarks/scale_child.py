@@ -267,16 +267,26 @@ def scroll(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]:
 
 
 def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]:
+    """The figure costed from nothing kept (as in a new process: the open's own figure is
+    dropped), then again on the unchanged file. The graph's repaints the frames left
+    pending are let through first: they are not the figure's."""
     conv = window.conversation_id
     assert conv is not None
-    gaps.start()
-    t0 = time.perf_counter()
-    window.context_panel.show_conversation(conv)
-    with contextlib.suppress(TimeoutError):  # reported as the time waited
-        wait_until(app, lambda: not window.context_panel.busy, timeout=CONTEXT_TIMEOUT_S)
-    return {"context_gap_ms": gaps.longest, "context_gap_cpu_ms": gaps.longest_cpu(),
-            "context_s": time.perf_counter() - t0,
-            "context_done": not window.context_panel.busy}
+    panel = window.context_panel
+    idle_until = time.monotonic() + 0.5
+    wait_until(app, lambda: time.monotonic() > idle_until)
+    out: dict[str, Any] = {}
+    for stage in ("context", "context_again"):
+        if stage == "context":
+            panel._figure = None  # nothing kept: every message's costs read again
+        gaps.start()
+        t0 = time.perf_counter()
+        panel.show_conversation(conv)
+        with contextlib.suppress(TimeoutError):  # reported as the time waited
+            wait_until(app, lambda: not panel.busy, timeout=CONTEXT_TIMEOUT_S)
+        out.update({f"{stage}_gap_ms": gaps.longest, f"{stage}_gap_cpu_ms": gaps.longest_cpu(),
+                    f"{stage}_s": time.perf_counter() - t0, f"{stage}_done": not panel.busy})
+    return out
 
 
 def _timed(step: Callable[[], object]) -> tuple[float, float]:

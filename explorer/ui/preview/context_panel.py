@@ -129,7 +129,7 @@ class ContextPanel(QWidget):
             usage = figure.usage(conv_id, use, ticket.check).to_dict()
             if figure.costed - costed >= RELEASE_AFTER:  # a long read: its pages go back
                 release_after_load(store)
-            length = len(figure.context_ids(conv_id))
+            length = figure.length  # the figure's own path: not walked again
             if length > AUTO_MEASURE_LIMIT and not force:
                 return {**usage, "deferred": length}
             ticket.step("pricing the prompt cache")
