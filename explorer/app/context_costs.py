@@ -15,6 +15,9 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 
+FEW = 512
+"""New rows placed one by one in the sorted index; more (in no order) sort it again."""
+
 
 class CostTable:
     """One row per costed message (a message costed again gets a new row)."""
@@ -81,6 +84,39 @@ class CostTable:
         latest row wins)."""
         if self._merged == len(self.ids):
             return
+        fresh = range(self._merged, len(self.ids))
+        if self._ascending(fresh):  # a path's new messages: ids above every kept one
+            self._keys.extend(self.ids[fresh.start:])
+            self._rows.extend(fresh)
+        elif len(fresh) <= FEW:  # a few costed again: each put in its place
+            for row in fresh:
+                self._place(self.ids[row], row)
+        else:
+            self._rebuild()
+        self._merged = len(self.ids)
+
+    def _ascending(self, fresh: range) -> bool:
+        """Whether the new rows' ids rise and lie above the index's last key (checked in
+        Python steps, which let the window's thread take its turns)."""
+        ids = self.ids
+        last = self._keys[-1] if self._keys else -1
+        for row in fresh:
+            if ids[row] <= last:
+                return False
+            last = ids[row]
+        return True
+
+    def _place(self, mid: int, row: int) -> None:
+        keys = self._keys
+        k = bisect_left(keys, mid)
+        if k < len(keys) and keys[k] == mid:
+            self._rows[k] = row
+        else:
+            keys.insert(k, mid)
+            self._rows.insert(k, row)
+
+    def _rebuild(self) -> None:
+        """The whole index sorted again (many rows in no order: a sort of every id)."""
         latest = dict(zip(self._keys, self._rows, strict=True))
         ids = self.ids
         for row in range(self._merged, len(ids)):
@@ -88,7 +124,6 @@ class CostTable:
         keys = sorted(latest)
         self._keys = array("q", keys)
         self._rows = array("i", (latest[k] for k in keys))
-        self._merged = len(ids)
 
     def rows_for(self, ids: Sequence[int]) -> array[int]:
         """Each id's row, in order (every id must have been costed)."""

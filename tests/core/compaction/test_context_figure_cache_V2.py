@@ -163,3 +163,22 @@ def test_V2_the_figure_reads_messages_in_bounded_chunks(
 ])
 def test_common_prefix_of_two_tree_paths(a: list[int], b: list[int], same: int) -> None:
     assert common_prefix(a, b) == same == common_prefix(b, a)
+
+
+@pytest.mark.parametrize("order", ["rising", "few again", "many unordered"])
+def test_the_kept_costs_find_each_message_s_latest_row_after_a_merge(order: str) -> None:
+    from explorer.app.context_costs import FEW, CostTable
+
+    table = CostTable()
+    first = list(range(10, 2000, 3))
+    for mid in first:
+        table.add(mid, (1, mid), 5, 0, None, 0, [])
+    table.merge()
+    more = {"rising": list(range(2000, 2100)), "few again": [*first[5:9], 11, 2500],
+            "many unordered": list(range(FEW * 3, 0, -2))}[order]
+    for mid in more:
+        table.add(mid, (1, mid), 7, 0, None, 0, [])
+    table.merge()
+    latest = {mid: row for row, mid in enumerate(table.ids)}  # a later row wins
+    assert all(table.row(mid) == row for mid, row in latest.items())
+    assert table.row(1) == table.row(3) == -1
