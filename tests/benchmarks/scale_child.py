@@ -284,8 +284,12 @@ def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]
         panel.show_conversation(conv)
         with contextlib.suppress(TimeoutError):  # reported as the time waited
             wait_until(app, lambda: not panel.busy, timeout=CONTEXT_TIMEOUT_S)
+        seconds, done = time.perf_counter() - t0, not panel.busy
+        after = time.monotonic() + 0.3  # the figure's repaint and the job's ending counted
+        wait_until(app, lambda end=after: time.monotonic() > end)
         out.update({f"{stage}_gap_ms": gaps.longest, f"{stage}_gap_cpu_ms": gaps.longest_cpu(),
-                    f"{stage}_s": time.perf_counter() - t0, f"{stage}_done": not panel.busy})
+                    f"{stage}_gap_less_core_wait_ms": max(gaps.own(), default=0.0),
+                    f"{stage}_s": seconds, f"{stage}_done": done})
     return out
 
 
