@@ -25,6 +25,7 @@ from explorer.app.graph_model import (
     ROW_H,
     GraphModel,
 )
+from explorer.app.graph_spots import LabelSpots, build_label_spots
 from explorer.app.qt_streams import polygon_bytes, segment_bytes
 
 BATCH_COLS = 64  # coarse cell size in layout columns and rows
@@ -47,6 +48,7 @@ class Collected:
     marked: array[int]  # nodes with a mark or the tip
     branches: array[int]  # own branch points
     sides: array[int]  # subagent starts
+    spots: LabelSpots  # the labelled nodes, found fast
 
 
 def collect(model: GraphModel, cancelled: Callable[[], bool] = lambda: False
@@ -61,7 +63,8 @@ def collect(model: GraphModel, cancelled: Callable[[], bool] = lambda: False
     cells = {key: {kind: segment_bytes(coords) if kind in EDGE_KINDS else polygon_bytes(coords)
                    for kind, coords in kinds.items()}
              for key, kinds in col.cells.items()}
-    return Collected(cells, *_label_nodes(model))
+    marked, branches, sides = _label_nodes(model)
+    return Collected(cells, marked, branches, sides, build_label_spots(model, sides, branches))
 
 
 def cell_key(x: float, y: float) -> Key:

@@ -84,7 +84,8 @@ def build_in_child(
     if got is None:
         return None
     view = unpack_view(got["tree"], got["projection"], got["rest"])
-    return Built(view, unpack_model(got["model"], view), unpack_cells(got["cells"]))
+    model = unpack_model(got["model"], view)
+    return Built(view, model, unpack_cells(got["cells"], model))
 
 
 def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:

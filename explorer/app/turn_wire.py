@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from explorer.app.graph_cells import Collected
 from explorer.app.graph_model import GraphModel
+from explorer.app.graph_spots import LabelSpots, Spots
 from explorer.app.tree_text import TreeMarks
 from explorer.app.turn_graph_model import NodeIndex, turn_info
 from explorer.app.turn_text import TurnView
@@ -128,11 +129,23 @@ def unpack_model(packed: Packed, view: TurnView) -> GraphModel:
 
 
 def pack_cells(collected: Collected) -> Packed:
-    """Each cell's shapes, already the bytes Qt streams them from."""
+    """Each cell's shapes (already the bytes Qt streams them from) and the label spots."""
+    spots = [[pack_value(getattr(one, name)) for name in _SPOT_COLUMNS]
+             for one in (getattr(collected.spots, f.name) for f in fields(LabelSpots))]
     return {"cells": collected.cells, "marked": pack_value(collected.marked),
-            "branches": pack_value(collected.branches), "sides": pack_value(collected.sides)}
+            "branches": pack_value(collected.branches), "sides": pack_value(collected.sides),
+            "spots": spots}
 
 
-def unpack_cells(packed: Packed) -> Collected:
+def unpack_cells(packed: Packed, model: GraphModel) -> Collected:
+    spots = LabelSpots(*(_spots(one, model.ys) for one in packed["spots"]))
     return Collected(packed["cells"], unpack_value(packed["marked"]),
-                     unpack_value(packed["branches"]), unpack_value(packed["sides"]))
+                     unpack_value(packed["branches"]), unpack_value(packed["sides"]), spots)
+
+
+_SPOT_COLUMNS = ("bands", "starts", "xs", "nodes")  # then the model's ys
+
+
+def _spots(packed: list[Any], ys: array[float]) -> Spots:
+    bands, starts, xs, nodes = map(unpack_value, packed)
+    return Spots(bands, starts, xs, nodes, ys)

@@ -85,6 +85,10 @@ def _same_graph(here: GraphData, there: GraphData) -> None:
     assert here.geometry.marked == there.geometry.marked
     assert here.geometry.branches == there.geometry.branches
     assert here.geometry.sides == there.geometry.sides
+    view = (-1e9, -1e9, 1e9, 1e9)
+    for kind in ("names", "sides", "branches", "changes", "branch_names", "memos"):
+        mine, theirs = getattr(here.geometry.spots, kind), getattr(there.geometry.spots, kind)
+        assert list(mine.query(view, 10**9)) == list(theirs.query(view, 10**9)), kind
     va, vb = here.turn_view, there.turn_view
     assert va is not None and vb is not None
     assert va.marks == vb.marks and va.source == vb.source

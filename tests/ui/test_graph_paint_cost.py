@@ -12,13 +12,13 @@ import pytest
 from graph_trees import generated_conversation, loaded_graph, paint_frame
 from pytestqt.qtbot import QtBot
 
+from explorer.app.graph_spots import build_spots
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod
 from explorer.ui.graph.labels import MAX_BRANCH_LABELS
 from explorer.ui.graph.model import BOX_H, BOX_W
 from explorer.ui.graph.palette import palette_for_application
-from explorer.ui.graph.spots import build_spots
 
 N = 8_000
 

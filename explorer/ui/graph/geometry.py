@@ -18,10 +18,10 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPolygonF
 
 from explorer.app.graph_cells import Collected, Key, cell_key, collect
+from explorer.app.graph_spots import LabelSpots, no_label_spots
 from explorer.ui.graph.model import COL_W, ROW_H, GraphModel
 from explorer.ui.graph.packed import path_from, polygon_from
 from explorer.ui.graph.palette import GraphPalette
-from explorer.ui.graph.spots import LabelSpots, build_label_spots, no_label_spots
 
 OVERVIEW_MAX_SIDE = 4096
 OVERVIEW_MAX_AREA = 4096 * 1024
@@ -89,8 +89,8 @@ def build_geometry(
         return Geometry({}, QImage(), 0.0)
     batches = {key: _batch(parts) for key, parts in got.cells.items()}
     image, scale = _overview(model, batches, palette)
-    return Geometry(batches, image, scale, got.marked, got.branches, got.sides,
-                    build_label_spots(model, got.sides, got.branches), _mips(image))
+    return Geometry(batches, image, scale, got.marked, got.branches, got.sides, got.spots,
+                    _mips(image))
 
 
 def _mips(image: QImage) -> tuple[QImage, ...]:

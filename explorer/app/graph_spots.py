@@ -6,7 +6,9 @@ one kind are grouped into bands of rows and sorted by x inside a band, so a quer
 touches only the occupied bands that meet the view and, inside each, only the
 nodes between the view's left and right edge. A query also stops after
 ``limit`` nodes: the painter never draws more than a few hundred labels, so a
-frame's cost is bounded whatever the zoom.
+frame's cost is bounded whatever the zoom. The bands are offsets into two flat
+arrays (no array per band), so a big conversation's spots, made in the process that
+builds its model (:mod:`explorer.app.turn_child`), travel as four byte strings a kind.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from explorer.ui.graph.model import BOX_H, BOX_W, ROW_H, GraphModel
+from explorer.app.graph_model import BOX_H, BOX_W, ROW_H, GraphModel
 
 BAND_ROWS = 4
 _BAND_H = ROW_H * BAND_ROWS
@@ -25,15 +27,17 @@ View = tuple[float, float, float, float]
 
 @dataclass(frozen=True, eq=False)
 class Spots:
-    """Nodes of one kind by band: the occupied band numbers, and per band its xs and nodes."""
+    """Nodes of one kind by band: the occupied band numbers, and band ``b``'s nodes at
+    ``starts[b]:starts[b + 1]`` of ``xs`` (sorted inside the band) and ``nodes``."""
 
     bands: array[int]  # sorted
-    xs: tuple[array[float], ...]  # per band, sorted
-    nodes: tuple[array[int], ...]  # per band, in the order of ``xs``
+    starts: array[int]  # one more than there are bands
+    xs: array[float]
+    nodes: array[int]  # in the order of ``xs``
     ys: array[float]  # the model's, by node position
 
     def __len__(self) -> int:
-        return sum(len(n) for n in self.nodes)
+        return len(self.nodes)
 
     def query(self, view: View, limit: int) -> Iterator[int]:
         """Nodes whose box meets ``view`` (scene units), top band first, at most ``limit``."""
@@ -43,10 +47,10 @@ class Spots:
         first = bisect_left(self.bands, int(top // _BAND_H))
         last = bisect_right(self.bands, int(bottom // _BAND_H))
         given = 0
-        ys = self.ys
+        xs, nodes, starts, ys = self.xs, self.nodes, self.starts, self.ys
         for b in range(first, last):
-            xs, nodes = self.xs[b], self.nodes[b]
-            for k in range(bisect_left(xs, left), bisect_right(xs, right)):
+            lo, hi = starts[b], starts[b + 1]
+            for k in range(bisect_left(xs, left, lo, hi), bisect_right(xs, right, lo, hi)):
                 i = nodes[k]
                 if top <= ys[i] <= bottom:
                     yield i
@@ -60,9 +64,13 @@ def build_spots(nodes: Iterable[int], xs: array[float], ys: array[float]) -> Spo
     for i in nodes:
         by_band.setdefault(int(ys[i] // _BAND_H), []).append((xs[i], i))
     bands = sorted(by_band)
-    rows = [sorted(by_band[b]) for b in bands]
-    return Spots(array("q", bands), tuple(array("d", (x for x, _ in r)) for r in rows),
-                 tuple(array("i", (i for _, i in r)) for r in rows), ys)
+    starts, flat_xs, flat_nodes = array("q", [0]), array("d"), array("i")
+    for b in bands:
+        row = sorted(by_band[b])
+        flat_xs.extend(x for x, _ in row)
+        flat_nodes.extend(i for _, i in row)
+        starts.append(len(flat_nodes))
+    return Spots(array("q", bands), starts, flat_xs, flat_nodes, ys)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,5 +97,5 @@ def build_label_spots(
 
 
 def no_label_spots() -> LabelSpots:
-    none = Spots(array("q"), (), (), array("d"))
+    none = Spots(array("q"), array("q", [0]), array("d"), array("i"), array("d"))
     return LabelSpots(none, none, none, none, none, none)
