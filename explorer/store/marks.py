@@ -10,6 +10,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.store.meta_keys import MARKED
+
 FIELDS = ("archived_at", "preferred", "label", "note")
 
 
@@ -82,7 +84,7 @@ def merge_links(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]
     """(side branch tip, merge message) for each merge message of the conversation."""
     return [(int(r[0]), int(r[1])) for r in conn.execute(
         "SELECT json_extract(source_meta, '$.merged_from.tip'), id FROM messages "
-        "WHERE conversation_id = ? AND source_meta LIKE '%\"merged_from\"%' "
+        f"WHERE conversation_id = ? AND {MARKED} "
         "AND json_extract(source_meta, '$.merged_from.tip') IS NOT NULL ORDER BY id",
         (conv_id,),
     )]
@@ -92,7 +94,7 @@ def edits(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
     """Edited prompt → the prompt it was edited from (siblings, T2)."""
     return {int(r[0]): int(r[1]) for r in conn.execute(
         "SELECT id, json_extract(source_meta, '$.edited_from') FROM messages "
-        "WHERE conversation_id = ? AND source_meta LIKE '%\"edited_from\"%' "
+        f"WHERE conversation_id = ? AND {MARKED} "
         "AND json_extract(source_meta, '$.edited_from') IS NOT NULL", (conv_id,),
     )}
 
@@ -108,17 +110,16 @@ def replays(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
 
 def merges_and_edits(conn: sqlite3.Connection, conv_id: int
                      ) -> tuple[list[tuple[int, int]], dict[int, int]]:
-    """``merge_links`` and ``edits`` in one scan of the conversation's messages (each is a
-    scan of every message's meta: the tended view asks for both whenever it is made)."""
+    """``merge_links`` and ``edits`` in one read (the tended view asks for both whenever
+    it is made), of the messages the metadata index holds (store.meta_keys)."""
     merges: list[tuple[int, int]] = []
     edited: dict[int, int] = {}
     for mid, tip, source in conn.execute(
         "SELECT id, json_extract(source_meta, '$.merged_from.tip'), "
         "json_extract(source_meta, '$.edited_from') FROM messages "
-        "WHERE conversation_id = ? AND (source_meta LIKE '%\"merged_from\"%' "
-        "OR source_meta LIKE '%\"edited_from\"%') ORDER BY id", (conv_id,),
+        f"WHERE conversation_id = ? AND {MARKED} ORDER BY id", (conv_id,),
     ):
-        if tip is not None:  # a key found in the meta is in its text: the filter kept it
+        if tip is not None:  # the index holds messages for other keys too: the JSON decides
             merges.append((int(tip), int(mid)))
         if source is not None:
             edited[int(mid)] = int(source)

@@ -228,6 +228,15 @@ def _0011_message_counts(db: sqlite_utils.Database) -> None:
         "WHERE id = new.conversation_id; END")
 
 
+def _0012_open_indexes(db: sqlite_utils.Database) -> None:
+    # What opening a conversation reads, kept out of the big columns: the messages whose
+    # metadata matters, and each part's shape without its text (store.meta_keys).
+    from explorer.store.meta_keys import INDEX, PARTS_SHAPE
+
+    db.execute(INDEX)
+    db.execute(PARTS_SHAPE)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -240,6 +249,7 @@ MIGRATIONS: list[Migration] = [
     ("0009_sync_files", _0009_sync_files),
     ("0010_part_sizes", _0010_part_sizes),
     ("0011_message_counts", _0011_message_counts),
+    ("0012_open_indexes", _0012_open_indexes),
 ]
 
 

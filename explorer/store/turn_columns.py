@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import accumulate
 
+from explorer.store.meta_keys import MARKED
 from explorer.tree.turn_source import TurnColumns
 from explorer.tree.turn_view import NOT_PROMPTS
 
@@ -29,11 +30,13 @@ _MESSAGES = f"""
 WITH models AS (
   SELECT model, row_number() OVER (ORDER BY model) AS k FROM (SELECT DISTINCT model
   FROM messages WHERE conversation_id = :conv AND role = 'assistant' AND model != '')),
+records AS (  -- through the metadata index: no other message's metadata is read
+  SELECT id FROM messages WHERE conversation_id = :conv AND {MARKED}
+  AND coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN
+    json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END) IS NOT NULL),
 rows AS (
   SELECT m.id, coalesce(m.parent_id, -1) AS parent, m.role, m.model,
-    coalesce(json_extract(m.source_meta, '$.meta_record'), CASE WHEN
-      json_extract(m.source_meta, '$.isCompactSummary') THEN 'compact_summary' END)
-      IS NOT NULL AS record,
+    m.id IN records AS record,
     CASE WHEN m.role = 'user' THEN substr(ltrim(m.preview, {_WS}), 1, {_HEAD}) END AS head,
     coalesce(m.preview, '') != '' AS said, count(p.id) AS parts,
     coalesce(sum(p.kind = 'tool_use'), 0) AS calls,

@@ -21,6 +21,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 from explorer.store.fetching import in_chunks
+from explorer.store.meta_keys import MARKED
 from explorer.store.turn_columns import read_snapshot, read_turn_columns
 from explorer.tree.turn_source import TurnColumns
 
@@ -88,7 +89,7 @@ def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[s
     rows = conn.execute(
         "SELECT id, json_extract(source_meta, '$.subagent'), "
         "json_extract(source_meta, '$.spawned_by_tool_use_id') FROM messages "
-        "WHERE conversation_id = ? AND parent_id IS NULL AND source_meta IS NOT NULL "
+        f"WHERE conversation_id = ? AND {MARKED} AND parent_id IS NULL "
         "AND json_valid(source_meta) "
         "AND json_type(source_meta, '$.spawned_by_tool_use_id') IS NOT NULL",
         (conv_id,),
