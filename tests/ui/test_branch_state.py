@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 from compare_samples import Samples, import_samples
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
 from explorer.app.message_actions import branch_target
 from explorer.ui.branch_state import BANNER_TEXT
 from explorer.ui.main_window import MainWindow
+from explorer.ui.transcript.cards import MessageCard
 
 
 @pytest.fixture
@@ -158,11 +159,10 @@ def test_switcher_tooltip_lists_the_siblings_by_what_differs(
     qtbot.waitUntil(lambda: w.transcript.card_for(happy) is not None
                     and hasattr(w.transcript.card_for(happy), "switcher"), timeout=10_000)
     card = w.transcript.card_for(happy)
-    switcher = card.switcher  # type: ignore[union-attr]
-    label = switcher.label
-    event = QHelpEvent(QHelpEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2)))
-    QApplication.sendEvent(label, event)
-    tip = label.toolTip()
+    assert isinstance(card, MessageCard)
+    at = card.item_rect("place").center()
+    QApplication.sendEvent(card, QHelpEvent(QHelpEvent.Type.ToolTip, at, card.mapToGlobal(at)))
+    tip = QToolTip.text()
     assert "alternative 2 of 2" in tip
     assert f"1. assistant · gpt-4-turbo #{luck}: “…Good luck" in tip
     assert f"2. assistant · gpt-4-turbo #{happy} (shown): “…Happy coding!”" in tip

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
@@ -16,6 +17,7 @@ from explorer.app.importing import import_paths
 from explorer.store import Store
 from explorer.ui.app import open_store, run_app
 from explorer.ui.main_window import MainWindow
+from explorer.ui.transcript.cards import MessageCard
 
 
 @pytest.fixture
@@ -238,8 +240,8 @@ def test_the_sibling_switcher_opens_compare(window: MainWindow) -> None:
     answer = window.store.conversation(1).tip_id or 0
     window.transcript.scroll_to(answer)
     card = window.transcript.card_for(answer)
-    assert card is not None and card.switcher.isVisibleTo(card)
-    card.switcher.compare_button.click()
+    assert isinstance(card, MessageCard) and card.switcher.visible
+    QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect("compare").center())
     compare = window.compares.window
     assert compare is not None
     assert {c.leaf_id for c in compare.comparison.columns} == set(window.store.siblings(answer))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
@@ -43,12 +44,17 @@ def _card(window: MainWindow, qtbot: QtBot, mid: int) -> MessageCard:
 
 
 def _notes(window: MainWindow, qtbot: QtBot, mid: int) -> list[str]:
-    return [n.text() for n in _card(window, qtbot, mid).note_labels]
+    return _card(window, qtbot, mid).header.texts("note")
 
 
 def _switcher_text(window: MainWindow, qtbot: QtBot, mid: int) -> str:
     card = _card(window, qtbot, mid)
-    return card.switcher.text() if not card.switcher.isHidden() else ""
+    return card.switcher.text() if card.switcher.visible else ""
+
+
+def _click(card: MessageCard, name: str) -> None:
+    """A click where the card's header paints item ``name`` (a link, a switcher button)."""
+    QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect(name).center())
 
 
 def _graph_place(window: MainWindow, mid: int) -> tuple[bool, int]:
@@ -176,9 +182,10 @@ def test_merge_back_from_the_right_click_links_the_branch(
     tip = window.store.conversation(1).tip_id
     assert tip is not None and window.store.message(tip).source_meta["merged_from"]["tip"] == 11
     assert "merges the branch ending at 11" in _notes(window, qtbot, tip)
-    [link] = _card(window, qtbot, tip).link_labels
-    assert link.objectName() == "note_open_it"
-    link.linkActivated.emit("#open it")  # the transcript opens the side branch it digests
+    card = _card(window, qtbot, tip)
+    [link] = card.links
+    assert link.name == "note_open_it" and link.text == "open it"
+    _click(card, link.name)  # the transcript opens the side branch it digests
     assert window.branch_state.preview_leaf == 11
     assert window.store.conversation(1).tip_id == tip  # shown, not switched to
     assert window.graph.selected_node() == 11
@@ -245,15 +252,17 @@ def test_T6_T7_the_transcript_links_unfold_and_restore_at_the_branch_point(
     before = [n.id for n in store.skeleton(1)]
     _reloaded(window, qtbot, lambda: _menu_action(window, 8, "archive"))
     _reloaded(window, qtbot, lambda: _menu_action(window, 18, "delete"))
-    [restore] = _card(window, qtbot, 17).link_labels
-    assert restore.objectName() == "note_restore"
-    _reloaded(window, qtbot, lambda: restore.linkActivated.emit("#restore"))
+    card = _card(window, qtbot, 17)
+    [restore] = card.links
+    assert restore.name == "note_restore"
+    _reloaded(window, qtbot, lambda: _click(card, restore.name))
     assert [n.id for n in store.skeleton(1)] == before and _graph_place(window, 18)[0]
-    [unfold] = _card(window, qtbot, 7).link_labels
-    assert unfold.objectName() == "note_unfold"
-    _reloaded(window, qtbot, lambda: unfold.linkActivated.emit("#unfold"))
+    card = _card(window, qtbot, 7)
+    [unfold] = card.links
+    assert unfold.name == "note_unfold"
+    _reloaded(window, qtbot, lambda: _click(card, unfold.name))
     assert _switcher_text(window, qtbot, 12) == "2/2" and _graph_place(window, 9)[0]
-    assert _card(window, qtbot, 7).link_labels == []
+    assert _card(window, qtbot, 7).links == []
 
 
 def test_T7_the_bar_deletes_a_branch_with_its_checkpoints_only_when_told_in_its_own_words(

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from transcript_helpers import load, settle
 
@@ -75,13 +75,13 @@ def test_one_card_per_message_with_role_model_time_and_tokens(
     assert [c.mid for c in cards] == [m.id for m in path]
     for card, m in zip(cards, path, strict=True):
         expected_role = "Tool" if m.is_tool_result_only else m.role.capitalize()
-        assert card.role_label.text() == expected_role
-        assert card.model_label.text() == (m.model or "")
-        assert card.tokens_label.text() == format_tokens(m.usage)
-        assert card.time_label.text().startswith("2026-")
+        assert card.header.text("role") == expected_role
+        assert card.header.text("model") == (m.model or "")
+        assert card.header.text("tokens") == format_tokens(m.usage)
+        assert card.header.text("time").startswith("2026-")
     first_answer = find(path, lambda m: m.usage is not None)
     assert first_answer.usage is not None
-    tokens = card_of(view, mid_of(first_answer)).tokens_label.text()
+    tokens = card_of(view, mid_of(first_answer)).header.text("tokens")
     assert f"in {first_answer.usage.input_tokens:,}" in tokens
 
 
@@ -150,12 +150,15 @@ def test_switcher_at_the_regenerated_answer_shows_2_of_2_and_goes_back(
     assert tip.model == "claude-opus-4-1"
     siblings = store.siblings(mid_of(tip))
     assert len(siblings) == 2
-    switcher = card_of(view, mid_of(tip)).switcher
-    assert switcher.text() == "2/2"
-    assert not switcher.next_button.isEnabled()
+    card = card_of(view, mid_of(tip))
+    assert card.switcher.text() == card.header.text("place") == "2/2"
+    next_button = card.header.find("next")
+    assert next_button is not None and not next_button.enabled
+    with qtbot.assertNotEmitted(view.siblingChosen):
+        QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect("next").center())
     other = next(s for s in siblings if s != tip.id)
     with qtbot.waitSignal(view.siblingChosen, timeout=1000) as blocker:
-        QTest.mouseClick(switcher.previous_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect("previous").center())
     assert blocker.args == [other]
 
 
@@ -164,7 +167,9 @@ def test_messages_without_alternatives_show_no_switcher(
 ) -> None:
     view = tall_view(qtbot, store, demo)
     for card in message_cards(view):
-        assert card.switcher.isVisibleTo(card) == (len(store.siblings(card.mid)) > 1)
+        alternatives = len(store.siblings(card.mid)) > 1
+        assert card.switcher.visible == alternatives
+        assert card.item_rect("previous").isEmpty() != alternatives
 
 
 def test_C3_rewind_digest_is_shown_where_the_exploration_left(
@@ -199,8 +204,7 @@ def test_C3_the_explored_path_carries_the_digest_at_its_end(
 def test_checkpoint_labels_appear_on_their_cards(qtbot: QtBot, store: Store, demo: int) -> None:
     view = tall_view(qtbot, store, demo)
     for label, mid in store.checkpoints(demo).items():
-        texts = [w.text() for w in card_of(view, mid).findChildren(QLabel)]
-        assert f"⚑ {label}" in texts
+        assert f"⚑ {label}" in card_of(view, mid).header.texts("checkpoint")
 
 
 def test_clicking_a_card_selects_it_and_select_emits(qtbot: QtBot, store: Store, demo: int) -> None:
@@ -214,7 +218,7 @@ def test_clicking_a_card_selects_it_and_select_emits(qtbot: QtBot, store: Store,
         view.select(ids[3])
     card = card_of(view, ids[1])
     with qtbot.waitSignal(view.messageSelected, timeout=1000) as blocker:
-        QTest.mouseClick(card.role_label, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect("role").center())
     assert blocker.args == [ids[1]]
     assert card.selected and not card_of(view, ids[3]).selected
     rewound_at = store.rewinds(demo)[0]["to_message_id"]
@@ -259,12 +263,13 @@ def test_T2_choosing_a_sibling_can_reload_the_path_from_inside_the_click(
         view.load_path(demo)
 
     view.siblingChosen.connect(branch_and_reload)
-    QTest.mouseClick(card_of(view, tip).switcher.previous_button, Qt.MouseButton.LeftButton)
+    card = card_of(view, tip)
+    QTest.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.item_rect("previous").center())
     settle(qtbot, view)
     assert view.message_ids()[-1] == other
     switcher = card_of(view, other).switcher
     assert switcher.text() == "1/2"
-    assert card_of(view, other).model_label.text() == "claude-sonnet-4-5"
+    assert card_of(view, other).header.text("model") == "claude-sonnet-4-5"
 
 
 def test_narrowing_the_view_re_measures_the_cards(qtbot: QtBot, store: Store, demo: int) -> None:

@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 from helpers import assistant, chat_turn, tool_call, tool_result, user
-from PySide6.QtCore import Qt
-from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 from transcript_helpers import load
 
@@ -152,27 +150,34 @@ def test_tool_arguments_are_pretty_printed(qtbot: QtBot, tmp_path: Path) -> None
         assert pretty == json.dumps({"path": "a", "n": [1, 2]}, indent=2)
 
 
-def test_switcher_steps_through_alternatives(qtbot: QtBot) -> None:
-    switcher = SiblingSwitcher()
-    qtbot.addWidget(switcher)
-    switcher.set_siblings([11, 12, 13], 12)
+def test_switcher_steps_through_alternatives() -> None:
+    switcher = SiblingSwitcher([11, 12, 13], 12)
     assert switcher.text() == "2/3"
-    assert switcher.previous_button.isEnabled() and switcher.next_button.isEnabled()
-    with qtbot.waitSignal(switcher.siblingChosen, timeout=1000) as blocker:
-        QTest.mouseClick(switcher.next_button, Qt.MouseButton.LeftButton)
-    assert blocker.args == [13]
-    switcher.set_siblings([11, 12, 13], 11)
-    assert switcher.text() == "1/3"
-    assert not switcher.previous_button.isEnabled()
-    with qtbot.assertNotEmitted(switcher.siblingChosen):
-        switcher.previous_button.click()
+    assert switcher.can_step(-1) and switcher.can_step(1)
+    assert (switcher.target(-1), switcher.target(1)) == (11, 13)
+    first = SiblingSwitcher([11, 12, 13], 11)
+    assert first.text() == "1/3"
+    assert not first.can_step(-1) and first.target(-1) is None
+    assert SiblingSwitcher([11, 12], 12, archived=1).text() == "2/2 · 1 archived"
 
 
-def test_a_message_without_siblings_hides_the_switcher(qtbot: QtBot) -> None:
-    switcher = SiblingSwitcher()
-    qtbot.addWidget(switcher)
-    switcher.show()
-    switcher.set_siblings([5], 5)
-    assert switcher.isHidden()
-    switcher.set_siblings([5, 6], 6)
-    assert not switcher.isHidden()
+def test_a_message_without_siblings_hides_the_switcher() -> None:
+    assert not SiblingSwitcher([5], 5).visible
+    assert SiblingSwitcher([5, 6], 6).visible
+    assert SiblingSwitcher([5], 5, archived=1).visible, "the archived ones are said aloud"
+
+
+def test_switcher_tooltips_list_the_siblings_only_when_asked() -> None:
+    asked: list[list[int]] = []
+
+    def describe(ids: list[int], current: int) -> list[str]:
+        asked.append(ids)
+        return [f"{n}. #{i}" + (" (shown)" if i == current else "") for n, i in enumerate(ids, 1)]
+
+    switcher = SiblingSwitcher([11, 12], 12, describe=describe)
+    assert switcher.text() == "2/2" and asked == []
+    assert switcher.tooltip("previous") == "◀ previous\n1. #11\n2. #12 (shown)"
+    assert switcher.tooltip("place").startswith("alternative 2 of 2\n")
+    assert switcher.tooltip("compare") == "Compare the alternatives side by side"
+    assert asked == [[11, 12]], "read once, the first time a tooltip shows"
+    assert SiblingSwitcher([1, 2], 1).tooltip("next") == "Next alternative"

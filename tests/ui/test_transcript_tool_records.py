@@ -40,21 +40,22 @@ def test_tool_records_are_dashed_faint_cards_named_for_what_they_are(
     try:
         assert set(cards) >= {"u1", "m1", "i1", "b1", "s1", "u3"}
         records = {k: c for k, c in cards.items() if c.meta is not None}
-        assert {k: c.role_label.text() for k, c in records.items()} == {
+        assert {k: c.header.text("role") for k, c in records.items()} == {
             "m1": "Claude Code note", "i1": "Interrupted",
             "b1": "Compaction marker (manual, 155,000 tokens before)",
             "s1": "Compaction summary"}
         for card in records.values():
             assert card.dashed and card.texts == []  # no markdown body: muted text instead
-            assert card.role_label.foregroundRole() == QPalette.ColorRole.PlaceholderText
+            role = card.header.find("role")
+            assert role is not None and role.tone == QPalette.ColorRole.PlaceholderText
             assert card.meta_texts and all(
                 t.label.foregroundRole() == QPalette.ColorRole.PlaceholderText
                 for t in card.meta_texts)
-            assert card.meta is not None and card.role_label.toolTip() == card.meta.explain
+            assert card.meta is not None and role.tooltip() == card.meta.explain
         for key in ("u1", "u3"):
             prompt = cards[key]
             assert prompt.meta is None and not prompt.dashed
-            assert prompt.role_label.text() == "User" and prompt.texts
+            assert prompt.header.text("role") == "User" and prompt.texts
     finally:
         view.shutdown()
         store.close()

@@ -1,0 +1,216 @@
+"""A message card's header row as the card paints it (see :mod:`.header`), with the
+switcher's and the links' requests as the card's signals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QRect, Qt, Signal
+from PySide6.QtGui import (
+    QFocusEvent,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+)
+from PySide6.QtWidgets import QSizePolicy, QSpacerItem, QToolTip, QWidget
+
+from explorer.app.meta_records import MetaRecord
+from explorer.app.tree_view import marker_kind, merged_tip
+from explorer.tree.model import Message
+from explorer.ui.transcript.card_frame import CARD_MARGINS, CARD_SPACING, Card, CardContext
+from explorer.ui.transcript.card_words import (
+    describe_tokens,
+    format_time,
+    format_tokens,
+    shown_role,
+)
+from explorer.ui.transcript.header import (
+    BUTTON,
+    LABEL,
+    LINK,
+    SWITCH_SPACING,
+    CardHeader,
+    HeaderItem,
+    header_font,
+)
+from explorer.ui.transcript.switcher import SiblingSwitcher
+
+
+class HeaderCard(Card):
+    """A card whose first row is its painted header; the body follows in its layout."""
+
+    siblingChosen = Signal(int)
+    compareRequested = Signal(int)
+    branchOpened = Signal(int)  # a merge message's side branch, by its tip
+    markerOpened = Signal(int, str)  # this branch point, "archived" (unfold) or "deleted"
+
+    def __init__(self, message: Message, meta: MetaRecord | None, mid: int, accent: str,
+                 ctx: CardContext, parent: QWidget | None) -> None:
+        super().__init__(mid, accent, meta is not None, parent)
+        self.message = message
+        self.meta = meta
+        siblings = ctx.siblings(mid)
+        shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
+        self.switcher = SiblingSwitcher(shown, mid, len(siblings) - len(shown), ctx.describe)
+        self.header = CardHeader(self)
+        self._header(ctx)
+        # The header's room in the body; a layout puts no spacing after a spacer, so it
+        # includes the spacing before the first part, as the row of labels had.
+        room = self.header.height() + (CARD_SPACING if message.parts else 0)
+        self.body.addSpacerItem(QSpacerItem(0, room, QSizePolicy.Policy.Minimum,
+                                            QSizePolicy.Policy.Fixed))
+        self.setAccessibleName(self.header.spoken())
+        if self.header.interactive:  # a switcher or a link: reached by Tab, lit by the mouse
+            self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+            self.setMouseTracking(True)
+
+    def _header(self, ctx: CardContext) -> None:
+        """Who spoke, the model, checkpoints, notes with their links; then, flush right,
+        the time, the tokens and the switcher (see :mod:`.header`)."""
+        add, small, bold = self.header.add, header_font(self, False), header_font(self, True)
+        if self.meta is not None:
+            add(HeaderItem("role", self.meta.label, bold, tip=self.meta.explain))
+        else:
+            add(HeaderItem("role", shown_role(self.message).capitalize(), bold,
+                           tone=self.accent))
+        add(HeaderItem("model", self.message.model or "", small))
+        for label in ctx.info.checkpoint_labels.get(self.mid, []):
+            add(HeaderItem("checkpoint", f"⚑ {label}", bold, tone=QPalette.ColorRole.WindowText))
+        for note in ctx.info.notes.get(self.mid, []):
+            add(HeaderItem("note", note, small))
+            self._link(note)
+        add(HeaderItem("time", format_time(self.message.created_at), small, right=True))
+        usage = self.message.usage
+        add(HeaderItem("tokens", format_tokens(usage), small, right=True,
+                       tip=describe_tokens(usage)))
+        if self.switcher.visible:
+            self._switcher_items()
+
+    def _switcher_items(self) -> None:
+        """◀ 2/3 ▶ ⇆: step to the previous or next alternative, or compare them all."""
+        sw, font, add = self.switcher, self.font(), self.header.add
+        plain = QPalette.ColorRole.WindowText
+        add(HeaderItem("previous", "◀", font, BUTTON, plain, self._tip("previous"),
+                       lambda: self._step(-1), sw.can_step(-1), right=True))
+        add(HeaderItem("place", sw.text(), font, LABEL, plain, self._tip("place"),
+                       right=True, gap=SWITCH_SPACING, align=Qt.AlignmentFlag.AlignCenter))
+        add(HeaderItem("next", "▶", font, BUTTON, plain, self._tip("next"),
+                       lambda: self._step(1), sw.can_step(1), right=True, gap=SWITCH_SPACING))
+        add(HeaderItem("compare", "⇆", font, BUTTON, plain, self._tip("compare"),
+                       self._compare, right=True, gap=SWITCH_SPACING))
+
+    def _tip(self, part: str) -> Callable[[], str]:
+        """The switcher's tooltips list the siblings, read only when one is shown."""
+        return lambda: self.switcher.tooltip(part)
+
+    def _step(self, delta: int) -> None:
+        target = self.switcher.target(delta)
+        if target is not None:
+            self.siblingChosen.emit(target)
+
+    def _compare(self) -> None:
+        current = self.switcher.current()
+        if current is not None:
+            self.compareRequested.emit(current)
+
+    def _link(self, note: str) -> None:
+        """What a note lets a person do, as a link beside it: open a merge message's side
+        branch, unfold the branches archived here, restore the branch deleted here."""
+        tip, kind = merged_tip(note), marker_kind(note)
+        if tip is None and kind is None:
+            return
+        act = {"archived": "unfold", "deleted": "restore", None: "open it"}[kind]
+        if kind is not None:
+            tip_text = ("Unfold the archived branches here" if kind == "archived"
+                        else "Restore the branch deleted here (Edit → Undo deletes it again)")
+            action = lambda k=kind: self.markerOpened.emit(self.mid, k)  # noqa: E731
+        else:
+            assert tip is not None
+            tip_text = f"Show the branch ending at {tip} (the tip stays)"
+            action = lambda t=tip: self.branchOpened.emit(t)  # noqa: E731
+        link_font = QFont(self.font())
+        link_font.setUnderline(True)
+        self.header.add(HeaderItem(f"note_{act.replace(' ', '_')}", act, link_font, LINK,
+                                   QPalette.ColorRole.Link, tip=tip_text, action=action))
+
+    @property
+    def links(self) -> list[HeaderItem]:
+        """The header's links (open it, unfold, restore), in order."""
+        return [i for i in self.header.items if i.kind == LINK]
+
+    # -- the painted header's mouse, tooltips and keyboard ------------------------------
+    def item_rect(self, name: str) -> QRect:
+        """Where the header paints item ``name`` at the card's width (empty if it has none)."""
+        self._lay_out_header()
+        item = self.header.find(name)
+        return QRect(item.rect) if item is not None else QRect()
+
+    def _lay_out_header(self) -> None:
+        left, top, right, _ = CARD_MARGINS
+        self.header.layout(QRect(left, top, self.width() - left - right, self.header.height()))
+
+    def paint_content(self, painter: QPainter, clip: QRect) -> None:
+        self._lay_out_header()
+        self.header.paint(painter, clip)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._lay_out_header()
+        if event.button() == Qt.MouseButton.LeftButton and self.header.press(
+                event.position().toPoint()):
+            event.accept()  # a button or a link takes the press, as its widget did
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.header.release(
+                event.position().toPoint()):
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        self._lay_out_header()
+        self.header.hover(event.position().toPoint())
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        self.header.hover(None)
+        super().leaveEvent(event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            self._lay_out_header()
+            item = self.header.item_at(event.pos())
+            tip = item.tooltip() if item is not None else ""
+            if item is not None and tip:
+                QToolTip.showText(event.globalPos(), tip, self, item.rect)
+                return True
+        return super().event(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        reason = event.reason()
+        if reason in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason):
+            self.header.focus_step(reason == Qt.FocusReason.TabFocusReason, start=True)
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.header.clear_focus()
+        super().focusOutEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        if self.header.focused is not None and self.header.focus_step(next):
+            return True  # the next button or link of this header
+        return super().focusNextPrevChild(next)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        focused = self.header.focused
+        if focused is not None and event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return,
+                                                    Qt.Key.Key_Enter):
+            self.header.activate(focused)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
