@@ -3,7 +3,10 @@ and does all its labels and buttons did: clicks, hover, tooltips, the keyboard."
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -137,10 +140,10 @@ def test_V2_tab_reaches_each_enabled_button_and_space_presses_it(
     with qtbot.waitSignal(view.siblingChosen, timeout=1000) as chosen:
         QTest.keyClick(card, Qt.Key.Key_Space)
     assert chosen.args == [other]
-    assert card.header.focus_step(True)
+    assert card.header.focus_step(card, True)
     focused = card.header.focused
     assert focused is not None and focused.name == "compare", "▶ is greyed: Tab passes it"
-    assert not card.header.focus_step(True), "past the last button the focus leaves the card"
+    assert not card.header.focus_step(card, True), "past the last button the focus leaves the card"
 
 
 def test_V2_the_header_words_are_the_cards_accessible_name(view: TranscriptView) -> None:
@@ -160,3 +163,22 @@ def test_V2_a_narrow_card_shortens_the_model_not_who_spoke(view: TranscriptView)
     assert role.shown == role.text and model.shown != model.text
     assert card.item_rect("compare").right() < card.width(), "the switcher stays on the card"
     assert not card.item_rect("model").intersects(card.item_rect("time"))
+
+
+def test_V2_a_card_let_go_is_freed_at_once_not_by_a_collection(
+        view: TranscriptView, store: Store) -> None:
+    """Its header holds no callables and no reference back to it: no cycle for the
+    collector to find (an open frees the last conversation's cards by reference counting)."""
+    tip = tip_card(view)
+    gc.collect()
+    gc.disable()
+    try:
+        bare = replace(tip.message, parts=[])  # the header alone (parts are other modules')
+        card = MessageCard(bare, tip.mid, view.card_context)
+        assert card.switcher.visible and card.links == [] and card.header.find("previous")
+        card.item_rect("previous")  # laid out, as painting does
+        freed = weakref.ref(card)
+        del card
+        assert freed() is None
+    finally:
+        gc.enable()

@@ -51,7 +51,7 @@ def test_tool_records_are_dashed_faint_cards_named_for_what_they_are(
             assert card.meta_texts and all(
                 t.label.foregroundRole() == QPalette.ColorRole.PlaceholderText
                 for t in card.meta_texts)
-            assert card.meta is not None and role.tooltip() == card.meta.explain
+            assert card.meta is not None and card.tooltip(role) == card.meta.explain
         for key in ("u1", "u3"):
             prompt = cards[key]
             assert prompt.meta is None and not prompt.dashed

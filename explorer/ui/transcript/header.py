@@ -16,7 +16,6 @@ words are the card's accessible name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
@@ -49,8 +48,7 @@ class HeaderItem:
     font: QFont
     kind: str = LABEL
     tone: Tone = QPalette.ColorRole.PlaceholderText
-    tip: str | Callable[[], str] = ""
-    action: Callable[[], None] | None = None
+    tip: str = ""  # the card asks its own for the switcher's (they list the siblings)
     enabled: bool = True
     right: bool = False  # after the stretch: time, tokens, the switcher
     gap: int = SPACING  # before it, when an item precedes it
@@ -59,19 +57,23 @@ class HeaderItem:
     shown: str = ""  # the text as painted: elided when the card is too narrow for it
     align: Qt.AlignmentFlag = ALIGN
 
+    data: object = None  # what a link opens
+
     @property
     def interactive(self) -> bool:
-        return self.kind != LABEL and self.action is not None
-
-    def tooltip(self) -> str:
-        return self.tip() if callable(self.tip) else self.tip
+        """A button or a link: it takes presses, lights up and is reached by Tab."""
+        return self.kind != LABEL
 
 
 class CardHeader:
-    """The items of one card's header, their layout for a width, painting and hit tests."""
+    """The items of one card's header, their layout for a width, painting and hit tests.
 
-    def __init__(self, card: QWidget) -> None:
-        self.card = card
+    It holds no reference to its card (which is passed in where needed) and its items
+    no callables, so a card and its header make no reference cycle: a card let go is
+    freed at once, not by a garbage collection.
+    """
+
+    def __init__(self) -> None:
         self.items: list[HeaderItem] = []
         self.hovered: HeaderItem | None = None
         self.pressed: HeaderItem | None = None
@@ -144,25 +146,25 @@ class CardHeader:
         item.rect = QRect(x, rect.top() + (rect.height() - height) // 2, max(0, width), height)
 
     # -- painting ---------------------------------------------------------------------
-    def paint(self, painter: QPainter, clip: QRect) -> None:
-        palette = self.card.palette()
+    def paint(self, painter: QPainter, card: QWidget, clip: QRect) -> None:
+        palette = card.palette()
         for item in self.items:
             if not item.rect.intersects(clip) or item.rect.width() <= 0:
                 continue
             if item.kind == BUTTON:
-                self._paint_button(painter, item)
+                self._paint_button(painter, card, item)
                 continue
             painter.setFont(item.font)
             tone = item.tone
             painter.setPen(tone if isinstance(tone, QColor) else palette.color(tone))
             painter.drawText(item.rect, item.align, item.shown)
             if item is self.focused:
-                self._paint_focus(painter, item.rect)
+                self._paint_focus(painter, card, item.rect)
 
-    def _paint_button(self, painter: QPainter, item: HeaderItem) -> None:
+    def _paint_button(self, painter: QPainter, card: QWidget, item: HeaderItem) -> None:
         """As QToolButton paints an auto-raise button, so it looks and behaves the same."""
         option = QStyleOptionToolButton()
-        option.initFrom(self.card)
+        option.initFrom(card)
         state = option.state | QStyle.StateFlag.State_AutoRaise
         state &= ~(QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus)
         if not item.enabled:
@@ -185,37 +187,36 @@ class CardHeader:
         option.subControls = QStyle.SubControl.SC_ToolButton
         option.activeSubControls = QStyle.SubControl.SC_None
         option.toolButtonStyle = Qt.ToolButtonStyle.ToolButtonIconOnly
-        self.card.style().drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option,
-                                             painter, self.card)
+        card.style().drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option,
+                                        painter, card)
 
-    def _paint_focus(self, painter: QPainter, rect: QRect) -> None:
+    @staticmethod
+    def _paint_focus(painter: QPainter, card: QWidget, rect: QRect) -> None:
         option = QStyleOptionFocusRect()
-        option.initFrom(self.card)
+        option.initFrom(card)
         option.rect = rect
-        self.card.style().drawPrimitive(QStyle.PrimitiveElement.PE_FrameFocusRect, option,
-                                        painter, self.card)
+        card.style().drawPrimitive(QStyle.PrimitiveElement.PE_FrameFocusRect, option,
+                                   painter, card)
 
     # -- the mouse and the keyboard -----------------------------------------------------
     def item_at(self, pos: QPoint) -> HeaderItem | None:
         return next((i for i in self.items if i.rect.contains(pos)), None)
 
-    def hover(self, pos: QPoint | None) -> bool:
+    def hover(self, card: QWidget, pos: QPoint | None) -> bool:
         """Follow the mouse; True when what is under it changed (the card repaints it)."""
         item = self.item_at(pos) if pos is not None else None
         item = item if item is not None and item.interactive else None
         if item is self.hovered:
             return False
-        self._repaint(self.hovered, item)
+        _repaint(card, self.hovered, item)
         self.hovered = item
-        shape = (Qt.CursorShape.PointingHandCursor if item is not None and item.kind == LINK
-                 else None)
-        if shape is None:
-            self.card.unsetCursor()
+        if item is not None and item.kind == LINK:
+            card.setCursor(Qt.CursorShape.PointingHandCursor)
         else:
-            self.card.setCursor(shape)
+            card.unsetCursor()
         return True
 
-    def press(self, pos: QPoint) -> bool:
+    def press(self, card: QWidget, pos: QPoint) -> bool:
         """A left press: True when it is on a button or link (which takes it)."""
         item = self.item_at(pos)
         if item is None or not item.interactive:
@@ -223,24 +224,19 @@ class CardHeader:
         self.hovered = item
         if item.enabled:
             self.pressed = item
-            self._repaint(item)
+            _repaint(card, item)
         return True
 
-    def release(self, pos: QPoint) -> bool:
-        """The press's end: the item pressed acts if the mouse is still over it."""
+    def release(self, card: QWidget, pos: QPoint) -> tuple[bool, HeaderItem | None]:
+        """The press's end: (whether the header took it, the item to act if the mouse is
+        still over the one pressed)."""
         item, self.pressed = self.pressed, None
         if item is None:
-            return False
-        self._repaint(item)
-        if item.rect.contains(pos):
-            self.activate(item)
-        return True
+            return False, None
+        _repaint(card, item)
+        return True, (item if item.rect.contains(pos) and item.enabled else None)
 
-    def activate(self, item: HeaderItem) -> None:
-        if item.enabled and item.action is not None:
-            item.action()
-
-    def focus_step(self, forward: bool, start: bool = False) -> bool:
+    def focus_step(self, card: QWidget, forward: bool, start: bool = False) -> bool:
         """Move the keyboard focus to the next (previous) button or link; False past the
         last (first), where the focus leaves the card. ``start``: from outside it."""
         order = [i for i in self.items if i.interactive and i.enabled]
@@ -252,18 +248,19 @@ class CardHeader:
             assert self.focused is not None
             at = order.index(self.focused) + (1 if forward else -1)
             target = order[at] if 0 <= at < len(order) else None
-        self._repaint(self.focused, target)
+        _repaint(card, self.focused, target)
         self.focused = target
         return target is not None
 
-    def clear_focus(self) -> None:
-        self._repaint(self.focused)
+    def clear_focus(self, card: QWidget) -> None:
+        _repaint(card, self.focused)
         self.focused = None
 
-    def _repaint(self, *items: HeaderItem | None) -> None:
-        for item in items:
-            if item is not None:
-                self.card.update(item.rect.adjusted(-2, -2, 2, 2))
+
+def _repaint(card: QWidget, *items: HeaderItem | None) -> None:
+    for item in items:
+        if item is not None:
+            card.update(item.rect.adjusted(-2, -2, 2, 2))
 
 
 def _span(items: list[HeaderItem]) -> int:

@@ -3,8 +3,6 @@ switcher's and the links' requests as the card's signals."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from PySide6.QtCore import QEvent, QRect, Qt, Signal
 from PySide6.QtGui import (
     QFocusEvent,
@@ -55,7 +53,7 @@ class HeaderCard(Card):
         siblings = ctx.siblings(mid)
         shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
         self.switcher = SiblingSwitcher(shown, mid, len(siblings) - len(shown), ctx.describe)
-        self.header = CardHeader(self)
+        self.header = CardHeader()
         self._header(ctx)
         # The header's room in the body; a layout puts no spacing after a spacer, so it
         # includes the spacing before the first part, as the row of labels had.
@@ -93,28 +91,13 @@ class HeaderCard(Card):
         """◀ 2/3 ▶ ⇆: step to the previous or next alternative, or compare them all."""
         sw, font, add = self.switcher, self.font(), self.header.add
         plain = QPalette.ColorRole.WindowText
-        add(HeaderItem("previous", "◀", font, BUTTON, plain, self._tip("previous"),
-                       lambda: self._step(-1), sw.can_step(-1), right=True))
-        add(HeaderItem("place", sw.text(), font, LABEL, plain, self._tip("place"),
-                       right=True, gap=SWITCH_SPACING, align=Qt.AlignmentFlag.AlignCenter))
-        add(HeaderItem("next", "▶", font, BUTTON, plain, self._tip("next"),
-                       lambda: self._step(1), sw.can_step(1), right=True, gap=SWITCH_SPACING))
-        add(HeaderItem("compare", "⇆", font, BUTTON, plain, self._tip("compare"),
-                       self._compare, right=True, gap=SWITCH_SPACING))
-
-    def _tip(self, part: str) -> Callable[[], str]:
-        """The switcher's tooltips list the siblings, read only when one is shown."""
-        return lambda: self.switcher.tooltip(part)
-
-    def _step(self, delta: int) -> None:
-        target = self.switcher.target(delta)
-        if target is not None:
-            self.siblingChosen.emit(target)
-
-    def _compare(self) -> None:
-        current = self.switcher.current()
-        if current is not None:
-            self.compareRequested.emit(current)
+        add(HeaderItem("previous", "◀", font, BUTTON, plain, enabled=sw.can_step(-1),
+                       right=True))
+        add(HeaderItem("place", sw.text(), font, LABEL, plain, right=True, gap=SWITCH_SPACING,
+                       align=Qt.AlignmentFlag.AlignCenter))
+        add(HeaderItem("next", "▶", font, BUTTON, plain, enabled=sw.can_step(1), right=True,
+                       gap=SWITCH_SPACING))
+        add(HeaderItem("compare", "⇆", font, BUTTON, plain, right=True, gap=SWITCH_SPACING))
 
     def _link(self, note: str) -> None:
         """What a note lets a person do, as a link beside it: open a merge message's side
@@ -124,22 +107,43 @@ class HeaderCard(Card):
             return
         act = {"archived": "unfold", "deleted": "restore", None: "open it"}[kind]
         if kind is not None:
-            tip_text = ("Unfold the archived branches here" if kind == "archived"
-                        else "Restore the branch deleted here (Edit → Undo deletes it again)")
-            action = lambda k=kind: self.markerOpened.emit(self.mid, k)  # noqa: E731
+            words = ("Unfold the archived branches here" if kind == "archived"
+                     else "Restore the branch deleted here (Edit → Undo deletes it again)")
         else:
-            assert tip is not None
-            tip_text = f"Show the branch ending at {tip} (the tip stays)"
-            action = lambda t=tip: self.branchOpened.emit(t)  # noqa: E731
-        link_font = QFont(self.font())
-        link_font.setUnderline(True)
-        self.header.add(HeaderItem(f"note_{act.replace(' ', '_')}", act, link_font, LINK,
-                                   QPalette.ColorRole.Link, tip=tip_text, action=action))
+            words = f"Show the branch ending at {tip} (the tip stays)"
+        font = QFont(self.font())
+        font.setUnderline(True)
+        self.header.add(HeaderItem(f"note_{act.replace(' ', '_')}", act, font, LINK,
+                                   QPalette.ColorRole.Link, tip=words,
+                                   data=kind if kind is not None else tip))
 
     @property
     def links(self) -> list[HeaderItem]:
         """The header's links (open it, unfold, restore), in order."""
         return [i for i in self.header.items if i.kind == LINK]
+
+    def activate(self, item: HeaderItem) -> None:
+        """What pressing a button or following a link asks for."""
+        if not item.enabled:
+            return
+        if item.name in ("previous", "next"):
+            target = self.switcher.target(-1 if item.name == "previous" else 1)
+            if target is not None:
+                self.siblingChosen.emit(target)
+        elif item.name == "compare":
+            current = self.switcher.current()
+            if current is not None:
+                self.compareRequested.emit(current)
+        elif item.kind == LINK and isinstance(item.data, str):
+            self.markerOpened.emit(self.mid, item.data)
+        elif item.kind == LINK and isinstance(item.data, int):
+            self.branchOpened.emit(item.data)
+
+    def tooltip(self, item: HeaderItem) -> str:
+        """The switcher's list the siblings (read only when one is shown); others are set."""
+        if item.name in ("previous", "place", "next", "compare"):
+            return self.switcher.tooltip(item.name)
+        return item.tip
 
     # -- the painted header's mouse, tooltips and keyboard ------------------------------
     def item_rect(self, name: str) -> QRect:
@@ -154,37 +158,40 @@ class HeaderCard(Card):
 
     def paint_content(self, painter: QPainter, clip: QRect) -> None:
         self._lay_out_header()
-        self.header.paint(painter, clip)
+        self.header.paint(painter, self, clip)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._lay_out_header()
         if event.button() == Qt.MouseButton.LeftButton and self.header.press(
-                event.position().toPoint()):
+                self, event.position().toPoint()):
             event.accept()  # a button or a link takes the press, as its widget did
             return
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if event.button() == Qt.MouseButton.LeftButton and self.header.release(
-                event.position().toPoint()):
-            event.accept()
-            return
+        if event.button() == Qt.MouseButton.LeftButton:
+            taken, item = self.header.release(self, event.position().toPoint())
+            if taken:
+                event.accept()
+                if item is not None:
+                    self.activate(item)
+                return
         super().mouseReleaseEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         self._lay_out_header()
-        self.header.hover(event.position().toPoint())
+        self.header.hover(self, event.position().toPoint())
         super().mouseMoveEvent(event)
 
     def leaveEvent(self, event: QEvent) -> None:
-        self.header.hover(None)
+        self.header.hover(self, None)
         super().leaveEvent(event)
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             self._lay_out_header()
             item = self.header.item_at(event.pos())
-            tip = item.tooltip() if item is not None else ""
+            tip = self.tooltip(item) if item is not None else ""
             if item is not None and tip:
                 QToolTip.showText(event.globalPos(), tip, self, item.rect)
                 return True
@@ -193,15 +200,15 @@ class HeaderCard(Card):
     def focusInEvent(self, event: QFocusEvent) -> None:
         reason = event.reason()
         if reason in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason):
-            self.header.focus_step(reason == Qt.FocusReason.TabFocusReason, start=True)
+            self.header.focus_step(self, reason == Qt.FocusReason.TabFocusReason, start=True)
         super().focusInEvent(event)
 
     def focusOutEvent(self, event: QFocusEvent) -> None:
-        self.header.clear_focus()
+        self.header.clear_focus(self)
         super().focusOutEvent(event)
 
     def focusNextPrevChild(self, next: bool) -> bool:
-        if self.header.focused is not None and self.header.focus_step(next):
+        if self.header.focused is not None and self.header.focus_step(self, next):
             return True  # the next button or link of this header
         return super().focusNextPrevChild(next)
 
@@ -209,8 +216,7 @@ class HeaderCard(Card):
         focused = self.header.focused
         if focused is not None and event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return,
                                                     Qt.Key.Key_Enter):
-            self.header.activate(focused)
+            self.activate(focused)
             event.accept()
             return
         super().keyPressEvent(event)
-
