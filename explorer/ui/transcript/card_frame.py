@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from explorer.ui.compare_marks import paint_mark_badge
 from explorer.ui.live_marks import paint_live_badge
+from explorer.ui.transcript.frame_paint import paint_frame
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.rows import PathInfo
 from explorer.ui.transcript.text_view import TextView
@@ -98,13 +99,8 @@ class Card(QFrame):
             painter.setPen(pen)
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 6, 6)
-        else:  # the solid border as two fills: stroking a rounded outline costs 3× as much
-            half = line / 2
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(pal.color(role))
-            painter.drawRoundedRect(rect.adjusted(-half, -half, half, half), 6 + half, 6 + half)
-            painter.setBrush(fill)
-            painter.drawRoundedRect(rect.adjusted(half, half, -half, -half), 6 - half, 6 - half)
+        else:
+            paint_frame(painter, self.width(), self.height(), pal.color(role), fill, line)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.accent)
         painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 4, rect.height()), 2, 2)

@@ -54,6 +54,10 @@ class AnchoredScroll(QAbstractScrollArea):
         self.estimates.finished.connect(self._apply_estimates)
         self._more = QTimer(self, singleShot=True, interval=0)
         self._more.timeout.connect(lambda: self._relayout())
+        # A scroll step asks for the new rows' content after it has painted: a read started
+        # inside the step competes with its painting for the interpreter (the GIL).
+        self._fetch_soon = QTimer(self, singleShot=True, interval=0)
+        self._fetch_soon.timeout.connect(lambda: self._fetch_window())
         self._focus: int | None = None  # the row last scrolled to: its card is built first
         self._in_layout = False
         self.card_width_now = 0
@@ -207,7 +211,10 @@ class AnchoredScroll(QAbstractScrollArea):
             self.stack.evict(self._window(KEEP))
         finally:
             self._in_layout = False
-        self._fetch_window()
+        if scrolling:
+            self._fetch_soon.start()
+        else:
+            self._fetch_window()
 
     def _window(self, extra: float) -> range:
         value = self.verticalScrollBar().value()

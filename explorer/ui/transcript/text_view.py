@@ -133,8 +133,7 @@ class TextView(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         if self.safe_document.textWidth() != self.width():
             self.safe_document.setTextWidth(max(1, self.width()))
-        painter = QPainter(self)
-        painter.setClipRect(event.rect())
+        painter = QPainter(self)  # clipped to the event's region already
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette = self.palette()
         context.clip = QRectF(event.rect())

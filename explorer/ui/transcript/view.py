@@ -114,11 +114,12 @@ class TranscriptView(AnchoredScroll):
     def is_loading(self) -> bool:
         """True while the skeleton or the content of the rows on screen is being read."""
         return (self.skeletons.busy or self.content.busy or self.estimates.busy
-                or self._more.isActive())
+                or self._more.isActive() or self._fetch_soon.isActive())
 
     def shutdown(self) -> None:
         """Cancel every read and wait for the workers (the view stays usable)."""
         self._more.stop()
+        self._fetch_soon.stop()
         self._tip_built.set()
         for runner in (self.skeletons, self.estimates):
             runner.cancel()
