@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 import threading
 from array import array
 from collections.abc import Callable, Sequence
@@ -49,6 +50,24 @@ FOUND_STALE = 32
 _BUCKET = {name: i for i, name in enumerate(PART_NAMES)}
 
 
+class FileChanges:
+    """How many commits the file has seen, as one connection counts them.
+
+    SQLite's ``data_version`` moves when another connection (the store's writer, which
+    makes every write) commits; but each connection counts apart, and the figure is
+    made on whichever pool thread runs it. So one of the store's readers (they may be
+    used from any thread) is asked every time: equal counts, an unchanged file."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._conn: sqlite3.Connection | None = None
+
+    def count(self) -> int:
+        if self._conn is None:
+            self._conn = self.store.reader
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+
 class ContextFigure:
     """Costs the active context of conversations for one target family at a time."""
 
@@ -62,12 +81,17 @@ class ContextFigure:
         self._sums = PathSums(self._costs)
         self._kept: tuple[int, array[int], list[int]] = (0, array("q"), [])  # conv, path,
         # the places of its records not sent
-        self._last: tuple[tuple[object, ...], ContextUsage, int] | None = None
+        self._changes = FileChanges(store)
+        self._last: tuple[tuple[object, ...], ContextUsage, int] | None = None  # the last
+        # figure and its length, by what it was made of (while the file is unchanged)
         self.costed = 0  # messages read and estimated since this figure was made
         self.read_texts = 0  # of them, costed from their text (not sized yet)
         self.looked_up = 0  # messages whose kept costs were found by id for the path's sums
         self.checked_unsent = 0  # messages looked at for records a tool kept for itself
         self.length = 0  # the last figure's context length
+        self.stamp: tuple[object, ...] | None = None  # the last figure's conversation, target
+        # and the file's commit count: equal stamps, equal figures (None: a redactor no
+        # stored size foresees, so nothing is reused)
 
     def context_ids(self, conv_id: int) -> list[int]:
         """The active context's ids, as ``compacting.active_context`` cuts it (without the
@@ -107,10 +131,13 @@ class ContextFigure:
         """What fills ``target``'s window on the conversation's active context; the last
         figure again, read from nothing, when the file has not changed since."""
         with self._lock:
-            key = (conv_id, target, self._data_version()) if sizes_serve(target) else None
-            if key is not None and self._last is not None and self._last[0] == key:
-                self.length = self._last[2]
-                return _copy(self._last[1])
+            key = ((conv_id, target, target.redactor is not None, self._changes.count())
+                   if sizes_serve(target) else None)  # (a target's equality skips its redactor)
+            self.stamp = key
+            last = self._last
+            if key is not None and last is not None and last[0] == key:
+                self.length = last[2]
+                return _copy(last[1])
             ids = self.context_ids(conv_id)
             estimator = target.estimator()
             sums = self._sums_for(ids, target, estimator, check)
@@ -118,12 +145,6 @@ class ContextFigure:
             self.length = len(ids)
             self._last = None if key is None else (key, usage, len(ids))
             return _copy(usage)
-
-    def _data_version(self) -> tuple[int, int]:
-        """Which connection reads, and SQLite's count of the commits it has seen from the
-        others (every write goes through the store's writer): equal means unchanged."""
-        reader = self.store.reader
-        return id(reader), int(reader.execute("PRAGMA data_version").fetchone()[0])
 
     def _sums_for(self, ids: list[int], target: Target, estimator: Estimator,
                   check: Callable[[], None]) -> PathSums:

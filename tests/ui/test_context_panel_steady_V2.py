@@ -136,3 +136,27 @@ def test_V2_the_bars_paint_from_their_cache_until_the_figure_or_size_changes(
     bar.resize(700, 200)
     bars.grab()
     assert bars.renders == drawn + 2, "a new width is drawn once"
+
+
+def test_V2_the_panel_plans_the_prompt_cache_again_only_when_the_file_changed(
+    qtbot: QtBot, column: tuple[ContextPanel, QWidget, int], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.app import prompt_cache
+    from tests.helpers import assistant, user
+
+    panel, _below, conv = column
+    plans: list[int] = []
+    real = prompt_cache.figures
+
+    def counted(context: Any, target: Target) -> dict[str, Any]:
+        plans.append(len(context))
+        return real(context, target)
+
+    monkeypatch.setattr(prompt_cache, "figures", counted)
+    _arrive(qtbot, panel, conv)
+    first = panel.bar.cache
+    _arrive(qtbot, panel, conv)
+    assert len(plans) == 1 and panel.bar.cache == first  # the kept plan, shown again
+    panel.store.append_turn(conv, [user("and now?"), assistant("now this")])
+    _arrive(qtbot, panel, conv)
+    assert len(plans) == 2 and plans[1] == plans[0] + 2

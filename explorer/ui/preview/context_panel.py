@@ -60,6 +60,7 @@ class ContextPanel(QWidget):
         self.runner.progress.connect(self._on_progress)
         self.runner.failed.connect(lambda e: self.bar.show_error(f"{type(e).__name__}: {e}"))
         self._figure: ContextFigure | None = None
+        self._planned: tuple[object, Any] | None = None  # the last cache plan, by figure stamp
         self.measure_button = QToolButton()
         self.measure_button.setText("Plan the prompt cache")
         self.measure_button.setAutoRaise(True)
@@ -132,12 +133,17 @@ class ContextPanel(QWidget):
             length = figure.length  # the figure's own path: not walked again
             if length > AUTO_MEASURE_LIMIT and not force:
                 return {**usage, "deferred": length}
+            planned = self._planned
+            if figure.stamp is not None and planned is not None and planned[0] == figure.stamp:
+                return {**usage, CACHE_KEY: planned[1]}  # the same file, target and path
             ticket.step("pricing the prompt cache")
             from explorer.app import compacting, prompt_cache  # on the worker, when needed
 
             context = compacting.active_context(store, conv_id)
             ticket.check()  # a newer request or a closing window: the plan is not wanted
-            return {**usage, CACHE_KEY: prompt_cache.figures(context, use)}
+            figures = prompt_cache.figures(context, use)
+            self._planned = None if figure.stamp is None else (figure.stamp, figures)
+            return {**usage, CACHE_KEY: figures}
 
         self.gate.offer(job)  # a newer request replaces one still held
 

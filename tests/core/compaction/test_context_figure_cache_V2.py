@@ -182,3 +182,25 @@ def test_the_kept_costs_find_each_message_s_latest_row_after_a_merge(order: str)
     latest = {mid: row for row, mid in enumerate(table.ids)}  # a later row wins
     assert all(table.row(mid) == row for mid, row in latest.items())
     assert table.row(1) == table.row(3) == -1
+
+
+def test_V2_the_kept_figure_serves_a_refresh_made_on_another_thread(
+        session: tuple[Store, int]) -> None:
+    """The panel's worker may be a new pool thread (a connection of its own) each time."""
+    import threading
+
+    store, conv = session
+    figure = ContextFigure(store)
+    first = figure.usage(conv, TARGET).to_dict()
+    looked_up = figure.looked_up
+    got: list[dict[str, Any]] = []
+    for _ in range(2):
+        worker = threading.Thread(target=lambda: got.append(figure.usage(conv, TARGET).to_dict()))
+        worker.start()
+        worker.join()
+    assert got == [first, first] and figure.looked_up == looked_up
+    store.append_turn(conv, chat_turn(99))
+    worker = threading.Thread(target=lambda: got.append(figure.usage(conv, TARGET).to_dict()))
+    worker.start()
+    worker.join()
+    assert figure.looked_up == looked_up + 2 and got[-1] == _expected(store, conv)
