@@ -20,25 +20,14 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Collection
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
-from explorer.app.graph_cells import Collected, collect
-from explorer.app.graph_marks import read_marks
-from explorer.app.graph_model import GraphModel
 from explorer.app.import_pipe import Pipe, PipeClosed, raw
-from explorer.app.turn_graph_model import build_turn_model
-from explorer.app.turn_text import TurnView, kept_messages
+from explorer.app.turn_graph_build import build_parts
 from explorer.app.turn_wire import pack_cells, pack_model, pack_view
-from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.connection import open_connection
 from explorer.store.path_memo import PathMemo
-from explorer.store.turn_reads import TurnSource, read_previews, read_turn_source
-from explorer.tree.turn_grouping import group_columns
-from explorer.tree.turn_runs import collapse_runs
 
 NICE = 10
 """The child yields the cores to the window when it wants them (as the import's does)."""
@@ -67,33 +56,6 @@ class ReadOnlyStore(Store):
         for conn in self._readers:
             conn.close()
         self._readers.clear()
-
-
-def build_view(store: Store, conv_id: int, expanded: Collection[int] = ()) -> TurnView:
-    """Marks, read, grouping and folding: what the graph's worker did before its layout.
-    The view keeps its marks whole (the active path too); the window trims them."""
-    view_marks = tree_marks(store, conv_id)
-    read = read_turn_source(store.reader, conv_id)
-    assert read.columns is not None
-    tree = group_columns(  # archived branches: folded (T6)
-        read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
-    source = TurnSource(None, read.subagents)
-    del read
-    projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
-    return TurnView(conv_id, source, projection, view_marks)
-
-
-def build_parts(store: Store, conv_id: int, expanded: Collection[int] = ()
-                ) -> tuple[TurnView, GraphModel, Collected]:
-    """Everything of the turn graph that needs no Qt: the view, its model (with the
-    layout) and where each dot and edge falls. The view's kept marks drop the active
-    path, as the window's own build does (the model's flags carry it)."""
-    view = build_view(store, conv_id, expanded)
-    model = build_turn_model(view, read_marks(store, conv_id, view.marks))
-    view.marks = replace(view.marks, active=set())
-    collected = collect(model)
-    assert collected is not None
-    return view, model, collected
 
 
 def serve(pipe: Pipe) -> None:

@@ -4,30 +4,27 @@
 call it directly); ``graph_job`` wraps it for the window's one task runner, which
 hands the result back on the main thread. A job checks its cancel flag between
 stages, so a newer request or a closing window never waits long for a stale one.
+A big conversation's turn graph is built, all but its Qt part, by a child process
+(:mod:`explorer.app.turn_child` says why); this thread then makes only the polygons
+and the overview image.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
 from explorer.app.graph_marks import read_marks
-from explorer.app.turn_graph_model import build_turn_model
+from explorer.app.turn_graph_build import build_model as build_turn_model_of
+from explorer.app.turn_graph_build import build_view
 from explorer.app.turn_process import CHILD_MIN_MESSAGES, build_in_child
-from explorer.app.turn_text import TurnView, kept_messages
+from explorer.app.turn_text import TurnView
 from explorer.app.views import tree_marks
 from explorer.store import Store
-from explorer.store.turn_reads import (
-    TurnSource,
-    read_previews,
-    read_turn_source,
-)
 from explorer.tree.spine_layout import spine_layout
-from explorer.tree.turn_grouping import group_columns
-from explorer.tree.turn_runs import collapse_runs
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette
@@ -106,43 +103,14 @@ def build_turn_graph(
     if built is not None:
         view, model, collected = built.view, built.model, built.collected
     else:
-        view = turn_view_here(store, conv_id, cancelled, expanded, previous)
-        view_marks = view.marks
-        marks = read_marks(store, conv_id, view_marks)
-        _check(cancelled)
-        model = build_turn_model(view, marks)
-        # What the graph keeps of the view: the model's flags carry the active path, so the
-        # kept marks drop its set of ids (60,000 ints on the deep session, ~4 MB).
-        view.marks = replace(view_marks, active=set())
+        check = partial(_check, cancelled)
+        view = build_view(store, conv_id, expanded, previous, check)
+        model = build_turn_model_of(store, conv_id, view, check)
         collected = None
     _check(cancelled)
     geometry = build_geometry(model, palette, cancelled, collected)
     _check(cancelled)
     return GraphData(conv_id, model, geometry, True, 0.0, "turns", view)
-
-
-def turn_view_here(
-    store: Store, conv_id: int, cancelled: Callable[[], bool] = lambda: False,
-    expanded: Collection[int] = (), previous: TurnView | None = None,
-) -> TurnView:
-    """The projection built on this thread (its marks whole, the active path too)."""
-    reuse = previous is not None and previous.conversation_id == conv_id
-    view_marks = tree_marks(store, conv_id)
-    _check(cancelled)
-    if previous is not None and reuse:
-        source, tree = previous.source, previous.projection.tree
-    else:
-        read = read_turn_source(store.reader, conv_id)
-        assert read.columns is not None
-        _check(cancelled)
-        tree = group_columns(  # archived branches: folded (T6)
-            read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
-        # Once grouped, the columns are not needed again (a re-fold reuses the grouping).
-        source = TurnSource(None, read.subagents)
-        del read
-    _check(cancelled)
-    projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
-    return TurnView(conv_id, source, projection, view_marks)
 
 
 def in_child(store: Store, conv_id: int) -> bool:

@@ -1,0 +1,78 @@
+"""The turn graph's Qt-free stages, the same on the graph's worker thread and in its child.
+
+A small conversation's graph is built on the worker (:mod:`explorer.ui.graph.worker`), a
+big one's in a process of its own (:mod:`explorer.app.turn_child` says why); both run
+these functions, so the two ways draw the same graph. ``check`` is called between stages
+and raises to stop (the worker's cancel flag); the child is stopped by being ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import replace
+from functools import partial
+
+from explorer.app.graph_cells import Collected, collect
+from explorer.app.graph_marks import read_marks
+from explorer.app.graph_model import GraphModel
+from explorer.app.turn_graph_model import build_turn_model
+from explorer.app.turn_text import TurnView, kept_messages
+from explorer.app.views import tree_marks
+from explorer.store import Store
+from explorer.store.turn_reads import TurnSource, read_previews, read_turn_source
+from explorer.tree.turn_grouping import group_columns
+from explorer.tree.turn_runs import collapse_runs
+
+Check = Callable[[], None]
+
+
+def _go_on() -> None:
+    pass
+
+
+def build_view(
+    store: Store, conv_id: int, expanded: Collection[int] = (),
+    previous: TurnView | None = None, check: Check = _go_on,
+) -> TurnView:
+    """The projection (V1), its marks whole (the active path too). ``previous`` is an
+    earlier view of the same unchanged conversation: its read and grouping are reused
+    when only the folding changed (a run expanded)."""
+    view_marks = tree_marks(store, conv_id)
+    check()
+    if previous is not None and previous.conversation_id == conv_id:
+        source, tree = previous.source, previous.projection.tree
+    else:
+        read = read_turn_source(store.reader, conv_id)
+        assert read.columns is not None
+        check()
+        tree = group_columns(  # archived branches: folded (T6)
+            read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
+        # Once grouped, the columns are not needed again (a re-fold reuses the grouping).
+        source = TurnSource(None, read.subagents)
+        del read
+    check()
+    projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
+    return TurnView(conv_id, source, projection, view_marks)
+
+
+def build_model(store: Store, conv_id: int, view: TurnView, check: Check = _go_on
+                ) -> GraphModel:
+    """The view's graph model (marks read, nodes laid out). What the graph keeps of the
+    view afterwards: the model's flags carry the active path, so the view's marks drop
+    its set of ids (60,000 ints on the deep session, ~4 MB)."""
+    marks = read_marks(store, conv_id, view.marks)
+    check()
+    model = build_turn_model(view, marks)
+    view.marks = replace(view.marks, active=set())
+    return model
+
+
+def build_parts(store: Store, conv_id: int, expanded: Collection[int] = ()
+                ) -> tuple[TurnView, GraphModel, Collected]:
+    """Everything of the turn graph that needs no Qt: the view, its model and where each
+    dot, edge and label falls (what the child sends)."""
+    view = build_view(store, conv_id, expanded)
+    model = build_model(store, conv_id, view)
+    collected = collect(model)
+    assert collected is not None  # nothing cancels it here
+    return view, model, collected
