@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QFocusEvent, QHelpEvent, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QToolTip, QWidget
@@ -100,20 +100,34 @@ def test_V2_a_press_acts_only_when_released_over_the_same_button(
     assert card.header.pressed is None
 
 
+def tip_at(card: MessageCard, at: QPoint) -> str:
+    """The tooltip a hover at ``at`` shows (the card leaves the event to its view)."""
+    QToolTip.hideText()
+    QApplication.sendEvent(card, QHelpEvent(QEvent.Type.ToolTip, at, card.mapToGlobal(at)))
+    return QToolTip.text()
+
+
 def test_V2_header_tooltips_say_what_the_labels_and_buttons_said(view: TranscriptView) -> None:
     card = tip_card(view)
 
-    def tip_at(name: str) -> str:
-        QToolTip.hideText()
-        at = card.item_rect(name).center()
-        QApplication.sendEvent(card, QHelpEvent(QEvent.Type.ToolTip, at, card.mapToGlobal(at)))
-        return QToolTip.text()
+    def tip_of(name: str) -> str:
+        return tip_at(card, card.item_rect(name).center())
 
-    assert tip_at("tokens") == describe_tokens(card.message.usage) != ""
-    assert tip_at("compare") == "Compare the alternatives side by side"
-    assert tip_at("previous").startswith("◀ previous\n1. ")
-    assert tip_at("place").startswith("alternative 2 of 2\n")
+    assert tip_of("tokens") == describe_tokens(card.message.usage) != ""
+    assert tip_of("compare") == "Compare the alternatives side by side"
+    assert tip_of("previous").startswith("◀ previous\n1. ")
+    assert tip_of("place").startswith("alternative 2 of 2\n")
     assert card.header.text("time") == format_time(card.message.created_at)
+
+
+def test_V2_a_card_marked_for_compare_keeps_its_header_tooltips(view: TranscriptView) -> None:
+    card = tip_card(view)
+    view.set_compare_marks([card.mid])
+    assert tip_at(card, card.item_rect("tokens").center()) == describe_tokens(card.message.usage)
+    body = card.texts[0].geometry().center()  # on the text: the whole card's tooltip
+    assert tip_at(card, body) == "marked for compare (1)"
+    view.set_compare_marks([])
+    assert card.tooltip_at(body) == "", "nothing to say there once unmarked"
 
 
 def test_V2_the_mouse_lights_the_button_under_it(view: TranscriptView) -> None:

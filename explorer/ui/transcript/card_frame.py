@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from explorer.ui.compare_marks import paint_mark_badge
 from explorer.ui.live_marks import paint_live_badge
-from explorer.ui.transcript.frame_paint import paint_frame
 from explorer.ui.transcript.markdown import DocumentView
 from explorer.ui.transcript.rows import PathInfo
 from explorer.ui.transcript.text_view import TextView
@@ -78,8 +77,21 @@ class Card(QFrame):
     def set_compare_mark(self, number: int | None) -> None:
         if number != self.compare_mark:
             self.compare_mark = number
-            self.setToolTip(f"marked for compare ({number})" if number else "")
             self.update()
+
+    def tooltip_at(self, pos: QPoint) -> str:
+        """What hovering ``pos`` says; the view shows it (a card handles no events for it,
+        so the many events a scroll step sends the cards cost no Python)."""
+        return f"marked for compare ({self.compare_mark})" if self.compare_mark else ""
+
+    def tooltip_rect(self, pos: QPoint) -> QRect:
+        """Where the tooltip shown for ``pos`` holds."""
+        return self.rect()
+
+    def fill(self) -> QColor:
+        """The colour inside the border."""
+        role = QPalette.ColorRole.Window if self.dashed else QPalette.ColorRole.Base
+        return self.palette().color(role)
 
     def set_live(self, strength: float) -> None:
         if strength != self.live:
@@ -93,14 +105,19 @@ class Card(QFrame):
         pal = self.palette()
         role = QPalette.ColorRole.Highlight if self.selected else QPalette.ColorRole.Mid
         line = 2.0 if self.selected else 1.0
-        fill = pal.color(QPalette.ColorRole.Window if self.dashed else QPalette.ColorRole.Base)
+        fill = self.fill()
         if self.dashed:
             pen = QPen(pal.color(role), line, Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 6, 6)
-        else:
-            paint_frame(painter, self.width(), self.height(), pal.color(role), fill, line)
+        else:  # the solid border as two fills: stroking a rounded outline costs 3× as much
+            half = line / 2
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(pal.color(role))
+            painter.drawRoundedRect(rect.adjusted(-half, -half, half, half), 6 + half, 6 + half)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(rect.adjusted(half, half, -half, -half), 6 - half, 6 - half)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.accent)
         painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 4, rect.height()), 2, 2)

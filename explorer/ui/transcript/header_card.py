@@ -3,17 +3,18 @@ switcher's and the links' requests as the card's signals."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import (
     QFocusEvent,
     QFont,
-    QHelpEvent,
     QKeyEvent,
     QMouseEvent,
     QPainter,
     QPalette,
+    QPixmap,
+    QResizeEvent,
 )
-from PySide6.QtWidgets import QSizePolicy, QSpacerItem, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QSpacerItem, QWidget
 
 from explorer.app.meta_records import MetaRecord
 from explorer.app.tree_view import marker_kind, merged_tip
@@ -54,6 +55,8 @@ class HeaderCard(Card):
         shown = [s for s in siblings if s not in ctx.info.archived or s == mid]
         self.switcher = SiblingSwitcher(shown, mid, len(siblings) - len(shown), ctx.describe)
         self.header = CardHeader()
+        self._picture: QPixmap | None = None  # the header as painted, kept: see paint_content
+        self._picture_key: tuple[int, float, int] | None = None
         self._header(ctx)
         # The header's room in the body; a layout puts no spacing after a spacer, so it
         # includes the spacing before the first part, as the row of labels had.
@@ -152,13 +155,55 @@ class HeaderCard(Card):
         item = self.header.find(name)
         return QRect(item.rect) if item is not None else QRect()
 
-    def _lay_out_header(self) -> None:
-        left, top, right, _ = CARD_MARGINS
-        self.header.layout(QRect(left, top, self.width() - left - right, self.header.height()))
+    def _lay_out_header(self) -> QRect:
+        rect = self._picture_rect()
+        self.header.layout(rect)
+        return rect
 
     def paint_content(self, painter: QPainter, clip: QRect) -> None:
-        self._lay_out_header()
-        self.header.paint(painter, self, clip)
+        """The header from its kept picture; painted directly while the mouse or the
+        keyboard is on one of its items."""
+        header = self.header
+        if header.hovered or header.pressed or header.focused:
+            self._lay_out_header()
+            header.paint(painter, self, clip)
+            return
+        rect = self._picture_rect()
+        if rect.intersects(clip):
+            painter.drawPixmap(rect.topLeft(), self._header_picture(rect))
+
+    def _picture_rect(self) -> QRect:
+        """The header's row inside the card's margins."""
+        left, top, right, _ = CARD_MARGINS
+        return QRect(left, top, self.width() - left - right, self.header.height())
+
+    def _header_picture(self, rect: QRect) -> QPixmap:
+        """The header painted once for this width (and palette) onto the card's fill.
+
+        A scroll step paints every card it moves; the header's words are the same
+        each time, so the step copies a picture of them rather than laying out and
+        drawing a handful of texts (and button frames) per card. Made when the card
+        gets its width (while it is built, before the step that shows it).
+        """
+        ratio = self.devicePixelRatioF()
+        key = (rect.width(), ratio, self.palette().cacheKey())
+        if self._picture is None or self._picture_key != key:
+            self.header.layout(rect)
+            picture = QPixmap(rect.size() * ratio)
+            picture.setDevicePixelRatio(ratio)
+            picture.fill(self.fill())  # inside the border: the pixels it covers
+            inner = QPainter(picture)
+            inner.translate(-rect.topLeft())
+            self.header.paint(inner, self, rect)
+            inner.end()
+            self._picture, self._picture_key = picture, key
+        return self._picture
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        rect = self._picture_rect()
+        if event.size().width() != event.oldSize().width() and not rect.isEmpty():
+            self._header_picture(rect)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._lay_out_header()
@@ -187,15 +232,16 @@ class HeaderCard(Card):
         self.header.hover(self, None)
         super().leaveEvent(event)
 
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            self._lay_out_header()
-            item = self.header.item_at(event.pos())
-            tip = self.tooltip(item) if item is not None else ""
-            if item is not None and tip:
-                QToolTip.showText(event.globalPos(), tip, self, item.rect)
-                return True
-        return super().event(event)
+    def tooltip_at(self, pos: QPoint) -> str:
+        self._lay_out_header()
+        item = self.header.item_at(pos)
+        tip = self.tooltip(item) if item is not None else ""
+        return tip or super().tooltip_at(pos)
+
+    def tooltip_rect(self, pos: QPoint) -> QRect:
+        """Where the tooltip at ``pos`` holds: its header item, else the whole card."""
+        item = self.header.item_at(pos)
+        return QRect(item.rect) if item is not None else self.rect()
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         reason = event.reason()

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFontDatabase, QFontMetricsF, QResizeEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
+from PySide6.QtCore import QEvent, QPoint, QTimer
+from PySide6.QtGui import QFontDatabase, QFontMetricsF, QHelpEvent, QResizeEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QToolTip, QWidget
 
 from explorer.store.reads_path import PathColumns
 from explorer.ui.tasks import LatestRunner
@@ -224,6 +224,27 @@ class AnchoredScroll(QAbstractScrollArea):
         return range(first, last + 1)
 
     # -- Qt events ------------------------------------------------------------------------
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Tooltips for the cards: a card asks no events of its own for them (see
+        :meth:`Card.tooltip_at`), so a tooltip event it leaves comes up to here."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            card = self._card_at(event.pos())
+            if card is not None:
+                at = card.mapFrom(self.viewport(), event.pos())
+                tip = card.tooltip_at(at)
+                if tip:
+                    QToolTip.showText(event.globalPos(), tip, card, card.tooltip_rect(at))
+                else:
+                    QToolTip.hideText()
+                return True
+        return super().viewportEvent(event)
+
+    def _card_at(self, pos: QPoint) -> Card | None:
+        widget = self.viewport().childAt(pos)
+        while widget is not None and not isinstance(widget, Card):
+            widget = widget.parentWidget()
+        return widget
+
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         # The step itself shows placeholders for most new rows and paints at once;
         # their cards follow on the next turns (the frames stay short while scrolling).
