@@ -26,7 +26,6 @@ from explorer.app.import_pipe import Pipe, PipeClosed, raw
 from explorer.app.turn_graph_build import build_parts
 from explorer.app.turn_wire import pack_cells, pack_model, pack_view
 from explorer.store import Store
-from explorer.store.connection import open_connection
 from explorer.store.path_memo import PathMemo
 
 NICE = 10
@@ -47,7 +46,7 @@ class ReadOnlyStore(Store):
     def reader(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = open_connection(self.db_path, readonly=True)
+            conn = _read_only(self.db_path)
             self._local.conn = conn
             self._readers.append(conn)
         return conn
@@ -56,6 +55,15 @@ class ReadOnlyStore(Store):
         for conn in self._readers:
             conn.close()
         self._readers.clear()
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; the file's name is quoted into its URI (a folder named
+    "a #1" or "what?" opens as any other)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=10000")
+    return conn
 
 
 def serve(pipe: Pipe) -> None:

@@ -128,6 +128,16 @@ def test_V2_the_child_builds_the_claude_code_sample_as_the_thread_does(
             _same_graph(*_both(store, conv.id))
 
 
+def test_V2_the_child_reads_a_file_whose_path_needs_quoting(tmp_path: Path) -> None:
+    folder = tmp_path / "a #1 what?%20"
+    folder.mkdir()
+    with Store(folder / "x y.db") as store:
+        cid = generated_conversation(store, 300, seed=2, branch=0.1)
+        built = build_in_child(store.db_path, cid)
+        assert built is not None
+        assert len(built.model) == len(build_turn_graph(store, cid, light_palette()).model)
+
+
 def test_V2_a_cancel_ends_the_child_at_once(tmp_path: Path) -> None:
     with Store(tmp_path / "c.db") as store:
         cid = generated_conversation(store, 2000, seed=3)
