@@ -56,6 +56,9 @@ class ReadOnlyStore(Store):
             conn.close()
         self._readers.clear()
 
+    def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
+        """This process only looks: the window's store keeps what it derives."""
+
 
 def _read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection; the file's name is quoted into its URI (a folder named

@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.store.boundary import keep_now
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.key_index import ByKey, RowIds, positions, sound_positions
@@ -171,6 +172,8 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
         _set_pointers(conn, conv_id, ic, msgs, db_id, by_key)
+    if not known:  # a new conversation's first open reads its clean boundary, not derives it
+        keep_now(conn, conv_id)
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,

@@ -237,6 +237,20 @@ def _0012_open_indexes(db: sqlite_utils.Database) -> None:
     db.execute(PARTS_SHAPE)
 
 
+def _0013_clean_boundaries(db: sqlite_utils.Database) -> None:
+    # Each tip's clean boundary once derived (store.boundary), so a start reads one row
+    # instead of walking the active path. A deleted tip takes its row along; a message
+    # whose parts are rewritten (a sync of a response that grew) takes its conversation's.
+    db.execute("CREATE TABLE clean_boundaries (tip_id INTEGER PRIMARY KEY, "
+               "conversation_id INTEGER NOT NULL, boundary INTEGER)")
+    db.execute("CREATE INDEX clean_boundaries_conversation ON clean_boundaries(conversation_id)")
+    db.execute("CREATE TRIGGER clean_boundaries_tip_gone AFTER DELETE ON messages BEGIN "
+               "DELETE FROM clean_boundaries WHERE tip_id = old.id; END")
+    db.execute("CREATE TRIGGER clean_boundaries_parts_gone AFTER DELETE ON parts BEGIN "
+               "DELETE FROM clean_boundaries WHERE conversation_id = "
+               "(SELECT conversation_id FROM messages WHERE id = old.message_id); END")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -250,6 +264,7 @@ MIGRATIONS: list[Migration] = [
     ("0010_part_sizes", _0010_part_sizes),
     ("0011_message_counts", _0011_message_counts),
     ("0012_open_indexes", _0012_open_indexes),
+    ("0013_clean_boundaries", _0013_clean_boundaries),
 ]
 
 

@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.store.boundary import clean_boundary
+from explorer.store.boundary import Remember, clean_boundary
 from explorer.store.rows import load_messages, loads
 from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
@@ -58,10 +58,11 @@ def _conversation(r: sqlite3.Row | tuple[Any, ...], count: int = 0) -> Conversat
                         updated, clean, meta=loads(r[12]), message_count=count)
 
 
-def get_conversation(conn: sqlite3.Connection, conv_id: int, boundary: bool = True
-                     ) -> Conversation:
+def get_conversation(conn: sqlite3.Connection, conv_id: int, boundary: bool = True,
+                     remember: Remember | None = None) -> Conversation:
     """One conversation; ``boundary=False`` leaves ``clean_tip_id`` unset instead of
-    deriving it (a walk of the whole active path, a second on 100,000 messages)."""
+    deriving it (a walk of the whole active path, a second on 100,000 messages, when the
+    file does not keep it yet); ``remember`` keeps a derived one (boundary.py)."""
     r = conn.execute(
         f"SELECT {_CONV_COLS}, c.message_count FROM conversations c WHERE c.id = ?",
         (conv_id,),
@@ -72,7 +73,8 @@ def get_conversation(conn: sqlite3.Connection, conv_id: int, boundary: bool = Tr
     if not boundary:
         return replace(conv, clean_tip_id=None)
     uid = conv.meta.get("uid")
-    clean = clean_boundary(conn, conv.tip_id, uid if isinstance(uid, str) else "")
+    clean = clean_boundary(conn, conv.tip_id, uid if isinstance(uid, str) else "", conv_id,
+                           remember)
     return replace(conv, clean_tip_id=clean)
 
 

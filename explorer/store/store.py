@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from explorer.store import (
+    boundary,
     import_writes,
     label_writes,
     layout_store,
@@ -100,7 +101,12 @@ class Store:
     def conversation(self, conv_id: int, *, boundary: bool = True) -> Conversation:
         """``boundary=False``: without the derived clean boundary, cheap enough for the
         window's main thread on a conversation of any length."""
-        return reads.get_conversation(self.reader, conv_id, boundary)
+        return reads.get_conversation(self.reader, conv_id, boundary, self._keep_boundary)
+
+    def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
+        """A derived clean boundary goes into the file on the writer; nobody waits for it."""
+        with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
+            self._writer.submit(boundary.remember, conv_id, tip, found, top)
 
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)
