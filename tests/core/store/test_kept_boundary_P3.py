@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from helpers import tool_call, tool_result, user
+from test_clean_boundary_follows_the_tip import crashed
 
 from explorer.store import Store, boundary
 from explorer.store.shared_answers import SharedAnswers
-from test_clean_boundary_follows_the_tip import crashed
 
 
 def _kept(s: Store) -> dict[int, int | None]:
