@@ -24,6 +24,7 @@ from explorer.ui.transcript.cards import Card
 from explorer.ui.transcript.heights import RowHeights
 from explorer.ui.transcript.row_table import RowTable
 from explorer.ui.transcript.rows import Metrics
+from explorer.ui.transcript.scrollbar import KeptGrooveScrollBar
 from explorer.ui.transcript.stack import MARGIN
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class AnchoredScroll(QAbstractScrollArea):
         self.card_width_now = 0
         self._estimated_at = 0
         self.width_box = [self._card_width()]  # kept current for workers guessing heights
+        self.setVerticalScrollBar(KeptGrooveScrollBar(self))  # a step repaints the handle only
         self.verticalScrollBar().setSingleStep(40)
         self.setFrameShape(QFrame.Shape.NoFrame)
 
