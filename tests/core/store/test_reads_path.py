@@ -95,3 +95,31 @@ def test_V2_tip_ids_walk_only_the_last_messages_of_the_path(tmp_path: Path) -> N
         assert rp.tip_ids(store.reader, ids[-1], 10) == ids, "a shorter path comes whole"
         columns = rp.columns_of(store.reader, ids[-2:])
         assert list(columns.ids) == ids[-2:] and columns[0].chars == len("a paste:") + rp.FOLD_CHARS
+
+
+def test_V2_the_skeleton_read_never_holds_a_row_object_per_message(tmp_path: Path) -> None:
+    """The columns are filled a chunk of rows at a time: the read's peak stays close to
+    what it keeps (2.1×: the previews' buffer is copied once as it is frozen) instead of
+    every row's tuple, ints and preview on top (3.9× here; on a real 127,000-message
+    session the read's peak went from 82 to 36 MB for the 19.5 MB it keeps)."""
+    import tracemalloc
+
+    from explorer.formats.base import ImportedConversation
+
+    n = 6 * rp.PATH_CHUNK
+    msgs = [text_message(i, i - 1 if i > 1 else None, "user" if i % 2 else "assistant",
+                         f"message number {i} says something long enough to preview " * 2)
+            for i in range(1, n + 1)]
+    with Store(tmp_path / "long.db") as store:
+        conv = store.import_conversation(ImportedConversation(
+            title="long", source_format="test", tip=n, messages=msgs)).conversation_id
+        path = store.path_ids(store.conversation(conv, boundary=False).tip_id or 0)
+        tracemalloc.start()
+        try:
+            columns = rp.columns_of(store.reader, path)
+            kept, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert len(columns) == n and columns[n - 1].preview.startswith(f"message number {n}")
+        assert columns[0].kinds == ("text",) and columns[0].parent_id is None
+        assert peak < 3 * kept
