@@ -37,8 +37,8 @@ __all__ = ["BAR_PARTS", "CACHE_COLOURS", "COLOURS", "DARK_FREE", "LABELS", "LABE
 BAR_PARTS: tuple[str, ...] = (*PART_NAMES, "free")
 LABELS = {name: name.replace("_", " ") for name in (*BAR_PARTS, "measured")}
 LEGEND: tuple[str, ...] = (*BAR_PARTS, "measured")
-WIDEST_TOKENS = "00,000,000"  # the legend's numbers keep this width: new ones move nothing
-WIDEST_SHARE = "100.0 %"
+WIDEST_TOKENS = "0,000,000"  # the legend's numbers keep this width: new ones move nothing
+WIDEST_SHARE = "000.0 %"
 
 
 def threshold_tokens(usage: dict[str, Any], threshold: float) -> int | None:
