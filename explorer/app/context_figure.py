@@ -77,6 +77,7 @@ class ContextFigure:
         self._costing: tuple[object, ...] | None = None
         self._top = 0  # the highest part id whose changes are in ``_stale``
         self._stale: set[int] = set()  # costed messages given parts since they were costed
+        self._stale_off: set[int] = set()  # of them, those not on the path the sums hold
         self._lock = threading.Lock()
         self._sums = PathSums(self._costs)
         self._kept: tuple[int, array[int], list[int]] = (0, array("q"), [])  # conv, path,
@@ -153,6 +154,7 @@ class ContextFigure:
         costing = (estimator.family, repr(target.images), target.redactor is not None)
         if costing != self._costing or len(self._costs) > REMEMBERED:
             self._costs, self._costing, self._stale = CostTable(), costing, set()
+            self._stale_off = set()
             self._sums = PathSums(self._costs)
         costs, sums = self._costs, self._sums
         top = int(self.store.reader.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0])
@@ -168,6 +170,10 @@ class ContextFigure:
                 sums.extend(chunk, self._rows(chunk, target, estimator))
         finally:
             costs.merge()  # what a stopped refresh costed is kept too
+        # Every changed message on the path was costed again: those left are elsewhere, and
+        # are costed again only if a path takes them in (not looked for in the sums again).
+        self._stale_off |= self._stale
+        self._stale.clear()
         return sums
 
     def _unchanged(self, sums: PathSums, ids: list[int]) -> int:
@@ -189,15 +195,16 @@ class ContextFigure:
 
     def _rows(self, chunk: list[int], target: Target, estimator: Estimator) -> list[int]:
         """The chunk's rows in the kept costs, costing those not costed or changed since."""
-        costs, stale = self._costs, self._stale
+        costs, stale, off = self._costs, self._stale, self._stale_off
         rows = [costs.row(i) for i in chunk] if costs.indexed else [-1] * len(chunk)
         self.looked_up += len(chunk)
-        need = [i for i, r in zip(chunk, rows, strict=True) if r < 0 or i in stale]
+        need = [i for i, r in zip(chunk, rows, strict=True) if r < 0 or i in stale or i in off]
         if not need:
             return rows
         before = len(costs)
         self._cost(need, target, estimator)
         stale.difference_update(need)
+        off.difference_update(need)
         fresh = {costs.ids[r]: r for r in range(before, len(costs))}
         rows = [fresh.get(i, r) for i, r in zip(chunk, rows, strict=True)]
         if min(rows) < 0:

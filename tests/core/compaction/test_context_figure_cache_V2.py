@@ -204,3 +204,23 @@ def test_V2_the_kept_figure_serves_a_refresh_made_on_another_thread(
     worker.start()
     worker.join()
     assert figure.looked_up == looked_up + 2 and got[-1] == _expected(store, conv)
+
+
+def test_V2_a_grown_message_off_the_path_is_costed_again_once_a_path_takes_it_in(
+        session: tuple[Store, int]) -> None:
+    store, conv = session
+    figure = ContextFigure(store)
+    path = store.path_ids(store.conversation(conv).tip_id)
+    store.branch(conv, path[-5])
+    sibling = store.append_turn(conv, [user("a sibling way"), assistant("its answer " * 5)])
+    figure.usage(conv, TARGET)  # the sibling's messages are costed
+    store.branch(conv, path[-1])
+    figure.usage(conv, TARGET)
+    store.transact(lambda c: c.execute(  # the sibling's answer grows while off the path
+        "INSERT INTO parts(message_id, idx, kind, text) VALUES (?, 4, 'text', ?)",
+        (sibling[-1], "a late block " * 60)))
+    looked_up = figure.looked_up
+    assert figure.usage(conv, TARGET).to_dict() == _expected(store, conv)
+    assert figure.looked_up == looked_up  # nothing on this path changed
+    store.branch(conv, sibling[-1])
+    assert figure.usage(conv, TARGET).to_dict() == _expected(store, conv)
