@@ -79,6 +79,7 @@ class CardHeader:
         self.pressed: HeaderItem | None = None
         self.focused: HeaderItem | None = None
         self._laid_out = QRect()
+        self._height = -1
 
     # -- building ---------------------------------------------------------------------
     def add(self, item: HeaderItem) -> HeaderItem:
@@ -89,6 +90,7 @@ class CardHeader:
             item.shown = item.text
             self.items.append(item)
             self._laid_out = QRect()
+            self._height = -1
         return item
 
     def find(self, name: str) -> HeaderItem | None:
@@ -103,7 +105,10 @@ class CardHeader:
         return [i.text for i in self.items if i.name == name]
 
     def height(self) -> int:
-        return max((i.size.height() for i in self.items), default=0)
+        """The row's height: its tallest item (asked on every paint, so kept)."""
+        if self._height < 0:
+            self._height = max((i.size.height() for i in self.items), default=0)
+        return self._height
 
     @property
     def interactive(self) -> bool:
