@@ -103,6 +103,11 @@ class Store:
         window's main thread on a conversation of any length."""
         return reads.get_conversation(self.reader, conv_id, boundary, self._keep_boundary)
 
+    def writes_done(self) -> None:
+        """Wait until every write handed to the writer so far is in the file (a kept
+        clean boundary is written without anyone waiting for it)."""
+        self._writer.call(_nothing)
+
     def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
         """A derived clean boundary goes into the file on the writer; nobody waits for it."""
         with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
@@ -299,3 +304,7 @@ def _add_compaction(
          time.time()),
     )
     return int(cur.lastrowid or 0)
+
+
+def _nothing(conn: sqlite3.Connection) -> None:
+    """An empty write: the writer runs it after everything queued before it."""

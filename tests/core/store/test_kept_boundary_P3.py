@@ -69,7 +69,7 @@ def test_P3_rewritten_parts_or_a_deleted_tip_drop_what_was_kept(tmp_path: Path) 
         other = s.create_conversation("another")
         s.append_turn(other, [user("hello")])
         s.conversation(other)
-        s._writer.call(lambda c: None)  # what the writer was given to keep is in
+        s.writes_done()
         tip = s.conversation(conv, boundary=False).tip_id
         assert tip is not None and len(_kept(s)) == 2
         call = s.reader.execute("SELECT id FROM parts WHERE message_id = ?", (tip,)).fetchone()
