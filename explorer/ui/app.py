@@ -21,6 +21,7 @@ from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
 from explorer.ui.main_window import MainWindow
+from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
@@ -84,7 +85,7 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     first = conversation if conversation is not None else _first_start_choice(store, settings)
     settings = settings if settings is not None else QSettings()
     if first is not None:  # the window opens it (once) as the one it remembers
-        settings.setValue("window/conversation", first)
+        keep_setting(settings, "window/conversation", first)
     collector.settle()  # what start-up built is never walked by a collection again
     if screenshot:
         from explorer.ui.screenshot import take_screenshot

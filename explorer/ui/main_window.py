@@ -29,6 +29,7 @@ from explorer.ui.model_worker import ModelJob
 from explorer.ui.preview.context_panel import ContextPanel
 from explorer.ui.questions import Questions
 from explorer.ui.redaction_switch import RedactionSwitch
+from explorer.ui.saved_settings import keep_setting
 from explorer.ui.slash_dispatch import SlashDispatcher
 from explorer.ui.tasks import TaskRunner
 from explorer.ui.tend_actions import TendActions
@@ -167,7 +168,7 @@ class MainWindow(QMainWindow):
             self.transcript.scroll_to(tip)
         if self.conversations.current() != conv_id:
             self.conversations.select(conv_id)
-        self.settings.setValue("window/conversation", conv_id)
+        keep_setting(self.settings, "window/conversation", conv_id)
         self.update_status()
 
     def select_conversation(self, conv_id: int) -> None:
