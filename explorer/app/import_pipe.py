@@ -15,7 +15,10 @@ import select
 import struct
 import sys
 import time
+from pathlib import Path
 from typing import Any, BinaryIO
+
+import explorer
 
 _HEAD = struct.Struct("<Q")
 
@@ -110,3 +113,13 @@ def raw(fd: int, mode: str) -> BinaryIO:
     """An unbuffered file object on ``fd`` (the pipe's end)."""
     f = os.fdopen(fd, mode, buffering=0)
     return f  # type: ignore[return-value]
+
+
+def child_env() -> dict[str, str]:
+    """The environment for a process the window starts (an import's reader, the turn
+    graph's builder): the window's, with this checkout first on the path (an editable or
+    a source run finds the same package)."""
+    env = dict(os.environ)
+    root = str(Path(explorer.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env

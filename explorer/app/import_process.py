@@ -11,7 +11,6 @@ and nothing half-written is left, as with an import on a thread.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -19,8 +18,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import explorer
-from explorer.app.import_pipe import Pipe, PipeClosed
+from explorer.app.import_pipe import Pipe, PipeClosed, child_env
 from explorer.app.importing import CancelCheck, ImportReport, ProgressHook, import_paths
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -125,7 +123,7 @@ class ChildImport:
         self.cancel = cancel or (lambda: False)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "explorer.app.import_child"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, bufsize=0, env=_child_env())
+            stdout=subprocess.PIPE, bufsize=0, env=child_env())
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.link = _Link(Pipe(self.proc.stdout, self.proc.stdin), progress)  # type: ignore[arg-type]
         self.stop_asked: float | None = None
@@ -233,15 +231,6 @@ def _copy(source: ImportReport, into: ImportReport) -> None:
     into.errors = source.errors
     into.skipped_files = source.skipped_files
     into.cancelled = source.cancelled
-
-
-def _child_env() -> dict[str, str]:
-    """The window's environment, with this checkout first on the path (an editable or a
-    source run finds the same package)."""
-    env = dict(os.environ)
-    root = str(Path(explorer.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
 
 
 def import_in_child(store: Store, paths: Iterable[Path], *, progress: ProgressHook | None = None,

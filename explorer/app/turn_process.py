@@ -14,7 +14,6 @@ caller builds on its thread as before (:func:`build_in_child` answers ``None``).
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Collection
@@ -22,10 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import explorer
 from explorer.app.graph_cells import Collected
 from explorer.app.graph_model import GraphModel
-from explorer.app.import_pipe import Pipe, PipeClosed
+from explorer.app.import_pipe import Pipe, PipeClosed, child_env
 from explorer.app.turn_text import TurnView
 from explorer.app.turn_wire import unpack_cells, unpack_model, unpack_view
 
@@ -117,12 +115,3 @@ def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
             pass
     proc.kill()
     proc.wait()
-
-
-def child_env() -> dict[str, str]:
-    """The window's environment, with this checkout first on the path (an editable or a
-    source run finds the same package)."""
-    env = dict(os.environ)
-    root = str(Path(explorer.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
