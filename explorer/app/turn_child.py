@@ -70,10 +70,14 @@ def _read_only(path: Path) -> sqlite3.Connection:
 
 
 def serve(pipe: Pipe) -> None:
-    """Answer the one request the window sends: ``("build", db, conversation, expanded)``."""
-    kind, db, conv_id, expanded = pipe.receive()
+    """Answer the one request the window sends: ``("build", db, conversation, expanded,
+    yield_cores)``."""
+    kind, db, conv_id, expanded, yield_cores = pipe.receive()
     if kind != "build":
         raise PipeClosed(f"expected a build, got {kind!r}")
+    if yield_cores:
+        with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
+            os.nice(NICE)
     store = ReadOnlyStore(db)
     try:
         view, model, collected = build_parts(store, conv_id, expanded)
@@ -91,8 +95,6 @@ def serve(pipe: Pipe) -> None:
 
 
 def main() -> int:
-    with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
-        os.nice(NICE)
     protocol_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:  # anything printed goes to stderr (or nowhere), never into the pipe

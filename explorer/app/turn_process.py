@@ -34,6 +34,9 @@ POLL_S = 0.02
 END_WAIT_S = 2.0
 """How long a child that has sent everything may take to exit before it is ended."""
 MODULE = "explorer.app.turn_child"
+YIELD_CORES = True
+"""Whether the builder runs below the window's priority (turn_child.NICE), so a person's
+frames win the cores; a screenshot, which only waits for the views, sets it False."""
 PARTS = ("tree", "projection", "rest", "model", "cells")
 
 log = logging.getLogger(__name__)
@@ -70,7 +73,7 @@ def build_in_child(
     pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
     got: dict[str, Any] | None = None
     try:
-        pipe.send("build", str(db_path), conv_id, sorted(expanded))
+        pipe.send("build", str(db_path), conv_id, sorted(expanded), YIELD_CORES)
         got = _receive(pipe, cancelled)
     except _Abandoned:
         pass

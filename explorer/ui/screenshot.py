@@ -23,7 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from explorer.app import safe_write
+from explorer.app import safe_write, turn_process
 from explorer.store import Store
 from explorer.ui.lane import OPEN_LANE
 from explorer.ui.main_window import MainWindow
@@ -44,13 +44,14 @@ def take_screenshot(app: QApplication, store: Store, settings: QSettings, dest: 
 
 @contextmanager
 def side_by_side() -> Iterator[None]:
-    """The open's jobs run at once instead of one at a time in the open's lane."""
-    order = OPEN_LANE.order
-    OPEN_LANE.order = ()
+    """The open's jobs run at once instead of one at a time in the open's lane, and the
+    turn graph's builder keeps its priority (no person's frames need the cores)."""
+    order, yields = OPEN_LANE.order, turn_process.YIELD_CORES
+    OPEN_LANE.order, turn_process.YIELD_CORES = (), False
     try:
         yield
     finally:
-        OPEN_LANE.order = order
+        OPEN_LANE.order, turn_process.YIELD_CORES = order, yields
 
 
 def views_loading(window: MainWindow) -> bool:

@@ -154,6 +154,39 @@ def test_V2_a_cancel_ends_the_child_at_once(tmp_path: Path) -> None:
         assert not (child_pids() & set().union(*started))
 
 
+def _nice(pid: int) -> int | None:
+    """A process's niceness (None once it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[16])
+
+
+@pytest.mark.parametrize("screenshot", [False, True])
+def test_V2_the_child_yields_the_cores_unless_a_screenshot_only_waits(
+        tmp_path: Path, screenshot: bool) -> None:
+    """Behind a person's window the builder runs below its priority, so the frames win
+    the cores; for ``--screenshot`` (``side_by_side``) it keeps the window's priority,
+    or a busy machine would starve the one view the picture still waits for."""
+    from explorer.app.turn_child import NICE
+    from explorer.ui.screenshot import side_by_side
+
+    seen: list[int] = []
+
+    def watching() -> bool:
+        seen.extend(n for n in map(_nice, child_pids()) if n is not None)
+        return False
+
+    with Store(tmp_path / "n.db") as store:
+        cid = generated_conversation(store, 2000, seed=5)
+        with side_by_side() if screenshot else contextlib.nullcontext():
+            assert build_in_child(store.db_path, cid, (), watching) is not None
+    assert turn_process.YIELD_CORES, "the screenshot's setting is put back"
+    assert seen, "the child was never seen running"
+    assert max(seen) == os.nice(0) + (0 if screenshot else NICE)
+
+
 def test_V2_the_thread_builds_when_no_process_can_start(
         qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_process(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
