@@ -60,3 +60,47 @@ def test_V2_rows_hold_content_only_while_it_is_kept(tmp_path: Path) -> None:
             table[i] = table[i].__class__(table[i].mid, entry=table[i].entry)  # let go
         assert all(table[i].is_pending for i in range(len(table)))
         assert table._filled == {}
+
+
+def _one_kind_at_a_time(kinds: tuple[str, ...], chars: int, width: int, fm: Metrics) -> int:
+    """The height guess as it was written first: a step per part kind."""
+    from explorer.ui.transcript.rows import COLLAPSED_LINES
+
+    per_line = int(max(width - 40, 100) / fm.char)
+    per_mono = int(max(width - 40, 100) / fm.mono_char)
+    kinds = kinds or ("text",)
+    share = chars // max(len(kinds), 1)
+    height = 48
+    for kind in kinds:
+        if kind == "text":
+            height += (share // max(per_line, 10) + 1) * fm.line + 12
+        elif kind == "thinking":
+            height += 28
+        elif kind == "image":
+            height += 140
+        elif kind == "tool_use":
+            height += 28 + min(share // max(per_mono, 10) + 3, 40) * fm.mono_line
+        else:
+            height += 56 + min(share // max(per_mono, 10) + 1, COLLAPSED_LINES) * fm.mono_line
+    return height
+
+
+def test_V2_heights_counted_per_kinds_tuple_equal_the_guess_per_part() -> None:
+    """Every row's guess, made from its kinds' counts (once per distinct tuple), is the
+    guess the per-part loop made, at narrow and wide widths and any size."""
+    import random
+
+    from explorer.ui.transcript.rows import SizedHeights, estimate_sized
+
+    rng = random.Random(4)
+    names = ("text", "thinking", "image", "tool_use", "tool_result", "file")
+    kinds = [tuple(rng.choice(names) for _ in range(rng.randrange(0, 5))) for _ in range(400)]
+    chars = [rng.choice((0, 1, 79, 5_000, 6_000, 250_000)) for _ in kinds]
+    for width in (60, 300, 700, 2400):
+        fm = Metrics(line=rng.randrange(12, 30), char=rng.uniform(5, 11),
+                     mono_line=rng.randrange(12, 30), mono_char=rng.uniform(5, 11))
+        expected = [_one_kind_at_a_time(k, c, width, fm) for k, c in zip(kinds, chars,
+                                                                         strict=True)]
+        assert list(SizedHeights(width, fm).column(kinds, chars)) == expected
+        assert [estimate_sized(k, c, width, fm) for k, c in zip(kinds, chars,
+                                                                strict=True)] == expected

@@ -21,8 +21,8 @@ from explorer.ui.transcript.rows import (
     CONTEXT_START,
     Metrics,
     Row,
+    SizedHeights,
     estimate_height,
-    estimate_sized,
     markers_after,
 )
 
@@ -101,12 +101,13 @@ class RowTable(Sequence[Row]):
     def estimates(self, width: int, fm: Metrics) -> array[int]:
         """A height guess for every row (off the main thread: 80,000 rows take a while)."""
         cols, filled, out = self.columns, dict(self._filled), array("i")
+        sized = SizedHeights(width, fm).column(cols.kinds, cols.chars)
         for i, e in enumerate(self._entry_of):
             row = filled.get(i)
             if row is not None or e < 0:
                 out.append(estimate_height(row or self._markers[i], width, fm))
             else:
-                out.append(estimate_sized(cols.kinds[e], cols.chars[e], width, fm))
+                out.append(sized[e])
         return out
 
 
