@@ -3,8 +3,8 @@
 Python's sqlite3 makes a tuple and an int object per row and value, all while holding
 the GIL; on a 100,000-message session that was most of the graph worker's GIL time
 (and the UI thread waited for it). Here SQLite does the per-message work (counts,
-flags, parent positions, name codes) with the GIL released, and hands each column
-back as one hex string that becomes an array in C: no Python object per message.
+flags, name codes) with the GIL released, and hands each column back as one string of
+decimal numbers that becomes an array without a Python object kept per message.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from itertools import accumulate
 
 from explorer.store.meta_keys import MARKED
-from explorer.tree.turn_source import TurnColumns
+from explorer.tree.turn_source import PROMPT, RECORD, TurnColumns
 from explorer.tree.turn_view import NOT_PROMPTS
 
 _WS = "' ' || char(9, 10, 11, 12, 13)"  # what str.lstrip() strips, in ASCII
@@ -30,37 +30,36 @@ _MESSAGES = f"""
 WITH models AS (
   SELECT model, row_number() OVER (ORDER BY model) AS k FROM (SELECT DISTINCT model
   FROM messages WHERE conversation_id = :conv AND role = 'assistant' AND model != '')),
-records AS (  -- through the metadata index: no other message's metadata is read
-  SELECT id FROM messages WHERE conversation_id = :conv AND {MARKED}
-  AND coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN
-    json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END) IS NOT NULL),
 rows AS (
   SELECT m.id, coalesce(m.parent_id, -1) AS parent, m.role, m.model,
-    m.id IN records AS record,
     CASE WHEN m.role = 'user' THEN substr(ltrim(m.preview, {_WS}), 1, {_HEAD}) END AS head,
-    coalesce(m.preview, '') != '' AS said, count(p.id) AS parts,
+    coalesce(m.preview, '') != '' AS said, count(p.message_id) AS parts,
     coalesce(sum(p.kind = 'tool_use'), 0) AS calls,
     coalesce(sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), 0) AS errors,
     coalesce(sum(p.kind != 'tool_result'), 0) AS others,
     coalesce(sum(p.kind = 'text'), 0) AS texts
   FROM messages m LEFT JOIN parts p ON p.message_id = m.id
   WHERE m.conversation_id = :conv GROUP BY m.id ORDER BY m.id)
-SELECT group_concat(printf('%016x', id), ''), group_concat(printf('%016x', parent), ''),
-  group_concat(printf('%02x',
-    (role = 'user' AND NOT record AND NOT (parts > 0 AND others = 0) AND NOT ({_NOT_PROMPT}))
-    | ((role = 'assistant' AND texts > 0 AND said) << 1) | (record << 2)
-    | ((role = 'system') << 3)), ''),
-  group_concat(printf('%08x', calls), ''), group_concat(printf('%08x', errors), ''),
-  group_concat(printf('%08x', coalesce(mo.k, 0)), '')
+SELECT group_concat(id), group_concat(parent),
+  group_concat(
+    (role = 'user' AND NOT (parts > 0 AND others = 0) AND NOT ({_NOT_PROMPT}))
+    | ((role = 'assistant' AND texts > 0 AND said) << 1) | ((role = 'system') << 3), ''),
+  group_concat(calls), group_concat(errors), group_concat(coalesce(mo.k, 0)),
+  (SELECT json_group_array(model) FROM (SELECT model FROM models ORDER BY k))
 FROM rows LEFT JOIN models mo ON mo.model = rows.model AND rows.role = 'assistant'
 """
 # A subquery with ORDER BY under an aggregate is never flattened into it (SQLite's rule),
-# so each group_concat sees the rows in id order.
+# so each group_concat sees the rows in id order. The columns come back as decimal text:
+# SQLite writes an integer's digits several times faster than printf() formats it, and the
+# flags (PROMPT, ANSWER, SYSTEM: never two digits, the roles exclude each other) one digit
+# each. A meta record is found through the metadata index by a read of its own
+# (``_RECORDS``), not tested on every message, and its bits are set afterwards.
 
-_MODEL_NAMES = (
-    "SELECT json_group_array(model) FROM (SELECT DISTINCT model FROM messages "
-    "WHERE conversation_id = :conv AND role = 'assistant' AND model != '' ORDER BY model)"
-)
+_RECORDS = f"""
+SELECT group_concat(id) FROM messages WHERE conversation_id = :conv AND {MARKED}
+  AND coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN
+    json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END) IS NOT NULL
+"""
 
 _TOOLS = """
 WITH w AS (
@@ -69,11 +68,13 @@ WITH w AS (
     JOIN messages m ON m.id = p.message_id
     WHERE m.conversation_id = :conv AND p.kind = 'tool_use'))
 SELECT (SELECT json_group_array(name) FROM (SELECT name FROM w ORDER BY k)),
-  (SELECT group_concat(printf('%08x', k), '') FROM (
+  (SELECT group_concat(k) FROM (
     SELECT w.k FROM parts p JOIN messages m ON m.id = p.message_id
     JOIN w ON w.name = coalesce(p.tool_name, 'tool')
     WHERE m.conversation_id = :conv AND p.kind = 'tool_use' ORDER BY p.message_id, p.idx))
 """
+
+_DIGITS = bytes((b - 48) % 256 for b in range(256))  # a translation: "0".."9" → 0..9
 
 
 @contextmanager
@@ -93,20 +94,35 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
     """The messages in id order; run it inside :func:`read_snapshot` with any other read."""
     params: dict[str, object] = {"conv": conv_id}
     params.update({f"np{k}": p for k, p in enumerate(NOT_PROMPTS)})
-    ids, parents, bits, calls, errors, models = conn.execute(_MESSAGES, params).fetchone()
-    names = conn.execute(_MODEL_NAMES, {"conv": conv_id}).fetchone()[0]
+    ids, parents, bits, calls, errors, models, names = conn.execute(
+        _MESSAGES, params).fetchone()
     words, items = conn.execute(_TOOLS, {"conv": conv_id}).fetchone()
-    id_column = hex_array("q", ids)
-    call_column = hex_array("I", calls)
+    id_column = int_array("q", ids)
+    call_column = int_array("I", calls)
+    flags = bytearray((bits or "").encode("ascii").translate(_DIGITS))
+    _mark_records(flags, id_column, int_array("q", conn.execute(
+        _RECORDS, {"conv": conv_id}).fetchone()[0]))
     return TurnColumns(
-        ids=id_column, parents=parent_positions(id_column, hex_array("q", parents)),
-        bits=bytearray(bytes.fromhex(bits or "")), calls=call_column,
-        errors=hex_array("I", errors), models=hex_array("I", models),
+        ids=id_column, parents=parent_positions(id_column, int_array("q", parents)),
+        bits=flags, calls=call_column,
+        errors=int_array("I", errors), models=int_array("I", models),
         tool_starts=array("I", accumulate(call_column, initial=0)),
-        tool_items=hex_array("I", items),
+        tool_items=int_array("I", items),
         model_names=["", *json.loads(names or "[]")], tool_words=json.loads(words or "[]"),
         ids_sorted=True,
     )
+
+
+def _mark_records(bits: bytearray, ids: array[int], records: array[int]) -> None:
+    """A tool's own record is never a prompt, whatever its role and words."""
+    for at in parent_positions(ids, records):
+        if at >= 0:
+            bits[at] = (bits[at] & ~PROMPT) | RECORD
+
+
+def int_array(code: str, text: str | None) -> array[int]:
+    """An array from comma-separated decimal integers, as ``group_concat`` wrote them."""
+    return array(code, map(int, text.split(","))) if text else array(code)
 
 
 def parent_positions(ids: array[int], parents: array[int]) -> array[int]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import compress
+from operator import ne
 
 from explorer.tree.columns import IdIndex, csr
 from explorer.tree.turn_labels import answer_words, prompt_words
@@ -26,8 +28,10 @@ from explorer.tree.turn_view import TurnInput, TurnTree
 
 
 class _Builder:
-    """Fills a tree's columns; only the newest turn is ever open (a walk finishes one chain
-    before it starts the next), so its counts and tools are kept here until it closes."""
+    """Fills a tree's columns. The walk only places messages (its order, each one's turn,
+    whether a turn is still only records, which steers where turns open); each turn's counts,
+    tools, models and labelling messages are then read off its slice of the order in one pass
+    (:meth:`tally`), not per message as it joins: that was most of the grouping's time."""
 
     def __init__(self, cols: TurnColumns, tree: TurnTree) -> None:
         self.cols, self.tree = cols, tree
@@ -36,20 +40,12 @@ class _Builder:
         self.labels = array("i")  # by turn: the message whose words label it, -1: none
         self.answers = array("i")  # by turn: the message whose words answer it, -1: none
         self.agents: dict[str, int] = {}
-        self.current = -1
-        self._reset()
-
-    def _reset(self) -> None:
-        self.label = self.answer = -1
-        self.calls = self.errors = 0
-        self.tools: dict[int, int] = {}
-        self.first_model = self.last_model = 0
 
     def open(self, i: int, parent_turn: int) -> int:
-        self.close()
         tree = self.tree
         t = len(tree.parent)
-        self.current = t
+        if t:
+            tree.starts.append(len(self.order))
         tree.parent.append(parent_turn)
         tree.records_only.append(1 if self.cols.bits[i] & RECORD else 0)
         agent = tree.agent_index[parent_turn] if parent_turn >= 0 else -1
@@ -66,48 +62,48 @@ class _Builder:
         tree.agent_index.append(agent)
         return t
 
-    def join(self, i: int, t: int) -> None:
-        """Add message ``i`` to turn ``t``, the one open (a chain continues only that one)."""
-        cols, tree = self.cols, self.tree
-        first = tree.starts[t] == len(self.order)
-        self.order.append(i)
-        self.turn_at[i] = t
-        bits = cols.bits[i]
-        records_only = tree.records_only[t]
-        if (first and bits & (PROMPT | SYSTEM)) or (bits & PROMPT and records_only):
-            self.label = i
-        if records_only and not bits & RECORD:
-            tree.records_only[t] = 0
-        if bits & ANSWER:
-            self.answer = i
-        model = cols.models[i]
-        if model:
-            self.first_model = self.first_model or model
-            self.last_model = model
-        self.calls += cols.calls[i]
-        self.errors += cols.errors[i]
-        items, tools = cols.tool_items, self.tools
-        for k in range(cols.tool_starts[i], cols.tool_starts[i + 1]):
-            tools[items[k]] = tools.get(items[k], 0) + 1
+    def tally(self) -> None:
+        """Each turn's counts, tools, first and last model, label and answer, in turn order."""
+        tree, cols, order = self.tree, self.cols, self.order
+        if tree.parent:
+            tree.starts.append(len(order))
+        bits, models, calls, errors = cols.bits, cols.models, cols.calls, cols.errors
+        tool_starts, items = cols.tool_starts, cols.tool_items
+        starts = tree.starts
+        # Which messages name tools; the turns' slices are filtered by it in C.
+        tooled = bytearray(map(ne, tool_starts[1:], tool_starts[:-1]))
+        for t in range(len(tree.parent)):
+            seg = order[starts[t]:starts[t + 1]]
+            self.labels.append(_label(seg, bits))
+            self.answers.append(next((i for i in reversed(seg) if bits[i] & ANSWER), -1))
+            tree.calls.append(sum(map(calls.__getitem__, seg)))
+            tree.errors.append(sum(map(errors.__getitem__, seg)))
+            named = list(filter(None, map(models.__getitem__, seg)))
+            tree.first_model.append(named[0] if named else 0)
+            tree.last_model.append(named[-1] if named else 0)
+            tools: dict[int, int] = {}
+            for i in compress(seg, map(tooled.__getitem__, seg)):
+                for k in range(tool_starts[i], tool_starts[i + 1]):
+                    tools[items[k]] = tools.get(items[k], 0) + 1
+            for word, n in tools.items():
+                tree.tool_names.append(word)
+                tree.tool_counts.append(n)
+            tree.tool_starts.append(len(tree.tool_counts))
 
-    def close(self) -> None:
-        """Write the open turn's counts, in turn order."""
-        if self.current < 0:
-            return
-        tree = self.tree
-        tree.starts.append(len(self.order))
-        self.labels.append(self.label)
-        self.answers.append(self.answer)
-        tree.calls.append(self.calls)
-        tree.errors.append(self.errors)
-        for word, n in self.tools.items():
-            tree.tool_names.append(word)
-            tree.tool_counts.append(n)
-        tree.tool_starts.append(len(tree.tool_counts))
-        tree.first_model.append(self.first_model)
-        tree.last_model.append(self.last_model)
-        self.current = -1
-        self._reset()
+
+def _label(seg: array[int], bits: bytearray) -> int:
+    """The message whose words label a turn: its first one when that is a prompt or a system
+    message, else the last prompt while the turn held only tools' records before it."""
+    label = seg[0] if bits[seg[0]] & (PROMPT | SYSTEM) else -1
+    if not bits[seg[0]] & RECORD:
+        return label
+    for k in range(1, len(seg)):
+        b = bits[seg[k]]
+        if b & PROMPT:
+            label = seg[k]
+        if not b & RECORD:
+            break
+    return label
 
 
 def group_turns(messages: Sequence[TurnInput]) -> TurnTree:
@@ -129,7 +125,7 @@ def group_columns(cols: TurnColumns, previews: Previews) -> TurnTree:
         for i in range(n):
             if build.turn_at[i] < 0:
                 _walk(build, [i], kid_starts, kids, linked)
-    build.close()
+    build.tally()
     _words(tree, cols, build, previews)
     tree.agent_names = list(build.agents)
     tree.model_names = list(cols.model_names)
@@ -158,14 +154,19 @@ def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: arra
     todo = array("i", reversed(starts))
     turns = array("i", [-1]) * len(todo)  # the turn each waiting message's parent is in
     seen, bits, records_only = build.turn_at, build.cols.bits, build.tree.records_only
+    order = build.order
     while todo:
         i, t = todo.pop(), turns.pop()
         while seen[i] < 0:
             p = linked[i]
+            b = bits[i]
             if (t < 0 or kid_starts[p + 1] - kid_starts[p] > 1
-                    or (bits[i] & PROMPT and not records_only[t])):
+                    or (b & PROMPT and not records_only[t])):
                 t = build.open(i, t)
-            build.join(i, t)
+            elif records_only[t] and not b & RECORD:
+                records_only[t] = 0
+            order.append(i)
+            seen[i] = t
             first, last = kid_starts[i], kid_starts[i + 1]
             if last - first != 1:
                 todo.extend(reversed(kids[first:last]))
