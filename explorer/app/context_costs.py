@@ -14,6 +14,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
+from itertools import accumulate
 
 FEW = 512
 """New rows placed one by one in the sorted index; more (in no order) sort it again."""
@@ -35,6 +36,7 @@ class CostTable:
         self.part_raw = array("q")
         self.part_image = bytearray()
         self.records: dict[int, tuple[object, object]] = {}  # row → (request, image price)
+        self.prices: dict[str, int] = {}  # "t:" tool name, "i:" image size → raw tokens
         self._keys = array("q")  # sorted ids and their rows
         self._rows = array("i")
         self._merged = 0  # rows below this are in the index; later ones join at ``merge``
@@ -78,6 +80,27 @@ class CostTable:
         self.part_starts.append(len(self.part_raw))
         if request is not None or image_price is not None:
             self.records[row] = (request, image_price)
+
+    def add_columns(self, ids: array[int], part_counts: array[int], part_tops: array[int],
+                    text: array[int], image: array[int], measured: array[int], role: bytes,
+                    part_bucket: bytes, part_raw: array[int], part_image: bytes) -> None:
+        """Rows for many messages at once, as columns (``context_figure_columns``): each
+        message's parts are the next ``part_counts[k]`` of the part columns, in order."""
+        if len(part_bucket) != sum(part_counts):
+            raise ValueError("the part columns do not hold the messages' parts")
+        self.ids.extend(ids)
+        self.sig_parts.extend(part_counts)
+        self.sig_top.extend(part_tops)
+        self.text.extend(text)
+        self.image.extend(image)
+        self.measured.extend(measured)
+        self.role.extend(role)
+        ends = accumulate(part_counts, initial=self.part_starts[-1])
+        next(ends)  # (the last row's end, already there)
+        self.part_starts.extend(ends)
+        self.part_bucket.extend(part_bucket)
+        self.part_raw.extend(part_raw)
+        self.part_image.extend(part_image)
 
     def merge(self) -> None:
         """Fold the rows added since the last merge into the sorted index (a message's

@@ -24,8 +24,9 @@ from array import array
 from collections.abc import Callable, Sequence
 
 from explorer.app.context_costs import CostTable
+from explorer.app.context_figure_columns import cost_columns
 from explorer.app.context_figure_path import PathSums, common_prefix
-from explorer.app.context_sizes import cost_into, sizes_serve
+from explorer.app.context_sizes import sizes_serve
 from explorer.app.meta_records import NOT_SENT
 from explorer.compaction.context import PART_NAMES, ContextUsage, part_bucket
 from explorer.compaction.estimate import (
@@ -205,6 +206,8 @@ class ContextFigure:
         self._cost(need, target, estimator)
         stale.difference_update(need)
         off.difference_update(need)
+        if len(need) == len(chunk) and costs.ids[before:] == array("q", chunk):
+            return list(range(before, len(costs)))  # all costed now, in order
         fresh = {costs.ids[r]: r for r in range(before, len(costs))}
         rows = [fresh.get(i, r) for i, r in zip(chunk, rows, strict=True)]
         if min(rows) < 0:
@@ -227,10 +230,10 @@ class ContextFigure:
         if not sizes_serve(target):
             self._cost_texts(ids, target, estimator)
             return
-        added, unsized = cost_into(self.store.reader, ids, target, estimator, self._costs)
+        added, unsized = cost_columns(self.store.reader, ids, target, estimator, self._costs)
         if unsized:  # an older file not sized this far yet: sized now, through the writer
             self.store.size_parts(unsized)
-            more, unsized = cost_into(self.store.reader, unsized, target, estimator,
+            more, unsized = cost_columns(self.store.reader, unsized, target, estimator,
                                       self._costs)
             added += more
         self.costed += added
