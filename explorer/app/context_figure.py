@@ -23,6 +23,8 @@ import threading
 from array import array
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from explorer.app.context_costs import CostTable
 from explorer.app.context_figure_columns import cost_columns
 from explorer.app.context_figure_path import PathSums, common_prefix
@@ -38,6 +40,7 @@ from explorer.compaction.estimate import (
 from explorer.compaction.planner import redacted
 from explorer.compaction.target import Target
 from explorer.store import Store
+from explorer.store.meta_keys import MARKED
 from explorer.store.rows import db_id, load_messages
 from explorer.tree.model import Message
 
@@ -113,12 +116,15 @@ class ContextFigure:
         del was[same:]
         unsent = [p for p in unsent if p < same]
         self._kept = (conv_id, was, unsent)
-        for first in range(same, len(kept), CHUNK):  # quick reads: no stop between them
-            chunk = kept[first:first + CHUNK]
-            self.checked_unsent += len(chunk)
-            found = _not_sent(self.store, chunk)
-            unsent += sorted(first + k for k, i in enumerate(chunk) if i in found)
-            was.extend(chunk)
+        fresh = kept[same:]
+        if fresh:  # one read of the marked messages in the new ids' span (a partial index)
+            self.checked_unsent += len(fresh)
+            found = _not_sent(self.store, conv_id, min(fresh), max(fresh))
+            if found:
+                at = np.flatnonzero(np.isin(np.asarray(fresh, dtype=np.int64),
+                                            np.fromiter(found, np.int64, len(found))))
+                unsent += [same + int(k) for k in at]
+            was.extend(fresh)
         if not unsent:
             return kept
         out: list[int] = []
@@ -260,14 +266,14 @@ class ContextFigure:
         self.costed += len(messages)
 
 
-def _not_sent(store: Store, ids: Sequence[int]) -> set[int]:
-    """The records a tool kept for itself among ``ids`` (``meta_records.sent_to_models``)."""
+def _not_sent(store: Store, conv_id: int, low: int, high: int) -> set[int]:
+    """The records a tool kept for itself among the conversation's messages ``low`` to
+    ``high`` (``meta_records.sent_to_models``), read through the index of marked ones."""
     marks = ",".join("?" * len(NOT_SENT))
     return {int(r[0]) for r in store.reader.execute(
-        "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
-        "AND source_meta LIKE '%\"meta\\_record\"%' ESCAPE '\\' "  # no JSON parse for most
-        f"AND source_meta ->> '$.meta_record' IN ({marks})",
-        (json.dumps(list(ids)), *sorted(NOT_SENT)))}
+        f"SELECT id FROM messages WHERE conversation_id = ? AND {MARKED} "
+        f"AND id BETWEEN ? AND ? AND source_meta ->> '$.meta_record' IN ({marks})",
+        (conv_id, low, high, *sorted(NOT_SENT)))}
 
 
 def _role_bucket(m: Message) -> str:
