@@ -10,7 +10,7 @@ what branching, forking or a checkpoint "here" means for a turn).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from explorer.app.graph_model import (
@@ -100,7 +100,23 @@ def build_turn_model(view: TurnView, marks: GraphMarks) -> GraphModel:
 def _tool_flags(flags: array[int], proj: TurnProjection, by_message: Mapping[int, int]) -> None:
     """OR each message's tool bits into its node's, walking the flags' own arrays."""
     turn_of, node_of_turn = proj.tree.turn_of, proj.node_of_turn
+    if isinstance(by_message, IdIndex) and isinstance(turn_of, IdIndex):
+        keys, turns, base, odd = turn_of.raw()
+        flagged, bits, _, extra = by_message.raw()
+        if base >= 0 and not odd:  # the turns' ids are one range: a subtraction, no search
+            n = len(keys)
+            for mid, f in zip(flagged, bits, strict=True):
+                k = mid - base
+                if 0 <= k < n:
+                    flags[node_of_turn[turns[k]]] |= f
+            _or_pairs(flags, node_of_turn, turn_of, extra.items())
+            return
     pairs = by_message.pairs() if isinstance(by_message, IdIndex) else by_message.items()
+    _or_pairs(flags, node_of_turn, turn_of, pairs)
+
+
+def _or_pairs(flags: array[int], node_of_turn: Sequence[int], turn_of: Mapping[Hashable, int],
+              pairs: Iterable[tuple[Hashable, int]]) -> None:
     for mid, f in pairs:
         t = turn_of.get(mid)
         if t is not None:

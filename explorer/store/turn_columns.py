@@ -19,41 +19,44 @@ from contextlib import contextmanager
 from itertools import accumulate
 
 from explorer.store.meta_keys import MARKED
-from explorer.tree.turn_source import PROMPT, RECORD, TurnColumns
+from explorer.tree.turn_source import ANSWER, PROMPT, RECORD, SYSTEM, TurnColumns
 from explorer.tree.turn_view import NOT_PROMPTS
 
+assert max(PROMPT, ANSWER, SYSTEM) < 10  # each message's flags are one digit
+
 _WS = "' ' || char(9, 10, 11, 12, 13)"  # what str.lstrip() strips, in ASCII
-_HEAD = max(len(p) for p in NOT_PROMPTS)
-_NOT_PROMPT = " OR ".join(f"substr(head, 1, {len(p)}) = :np{k}" for k, p in enumerate(NOT_PROMPTS))
+_NOT_PROMPT = " OR ".join(f"substr(ltrim(m.preview, {_WS}), 1, {len(p)}) = :np{k}"
+                          for k, p in enumerate(NOT_PROMPTS))
 
 _MESSAGES = f"""
 WITH models AS (
   SELECT model, row_number() OVER (ORDER BY model) AS k FROM (SELECT DISTINCT model
   FROM messages WHERE conversation_id = :conv AND role = 'assistant' AND model != '')),
 rows AS (
-  SELECT m.id, coalesce(m.parent_id, -1) AS parent, m.role, m.model,
-    CASE WHEN m.role = 'user' THEN substr(ltrim(m.preview, {_WS}), 1, {_HEAD}) END AS head,
-    coalesce(m.preview, '') != '' AS said, count(p.message_id) AS parts,
+  SELECT m.id, coalesce(m.parent_id, -1) AS parent,
+    CASE m.role
+      WHEN 'user' THEN {PROMPT} * (NOT (count(p.message_id) > 0
+        AND coalesce(sum(p.kind != 'tool_result'), 0) = 0) AND NOT ({_NOT_PROMPT}))
+      WHEN 'assistant' THEN {ANSWER} * (coalesce(sum(p.kind = 'text'), 0) > 0
+        AND coalesce(m.preview, '') != '')
+      WHEN 'system' THEN {SYSTEM} ELSE 0 END AS bits,
     coalesce(sum(p.kind = 'tool_use'), 0) AS calls,
     coalesce(sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), 0) AS errors,
-    coalesce(sum(p.kind != 'tool_result'), 0) AS others,
-    coalesce(sum(p.kind = 'text'), 0) AS texts
+    CASE WHEN m.role = 'assistant' THEN (SELECT k FROM models WHERE model = m.model) END AS k
   FROM messages m LEFT JOIN parts p ON p.message_id = m.id
   WHERE m.conversation_id = :conv GROUP BY m.id ORDER BY m.id)
-SELECT group_concat(id), group_concat(parent),
-  group_concat(
-    (role = 'user' AND NOT (parts > 0 AND others = 0) AND NOT ({_NOT_PROMPT}))
-    | ((role = 'assistant' AND texts > 0 AND said) << 1) | ((role = 'system') << 3), ''),
-  group_concat(calls), group_concat(errors), group_concat(coalesce(mo.k, 0)),
+SELECT group_concat(id), group_concat(parent), group_concat(bits, ''),
+  group_concat(calls), group_concat(errors), group_concat(coalesce(k, 0)),
   (SELECT json_group_array(model) FROM (SELECT model FROM models ORDER BY k))
-FROM rows LEFT JOIN models mo ON mo.model = rows.model AND rows.role = 'assistant'
+FROM rows
 """
 # A subquery with ORDER BY under an aggregate is never flattened into it (SQLite's rule),
-# so each group_concat sees the rows in id order. The columns come back as decimal text:
-# SQLite writes an integer's digits several times faster than printf() formats it, and the
-# flags (PROMPT, ANSWER, SYSTEM: never two digits, the roles exclude each other) one digit
-# each. A meta record is found through the metadata index by a read of its own
-# (``_RECORDS``), not tested on every message, and its bits are set afterwards.
+# so each group_concat sees the rows in id order. Each message's flags (PROMPT, ANSWER,
+# SYSTEM: one decimal digit, the roles exclude each other) are worked out where its parts
+# are counted, the preview's words only for a user message that is not all tool results.
+# The columns come back as decimal text: SQLite writes an integer's digits several times
+# faster than printf() formats it. A meta record is found through the metadata index by
+# a read of its own (``_RECORDS``), not tested on every message; its bits are set after.
 
 _RECORDS = f"""
 SELECT group_concat(id) FROM messages WHERE conversation_id = :conv AND {MARKED}
@@ -62,17 +65,12 @@ SELECT group_concat(id) FROM messages WHERE conversation_id = :conv AND {MARKED}
 """
 
 _TOOLS = """
-WITH w AS (
-  SELECT name, row_number() OVER (ORDER BY name) - 1 AS k FROM (
-    SELECT DISTINCT coalesce(p.tool_name, 'tool') AS name FROM parts p
-    JOIN messages m ON m.id = p.message_id
-    WHERE m.conversation_id = :conv AND p.kind = 'tool_use'))
-SELECT (SELECT json_group_array(name) FROM (SELECT name FROM w ORDER BY k)),
-  (SELECT group_concat(k) FROM (
-    SELECT w.k FROM parts p JOIN messages m ON m.id = p.message_id
-    JOIN w ON w.name = coalesce(p.tool_name, 'tool')
-    WHERE m.conversation_id = :conv AND p.kind = 'tool_use' ORDER BY p.message_id, p.idx))
+SELECT json_group_array(name) FROM (
+  SELECT coalesce(p.tool_name, 'tool') AS name FROM parts p JOIN messages m ON m.id = p.message_id
+  WHERE m.conversation_id = :conv AND p.kind = 'tool_use' ORDER BY p.message_id, p.idx)
 """
+# The calls' tool names in one pass (coded in Python: a second join to number them in SQL
+# cost as much again).
 
 _DIGITS = bytes((b - 48) % 256 for b in range(256))  # a translation: "0".."9" → 0..9
 
@@ -96,7 +94,9 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
     params.update({f"np{k}": p for k, p in enumerate(NOT_PROMPTS)})
     ids, parents, bits, calls, errors, models, names = conn.execute(
         _MESSAGES, params).fetchone()
-    words, items = conn.execute(_TOOLS, {"conv": conv_id}).fetchone()
+    names_called: list[str] = json.loads(conn.execute(_TOOLS, {"conv": conv_id}).fetchone()[0])
+    words = sorted(set(names_called))  # by code point: SQLite's BINARY order of UTF-8
+    code = {w: k for k, w in enumerate(words)}
     id_column = int_array("q", ids)
     call_column = int_array("I", calls)
     flags = bytearray((bits or "").encode("ascii").translate(_DIGITS))
@@ -107,8 +107,8 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
         bits=flags, calls=call_column,
         errors=int_array("I", errors), models=int_array("I", models),
         tool_starts=array("I", accumulate(call_column, initial=0)),
-        tool_items=int_array("I", items),
-        model_names=["", *json.loads(names or "[]")], tool_words=json.loads(words or "[]"),
+        tool_items=array("I", map(code.__getitem__, names_called)),
+        model_names=["", *json.loads(names or "[]")], tool_words=words,
         ids_sorted=True,
     )
 

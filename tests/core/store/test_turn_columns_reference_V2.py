@@ -16,8 +16,11 @@ from functools import partial
 from pathlib import Path
 
 from explorer.app.importing import import_paths
+from explorer.app.turn_graph_build import build_model, build_view
+from explorer.app.turn_graph_model import NodeIndex
 from explorer.store import Store
 from explorer.store.ids import next_ids
+from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
 from explorer.store.turn_columns import int_array, read_snapshot, read_turn_columns
 from explorer.store.turn_reads import read_previews
 from explorer.tree.turn_grouping import group_columns
@@ -188,3 +191,23 @@ def test_V2_decimal_columns_decode_to_the_values_sqlite_wrote() -> None:
     assert list(int_array("q", text)) == values
     assert list(int_array("I", None)) == []
     assert list(int_array("I", "7")) == [7]
+
+
+def test_V2_each_turn_nodes_tool_flags_are_its_messages_flags(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    try:
+        _generated(store, 200, seed=4)
+        cid = _generated(store, 2000, seed=5)
+        view = build_view(store, cid)
+        model = build_model(store, cid, view)
+        index = NodeIndex(view.projection)
+        expected = [0] * len(model.ids)
+        for mid, f in store.message_flags(cid).items():
+            node = index.get(mid)
+            if node is not None:
+                expected[node] |= f
+        mask = TOOL_CALL | TOOL_RESULT | ERROR
+        assert any(expected) and len(set(expected)) > 2
+        assert [f & mask for f in model.flags] == expected
+    finally:
+        store.close()
