@@ -170,13 +170,22 @@ class ContextFigure:
                 self._stale |= {m for m in self._changed_since(self._top) if costs.row(m) >= 0}
             self._top = top
         sums.cut(self._unchanged(sums, ids))
+        run: tuple[list[int], range] = ([], range(0))  # new rows in a row: summed at once
         try:
             for first in range(len(sums), len(ids), CHUNK):
                 check()
                 chunk = ids[first:first + CHUNK]
-                sums.extend(chunk, self._rows(chunk, target, estimator))
+                rows = self._rows(chunk, target, estimator)
+                if isinstance(rows, range) and (not run[1] or run[1].stop == rows.start):
+                    run = (run[0] + chunk, range(run[1].start if run[1] else rows.start,
+                                                 rows.stop))
+                    continue
+                sums.extend(*run)
+                run = ([], range(0))
+                sums.extend(chunk, rows)
         finally:
-            costs.merge()  # what a stopped refresh costed is kept too
+            sums.extend(*run)  # what a stopped refresh costed is kept too
+            costs.merge()
         # Every changed message on the path was costed again: those left are elsewhere, and
         # are costed again only if a path takes them in (not looked for in the sums again).
         self._stale_off |= self._stale
@@ -200,8 +209,10 @@ class ContextFigure:
             places += [head.index(i) for i in here if i in head]
         return min(places, default=same)
 
-    def _rows(self, chunk: list[int], target: Target, estimator: Estimator) -> list[int]:
-        """The chunk's rows in the kept costs, costing those not costed or changed since."""
+    def _rows(self, chunk: list[int], target: Target, estimator: Estimator
+              ) -> Sequence[int]:
+        """The chunk's rows in the kept costs, costing those not costed or changed since
+        (a range: all new, in the chunk's order)."""
         costs, stale, off = self._costs, self._stale, self._stale_off
         rows = [costs.row(i) for i in chunk] if costs.indexed else [-1] * len(chunk)
         self.looked_up += len(chunk)
@@ -213,7 +224,7 @@ class ContextFigure:
         stale.difference_update(need)
         off.difference_update(need)
         if len(need) == len(chunk) and costs.ids[before:] == array("q", chunk):
-            return list(range(before, len(costs)))  # all costed now, in order
+            return range(before, len(costs))  # all costed now, in order
         fresh = {costs.ids[r]: r for r in range(before, len(costs))}
         rows = [fresh.get(i, r) for i, r in zip(chunk, rows, strict=True)]
         if min(rows) < 0:

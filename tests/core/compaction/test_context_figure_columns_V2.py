@@ -19,6 +19,7 @@ from explorer.app import compacting
 from explorer.app.context_costs import CostTable
 from explorer.app.context_figure import ContextFigure
 from explorer.app.context_figure_columns import cost_columns
+from explorer.app.context_figure_path import PathSums
 from explorer.app.context_sizes import cost_into
 from explorer.app.importing import import_paths
 from explorer.app.targets import build_target
@@ -130,3 +131,31 @@ def test_V2_a_claude_code_session_costs_the_same_read_as_columns(
             one, bulk = _both(store, ids, target)
             assert one == bulk and len(one) == len(ids)
         assert any(row[3] for row in one.values()), "the sample's answers are measured"
+
+
+def test_V2_a_run_of_new_rows_sums_as_the_rows_one_by_one(tmp_path: Path) -> None:
+    """A path's new rows are summed in columns; the sums (and cutting them back) equal
+    those made row by row."""
+    with Store(tmp_path / "x.db") as store:
+        conv = store.create_conversation("sums")
+        for turn in _turns() * 3:
+            store.append_turn(conv, turn)
+        ids = [i for (i,) in store.reader.execute("SELECT id FROM messages ORDER BY id")]
+        table = CostTable()
+        cost_columns(store.reader, ids, TARGETS[0], TARGETS[0].estimator(), table)
+        by_run, by_row = PathSums(table), PathSums(table)
+        by_run.extend(ids[:5], range(5))
+        by_run.extend(ids[5:], range(5, len(ids)))
+        by_row.extend(ids, list(range(len(ids))))
+
+        def state(sums: PathSums) -> tuple[object, ...]:
+            return (list(sums.ids), list(sums.rows), sums.role_count, sums.image_tokens,
+                    sums.text_parts, sums.text_total, sums.image_total,
+                    list(sums.measured_at), list(sums.text_before), list(sums.image_before),
+                    list(sums.measured_rows), list(sums.records))
+
+        assert state(by_run) == state(by_row)
+        assert by_run.records and by_run.image_total > 0 and len(by_run.measured_at) > 3
+        by_run.cut(len(ids) // 2)
+        by_row.cut(len(ids) // 2)
+        assert state(by_run) == state(by_row)
