@@ -6,6 +6,8 @@ Qt-free, so the process that builds a big conversation's turn graph
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from explorer.app.graph_model import GraphMarks
 from explorer.app.tree_text import TreeMarks
 from explorer.app.views import tree_marks
@@ -14,8 +16,10 @@ from explorer.store.reads import fork_points
 from explorer.store.turn_reads import subagent_links
 
 
-def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> GraphMarks:
-    """The graph's marks; ``marks`` are the tree marks when the caller has read them already."""
+def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None,
+               message_flags: Mapping[int, int] | None = None) -> GraphMarks:
+    """The graph's marks; ``marks`` are the tree marks and ``message_flags`` the store's
+    when the caller has read them already (the turn graph's read brings the flags along)."""
     conv = store.conversation(conv_id)
     marks = marks if marks is not None else tree_marks(store, conv_id)
     forks = frozenset(at for _, at in fork_points(store.reader, conv_id))
@@ -23,7 +27,8 @@ def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None) -> Gr
         active=frozenset(marks.active), tip=marks.tip,
         labels={k: tuple(v) for k, v in marks.labels.items()},
         notes={k: tuple(v) for k, v in marks.notes.items()},
-        message_flags=store.message_flags(conv_id),
+        message_flags=message_flags if message_flags is not None
+        else store.message_flags(conv_id),
         rewinds=frozenset(r["from_tip_id"] for r in store.rewinds(conv_id)),
         forks=forks,
         compactions=frozenset(c["message_id"] for c in store.compactions(conv_id)),

@@ -48,7 +48,7 @@ def build_view(
         tree = group_columns(  # archived branches: folded (T6)
             read.columns.without(view_marks.hidden), partial(read_previews, store.reader))
         # Once grouped, the columns are not needed again (a re-fold reuses the grouping).
-        source = TurnSource(None, read.subagents)
+        source = TurnSource(None, read.subagents, read.message_flags)
         del read
     check()
     projection = collapse_runs(tree, kept_messages(view_marks) | set(expanded))
@@ -59,11 +59,13 @@ def build_model(store: Store, conv_id: int, view: TurnView, check: Check = _go_o
                 ) -> GraphModel:
     """The view's graph model (marks read, nodes laid out). What the graph keeps of the
     view afterwards: the model's flags carry the active path, so the view's marks drop
-    its set of ids (60,000 ints on the deep session, ~4 MB)."""
-    marks = read_marks(store, conv_id, view.marks)
+    its set of ids (60,000 ints on the deep session, ~4 MB), and its source the tool flags
+    read with the columns."""
+    marks = read_marks(store, conv_id, view.marks, view.source.message_flags)
     check()
     model = build_turn_model(view, marks)
     view.marks = replace(view.marks, active=set())
+    view.source = replace(view.source, message_flags=None)  # used: a re-fold reads the store's
     return model
 
 

@@ -19,10 +19,19 @@ from contextlib import contextmanager
 from itertools import accumulate
 
 from explorer.store.meta_keys import MARKED
-from explorer.tree.turn_source import ANSWER, PROMPT, RECORD, SYSTEM, TurnColumns
+from explorer.tree.turn_source import (
+    ANSWER,
+    CALLS,
+    FAILS,
+    PROMPT,
+    RECORD,
+    RESULTS,
+    SYSTEM,
+    TurnColumns,
+)
 from explorer.tree.turn_view import NOT_PROMPTS
 
-assert max(PROMPT, ANSWER, SYSTEM) < 10  # each message's flags are one digit
+assert max(PROMPT, ANSWER, SYSTEM) < 10 and CALLS | RESULTS | FAILS < 10  # one digit each
 
 _WS = "' ' || char(9, 10, 11, 12, 13)"  # what str.lstrip() strips, in ASCII
 _NOT_PROMPT = " OR ".join(f"substr(ltrim(m.preview, {_WS}), 1, {len(p)}) = :np{k}"
@@ -42,11 +51,15 @@ rows AS (
       WHEN 'system' THEN {SYSTEM} ELSE 0 END AS bits,
     coalesce(sum(p.kind = 'tool_use'), 0) AS calls,
     coalesce(sum(p.kind = 'tool_result' AND coalesce(p.is_error, 0) != 0), 0) AS errors,
-    CASE WHEN m.role = 'assistant' THEN (SELECT k FROM models WHERE model = m.model) END AS k
+    CASE WHEN m.role = 'assistant' THEN (SELECT k FROM models WHERE model = m.model) END AS k,
+    {CALLS} * coalesce(max(p.kind = 'tool_use'), 0)
+      | {RESULTS} * coalesce(max(p.kind = 'tool_result'), 0)
+      | {FAILS} * coalesce(max(coalesce(p.is_error, 0) != 0), 0) AS part_bits
   FROM messages m LEFT JOIN parts p ON p.message_id = m.id
   WHERE m.conversation_id = :conv GROUP BY m.id ORDER BY m.id)
 SELECT group_concat(id), group_concat(parent), group_concat(bits, ''),
   group_concat(calls), group_concat(errors), group_concat(coalesce(k, 0)),
+  group_concat(part_bits, ''),
   (SELECT json_group_array(model) FROM (SELECT model FROM models ORDER BY k))
 FROM rows
 """
@@ -92,7 +105,7 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
     """The messages in id order; run it inside :func:`read_snapshot` with any other read."""
     params: dict[str, object] = {"conv": conv_id}
     params.update({f"np{k}": p for k, p in enumerate(NOT_PROMPTS)})
-    ids, parents, bits, calls, errors, models, names = conn.execute(
+    ids, parents, bits, calls, errors, models, part_bits, names = conn.execute(
         _MESSAGES, params).fetchone()
     names_called: list[str] = json.loads(conn.execute(_TOOLS, {"conv": conv_id}).fetchone()[0])
     words = sorted(set(names_called))  # by code point: SQLite's BINARY order of UTF-8
@@ -110,6 +123,7 @@ def read_turn_columns(conn: sqlite3.Connection, conv_id: int) -> TurnColumns:
         tool_items=array("I", map(code.__getitem__, names_called)),
         model_names=["", *json.loads(names or "[]")], tool_words=words,
         ids_sorted=True,
+        part_bits=bytearray((part_bits or "").encode("ascii").translate(_DIGITS)),
     )
 
 

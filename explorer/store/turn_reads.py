@@ -15,15 +15,18 @@ import json
 import sqlite3
 from array import array
 from bisect import bisect_left
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from itertools import compress
 from operator import itemgetter
 from typing import Any, cast
 
 from explorer.store.fetching import in_chunks
+from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
 from explorer.store.meta_keys import MARKED
 from explorer.store.turn_columns import read_snapshot, read_turn_columns
-from explorer.tree.turn_source import TurnColumns
+from explorer.tree.columns import IdIndex
+from explorer.tree.turn_source import CALLS, FAILS, RESULTS, TurnColumns
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class SubagentInfo:
 class TurnSource:
     columns: TurnColumns | None  # None once grouped: the turn tree is all that is kept
     subagents: dict[Hashable, SubagentInfo]  # by root message id
+    message_flags: Mapping[int, int] | None = None
+    """The store's ``message_flags`` (tool call, result, error), read with the columns:
+    the graph's marks need not read every part again (None: not read)."""
 
 
 def read_subagents(conn: sqlite3.Connection, conv_id: int) -> dict[Hashable, SubagentInfo]:
@@ -68,7 +74,22 @@ def read_turn_source(conn: sqlite3.Connection, conv_id: int) -> TurnSource:
         at = bisect_left(ids, cast(int, root))
         if at < len(ids) and ids[at] == root:
             columns.subagents[at] = (sub.name, sub.call_message)
-    return TurnSource(columns, subagents)
+    return TurnSource(columns, subagents, tool_flags(columns))
+
+
+_STORE_BITS = bytes((TOOL_CALL if b & CALLS else 0) | (TOOL_RESULT if b & RESULTS else 0)
+                    | (ERROR if b & FAILS else 0) for b in range(256))
+
+
+def tool_flags(columns: TurnColumns) -> Mapping[int, int] | None:
+    """The messages with any tool bit, as :func:`~explorer.store.layout_store.message_flags`
+    gives them (ids ascending, their bits), from the columns' part bits."""
+    if not columns.ids_sorted or len(columns.part_bits) != len(columns):
+        return None
+    bits = columns.part_bits.translate(_STORE_BITS)
+    ids = cast("array[int]", columns.ids)
+    return cast(Mapping[int, int], IdIndex.from_sorted(
+        array("q", compress(ids, bits)), array("B", bytes(filter(None, bits)))))
 
 
 def read_previews(conn: sqlite3.Connection, ids: list[Hashable]

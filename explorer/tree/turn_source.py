@@ -22,6 +22,11 @@ ANSWER = 2  # an assistant message with words: its preview is the turn's answer
 RECORD = 4  # a tool's own record (a notice, a file snapshot), not a person's words
 SYSTEM = 8  # a system message: its words label a turn it opens
 
+# Bits of ``TurnColumns.part_bits``: what a message's parts are.
+CALLS = 1  # a tool call among them
+RESULTS = 2  # a tool result
+FAILS = 4  # a part marked as an error
+
 Previews = Callable[[list[Hashable]], Mapping[Hashable, tuple[str, str]]]
 """Message ids → (role, preview) for those ids: read only for the messages labels use."""
 
@@ -48,6 +53,8 @@ class TurnColumns:
     subagents: dict[int, tuple[str, Hashable | None]] = field(default_factory=dict)
     """By position of a subagent transcript's root: its name and the spawning call's message."""
     ids_sorted: bool = False  # ``ids`` is an ascending integer array (the store's read)
+    part_bits: bytearray = field(default_factory=bytearray)
+    """By position: CALLS, RESULTS, FAILS among a message's parts (empty: not read)."""
 
     def __len__(self) -> int:
         return len(self.parents)
@@ -57,7 +64,7 @@ class TurnColumns:
                   self.tool_items]
         if isinstance(self.ids, array):
             arrays.append(self.ids)
-        return sum(a.itemsize * len(a) for a in arrays) + len(self.bits)
+        return sum(a.itemsize * len(a) for a in arrays) + len(self.bits) + len(self.part_bits)
 
     def without(self, hidden: Collection[Hashable]) -> TurnColumns:
         """The columns with the ``hidden`` messages left out (archived branches, T6)."""
@@ -87,6 +94,8 @@ class TurnColumns:
             tool_words=self.tool_words,
             subagents={new_at[i]: s for i, s in self.subagents.items() if new_at[i] >= 0},
             ids_sorted=self.ids_sorted,
+            part_bits=bytearray(self.part_bits[i] for i in keep) if self.part_bits
+            else bytearray(),
         )
 
 

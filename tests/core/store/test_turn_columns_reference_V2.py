@@ -22,7 +22,7 @@ from explorer.store import Store
 from explorer.store.ids import next_ids
 from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
 from explorer.store.turn_columns import int_array, read_snapshot, read_turn_columns
-from explorer.store.turn_reads import read_previews
+from explorer.store.turn_reads import read_previews, tool_flags
 from explorer.tree.turn_grouping import group_columns
 from explorer.tree.turn_labels import answer_words, prompt_words
 from explorer.tree.turn_source import ANSWER, PROMPT, RECORD, SYSTEM, TurnColumns
@@ -67,6 +67,13 @@ def _as_rows(cols: TurnColumns) -> list[tuple[object, ...]]:
          [cols.tool_words[cols.tool_items[k]]
           for k in range(cols.tool_starts[i], cols.tool_starts[i + 1])])
         for i in range(len(cols))]
+
+
+def _same_flags(store: Store, cid: int, cols: TurnColumns) -> None:
+    """The tool flags read with the columns are the store's own read of every part."""
+    flags = tool_flags(cols)
+    assert flags is not None
+    assert dict(flags.items()) == dict(store.message_flags(cid).items())
 
 
 def _read(store: Store, cid: int) -> TurnColumns:
@@ -154,6 +161,7 @@ def test_V2_turn_columns_read_as_a_per_message_reading_of_generated_rows(
             cols = _read(store, cid)
             expected = _reference(store.reader, cid)
             assert _as_rows(cols) == expected
+            _same_flags(store, cid, cols)
             assert any(r[2] & RECORD for r in expected) and any(r[2] & PROMPT for r in expected)
             tree = group_columns(cols, partial(read_previews, store.reader))
             _check_tally(tree, cols, store.reader)
@@ -174,6 +182,7 @@ def test_V2_turn_columns_read_as_a_per_message_reading_of_the_claude_code_sample
         for cid in convs:
             cols = _read(store, cid)
             assert _as_rows(cols) == _reference(store.reader, cid)
+            _same_flags(store, cid, cols)
             tree = group_columns(cols, partial(read_previews, store.reader))
             _check_tally(tree, cols, store.reader)
             checked += len(cols)
