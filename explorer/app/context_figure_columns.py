@@ -43,10 +43,9 @@ def _query(redacted: bool) -> str:
     role = (f"CASE m.role WHEN 'system' THEN {_BUCKET['system']} WHEN 'assistant' THEN "
             f"{_BUCKET['assistant']} ELSE {_BUCKET['user']} END")
     usage = "CAST(m.usage ->> '$.{}' AS INTEGER)"
-    measured = (f"CASE WHEN m.role = 'assistant' AND m.usage IS NOT NULL AND "
-                f"{usage.format('input_tokens')} IS NOT NULL THEN {usage.format('input_tokens')}"
+    measured = (f"CASE WHEN m.role = 'assistant' THEN ifnull({usage.format('input_tokens')}"
                 f" + CASE WHEN :cached THEN ifnull({usage.format('cache_read_tokens')}, 0) + "
-                f"ifnull({usage.format('cache_write_tokens')}, 0) ELSE 0 END ELSE 0 END")
+                f"ifnull({usage.format('cache_write_tokens')}, 0) ELSE 0 END, 0) ELSE 0 END")
     tokens = tokens_sql(redacted)
     price = f"(SELECT price FROM known WHERE key = {_SIDE})"
     name = f"(SELECT price FROM known WHERE key = {_NAME})"
@@ -60,8 +59,8 @@ def _query(redacted: bool) -> str:
                 f"OR (p.kind = 'tool_use' AND {name} IS NULL)")
     noted = ("ifnull(instr(m.source_meta, '\"request\"') > 0 "
              "OR instr(m.source_meta, '\"image_price\"') > 0, 0)")
-    head = (f"({measured} << 8) | ({role} << 4) | (CASE WHEN {measured} != 0 THEN {noted} "
-            "ELSE 0 END << 3)")
+    head = (f"({measured} << 8) | ({role} << 4) | (CASE WHEN m.role = 'assistant' "
+            f"AND m.usage IS NOT NULL THEN {noted} ELSE 0 END << 3)")
     flags = f"(coalesce({unpriced}, 0) << 2) | ((p.size_chars IS NULL) << 1)"
     cell = f"({raw} << {_BITS}) | ({bucket} << 1) | (p.kind = 'image')"
     chunk = "m.id IN (SELECT value FROM json_each(:ids))"
@@ -77,7 +76,7 @@ SELECT (SELECT group_concat(cell, '') FROM (
 # A subquery with ORDER BY under an aggregate is never flattened into it (SQLite's rule),
 # so group_concat sees the rows in id order (which the primary key and the parts'
 # (message_id, idx) index give without a sort): a row per message (its id, its measured
-# prompt, role bucket and whether it may hold a record), and a row per part (its
+# prompt, role bucket and whether it may hold a record, if measured), and a row per part (its
 # message, its id, its cost and bucket, whether it is sized and priced). One statement:
 # one state of the file.
 
@@ -139,7 +138,7 @@ def _add(table: CostTable, heads: np.ndarray, cells: np.ndarray, overhead: int,
         _q((head >> 8)[good]), (head >> 4 & 15)[good].astype(np.uint8).tobytes(),
         (cells[keep, 2] >> 1 & 15).astype(np.uint8).tobytes(), _q(raw[keep]),
         image[keep].astype(np.uint8).tobytes())
-    noted = np.flatnonzero(head[good] & 8)
+    noted = np.flatnonzero((head[good] & 8 != 0) & (head[good] >> 8 != 0))  # measured ones
     if len(noted):  # the few answers whose metadata may hold a record
         ids = mids[good]
         _records(conn, table, {int(ids[k]): before + int(k) for k in noted})
