@@ -30,7 +30,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.app.import_pipe import Pipe, PipeClosed, raw
+from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
 from explorer.app.importing import CancelCheck, ImportProgress, ImportReport, import_paths
 from explorer.store import StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -148,14 +148,7 @@ def _filled(ic: ImportedConversation, messages: list[Message]) -> dict[Hashable,
 def main() -> int:
     with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
         os.nice(NICE)
-    protocol_out = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:  # anything a reader prints goes to stderr (or nowhere), never into the pipe
-        os.dup2(2, 1)
-    except OSError:  # a windowed program may have no stderr
-        os.dup2(devnull, 1)
-    os.close(devnull)
-    pipe = Pipe(raw(0, "rb"), raw(protocol_out, "wb"))
+    pipe = window_pipe()
     remote = RemoteWrites(pipe)
     report = ImportReport()
     try:

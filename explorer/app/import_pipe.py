@@ -123,3 +123,16 @@ def child_env() -> dict[str, str]:
     root = str(Path(explorer.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     return env
+
+
+def window_pipe() -> Pipe:
+    """A child's end of its pipe to the window: stdin in, the real stdout out. From here on
+    anything the program prints goes to stderr (or nowhere), never into the pipe."""
+    protocol_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(2, 1)
+    except OSError:  # a windowed program may have no stderr
+        os.dup2(devnull, 1)
+    os.close(devnull)
+    return Pipe(raw(0, "rb"), raw(protocol_out, "wb"))

@@ -22,7 +22,7 @@ import sys
 import threading
 from pathlib import Path
 
-from explorer.app.import_pipe import Pipe, PipeClosed, raw
+from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
 from explorer.app.turn_graph_build import build_parts
 from explorer.app.turn_wire import pack_cells, pack_model, pack_view
 from explorer.store import Store
@@ -95,14 +95,7 @@ def serve(pipe: Pipe) -> None:
 
 
 def main() -> int:
-    protocol_out = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:  # anything printed goes to stderr (or nowhere), never into the pipe
-        os.dup2(2, 1)
-    except OSError:  # a windowed program may have no stderr
-        os.dup2(devnull, 1)
-    os.close(devnull)
-    pipe = Pipe(raw(0, "rb"), raw(protocol_out, "wb"))
+    pipe = window_pipe()
     try:
         serve(pipe)
     except PipeClosed:  # the window went away or abandoned the build: nothing to say

@@ -11,7 +11,7 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load, settle
+from transcript_helpers import load, message_cards, settle, tall_view
 
 from explorer.app.demo import load_demo
 from explorer.store import Store
@@ -34,20 +34,6 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def demo(store: Store) -> int:
     return load_demo(store)
-
-
-def tall_view(qtbot: QtBot, store: Store, conv_id: int) -> TranscriptView:
-    """A view tall enough that every card of the demo is built."""
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(900, 9000)
-    view.show()
-    load(qtbot, view, conv_id)
-    return view
-
-
-def message_cards(view: TranscriptView) -> list[MessageCard]:
-    return [c for c in view.live_cards() if isinstance(c, MessageCard)]
 
 
 def card_of(view: TranscriptView, mid: int) -> MessageCard:

@@ -15,7 +15,7 @@ from PySide6.QtGui import QFocusEvent, QHelpEvent, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QToolTip, QWidget
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load
+from transcript_helpers import message_cards, tall_view
 
 from explorer.app.demo import load_demo
 from explorer.store import Store
@@ -34,17 +34,10 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def view(qtbot: QtBot, store: Store) -> TranscriptView:
     """The demo, every card built."""
-    demo = load_demo(store)
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(900, 9000)
-    view.show()
-    load(qtbot, view, demo)
-    return view
+    return tall_view(qtbot, store, load_demo(store))
 
 
-def cards(view: TranscriptView) -> list[MessageCard]:
-    return [c for c in view.live_cards() if isinstance(c, MessageCard)]
+cards = message_cards
 
 
 def tip_card(view: TranscriptView) -> MessageCard:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
+from explorer.store import Store
 from explorer.ui.transcript import TranscriptView
+from explorer.ui.transcript.cards import MessageCard
 
 TIMEOUT_MS = 10_000
 
@@ -17,3 +19,17 @@ def settle(qtbot: QtBot, view: TranscriptView) -> None:
 def load(qtbot: QtBot, view: TranscriptView, conv: int, tip: int | None = None) -> None:
     view.load_path(conv, tip)
     settle(qtbot, view)
+
+
+def tall_view(qtbot: QtBot, store: Store, conv_id: int) -> TranscriptView:
+    """A view tall enough that every card of the demo is built."""
+    view = TranscriptView(store)
+    qtbot.addWidget(view)
+    view.resize(900, 9000)
+    view.show()
+    load(qtbot, view, conv_id)
+    return view
+
+
+def message_cards(view: TranscriptView) -> list[MessageCard]:
+    return [c for c in view.live_cards() if isinstance(c, MessageCard)]
