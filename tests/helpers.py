@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import keyring.backend
@@ -45,6 +48,17 @@ def tool_turn(n: int, tool: str = "Bash", error: bool = False) -> list[Message]:
 
 def chat_turn(n: int) -> list[Message]:
     return [user(f"prompt {n}"), assistant(f"answer {n}")]
+
+
+@contextmanager
+def statements_run(conn: sqlite3.Connection) -> Iterator[list[str]]:
+    """The SQL statements ``conn`` runs inside the block, bound values inlined."""
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        yield seen
+    finally:
+        conn.set_trace_callback(None)
 
 
 def new_store(tmp_path: Path, name: str = "t.db") -> Store:

@@ -133,3 +133,13 @@ def window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
     yield w
     w.close()
     store.close()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Any]:
+    """A store on a fresh file, closed after the test."""
+    from explorer.store import Store
+
+    s = Store(tmp_path / "d.db")
+    yield s
+    s.close()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent
@@ -22,13 +19,6 @@ from explorer.ui.transcript.card_words import format_tokens
 from explorer.ui.transcript.cards import MessageCard
 from explorer.ui.transcript.parts import ImageDialog
 from explorer.ui.transcript.slim_cards import MarkerCard
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "d.db")
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
@@ -22,13 +20,6 @@ from explorer.store import Store
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.card_words import describe_tokens, format_time
 from explorer.ui.transcript.cards import MessageCard
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "d.db")
-    yield s
-    s.close()
 
 
 @pytest.fixture

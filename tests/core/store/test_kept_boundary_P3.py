@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import tool_call, tool_result, user
+from helpers import statements_run, tool_call, tool_result, user
 from test_clean_boundary_follows_the_tip import crashed
 
 from explorer.store import Store, boundary
@@ -27,12 +27,8 @@ def forgetful(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _walks(s: Store, conv: int) -> int:
     """How many path walks for tool parts reading the conversation makes."""
-    seen: list[str] = []
-    s.reader.set_trace_callback(seen.append)
-    try:
+    with statements_run(s.reader) as seen:
         s.conversation(conv)
-    finally:
-        s.reader.set_trace_callback(None)
     return sum("tool_use_id" in q and "RECURSIVE" in q for q in seen)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import statements_run
 from tending_helpers import grow, ids_of
 
 from explorer.app import tree_actions as ta
@@ -18,13 +19,9 @@ SHAPE = [0, 1, 2, 1, 4, 5, 3, 7, 8, 6, 10, 0, 12, 13, 11, 15, 16]
 
 
 def _reads_of_the_shape(store: Store, run: object) -> int:
-    statements: list[str] = []
-    store.reader.set_trace_callback(statements.append)
-    try:
-        assert callable(run)
+    assert callable(run)
+    with statements_run(store.reader) as statements:
         run()
-    finally:
-        store.reader.set_trace_callback(None)
     return sum("SELECT id, parent_id FROM messages" in s for s in statements)
 
 
@@ -75,12 +72,8 @@ def test_V2_fork_marks_are_read_without_counting_every_conversations_messages(
         other = grow(store, SHAPE[:5], 2)
         at = ids_of(store, conv)[4]
         fork = store.fork(conv, at)
-        statements: list[str] = []
-        store.reader.set_trace_callback(statements.append)
-        try:
+        with statements_run(store.reader) as statements:
             marks = tree_marks(store, conv)
-        finally:
-            store.reader.set_trace_callback(None)
         assert f"forked to #{fork}" in marks.notes[at]
         assert not [s for s in statements if "GROUP BY conversation_id" in s]
         assert tree_marks(store, other).notes.get(at) is None
@@ -104,12 +97,8 @@ def test_V2_merges_and_edits_come_from_one_scan_and_read_as_each_alone(
         main = first + store.append_turn(conv, chat_turn(3))
         merge.merge(store, side[-1], main[-1])
         edited = store.edit_prompt(conv, main[2], "say it again, shorter")
-        statements: list[str] = []
-        store.reader.set_trace_callback(statements.append)
-        try:
+        with statements_run(store.reader) as statements:
             view = tended_view(store, conv)
-        finally:
-            store.reader.set_trace_callback(None)
         assert sum("messages_meta_keys" in _plan(store, s) for s in statements
                    if "source_meta" in s) == 1  # one read, of the marked messages only
         assert view.merges == store.merge_links(conv) and view.merges
