@@ -1,7 +1,8 @@
 """The context figure's per-message costs read as columns: SQLite does every per-part step.
 
-``cost_into`` (``context_sizes``) costs a message from its parts' stored sizes, but in
-Python: a tuple per part read, a loop per part and per message, a row added at a time.
+The figure used to cost a message from its parts' stored sizes in Python: a tuple per
+part read, a loop per part and per message, a row added at a time (that reading is kept
+with the tests, as the reference these columns must equal).
 On a 100,000-message session that was most of the figure's CPU. Here one statement per
 chunk sums each message's parts in SQLite (the bucket and raw cost of each part by the
 estimator's rules, the text and image sums, the measured prompt of its usage, the
@@ -10,7 +11,7 @@ and part columns back as two hex strings that become arrays in C (as
 ``store.turn_columns`` does): Python takes no step per part or per message. What the
 rules cannot say in SQL is priced in Python once per distinct value (a tool name's
 tokens, an image size's price) and kept with the table. A message with a part not
-sized yet is left to the caller, as ``cost_into`` leaves it; the costs equal its.
+sized yet is left to the caller, which costs it from its text.
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ SELECT (SELECT group_concat(cell, '') FROM (
 
 def cost_columns(conn: sqlite3.Connection, ids: Sequence[int], target: Target,
                  estimator: Estimator, table: CostTable) -> tuple[int, list[int]]:
-    """``cost_into`` in columns: add to ``table`` the costs of the messages of ``ids`` whose
-    parts are all sized (in id order); returns how many, and the ids of the others."""
+    """Add to ``table`` the costs of the messages of ``ids`` whose parts are all sized (in
+    id order); returns how many, and the ids of the others."""
     if not ids:
         return 0, []
     r = estimator.rules

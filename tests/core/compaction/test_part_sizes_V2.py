@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from agent_home import fake_home
 from coding_session import png_bytes
+from costs_by_message import cost_into
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ from explorer.app import compacting, tree_actions, undo
 from explorer.app.agent_homes import Environment
 from explorer.app.context_costs import CostTable
 from explorer.app.context_figure import ContextFigure
-from explorer.app.context_sizes import _BUCKET, cost_into
+from explorer.app.context_sizes import _BUCKET
 from explorer.app.demo import load_demo
 from explorer.app.importing import import_paths
 from explorer.app.sync import sync_sources
