@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from explorer.app import kept_figure
 from explorer.app.context_costs import CostTable
 from explorer.app.context_figure_columns import cost_columns
 from explorer.app.context_figure_path import PathSums, common_prefix
@@ -146,12 +147,19 @@ class ContextFigure:
             if key is not None and last is not None and last[0] == key:
                 self.length = last[2]
                 return _copy(last[1])
-            ids = self.context_ids(conv_id)
-            estimator = target.estimator()
-            sums = self._sums_for(ids, target, estimator, check)
-            usage = sums.usage(estimator, target)
-            self.length = len(ids)
-            self._last = None if key is None else (key, usage, len(ids))
+            at = None if key is None else self.store.revision(conv_id)  # before any read
+            found = None if at is None else kept_figure.load(self.store, conv_id, at, target)
+            if found is not None:  # the conversation is as it was when this was costed
+                usage, self.length = found
+            else:
+                ids = self.context_ids(conv_id)
+                estimator = target.estimator()
+                sums = self._sums_for(ids, target, estimator, check)
+                usage = sums.usage(estimator, target)
+                self.length = len(ids)
+                if at is not None:
+                    kept_figure.keep(self.store, conv_id, at, target, usage, len(ids))
+            self._last = None if key is None else (key, usage, self.length)
             return _copy(usage)
 
     def _sums_for(self, ids: list[int], target: Target, estimator: Estimator,

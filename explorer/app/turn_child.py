@@ -23,8 +23,7 @@ import threading
 from pathlib import Path
 
 from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
-from explorer.app.turn_graph_build import build_parts
-from explorer.app.turn_wire import pack_cells, pack_model, pack_view
+from explorer.app.turn_graph_build import packed_parts
 from explorer.store import Store
 from explorer.store.path_memo import PathMemo
 
@@ -59,6 +58,9 @@ class ReadOnlyStore(Store):
     def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
         """This process only looks: the window's store keeps what it derives."""
 
+    def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:
+        """Nor does it keep views."""
+
 
 def _read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection; the file's name is quoted into its URI (a folder named
@@ -80,18 +82,14 @@ def serve(pipe: Pipe) -> None:
             os.nice(NICE)
     store = ReadOnlyStore(db)
     try:
-        view, model, collected = build_parts(store, conv_id, expanded)
+        packed = packed_parts(store, conv_id, expanded)
     except Exception as e:  # said to the window, which builds on its thread instead
         pipe.send("failed", f"{type(e).__name__}: {e}")
         return
     finally:
         store.close()
-    tree, projection, rest = pack_view(view)
-    pipe.send("tree", tree)
-    pipe.send("projection", projection)
-    pipe.send("rest", rest)
-    pipe.send("model", pack_model(model))
-    pipe.send("cells", pack_cells(collected))
+    for name, value in packed.items():
+        pipe.send(name, value)
 
 
 def main() -> int:

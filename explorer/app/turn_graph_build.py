@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 from explorer.app.graph_cells import Collected, collect
 from explorer.app.graph_marks import read_marks
 from explorer.app.graph_model import GraphModel
 from explorer.app.turn_graph_model import build_turn_model
 from explorer.app.turn_text import TurnView, kept_messages
+from explorer.app.turn_wire import pack_cells, pack_model, pack_view
 from explorer.app.views import tree_marks
 from explorer.store import Store
 from explorer.store.turn_reads import TurnSource, read_previews, read_turn_source
@@ -78,3 +80,13 @@ def build_parts(store: Store, conv_id: int, expanded: Collection[int] = ()
     collected = collect(model)
     assert collected is not None  # nothing cancels it here
     return view, model, collected
+
+
+def packed_parts(store: Store, conv_id: int, expanded: Collection[int] = ()
+                 ) -> dict[str, Any]:
+    """:func:`build_parts` packed for the pipe or the file, by the names of
+    ``turn_process.PARTS`` and in that order."""
+    view, model, collected = build_parts(store, conv_id, expanded)
+    tree, projection, rest = pack_view(view)
+    return {"tree": tree, "projection": projection, "rest": rest,
+            "model": pack_model(model), "cells": pack_cells(collected)}

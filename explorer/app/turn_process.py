@@ -62,6 +62,22 @@ def build_in_child(
     """The turn graph's Qt-free part built by a child process; ``None`` when it was
     cancelled, no process could start, or the child failed (the caller then builds it
     itself, or stops)."""
+    got = packed_in_child(db_path, conv_id, expanded, cancelled)
+    return None if got is None else unpack_built(got)
+
+
+def unpack_built(got: dict[str, Any]) -> Built:
+    """The objects again from the packed parts (:data:`PARTS`) a child sent or a file kept."""
+    view = unpack_view(got["tree"], got["projection"], got["rest"])
+    model = unpack_model(got["model"], view)
+    return Built(view, model, unpack_cells(got["cells"], model))
+
+
+def packed_in_child(
+    db_path: str | Path, conv_id: int, expanded: Collection[int] = (),
+    cancelled: Callable[[], bool] = lambda: False,
+) -> dict[str, Any] | None:
+    """The packed parts the child sent, or None (as :func:`build_in_child`)."""
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -82,11 +98,7 @@ def build_in_child(
     finally:
         pipe.close()
         _end(proc, wait=got is not None)
-    if got is None:
-        return None
-    view = unpack_view(got["tree"], got["projection"], got["rest"])
-    model = unpack_model(got["model"], view)
-    return Built(view, model, unpack_cells(got["cells"], model))
+    return got
 
 
 def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:

@@ -241,6 +241,10 @@ def run_import(args: argparse.Namespace) -> int:
     on stderr. Exit 0 when anything was imported, 1 when nothing was."""
     with open_store(args) as s:
         report = importing.import_paths(s, [Path(p) for p in args.paths])
+        if any(c.added for c in report.conversations):
+            from explorer.app.prepared_views import prepare_big  # graph code: only then
+
+            prepare_big(s, [c.conversation_id for c in report.conversations if c.added])
     lines = [f"conversation {c.conversation_id} ({c.source_format}) {c.title!r}: "
              f"{c.added} added, {c.already_present} already present"
              for c in report.conversations]

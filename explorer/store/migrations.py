@@ -251,6 +251,17 @@ def _0013_clean_boundaries(db: sqlite_utils.Database) -> None:
                "(SELECT conversation_id FROM messages WHERE id = old.message_id); END")
 
 
+def _0014_view_cache(db: sqlite_utils.Database) -> None:
+    # Each conversation's revision, moved on by every write a view could show, and the
+    # answers views derived from a whole conversation, kept under it (store.view_cache).
+    from explorer.store import view_cache
+
+    db.execute("ALTER TABLE conversations ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+    db.execute(view_cache.TABLE)
+    for statement in view_cache.triggers():
+        db.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -265,6 +276,7 @@ MIGRATIONS: list[Migration] = [
     ("0011_message_counts", _0011_message_counts),
     ("0012_open_indexes", _0012_open_indexes),
     ("0013_clean_boundaries", _0013_clean_boundaries),
+    ("0014_view_cache", _0014_view_cache),
 ]
 
 

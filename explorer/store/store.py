@@ -25,6 +25,7 @@ from explorer.store import (
     reads,
     sync_writes,
     tree_writes,
+    view_cache,
 )
 from explorer.store.connection import open_connection
 from explorer.store.errors import StoreError
@@ -112,6 +113,19 @@ class Store:
         """A derived clean boundary goes into the file on the writer; nobody waits for it."""
         with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
             self._writer.submit(boundary.remember, conv_id, tip, found, top)
+
+    def revision(self, conv_id: int) -> int | None:
+        """The conversation's revision: what a kept view must have been derived at."""
+        return view_cache.revision(self.reader, conv_id)
+
+    def kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bytes | None:
+        return view_cache.load(self.reader, conv_id, kind, at, key)
+
+    def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:
+        """A view derived at revision ``at`` goes into the file on the writer; nobody waits
+        for it (:meth:`writes_done` does)."""
+        with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
+            self._writer.submit(view_cache.keep, conv_id, kind, at, key, data)
 
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)

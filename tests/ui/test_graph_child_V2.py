@@ -22,7 +22,7 @@ import pytest
 from graph_trees import generated_conversation
 from pytestqt.qtbot import QtBot
 
-from explorer.app import turn_process
+from explorer.app import kept_turns, turn_process
 from explorer.app.importing import import_paths
 from explorer.app.turn_process import build_in_child
 from explorer.store import Store
@@ -217,14 +217,14 @@ def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
         qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(graph_worker, "CHILD_MIN_MESSAGES", 1000)
     built: list[bool] = []
-    real = graph_worker.build_in_child
+    real = kept_turns.packed_in_child
 
     def watched(*args: Any, **kwargs: Any) -> Any:
-        view = real(*args, **kwargs)
-        built.append(view is not None)
-        return view
+        got = real(*args, **kwargs)
+        built.append(got is not None)
+        return got
 
-    monkeypatch.setattr(graph_worker, "build_in_child", watched)
+    monkeypatch.setattr(kept_turns, "packed_in_child", watched)
     store = Store(tmp_path / "w.db")
     cid = generated_conversation(store, 1500, seed=8, branch=0.1)
     small = generated_conversation(store, 200, seed=9)
@@ -246,6 +246,15 @@ def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
         with qtbot.waitSignal(w.loaded, timeout=60_000):
             w.load_conversation(small)  # under the threshold: on the thread
         assert built == [True]
+        # Opened again unchanged, the graph is the one kept in the file: no child.
+        with qtbot.waitSignal(w.loaded, timeout=60_000):
+            w.load_conversation(cid)
+        assert built == [True]
+        again = w.view.model
+        assert again is not None and again is not m
+        for name in MODEL_COLUMNS:
+            assert getattr(again, name) == getattr(m, name), name
+        store.rename(cid, "renamed")  # a changed conversation is built again
         w.load_conversation(cid)
         qtbot.waitUntil(lambda: bool(child_pids()), timeout=30_000)
     finally:

@@ -18,9 +18,10 @@ from functools import partial
 from typing import Literal
 
 from explorer.app.graph_marks import read_marks
+from explorer.app.kept_turns import kept_or_built
 from explorer.app.turn_graph_build import build_model as build_turn_model_of
 from explorer.app.turn_graph_build import build_view
-from explorer.app.turn_process import CHILD_MIN_MESSAGES, build_in_child
+from explorer.app.turn_process import CHILD_MIN_MESSAGES
 from explorer.app.turn_text import TurnView
 from explorer.app.views import tree_marks
 from explorer.store import Store
@@ -98,7 +99,7 @@ def build_turn_graph(
     """
     built = None
     if child and not (previous is not None and previous.conversation_id == conv_id):
-        built = build_in_child(store.db_path, conv_id, expanded, cancelled)
+        built = kept_or_built(store, conv_id, expanded, cancelled)
         _check(cancelled)
     if built is not None:
         view, model, collected = built.view, built.model, built.collected

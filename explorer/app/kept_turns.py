@@ -1,0 +1,65 @@
+"""A big conversation's turn graph kept in the file between opens (``store.view_cache``).
+
+Building it reads and groups every message: two seconds of a core for a 100,000-message
+session, in a child process, at every open. What the child sends (the packed view,
+model and cells) is kept under the conversation's revision, so the next open of the
+unchanged conversation reads one row instead; ``convo import`` derives it for the big
+conversations it brings in, so even the first open finds it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+
+from explorer.app.turn_graph_build import packed_parts
+from explorer.app.turn_process import Built, packed_in_child, unpack_built
+from explorer.app.view_codec import code_key, decode, encode
+from explorer.store import Store
+
+KIND = "turn graph"
+
+log = logging.getLogger(__name__)
+
+
+def kept_or_built(store: Store, conv_id: int, expanded: Collection[int] = (),
+                  cancelled: Callable[[], bool] = lambda: False) -> Built | None:
+    """The kept graph when the conversation is unchanged since, else the child's build
+    (kept for the next open); None as :func:`~explorer.app.turn_process.build_in_child`.
+    Only the graph as it opens (no run expanded) is kept."""
+    at = None if expanded else store.revision(conv_id)
+    if at is not None:
+        kept = _kept(store, conv_id, at)
+        if kept is not None:
+            return kept
+    got = packed_in_child(store.db_path, conv_id, expanded, cancelled)
+    if got is None:
+        return None
+    if at is not None:
+        store.keep_view(conv_id, KIND, at, code_key(), encode(got))
+    return unpack_built(got)
+
+
+def is_kept(store: Store, conv_id: int) -> bool:
+    at = store.revision(conv_id)
+    return at is not None and store.kept_view(conv_id, KIND, at, code_key()) is not None
+
+
+def keep_now(store: Store, conv_id: int) -> None:
+    """Build the graph in this process and keep it (after an import: no window waits)."""
+    at = store.revision(conv_id)
+    if at is None or is_kept(store, conv_id):
+        return
+    store.keep_view(conv_id, KIND, at, code_key(), encode(packed_parts(store, conv_id)))
+
+
+def _kept(store: Store, conv_id: int, at: int) -> Built | None:
+    data = store.kept_view(conv_id, KIND, at, code_key())
+    if data is None:
+        return None
+    try:
+        return unpack_built(decode(data))
+    except Exception as exc:
+        log.warning("the kept turn graph of conversation %s is unreadable (%s: %s); "
+                    "built again", conv_id, type(exc).__name__, exc)
+        return None

@@ -1,0 +1,166 @@
+"""A big conversation's turn graph and context figure, kept in the file, open it at once the
+next time (V2), equal to what deriving them again gives, and only while it is unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.app import kept_figure, kept_turns, prepared_views
+from explorer.app.context_figure import ContextFigure
+from explorer.app.targets import build_target
+from explorer.app.turn_graph_build import packed_parts
+from explorer.app.turn_process import unpack_built
+from explorer.app.view_codec import Refused, code_key, decode, encode
+from explorer.cli.main import main
+from explorer.compaction.target import Target
+from explorer.store import Store
+from tests.helpers import chat_turn, tool_turn
+
+TARGET = build_target()
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    monkeypatch.setattr(kept_figure, "KEPT_FROM", 10)
+    with Store(tmp_path / "k.db") as s:
+        yield s
+
+
+def _conversation(store: Store, turns: int = 8) -> int:
+    conv = store.create_conversation("kept")
+    store.append_turn(conv, [m for n in range(turns)
+                             for m in (tool_turn(n) if n % 2 else chat_turn(n))])
+    store.conversation(conv)  # its clean boundary kept now, not during a test
+    store.writes_done()
+    return conv
+
+
+def test_V2_a_kept_figure_is_the_costed_one_and_costs_nothing(store: Store) -> None:
+    conv = _conversation(store)
+    first = ContextFigure(store)
+    costed = first.usage(conv, TARGET)
+    assert first.costed > 0
+    store.writes_done()
+    again = ContextFigure(store)  # as the next start of the window makes it
+    kept = again.usage(conv, TARGET)
+    assert again.costed == 0 and again.length == first.length
+    assert kept == costed
+
+
+def test_V2_a_kept_figure_is_costed_again_for_another_target_or_a_change(
+        store: Store) -> None:
+    conv = _conversation(store)
+    ContextFigure(store).usage(conv, TARGET)
+    store.writes_done()
+    other = Target(TARGET.kind, TARGET.model, TARGET.window // 2)
+    fig = ContextFigure(store)
+    assert fig.usage(conv, other).window == other.window and fig.costed > 0
+    store.append_turn(conv, chat_turn(99))
+    fig = ContextFigure(store)
+    grown = fig.usage(conv, TARGET)
+    assert fig.costed > 0
+    store.writes_done()
+    fresh = ContextFigure(store)
+    fresh.usage(conv, TARGET)  # kept by the one before: the same figure
+    assert fresh.costed == 0 and fresh.usage(conv, TARGET) == grown
+
+
+def test_V2_a_small_context_is_not_kept(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kept_figure, "KEPT_FROM", 10_000)
+    conv = _conversation(store)
+    ContextFigure(store).usage(conv, TARGET)
+    store.writes_done()
+    fig = ContextFigure(store)
+    fig.usage(conv, TARGET)
+    assert fig.costed > 0
+
+
+def _no_child(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("the kept graph was not used")
+
+
+def test_V2_a_kept_turn_graph_is_the_built_one(store: Store,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    conv = _conversation(store)
+    assert not kept_turns.is_kept(store, conv)
+    kept_turns.keep_now(store, conv)
+    store.writes_done()
+    assert kept_turns.is_kept(store, conv)
+    monkeypatch.setattr(kept_turns, "packed_in_child", _no_child)
+    kept = kept_turns.kept_or_built(store, conv)
+    built = unpack_built(packed_parts(store, conv))
+    assert kept is not None
+    assert list(kept.model.ids) == list(built.model.ids)
+    assert list(kept.model.xs) == list(built.model.xs)
+    assert kept.view.marks == built.view.marks
+    assert kept.collected.cells == built.collected.cells
+    store.rename(conv, "changed")  # the title is drawn: no longer the kept one
+    assert not kept_turns.is_kept(store, conv)
+
+
+def test_V2_a_broken_kept_graph_is_built_again_and_said(
+        store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    conv = _conversation(store)
+    at = store.revision(conv)
+    assert at is not None
+    store.keep_view(conv, kept_turns.KIND, at, code_key(), b"not a pickle")
+    store.writes_done()
+    monkeypatch.setattr(kept_turns, "packed_in_child",
+                        lambda db, cid, *a: packed_parts(store, cid))
+    with caplog.at_level(logging.WARNING):
+        built = kept_turns.kept_or_built(store, conv)
+    assert built is not None and len(built.model.ids) > 0
+    assert "unreadable" in caplog.text
+    store.writes_done()  # what the build made replaced the broken entry
+    assert kept_turns.is_kept(store, conv)
+    monkeypatch.setattr(kept_turns, "packed_in_child", _no_child)
+    assert kept_turns.kept_or_built(store, conv) is not None
+
+
+class _Runs:
+    """A pickle that would run a command when loaded."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_V2_a_kept_view_never_loads_anything_but_plain_records(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    with pytest.raises(Refused):
+        decode(pickle.dumps({"tree": _Runs(marker)}))
+    assert not marker.exists()
+    with pytest.raises(Refused):
+        decode(pickle.dumps(Store))  # a class of the project, but not a plain record
+    packed = {"a": [1, 2.5, "x", b"y", (None, True)], "s": {1, 2}}
+    assert decode(encode(packed)) == packed
+
+
+def test_V2_convo_import_prepares_the_views_of_a_big_conversation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    monkeypatch.setattr(kept_figure, "KEPT_FROM", 10)
+    source, db = tmp_path / "demo.db", tmp_path / "big.db"
+    assert main(["--db", str(source), "demo"]) == 0
+    exported = tmp_path / "demo.jsonl"
+    assert main(["--db", str(source), "export", "1", "--format", "native",
+                 "-o", str(exported)]) == 0
+    assert main(["--db", str(db), "import", str(exported)]) == 0
+    capsys.readouterr()
+    with Store(db) as store:
+        conv = store.conversations()[0].id
+        assert kept_turns.is_kept(store, conv)
+        fig = ContextFigure(store)
+        fig.usage(conv, build_target())
+        assert fig.costed == 0  # the import costed it already
