@@ -147,7 +147,8 @@ class ContextFigure:
             if key is not None and last is not None and last[0] == key:
                 self.length = last[2]
                 return _copy(last[1])
-            at = None if key is None else self.store.revision(conv_id)  # before any read
+            at = (None if key is None  # read before anything else is
+                  else self.store.revision(conv_id, kept_figure.KEPT_FROM))
             found = None if at is None else kept_figure.load(self.store, conv_id, at, target)
             if found is not None:  # the conversation is as it was when this was costed
                 usage, self.length = found

@@ -1,17 +1,18 @@
 """The views of big conversations derived once, right after they are imported.
 
-``convo import`` of a 100,000-message session takes a minute; deriving its turn graph
-and context figure then adds a few seconds, and spares the first open of it the same
-seconds (later opens of the unchanged conversation find them kept anyway:
-:mod:`explorer.app.kept_turns`, :mod:`explorer.app.kept_figure`). A small conversation
-opens in milliseconds and is left alone.
+``convo import`` of a 100,000-message session takes a minute; deriving its turn graph,
+context figure and path skeleton then adds a few seconds, and spares the first open of
+it the same seconds (later opens of the unchanged conversation find them kept anyway:
+:mod:`explorer.app.kept_turns`, :mod:`explorer.app.kept_figure`,
+:mod:`explorer.app.kept_paths`). A small conversation opens in milliseconds and is left
+alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from explorer.app import kept_turns
+from explorer.app import kept_paths, kept_turns
 from explorer.app.turn_process import CHILD_MIN_MESSAGES
 from explorer.compaction.target import Target
 from explorer.store import Store
@@ -19,9 +20,10 @@ from explorer.store import Store
 
 def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = None
                 ) -> list[int]:
-    """Keep the turn graph and the context figure (for ``target``, else the settings'
-    one, as the window costs it) of each conversation of ``conv_ids`` big enough to have
-    its graph built in a child process; the ones prepared, once they are in the file."""
+    """Keep the turn graph, the context figure (for ``target``, else the settings' one, as
+    the window costs it) and the active path's skeleton of each conversation of
+    ``conv_ids`` big enough to have its graph built in a child process; the ones
+    prepared, once they are in the file."""
     big = [cid for cid in dict.fromkeys(conv_ids)
            if store.conversation(cid, boundary=False).message_count >= CHILD_MIN_MESSAGES]
     if not big:
@@ -33,5 +35,8 @@ def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = N
     for cid in big:
         kept_turns.keep_now(store, cid)
         ContextFigure(store).usage(cid, use)
+        tip = store.conversation(cid, boundary=False).tip_id
+        if tip is not None:
+            kept_paths.path_columns(store, cid, tip)
     store.writes_done()
     return big

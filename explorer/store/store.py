@@ -114,9 +114,10 @@ class Store:
         with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
             self._writer.submit(boundary.remember, conv_id, tip, found, top)
 
-    def revision(self, conv_id: int) -> int | None:
-        """The conversation's revision: what a kept view must have been derived at."""
-        return view_cache.revision(self.reader, conv_id)
+    def revision(self, conv_id: int, messages_from: int = 0) -> int | None:
+        """The conversation's revision: what a kept view must have been derived at (None:
+        no such conversation, or one of fewer than ``messages_from`` messages)."""
+        return view_cache.revision(self.reader, conv_id, messages_from)
 
     def kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bytes | None:
         return view_cache.load(self.reader, conv_id, kind, at, key)

@@ -61,10 +61,12 @@ TABLE = ("CREATE TABLE view_cache (conversation_id INTEGER NOT NULL, kind TEXT N
          "PRIMARY KEY (conversation_id, kind))")
 
 
-def revision(conn: sqlite3.Connection, conv_id: int) -> int | None:
-    """The conversation's revision, or None when it does not exist."""
-    row = conn.execute("SELECT revision FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-    return None if row is None else int(row[0])
+def revision(conn: sqlite3.Connection, conv_id: int, messages_from: int = 0) -> int | None:
+    """The conversation's revision; None when it does not exist or has fewer than
+    ``messages_from`` messages (too small for a kept view to be worth a look)."""
+    row = conn.execute("SELECT revision, message_count FROM conversations WHERE id = ?",
+                       (conv_id,)).fetchone()
+    return None if row is None or row[1] < messages_from else int(row[0])
 
 
 def load(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str

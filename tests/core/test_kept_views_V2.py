@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from explorer.app import kept_figure, kept_turns, prepared_views
+from explorer.app import kept_figure, kept_paths, kept_turns, prepared_views
 from explorer.app.context_figure import ContextFigure
 from explorer.app.targets import build_target
 from explorer.app.turn_graph_build import packed_parts
@@ -22,7 +22,8 @@ from explorer.app.view_codec import Refused, code_key, decode, encode
 from explorer.cli.main import main
 from explorer.compaction.target import Target
 from explorer.store import Store
-from tests.helpers import chat_turn, tool_turn
+from explorer.store.reads_path import PathColumns, columns_of
+from tests.helpers import chat_turn, statements_run, tool_turn
 
 TARGET = build_target()
 
@@ -151,6 +152,7 @@ def test_V2_convo_import_prepares_the_views_of_a_big_conversation(
 ) -> None:
     monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
     monkeypatch.setattr(kept_figure, "KEPT_FROM", 10)
+    monkeypatch.setattr(kept_paths, "KEPT_FROM", 10)
     source, db = tmp_path / "demo.db", tmp_path / "big.db"
     assert main(["--db", str(source), "demo"]) == 0
     exported = tmp_path / "demo.jsonl"
@@ -164,3 +166,63 @@ def test_V2_convo_import_prepares_the_views_of_a_big_conversation(
         fig = ContextFigure(store)
         fig.usage(conv, build_target())
         assert fig.costed == 0  # the import costed it already
+        tip = store.conversation(conv).tip_id
+        at = store.revision(conv)
+        assert tip is not None and at is not None
+        assert store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}") is not None
+
+
+def _columns_equal(a: PathColumns, b: PathColumns) -> None:
+    assert list(a) == list(b)
+    assert a.role_names == b.role_names
+
+
+def test_V2_a_kept_path_is_the_read_one_and_reads_no_message(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kept_paths, "KEPT_FROM", 10)
+    conv = _conversation(store)
+    tip = store.conversation(conv).tip_id
+    assert tip is not None
+    read = kept_paths.path_columns(store, conv, tip)
+    store.writes_done()
+    _columns_equal(read, columns_of(store.reader, store.path_ids(tip)))
+    with statements_run(store.reader) as seen:
+        kept = kept_paths.path_columns(store, conv, tip)
+    assert not [s for s in seen if "messages m" in s or "parts p" in s]
+    _columns_equal(kept, read)
+    # A path looked at on the way (another tip) is read, and does not replace the kept one.
+    earlier = store.path_ids(tip)[-5]
+    other = kept_paths.path_columns(store, conv, earlier, keep=False)
+    store.writes_done()
+    assert len(other) == len(read) - 4
+    with statements_run(store.reader) as seen:
+        kept_paths.path_columns(store, conv, tip)
+    assert not [s for s in seen if "parts p" in s]
+    store.append_turn(conv, chat_turn(50))  # changed: read again
+    grown_tip = store.conversation(conv).tip_id
+    assert grown_tip is not None
+    grown = kept_paths.path_columns(store, conv, grown_tip)
+    assert len(grown) == len(read) + 2
+
+
+def test_V2_a_broken_kept_path_is_read_again_and_a_short_one_never_looked_for(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    conv = _conversation(store)
+    tip = store.conversation(conv).tip_id
+    at = store.revision(conv)
+    assert tip is not None and at is not None
+    with statements_run(store.reader) as seen:
+        read = kept_paths.path_columns(store, conv, tip)  # under KEPT_FROM
+    store.writes_done()
+    assert not [s for s in seen if "view_cache" in s]
+    assert store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}") is None
+    monkeypatch.setattr(kept_paths, "KEPT_FROM", 10)
+    packed = kept_paths.pack(read)
+    packed["chars"] = packed["chars"][:-8]  # a column cut short
+    store.keep_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}", encode(packed))
+    store.writes_done()
+    _columns_equal(kept_paths.path_columns(store, conv, tip), read)
+    store.writes_done()  # the one read again replaced the broken entry
+    kept = store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}")
+    assert kept is not None
+    _columns_equal(kept_paths.unpack(decode(kept)), read)

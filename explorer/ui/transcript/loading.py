@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.app import kept_paths
 from explorer.app.tree_view import tended_view
 from explorer.store import Store
 from explorer.store import reads_path as rp
@@ -54,8 +55,8 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     if ticket is not None:
         ticket.check()
     # The store's shared walk: the graph and the context figure ask for the same path.
-    entries = (rp.columns_of(store.reader, store.path_ids(target)) if target is not None
-               else PathColumns())
+    entries = (kept_paths.path_columns(store, conv_id, target, keep=target == conv.tip_id)
+               if target is not None else PathColumns())
     if ticket is not None:
         ticket.check()
     return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),

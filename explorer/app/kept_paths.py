@@ -1,0 +1,87 @@
+"""The skeleton of a big conversation's active path kept in the file between opens
+(``store.view_cache``).
+
+The transcript reads each message of the path (its role, preview, and its parts' kinds and
+sizes) to lay out its rows: a second of a core for a 100,000-message session, at every
+open. The columns it reads are kept under the conversation's revision and the tip, so
+the next open of the unchanged conversation reads them in one row. Only the path to the
+conversation's own tip is kept (the one a start opens): a path looked at on the way
+does not replace it.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from array import array
+from typing import Any
+
+from explorer.app.view_codec import code_key, decode, encode
+from explorer.store import Store
+from explorer.store.reads_path import PathColumns, columns_of
+from explorer.tree.columns import TextColumn
+
+KIND = "path columns"
+KEPT_FROM = 5000
+"""Paths of at least this many messages are kept: a shorter one reads in milliseconds."""
+
+log = logging.getLogger(__name__)
+
+
+def path_columns(store: Store, conv_id: int, tip: int, keep: bool = True) -> PathColumns:
+    """The path to ``tip`` in columns: the kept ones when the conversation is unchanged
+    since, else read (and kept, with ``keep``, when long enough)."""
+    at = store.revision(conv_id, KEPT_FROM)  # a small one reads faster than a key is made
+    if at is None:
+        return columns_of(store.reader, store.path_ids(tip))
+    key = f"{code_key()}:{tip}"
+    data = store.kept_view(conv_id, KIND, at, key)
+    if data is not None:
+        try:
+            return unpack(decode(data))
+        except Exception as exc:  # a broken entry of any kind is only a miss
+            log.warning("the kept path of conversation %s is unreadable (%s: %s); "
+                        "read again", conv_id, type(exc).__name__, exc)
+    columns = columns_of(store.reader, store.path_ids(tip))
+    if keep and len(columns) >= KEPT_FROM:
+        store.keep_view(conv_id, KIND, at, key, encode(pack(columns)))
+    return columns
+
+
+def pack(columns: PathColumns) -> dict[str, Any]:
+    """The columns as bytes and a few small lists (the kinds once per distinct tuple); the
+    previews, most of it, compressed (a third of the size, and of the memory the keeping
+    takes while the window opens)."""
+    distinct: dict[tuple[str, ...], int] = {}
+    at = array("I", (distinct.setdefault(k, len(distinct)) for k in columns.kinds))
+    previews = columns.previews
+    buf, ends = previews.raw() if isinstance(previews, TextColumn) else TextColumn(
+        previews).raw()
+    return {"ids": columns.ids.tobytes(), "parents": columns.parents.tobytes(),
+            "roles": bytes(columns.roles), "role_names": list(columns.role_names),
+            "previews": (zlib.compress(buf, 1), ends.tobytes()), "kinds": list(distinct),
+            "kind_at": at.tobytes(), "chars": columns.chars.tobytes()}
+
+
+def unpack(packed: dict[str, Any]) -> PathColumns:
+    out = PathColumns()
+    out.ids, out.parents, out.chars = (_array("q", packed[k]) for k in ("ids", "parents",
+                                                                        "chars"))
+    out.roles = bytearray(packed["roles"])
+    out.role_names = [str(r) for r in packed["role_names"]]
+    buf, ends = packed["previews"]
+    out.previews = TextColumn.from_raw(zlib.decompress(buf), _array("I", ends))
+    kinds = [tuple(str(k) for k in one) for one in packed["kinds"]]
+    out.kinds = [kinds[i] for i in _array("I", packed["kind_at"])]
+    n = len(out.ids)
+    if not (len(out.parents) == len(out.chars) == len(out.roles) == len(out.kinds)
+            == len(out.previews) == n) or max(out.roles, default=0) >= max(
+                len(out.role_names), 1):
+        raise ValueError("the kept path's columns differ in length")
+    return out
+
+
+def _array(code: str, raw: bytes) -> array[Any]:
+    out = array(code)
+    out.frombytes(raw)
+    return out
