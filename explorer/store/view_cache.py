@@ -6,8 +6,9 @@ big conversation is opened again and again unchanged. Each derived answer is kep
 ``view_cache`` under the conversation's *revision*: a number that triggers add one to
 on every write that could change what a view shows (its messages, their parts, its
 checkpoints, rewinds, compactions, tombstones and marks, the conversation's own row:
-tip, title, context start). An answer is good only for the revision it was derived at,
-so it can never be shown stale, whatever process or version wrote to the file since.
+tip, title, context start; a fork made from it, or deleted). An answer is good only
+for the revision it was derived at, so it can never be shown stale, whatever process
+or version wrote to the file since.
 
 The revision is read *before* the derivation starts: a write that lands during it makes
 the kept answer's revision an old one, never a newer one it does not match.
@@ -48,7 +49,18 @@ def triggers() -> list[str]:
                      "WHEN old.revision IS new.revision AND old.message_count IS "
                      "new.message_count", _BUMP.format("new.id")),
             _trigger("view_cache_conversation_gone", "AFTER DELETE ON conversations",
-                     "DELETE FROM view_cache WHERE conversation_id = old.id;")]
+                     "DELETE FROM view_cache WHERE conversation_id = old.id;"),
+            # A fork is drawn on the conversation it was forked from ("forked to #n").
+            _trigger("revision_forks_ai", "AFTER INSERT ON conversations "
+                     "WHEN new.forked_from_conversation_id IS NOT NULL",
+                     _BUMP.format("new.forked_from_conversation_id")),
+            _trigger("revision_forks_ad", "AFTER DELETE ON conversations "
+                     "WHEN old.forked_from_conversation_id IS NOT NULL",
+                     _BUMP.format("old.forked_from_conversation_id")),
+            _trigger("revision_forks_au", "AFTER UPDATE OF forked_from_conversation_id, "
+                     "forked_from_message_id ON conversations",
+                     _BUMP.format("old.forked_from_conversation_id")
+                     + _BUMP.format("new.forked_from_conversation_id"))]
     return out
 
 

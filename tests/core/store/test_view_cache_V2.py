@@ -76,6 +76,29 @@ WRITES: dict[str, Write] = {
 }
 
 
+def test_V2_a_fork_moves_the_revision_of_the_conversation_it_was_forked_from(
+        two: tuple[Store, int, int]) -> None:
+    store, a, b = two
+    before_a, before_b = store.revision(a), store.revision(b)
+    assert before_a is not None and before_b is not None
+    tip = store.conversation(a).tip_id
+    assert tip is not None
+    fork = store.fork(a, tip)
+    moved = store.revision(a)
+    assert moved is not None and moved > before_a and store.revision(b) == before_b
+
+    def drop(c: sqlite3.Connection) -> None:
+        c.execute("DELETE FROM parts WHERE message_id IN "
+                  "(SELECT id FROM messages WHERE conversation_id = ?)", (fork,))
+        c.execute("UPDATE conversations SET tip_id = NULL WHERE id = ?", (fork,))
+        c.execute("DELETE FROM messages WHERE conversation_id = ?", (fork,))
+        c.execute("DELETE FROM conversations WHERE id = ?", (fork,))
+
+    store.transact(drop)  # the fork's mark goes from the tree it was made from
+    after = store.revision(a)
+    assert after is not None and after > moved
+
+
 @pytest.mark.parametrize("what", sorted(WRITES))
 def test_V2_every_write_a_view_shows_moves_that_conversations_revision_only(
         two: tuple[Store, int, int], what: str) -> None:
