@@ -1,8 +1,9 @@
 """What a view derived from a whole conversation, kept in the file for the next open.
 
-The turn graph and the context figure of a 100,000-message conversation each read and
-work through every message (seconds of CPU on two cores); on a person's archive the same
-big conversation is opened again and again unchanged. Each derived answer is kept in
+The turn graph, the context figure and the transcript's path skeleton of a
+100,000-message conversation each read and work through every message (seconds of CPU
+on two cores); on a person's archive the same big conversation is opened again and
+again unchanged. Each derived answer is kept in
 ``view_cache`` under the conversation's *revision*: a number that triggers add one to
 on every write that could change what a view shows (its messages, their parts, its
 checkpoints, rewinds, compactions, tombstones and marks, the conversation's own row:
