@@ -2,22 +2,29 @@
 
 Building it reads and groups every message: two seconds of a core for a 100,000-message
 session, in a child process, at every open. What the child sends (the packed view,
-model and cells) is kept under the conversation's revision, so the next open of the
-unchanged conversation reads one row instead; ``convo import`` derives it for the big
-conversations it brings in, so even the first open finds it.
+model and cells) is kept under the conversation's revision, by the child itself once
+it has sent it, so the next open of the unchanged conversation reads one row instead;
+``convo import`` derives it for the big conversations it brings in, so even the first
+open finds it.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
 
 from explorer.app.turn_graph_build import packed_parts
 from explorer.app.turn_process import Built, packed_in_child, unpack_built
 from explorer.app.view_codec import code_key, decode, encode
-from explorer.store import Store
+from explorer.store import Store, view_cache
+from explorer.store.connection import open_connection, transaction
 
 KIND = "turn graph"
+KEEP_WAIT_MS = 1000
+"""How long the child's write waits for another writer before it keeps nothing."""
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +39,29 @@ def kept_or_built(store: Store, conv_id: int, expanded: Collection[int] = (),
         kept = _kept(store, conv_id, at)
         if kept is not None:
             return kept
-    got = packed_in_child(store.db_path, conv_id, expanded, cancelled)
-    if got is None:
-        return None
-    if at is not None:
-        store.keep_view(conv_id, KIND, at, code_key(), encode(got))
-    return unpack_built(got)
+    got = packed_in_child(store.db_path, conv_id, expanded, cancelled, keep_at=at)
+    return None if got is None else unpack_built(got)
+
+
+def keep_in_file(db_path: str | Path, conv_id: int, at: int, packed: dict[str, Any]) -> bool:
+    """The child's own write of what it built, derived at revision ``at``: the window then
+    never holds a second, encoded copy of a graph that can be tens of megabytes (a bushy
+    100,000-message tree's is 23 MB). One short transaction; a file busy for longer than a
+    second, or any failure, keeps nothing (the next open builds again). Whether it kept."""
+    data = encode(packed)
+    try:
+        conn = open_connection(db_path)
+    except sqlite3.Error:
+        return False
+    try:
+        conn.execute(f"PRAGMA busy_timeout={KEEP_WAIT_MS}")
+        with transaction(conn):
+            return view_cache.keep(conn, conv_id, KIND, at, code_key(), data)
+    except sqlite3.Error as exc:
+        log.info("the turn graph of conversation %s was not kept (%s)", conv_id, exc)
+        return False
+    finally:
+        conn.close()
 
 
 def is_kept(store: Store, conv_id: int) -> bool:

@@ -4,7 +4,8 @@ Why a process (measured on a bushy 100,000-message session, 2 cores): built on t
 worker thread, reading, grouping and projecting the turns held the GIL for ~3 s, and the
 window's thread, which gives the GIL back at every Qt call it makes and queues behind the
 worker each time, waited 50–90 ms in some frames of the open while its own work was
-2–5 ms. Here the file is read (read-only), the marks are read, the messages are grouped
+2–5 ms. Here the file is read (read-only; the one write is the kept graph, after it is sent:
+:mod:`explorer.app.kept_turns`), the marks are read, the messages are grouped
 into turns, the runs are folded, the nodes are laid out and their dots and edges are put
 in cells: everything before Qt. The window receives all of it as a few byte strings
 (:mod:`explorer.app.turn_wire`) and only makes the polygons and the overview image
@@ -23,6 +24,7 @@ import threading
 from pathlib import Path
 
 from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
+from explorer.app.kept_turns import keep_in_file
 from explorer.app.turn_graph_build import packed_parts
 from explorer.store import Store
 from explorer.store.path_memo import PathMemo
@@ -73,8 +75,8 @@ def _read_only(path: Path) -> sqlite3.Connection:
 
 def serve(pipe: Pipe) -> None:
     """Answer the one request the window sends: ``("build", db, conversation, expanded,
-    yield_cores)``."""
-    kind, db, conv_id, expanded, yield_cores = pipe.receive()
+    yield_cores, keep_at)``; with ``keep_at``, keep what was sent in the file after."""
+    kind, db, conv_id, expanded, yield_cores, keep_at = pipe.receive()
     if kind != "build":
         raise PipeClosed(f"expected a build, got {kind!r}")
     if yield_cores:
@@ -90,6 +92,8 @@ def serve(pipe: Pipe) -> None:
         store.close()
     for name, value in packed.items():
         pipe.send(name, value)
+    if keep_at is not None:
+        keep_in_file(db, conv_id, keep_at, packed)
 
 
 def main() -> int:

@@ -2,9 +2,10 @@
 
 The graph's worker thread starts the child, sends it the request and waits, looking at its
 cancel flag every ``POLL_S``: a newer request or a closing window ends the child at once
-(nothing it does writes). The turn view, its model and its cells come back as byte strings
-made into columns in a few C copies (:mod:`explorer.app.turn_wire`), so the thread holds
-the GIL for milliseconds where building them itself held it for seconds.
+(the one write it may make, the kept graph, is one transaction after it has sent
+everything). The turn view, its model and its cells come back as byte strings made into
+columns in a few C copies (:mod:`explorer.app.turn_wire`), so the thread holds the GIL
+for milliseconds where building them itself held it for seconds.
 
 A small conversation is built on the thread: below ``CHILD_MIN_MESSAGES`` its whole build
 is shorter than a process start. When no process can start, or the child fails, the
@@ -75,9 +76,11 @@ def unpack_built(got: dict[str, Any]) -> Built:
 
 def packed_in_child(
     db_path: str | Path, conv_id: int, expanded: Collection[int] = (),
-    cancelled: Callable[[], bool] = lambda: False,
+    cancelled: Callable[[], bool] = lambda: False, keep_at: int | None = None,
 ) -> dict[str, Any] | None:
-    """The packed parts the child sent, or None (as :func:`build_in_child`)."""
+    """The packed parts the child sent, or None (as :func:`build_in_child`). With
+    ``keep_at`` (the conversation's revision, read before), the child also keeps them in
+    the file once sent (:func:`explorer.app.kept_turns.keep_in_file`)."""
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -89,7 +92,7 @@ def packed_in_child(
     pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
     got: dict[str, Any] | None = None
     try:
-        pipe.send("build", str(db_path), conv_id, sorted(expanded), YIELD_CORES)
+        pipe.send("build", str(db_path), conv_id, sorted(expanded), YIELD_CORES, keep_at)
         got = _receive(pipe, cancelled)
     except _Abandoned:
         pass
@@ -120,8 +123,9 @@ def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None
 
 
 def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
-    """A child that answered exits by itself (given ``END_WAIT_S``); any other is ended
-    now: nothing it does writes, so nothing is lost."""
+    """A child that answered exits by itself (given ``END_WAIT_S``, in which it may keep
+    what it built: one transaction, whole or not at all); any other is ended now:
+    nothing is lost."""
     if wait:
         try:
             proc.wait(timeout=END_WAIT_S)
