@@ -37,6 +37,6 @@ def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = N
         ContextFigure(store).usage(cid, use)
         tip = store.conversation(cid, boundary=False).tip_id
         if tip is not None:
-            kept_paths.path_columns(store, cid, tip)
+            kept_paths.path_columns(store, cid, tip, keep=True)
     store.writes_done()
     return big

@@ -187,7 +187,7 @@ def test_V2_a_kept_path_is_the_read_one_and_reads_no_message(
     conv = _conversation(store)
     tip = store.conversation(conv).tip_id
     assert tip is not None
-    read = kept_paths.path_columns(store, conv, tip)
+    read = kept_paths.path_columns(store, conv, tip, keep=True)
     store.writes_done()
     _columns_equal(read, columns_of(store.reader, store.path_ids(tip)))
     with statements_run(store.reader) as seen:
@@ -196,7 +196,7 @@ def test_V2_a_kept_path_is_the_read_one_and_reads_no_message(
     _columns_equal(kept, read)
     # A path looked at on the way (another tip) is read, and does not replace the kept one.
     earlier = store.path_ids(tip)[-5]
-    other = kept_paths.path_columns(store, conv, earlier, keep=False)
+    other = kept_paths.path_columns(store, conv, earlier)
     store.writes_done()
     assert len(other) == len(read) - 4
     with statements_run(store.reader) as seen:
@@ -205,7 +205,7 @@ def test_V2_a_kept_path_is_the_read_one_and_reads_no_message(
     store.append_turn(conv, chat_turn(50))  # changed: read again
     grown_tip = store.conversation(conv).tip_id
     assert grown_tip is not None
-    grown = kept_paths.path_columns(store, conv, grown_tip)
+    grown = kept_paths.path_columns(store, conv, grown_tip, keep=True)
     assert len(grown) == len(read) + 2
 
 
@@ -216,7 +216,7 @@ def test_V2_a_broken_kept_path_is_read_again_and_a_short_one_never_looked_for(
     at = store.revision(conv)
     assert tip is not None and at is not None
     with statements_run(store.reader) as seen:
-        read = kept_paths.path_columns(store, conv, tip)  # under KEPT_FROM
+        read = kept_paths.path_columns(store, conv, tip, keep=True)  # under KEPT_FROM
     store.writes_done()
     assert not [s for s in seen if "view_cache" in s]
     assert store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}") is None
@@ -225,7 +225,7 @@ def test_V2_a_broken_kept_path_is_read_again_and_a_short_one_never_looked_for(
     packed["chars"] = packed["chars"][:-8]  # a column cut short
     store.keep_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}", encode(packed))
     store.writes_done()
-    _columns_equal(kept_paths.path_columns(store, conv, tip), read)
+    _columns_equal(kept_paths.path_columns(store, conv, tip, keep=True), read)
     store.writes_done()  # the one read again replaced the broken entry
     kept = store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}")
     assert kept is not None

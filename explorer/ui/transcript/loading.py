@@ -55,7 +55,7 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     if ticket is not None:
         ticket.check()
     # The store's shared walk: the graph and the context figure ask for the same path.
-    entries = (kept_paths.path_columns(store, conv_id, target, keep=target == conv.tip_id)
+    entries = (kept_paths.path_columns(store, conv_id, target)  # kept by convo import
                if target is not None else PathColumns())
     if ticket is not None:
         ticket.check()
