@@ -1,4 +1,4 @@
-"""The views of big conversations derived once, right after they are imported.
+"""The views of big conversations derived once, right after they are imported or synced.
 
 ``convo import`` of a 100,000-message session takes a minute; deriving its turn graph,
 context figure and path skeleton then adds a few seconds, and spares the first open of

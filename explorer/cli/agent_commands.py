@@ -76,6 +76,10 @@ def run_sync(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if not args.watch:
             report = sync.sync_sources(store, only=only)
+            if report.conversations:  # as convo import: the big ones' views worked out now
+                from explorer.app.prepared_views import prepare_big
+
+                prepare_big(store, sorted(report.conversations))
             emit(args, report.to_dict(), _report_lines(report))
             return 0
         stopping = []

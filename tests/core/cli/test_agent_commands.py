@@ -68,3 +68,21 @@ def test_handoff_prints_the_file_and_the_resume_command(
     assert done["differences"] == []
     code, _, err = run(capsys, "handoff", "1", "--agent", "codex", "--db", db)
     assert code == 1 and "nothing was written" in err
+
+
+def test_V2_sync_prepares_the_views_of_the_big_conversations_it_changed(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.app import kept_turns, prepared_views
+    from explorer.store import Store
+
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    db = tmp_path / "p.db"
+    code, out, _ = run(capsys, "sync", "--db", str(db), "--json")
+    changed = json.loads(out)["conversations"]
+    assert code == 0 and changed
+    with Store(db) as store:
+        big = [c for c in changed if store.conversation(c).message_count >= 10]
+        small = [c for c in changed if c not in big]
+        assert big and all(kept_turns.is_kept(store, c) for c in big)
+        assert not any(kept_turns.is_kept(store, c) for c in small)
