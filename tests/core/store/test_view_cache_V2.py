@@ -38,6 +38,15 @@ def _part(conn: sqlite3.Connection, conv: int) -> int:
                             "WHERE m.conversation_id = ? LIMIT 1", (conv,)).fetchone()[0])
 
 
+def _drop(c: sqlite3.Connection, conv: int) -> None:
+    """A conversation deleted whole, row by row."""
+    c.execute("DELETE FROM parts WHERE message_id IN "
+              "(SELECT id FROM messages WHERE conversation_id = ?)", (conv,))
+    c.execute("UPDATE conversations SET tip_id = NULL WHERE id = ?", (conv,))
+    c.execute("DELETE FROM messages WHERE conversation_id = ?", (conv,))
+    c.execute("DELETE FROM conversations WHERE id = ?", (conv,))
+
+
 WRITES: dict[str, Write] = {
     "message added": lambda c, conv, tip: c.execute(
         "INSERT INTO messages (conversation_id, parent_id, role) VALUES (?, ?, 'user')",
@@ -87,14 +96,7 @@ def test_V2_a_fork_moves_the_revision_of_the_conversation_it_was_forked_from(
     moved = store.revision(a)
     assert moved is not None and moved > before_a and store.revision(b) == before_b
 
-    def drop(c: sqlite3.Connection) -> None:
-        c.execute("DELETE FROM parts WHERE message_id IN "
-                  "(SELECT id FROM messages WHERE conversation_id = ?)", (fork,))
-        c.execute("UPDATE conversations SET tip_id = NULL WHERE id = ?", (fork,))
-        c.execute("DELETE FROM messages WHERE conversation_id = ?", (fork,))
-        c.execute("DELETE FROM conversations WHERE id = ?", (fork,))
-
-    store.transact(drop)  # the fork's mark goes from the tree it was made from
+    store.transact(_drop, fork)  # the fork's mark goes from the tree it was made from
     after = store.revision(a)
     assert after is not None and after > moved
 
@@ -155,14 +157,7 @@ def test_V2_a_deleted_conversation_takes_its_kept_views_along(
         store.keep_view(conv, "graph", at, "k", b"x")
     store.writes_done()
 
-    def drop(c: sqlite3.Connection) -> None:
-        c.execute("DELETE FROM parts WHERE message_id IN "
-                  "(SELECT id FROM messages WHERE conversation_id = ?)", (a,))
-        c.execute("UPDATE conversations SET tip_id = NULL WHERE id = ?", (a,))
-        c.execute("DELETE FROM messages WHERE conversation_id = ?", (a,))
-        c.execute("DELETE FROM conversations WHERE id = ?", (a,))
-
-    store.transact(drop)
+    store.transact(_drop, a)
     rows = store.reader.execute("SELECT conversation_id FROM view_cache").fetchall()
     assert rows == [(b,)]
     assert store.revision(a) is None
