@@ -3,12 +3,12 @@
 
 The transcript reads each message of the path (its role, preview, and its parts' kinds and
 sizes) to lay out its rows: a second of a core for a 100,000-message session, at every
-open. ``convo import`` keeps the columns of each big conversation's active path under
-its revision and tip, so the window's first open of the unchanged conversation reads
-them in one row. The window reads a kept path but does not keep one itself: for a real
-session the kept columns are 8 MB even with the previews compressed, and making and
-writing them while the window opens raised its peak memory by 20–30 MB (past 200 MB on
-a 100,000-message session), on every first open after a change.
+open. ``convo import`` and ``convo sync`` keep the columns of each big conversation's
+active path under its revision and tip, so the window's first open of the unchanged
+conversation reads them in one row. The window reads a kept path but does not keep one
+itself: for a real session the kept columns are 8 MB even with the previews compressed,
+and making and writing them while the window opens raised its peak memory by 20–30 MB
+(past 200 MB on a 100,000-message session), on every first open after a change.
 """
 
 from __future__ import annotations
@@ -52,8 +52,7 @@ def path_columns(store: Store, conv_id: int, tip: int, keep: bool = False) -> Pa
 
 def pack(columns: PathColumns) -> dict[str, Any]:
     """The columns as bytes and a few small lists (the kinds once per distinct tuple); the
-    previews, most of it, compressed (a third of the size, and of the memory the keeping
-    takes while the window opens)."""
+    previews, most of it, compressed (to a third)."""
     distinct: dict[tuple[str, ...], int] = {}
     at = array("I", (distinct.setdefault(k, len(distinct)) for k in columns.kinds))
     previews = columns.previews

@@ -4,8 +4,8 @@ Building it reads and groups every message: two seconds of a core for a 100,000-
 session, in a child process, at every open. What the child sends (the packed view,
 model and cells) is kept under the conversation's revision, by the child itself once
 it has sent it, so the next open of the unchanged conversation reads one row instead;
-``convo import`` derives it for the big conversations it brings in, so even the first
-open finds it.
+``convo import`` and ``convo sync`` derive it for the big conversations they bring in,
+so even the first open finds it.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def keep_in_file(db_path: str | Path, conv_id: int, at: int, packed: dict[str, A
 
 def is_kept(store: Store, conv_id: int) -> bool:
     at = store.revision(conv_id)
-    return at is not None and store.kept_view(conv_id, KIND, at, code_key()) is not None
+    return at is not None and store.has_kept_view(conv_id, KIND, at, code_key())
 
 
 def keep_now(store: Store, conv_id: int) -> None:

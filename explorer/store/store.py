@@ -122,6 +122,9 @@ class Store:
     def kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bytes | None:
         return view_cache.load(self.reader, conv_id, kind, at, key)
 
+    def has_kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bool:
+        return view_cache.has(self.reader, conv_id, kind, at, key)
+
     def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:
         """A view derived at revision ``at`` goes into the file on the writer; nobody waits
         for it (:meth:`writes_done` does)."""

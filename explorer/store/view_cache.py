@@ -91,6 +91,13 @@ def load(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str
     return None if row is None else bytes(row[0])
 
 
+def has(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str) -> bool:
+    """Whether :func:`load` would find an answer (without reading it: a graph is megabytes)."""
+    return conn.execute(
+        "SELECT 1 FROM view_cache WHERE conversation_id = ? AND kind = ? AND revision = ? "
+        "AND key = ?", (conv_id, kind, at, key)).fetchone() is not None
+
+
 def keep(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str,
          data: bytes) -> bool:
     """Keep an answer derived at revision ``at`` (one per conversation and kind); nothing
