@@ -11,7 +11,8 @@ path's sums are kept too (:class:`PathSums`): a grown path adds its new messages
 tip moved back or to a near branch takes the old tail off, and nothing at all is read
 again when the file has not changed since the last figure (SQLite's ``data_version``).
 The result equals ``planner.usage`` on the same context: the same estimator learns from
-the same counts.
+the same counts. A big conversation's figure is also kept in the file for the next start
+(:mod:`explorer.app.kept_figure`), under the conversation's revision and the target.
 """
 
 from __future__ import annotations
