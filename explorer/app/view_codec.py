@@ -9,17 +9,19 @@ entry is only a miss, derived again.
 
 A view is only as good as the code that derived it, so each is kept under
 :func:`code_key`: the version and a digest of the package's source, which any change
-to the code moves (a frozen bundle has no source files: its version stands alone).
+to the code moves (a frozen bundle has no source files: the program file stands for them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import hashlib
 import importlib
 import io
 import pickle
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -59,10 +61,18 @@ def decode(data: bytes) -> Any:
 
 @cache
 def code_key() -> str:
-    """The version, and a digest of every source file of the package."""
+    """The version, and a digest of every source file of the package; in a frozen bundle,
+    which has none, of the size and time of the program and the package as installed
+    (another build of the same version is another program file)."""
     digest = hashlib.blake2b(digest_size=12)
     root = Path(explorer.__file__).parent
-    for path in sorted(root.rglob("*.py")):
+    sources = sorted(root.rglob("*.py"))
+    for path in sources:
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
+    if not sources:
+        for made in (Path(sys.executable), Path(explorer.__file__)):
+            with contextlib.suppress(OSError):
+                stat = made.stat()
+                digest.update(f"{made}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return f"{explorer.__version__}:{digest.hexdigest()}"

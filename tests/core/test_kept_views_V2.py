@@ -230,3 +230,34 @@ def test_V2_a_broken_kept_path_is_read_again_and_a_short_one_never_looked_for(
     kept = store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}")
     assert kept is not None
     _columns_equal(kept_paths.unpack(decode(kept)), read)
+
+
+def test_V2_the_code_key_moves_with_the_source_and_stands_on_the_program_when_frozen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import explorer
+    from explorer.app import view_codec
+
+    package = tmp_path / "explorer"
+    package.mkdir()
+    (package / "__init__.py").write_text("x = 1\n")
+    monkeypatch.setattr(explorer, "__file__", str(package / "__init__.py"))
+
+    def key() -> str:
+        view_codec.code_key.cache_clear()
+        return view_codec.code_key()
+
+    try:
+        first = key()
+        (package / "turns.py").write_text("y = 2\n")
+        assert key() != first  # any change to the code
+        (package / "__init__.py").unlink()
+        (package / "turns.py").unlink()
+        (package / "__init__.pyc").write_bytes(b"frozen")
+        program = tmp_path / "convo"
+        program.write_bytes(b"one build")
+        monkeypatch.setattr(view_codec.sys, "executable", str(program))
+        frozen = key()
+        program.write_bytes(b"another build of the same version")
+        assert key() != frozen
+    finally:
+        view_codec.code_key.cache_clear()
