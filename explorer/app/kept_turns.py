@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.turn_graph_build import packed_parts
-from explorer.app.turn_process import Built, packed_in_child, unpack_built
+from explorer.app.turn_process import (
+    CHILD_MIN_MESSAGES,
+    Built,
+    drop_early,
+    packed_in_child,
+    start_early,
+    unpack_built,
+)
 from explorer.app.view_codec import code_key, decode, encode
 from explorer.store import Store, view_cache
 from explorer.store.connection import open_connection, transaction
@@ -38,6 +45,7 @@ def kept_or_built(store: Store, conv_id: int, expanded: Collection[int] = (),
     if at is not None:
         kept = _kept(store, conv_id, at)
         if kept is not None:
+            drop_early()  # started for nothing: the code changed since, say
             return kept
     got = packed_in_child(store.db_path, conv_id, expanded, cancelled, keep_at=at)
     return None if got is None else unpack_built(got)
@@ -62,6 +70,16 @@ def keep_in_file(db_path: str | Path, conv_id: int, at: int, packed: dict[str, A
         return False
     finally:
         conn.close()
+
+
+def start_early_if_cold(store: Store, conv_id: int, yield_cores: bool = True) -> bool:
+    """Start the graph's child for ``conv_id`` now when its open will need one: a big
+    conversation with no graph kept at its revision (under any code's key: no digest is
+    made before the first frame). Whether one started."""
+    at = store.revision(conv_id, CHILD_MIN_MESSAGES)
+    if at is None or store.has_kept_view(conv_id, KIND, at, None):
+        return False
+    return start_early(store.db_path, conv_id, at, yield_cores)
 
 
 def is_kept(store: Store, conv_id: int) -> bool:

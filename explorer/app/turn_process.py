@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,19 +81,16 @@ def packed_in_child(
 ) -> dict[str, Any] | None:
     """The packed parts the child sent, or None (as :func:`build_in_child`). With
     ``keep_at`` (the conversation's revision, read before), the child also keeps them in
-    the file once sent (:func:`explorer.app.kept_turns.keep_in_file`)."""
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            bufsize=0, env=child_env())
-    except OSError as exc:
-        log.info("the turn graph is built on the thread: no process started (%s)", exc)
+    the file once sent (:func:`explorer.app.kept_turns.keep_in_file`). A child started
+    early for this very build (:func:`start_early`) is taken over instead of a new one."""
+    running = _claim(db_path, conv_id, expanded, keep_at)
+    if running is None:
+        running = _spawn(db_path, conv_id, expanded, keep_at, YIELD_CORES)
+    if running is None:
         return None
-    assert proc.stdin is not None and proc.stdout is not None
-    pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
+    proc, pipe = running
     got: dict[str, Any] | None = None
     try:
-        pipe.send("build", str(db_path), conv_id, sorted(expanded), YIELD_CORES, keep_at)
         got = _receive(pipe, cancelled)
     except _Abandoned:
         pass
@@ -102,6 +100,81 @@ def packed_in_child(
         pipe.close()
         _end(proc, wait=got is not None)
     return got
+
+
+Running = tuple[subprocess.Popen[bytes], Pipe]
+
+
+def _spawn(db_path: str | Path, conv_id: int, expanded: Collection[int],
+           keep_at: int | None, yield_cores: bool) -> Running | None:
+    """A child started and sent its request, or None when none could start."""
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            bufsize=0, env=child_env())
+    except OSError as exc:
+        log.info("the turn graph is built on the thread: no process started (%s)", exc)
+        return None
+    assert proc.stdin is not None and proc.stdout is not None
+    pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
+    try:
+        pipe.send("build", str(db_path), conv_id, sorted(expanded), yield_cores, keep_at)
+    except PipeClosed as exc:
+        log.warning("the turn graph's process failed (%s); built on the thread", exc)
+        pipe.close()
+        _end(proc, wait=False)
+        return None
+    return proc, pipe
+
+
+@dataclass(frozen=True)
+class _Early:
+    db: str
+    conv_id: int
+    keep_at: int | None
+    running: Running
+
+
+_early: list[_Early] = []
+_early_lock = threading.Lock()
+
+
+def start_early(db_path: str | Path, conv_id: int, keep_at: int | None,
+                yield_cores: bool) -> bool:
+    """Start building the turn graph the window is about to ask for, before its first
+    frame: the window's start-up runs on one core and leaves the other idle, and the
+    graph's child is the longest part of opening a big conversation that nothing kept.
+    The graph's worker takes it over (:func:`packed_in_child`); a request for anything
+    else, or :func:`drop_early`, ends it. Whether one started."""
+    running = _spawn(db_path, conv_id, (), keep_at, yield_cores)
+    if running is None:
+        return False
+    drop_early()
+    with _early_lock:
+        _early.append(_Early(str(db_path), conv_id, keep_at, running))
+    return True
+
+
+def drop_early() -> None:
+    """End a child started early that nobody took over (the window closes, or the graph
+    was kept after all)."""
+    with _early_lock:
+        left = list(_early)
+        _early.clear()
+    for one in left:
+        one.running[1].close()
+        _end(one.running[0], wait=False)
+
+
+def _claim(db_path: str | Path, conv_id: int, expanded: Collection[int],
+           keep_at: int | None) -> Running | None:
+    with _early_lock:
+        found = next((e for e in _early if e.db == str(db_path) and e.conv_id == conv_id
+                      and not expanded and e.keep_at == keep_at), None)
+        if found is not None:
+            _early.remove(found)
+    drop_early()  # any other guess was wrong
+    return None if found is None else found.running
 
 
 def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:

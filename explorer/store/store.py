@@ -122,7 +122,7 @@ class Store:
     def kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bytes | None:
         return view_cache.load(self.reader, conv_id, kind, at, key)
 
-    def has_kept_view(self, conv_id: int, kind: str, at: int, key: str) -> bool:
+    def has_kept_view(self, conv_id: int, kind: str, at: int, key: str | None) -> bool:
         return view_cache.has(self.reader, conv_id, kind, at, key)
 
     def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:

@@ -91,11 +91,12 @@ def load(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str
     return None if row is None else bytes(row[0])
 
 
-def has(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str) -> bool:
-    """Whether :func:`load` would find an answer (without reading it: a graph is megabytes)."""
+def has(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str | None) -> bool:
+    """Whether :func:`load` would find an answer (without reading it: a graph is megabytes);
+    ``key`` None: under any key (no code digest to make)."""
     return conn.execute(
         "SELECT 1 FROM view_cache WHERE conversation_id = ? AND kind = ? AND revision = ? "
-        "AND key = ?", (conv_id, kind, at, key)).fetchone() is not None
+        "AND (key = ? OR ? IS NULL)", (conv_id, kind, at, key, key)).fetchone() is not None
 
 
 def keep(conn: sqlite3.Connection, conv_id: int, kind: str, at: int, key: str,

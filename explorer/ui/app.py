@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.app import heap
 from explorer.app.demo import demo_loaded, load_demo
+from explorer.app.kept_turns import start_early_if_cold
 from explorer.app.preferences import load_app_prefs
+from explorer.app.turn_process import drop_early
 from explorer.app.undo import purge_expired
 from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
@@ -86,21 +88,37 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     settings = settings if settings is not None else QSettings()
     if first is not None:  # the window opens it (once) as the one it remembers
         keep_setting(settings, "window/conversation", first)
+    likely = first if first is not None else _likely_first(store, settings)
+    if likely is not None:  # its turn graph, if a big one nothing kept, starts now
+        start_early_if_cold(store, likely, yield_cores=not screenshot)
     collector.settle()  # what start-up built is never walked by a collection again
-    if screenshot:
-        from explorer.ui.screenshot import take_screenshot
+    try:
+        if screenshot:
+            from explorer.ui.screenshot import take_screenshot
 
-        with scratch:
-            return take_screenshot(app, store, settings, Path(screenshot))
-    scratch.cleanup()
-    # A person sees the window first and the data after (V2).
-    window = MainWindow(store, settings, open_after_first_paint=True)
-    window.resize(1400, 860)
-    window.show()
-    QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
-    code = app.exec()
-    store.close()
-    return int(code)
+            with scratch:
+                return take_screenshot(app, store, settings, Path(screenshot))
+        scratch.cleanup()
+        # A person sees the window first and the data after (V2).
+        window = MainWindow(store, settings, open_after_first_paint=True)
+        window.resize(1400, 860)
+        window.show()
+        QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
+        code = app.exec()
+        store.close()
+        return int(code)
+    finally:
+        drop_early()  # a graph started for a conversation the window never opened
+
+
+def _likely_first(store: Store, settings: QSettings) -> int | None:
+    """The conversation the window will open first: the one it remembers, else the newest
+    (as the list shows them unless sorted otherwise; a wrong guess costs an early start)."""
+    last = settings.value("window/conversation")
+    if last is not None and str(last).isdigit() and store.revision(int(str(last))) is not None:
+        return int(str(last))
+    listed = store.conversations()
+    return listed[0].id if listed else None
 
 
 def settle_memory(*, collect: bool = True) -> None:

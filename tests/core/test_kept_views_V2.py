@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from explorer.app import kept_figure, kept_paths, kept_turns, prepared_views
+from explorer.app import kept_figure, kept_paths, kept_turns, prepared_views, turn_process
 from explorer.app.context_figure import ContextFigure
 from explorer.app.targets import build_target
 from explorer.app.turn_graph_build import packed_parts
@@ -261,3 +261,39 @@ def test_V2_the_code_key_moves_with_the_source_and_stands_on_the_program_when_fr
         assert key() != frozen
     finally:
         view_codec.code_key.cache_clear()
+
+
+def test_V2_a_graph_started_before_the_first_frame_is_taken_over_not_built_twice(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kept_turns, "CHILD_MIN_MESSAGES", 10)
+    conv = _conversation(store)
+    assert kept_turns.start_early_if_cold(store, conv, yield_cores=False)
+    early = list(turn_process._early)
+    assert len(early) == 1
+
+    def no_second(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a second child was started")
+
+    monkeypatch.setattr(turn_process, "_spawn", no_second)
+    built = kept_turns.kept_or_built(store, conv)
+    assert built is not None and not turn_process._early
+    assert list(built.model.ids) == list(unpack_built(packed_parts(store, conv)).model.ids)
+    assert early[0].running[0].wait(timeout=10) == 0  # it kept what it built, and ended
+    assert kept_turns.is_kept(store, conv)
+    assert not kept_turns.start_early_if_cold(store, conv)  # kept: nothing to start
+
+
+def test_V2_an_early_graph_nobody_asks_for_is_ended(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kept_turns, "CHILD_MIN_MESSAGES", 10)
+    conv, other = _conversation(store), _conversation(store)
+    small = store.create_conversation("small")
+    assert not kept_turns.start_early_if_cold(store, small)  # too small for a child
+    assert kept_turns.start_early_if_cold(store, conv)
+    first = turn_process._early[0].running[0]
+    built = kept_turns.kept_or_built(store, other)  # the window opened another one
+    assert built is not None and first.wait(timeout=10) != 0  # ended, not waited for
+    assert kept_turns.start_early_if_cold(store, conv)
+    second = turn_process._early[0].running[0]
+    turn_process.drop_early()  # the window closes
+    assert second.wait(timeout=10) != 0 and not turn_process._early
