@@ -35,6 +35,7 @@ heap.share_one_heap()  # as ``convo`` does before any thread starts
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from explorer.app.kept_turns import start_early_if_cold  # noqa: E402
 from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.transcript.cards import MessageCard  # noqa: E402
@@ -160,7 +161,8 @@ def open_window(db: Path, conv: int) -> tuple[QApplication, MainWindow, FirstPai
     store = open_store(db)
     settings = QSettings(str(db.with_suffix(".ini")), QSettings.Format.IniFormat)
     settings.setValue("window/conversation", conv)
-    window = MainWindow(store, settings, open_after_first_paint=True)  # as ``convo`` does
+    start_early_if_cold(store, conv)  # as ``convo`` does: the graph's child, if cold, now
+    window = MainWindow(store, settings, open_after_first_paint=True)
     first = FirstPaint()
     window.installEventFilter(first)
     window.resize(1400, 860)
