@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load, settle
+from transcript_helpers import settle, shown_view
 
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
@@ -16,12 +16,7 @@ from explorer.ui.transcript.cards import MessageCard
 
 
 def _view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(900, 1200)
-    view.show()
-    load(qtbot, view, conv)
-    return view
+    return shown_view(qtbot, store, conv, 900, 1200)
 
 
 def _card_with(qtbot: QtBot, view: TranscriptView, store: Store, conv: int,

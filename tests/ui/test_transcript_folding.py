@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load, settle
+from transcript_helpers import settle, shown_view
 
 from explorer.store import Store
 from explorer.tree.model import Message, Part, text_message
@@ -28,12 +28,7 @@ PASTE = "".join(f"line {i:06d} of a pasted build log, with some words after it\n
 
 
 def open_view(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(900, 800)
-    view.show()
-    load(qtbot, view, conv)
-    return view
+    return shown_view(qtbot, store, conv, 900, 800)
 
 
 def pasted(store: Store, tail: int = 0) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import assistant, chat_turn, tool_call, tool_result, user
 from pytestqt.qtbot import QtBot
-from transcript_helpers import load
+from transcript_helpers import shown_view
 
 from explorer.formats.base import ImportedCompaction, ImportedConversation
 from explorer.store import Store
@@ -41,12 +41,7 @@ def imported_with_compaction_and_crash() -> ImportedConversation:
 
 
 def show(qtbot: QtBot, store: Store, conv: int) -> TranscriptView:
-    view = TranscriptView(store)
-    qtbot.addWidget(view)
-    view.resize(800, 3000)
-    view.show()
-    load(qtbot, view, conv)
-    return view
+    return shown_view(qtbot, store, conv, 800, 3000)
 
 
 def markers(view: TranscriptView) -> dict[str, MarkerCard]:

@@ -21,14 +21,20 @@ def load(qtbot: QtBot, view: TranscriptView, conv: int, tip: int | None = None) 
     settle(qtbot, view)
 
 
-def tall_view(qtbot: QtBot, store: Store, conv_id: int) -> TranscriptView:
-    """A view tall enough that every card of the demo is built."""
+def shown_view(qtbot: QtBot, store: Store, conv_id: int, width: int = 900,
+               height: int = 1200) -> TranscriptView:
+    """A view of ``width`` × ``height`` on screen, with the conversation's path loaded."""
     view = TranscriptView(store)
     qtbot.addWidget(view)
-    view.resize(900, 9000)
+    view.resize(width, height)
     view.show()
     load(qtbot, view, conv_id)
     return view
+
+
+def tall_view(qtbot: QtBot, store: Store, conv_id: int) -> TranscriptView:
+    """A view tall enough that every card of the demo is built."""
+    return shown_view(qtbot, store, conv_id, 900, 9000)
 
 
 def message_cards(view: TranscriptView) -> list[MessageCard]:
