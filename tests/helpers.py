@@ -61,6 +61,18 @@ def statements_run(conn: sqlite3.Connection) -> Iterator[list[str]]:
         conn.set_trace_callback(None)
 
 
+def settled_conversation(store: Store, turns: int, title: str = "settled") -> int:
+    """A conversation of ``turns`` turns, chat and tool turns in turn, with the tip's clean
+    boundary already kept (its own write): "unchanged" in a test then means what the test
+    changes, no more."""
+    conv = store.create_conversation(title)
+    store.append_turn(conv, [m for n in range(turns)
+                             for m in (tool_turn(n) if n % 2 else chat_turn(n))])
+    store.conversation(conv)
+    store.writes_done()
+    return conv
+
+
 def new_store(tmp_path: Path, name: str = "t.db") -> Store:
     return Store(tmp_path / name)
 

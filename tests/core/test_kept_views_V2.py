@@ -23,7 +23,7 @@ from explorer.cli.main import main
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns, columns_of
-from tests.helpers import chat_turn, statements_run, tool_turn
+from tests.helpers import chat_turn, settled_conversation, statements_run
 
 TARGET = build_target()
 
@@ -35,13 +35,8 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
         yield s
 
 
-def _conversation(store: Store, turns: int = 8) -> int:
-    conv = store.create_conversation("kept")
-    store.append_turn(conv, [m for n in range(turns)
-                             for m in (tool_turn(n) if n % 2 else chat_turn(n))])
-    store.conversation(conv)  # its clean boundary kept now, not during a test
-    store.writes_done()
-    return conv
+def _conversation(store: Store) -> int:
+    return settled_conversation(store, 8, "kept")
 
 
 def test_V2_a_kept_figure_is_the_costed_one_and_costs_nothing(store: Store) -> None:

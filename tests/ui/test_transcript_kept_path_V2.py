@@ -10,18 +10,14 @@ import pytest
 from explorer.app import kept_paths
 from explorer.store import Store
 from explorer.ui.transcript.loading import read_skeleton
-from tests.helpers import chat_turn, statements_run, tool_turn
+from tests.helpers import settled_conversation, statements_run
 
 
 def test_V2_the_transcript_reads_a_kept_path_and_never_keeps_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kept_paths, "KEPT_FROM", 10)
     with Store(tmp_path / "t.db") as store:
-        conv = store.create_conversation("kept path")
-        store.append_turn(conv, [m for n in range(6)
-                                 for m in (tool_turn(n) if n % 2 else chat_turn(n))])
-        store.conversation(conv)
-        store.writes_done()
+        conv = settled_conversation(store, 6, "kept path")
         read = read_skeleton(store, conv)
         store.writes_done()
         assert not store.reader.execute("SELECT 1 FROM view_cache").fetchall()  # not kept

@@ -23,7 +23,7 @@ from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.compaction.target import Target
 from explorer.store import Store
-from tests.helpers import assistant, chat_turn, tool_turn, user
+from tests.helpers import assistant, chat_turn, settled_conversation, user
 
 TARGET = build_target()
 
@@ -35,14 +35,7 @@ def _expected(store: Store, conv: int, target: Target = TARGET) -> dict[str, Any
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[tuple[Store, int]]:
     with Store(tmp_path / "x.db") as store:
-        conv = store.create_conversation("figure")
-        store.append_turn(conv, [m for n in range(12)
-                                 for m in (tool_turn(n) if n % 2 else chat_turn(n))])
-        # The tip's clean boundary, derived once, is kept in the file by a write of its
-        # own: made here, so "unchanged" below means what the tests change, no more.
-        store.conversation(conv)
-        store.writes_done()
-        yield store, conv
+        yield store, settled_conversation(store, 12, "figure")
 
 
 class Statements:
