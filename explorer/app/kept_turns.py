@@ -90,7 +90,7 @@ def is_kept(store: Store, conv_id: int) -> bool:
 def keep_now(store: Store, conv_id: int) -> None:
     """Build the graph in this process and keep it (after an import: no window waits)."""
     at = store.revision(conv_id)
-    if at is None or is_kept(store, conv_id):
+    if at is None or store.has_kept_view(conv_id, KIND, at, code_key()):
         return
     store.keep_view(conv_id, KIND, at, code_key(), encode(packed_parts(store, conv_id)))
 

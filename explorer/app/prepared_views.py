@@ -24,19 +24,18 @@ def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = N
     the window costs it) and the active path's skeleton of each conversation of
     ``conv_ids`` big enough to have its graph built in a child process; the ones
     prepared, once they are in the file."""
-    big = [cid for cid in dict.fromkeys(conv_ids)
-           if store.conversation(cid, boundary=False).message_count >= CHILD_MIN_MESSAGES]
+    big = [c for c in (store.conversation(cid, boundary=False) for cid in dict.fromkeys(conv_ids))
+           if c.message_count >= CHILD_MIN_MESSAGES]
     if not big:
         return []
     from explorer.app.context_figure import ContextFigure  # numpy: only for a big one
     from explorer.app.targets import build_target
 
     use = target or build_target()
-    for cid in big:
-        kept_turns.keep_now(store, cid)
-        ContextFigure(store).usage(cid, use)
-        tip = store.conversation(cid, boundary=False).tip_id
-        if tip is not None:
-            kept_paths.path_columns(store, cid, tip, keep=True)
+    for conv in big:
+        kept_turns.keep_now(store, conv.id)
+        ContextFigure(store).usage(conv.id, use)
+        if conv.tip_id is not None:
+            kept_paths.path_columns(store, conv.id, conv.tip_id, keep=True)
     store.writes_done()
-    return big
+    return [conv.id for conv in big]
