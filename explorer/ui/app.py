@@ -22,7 +22,7 @@ from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
-from explorer.ui.main_window import MainWindow
+from explorer.ui.main_window import MainWindow, remembered_or_first
 from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
 
@@ -112,13 +112,10 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
 
 
 def _likely_first(store: Store, settings: QSettings) -> int | None:
-    """The conversation the window will open first: the one it remembers, else the newest
-    (as the list shows them unless sorted otherwise; a wrong guess costs an early start)."""
-    last = settings.value("window/conversation")
-    if last is not None and str(last).isdigit() and store.revision(int(str(last))) is not None:
-        return int(str(last))
-    listed = store.conversations()
-    return listed[0].id if listed else None
+    """The conversation the window will open first, as it chooses it (in the list's
+    default order: a list sorted otherwise makes a wrong guess, which costs an early
+    start)."""
+    return remembered_or_first(settings, [c.id for c in store.conversations()])
 
 
 def settle_memory(*, collect: bool = True) -> None:

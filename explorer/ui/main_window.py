@@ -6,6 +6,7 @@ changes the tree goes through the store (one writer) and then refreshes the view
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
@@ -37,6 +38,14 @@ from explorer.ui.tend_runs import TendRuns
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.window_actions import WindowActions
 from explorer.ui.window_menus import WindowMenus
+
+
+def remembered_or_first(settings: QSettings, ids: Sequence[int]) -> int | None:
+    """The conversation a start opens: the one ``settings`` remember if it is among
+    ``ids``, else the first of them."""
+    last = settings.value("window/conversation")
+    remembered = int(str(last)) if last is not None and str(last).isdigit() else None
+    return remembered if remembered in ids else (ids[0] if ids else None)
 
 
 class MainWindow(QMainWindow):
@@ -281,10 +290,8 @@ class MainWindow(QMainWindow):
         else:
             self.splitter.setSizes([300, 560, 540])
         listed = self.conversations.model  # read once, by the list
-        ids = [listed.conversation(row).id for row in range(listed.rowCount())]
-        last = self.settings.value("window/conversation")
-        remembered = int(str(last)) if last is not None and str(last).isdigit() else None
-        chosen = remembered if remembered in ids else (ids[0] if ids else None)
+        chosen = remembered_or_first(
+            self.settings, [listed.conversation(row).id for row in range(listed.rowCount())])
         if chosen is not None and after_first_paint:
             self.conversations.select(chosen)  # the first frame shows which one is coming
             self.first_open = AfterFirstPaint(self, lambda: self.open_conversation(chosen))
