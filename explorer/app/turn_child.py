@@ -75,13 +75,23 @@ def _read_only(path: Path) -> sqlite3.Connection:
 
 def serve(pipe: Pipe) -> None:
     """Answer the one request the window sends: ``("build", db, conversation, expanded,
-    yield_cores, keep_at)``; with ``keep_at``, keep what was sent in the file after."""
-    kind, db, conv_id, expanded, yield_cores, keep_at = pipe.receive()
+    yield_cores, keep_at)`` (with ``keep_at``, keep what was sent in the file after), or
+    ``("prepare", db, conversations, yield_cores)``."""
+    request = pipe.receive()
+    if request[0] == "prepare":
+        _, db, conv_ids, yield_cores = request
+        _yield(yield_cores)
+        try:
+            done = prepare(db, conv_ids)
+        except Exception as e:  # said to the window, whose next open derives them instead
+            pipe.send("failed", f"{type(e).__name__}: {e}")
+            return
+        pipe.send("prepared", done)
+        return
+    kind, db, conv_id, expanded, yield_cores, keep_at = request
     if kind != "build":
         raise PipeClosed(f"expected a build, got {kind!r}")
-    if yield_cores:
-        with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
-            os.nice(NICE)
+    _yield(yield_cores)
     store = ReadOnlyStore(db)
     try:
         packed = packed_parts(store, conv_id, expanded)
@@ -94,6 +104,21 @@ def serve(pipe: Pipe) -> None:
         pipe.send(name, value)
     if keep_at is not None:
         keep_in_file(db, conv_id, keep_at, packed)
+
+
+def prepare(db: str, conv_ids: list[int]) -> list[int]:
+    """Keep the views of the big ones among ``conv_ids`` (after a window's import), as
+    ``convo import`` does in its own process: the window's keeps its memory and its GIL."""
+    from explorer.app.prepared_views import prepare_big
+
+    with Store(db) as store:
+        return prepare_big(store, conv_ids)
+
+
+def _yield(yield_cores: bool) -> None:
+    if yield_cores:
+        with contextlib.suppress(AttributeError, OSError):  # elsewhere: only a little slower
+            os.nice(NICE)
 
 
 def main() -> int:

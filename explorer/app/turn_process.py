@@ -105,9 +105,43 @@ def packed_in_child(
 Running = tuple[subprocess.Popen[bytes], Pipe]
 
 
+def prepare_in_child(db_path: str | Path, conv_ids: Collection[int],
+                     cancelled: Callable[[], bool] = lambda: False) -> list[int]:
+    """Keep the turn graph, context figure and path skeleton of the big ones among
+    ``conv_ids`` (``prepared_views.prepare_big``), derived by a child process: a window's
+    import does this so that their first open finds them. The ones prepared; none when
+    cancelled (the child is ended: each view it keeps is one transaction) or when no
+    process could start."""
+    running = _start(("prepare", str(db_path), sorted(conv_ids), YIELD_CORES))
+    if running is None:
+        return []
+    proc, pipe = running
+    done: list[int] = []
+    try:
+        while not pipe.ready(POLL_S):
+            if cancelled():
+                return []
+        kind, said = pipe.receive()
+        if kind == "prepared":
+            done = [int(c) for c in said]
+        else:
+            log.warning("the views were not prepared: %s", said)
+    except (PipeClosed, ValueError) as exc:
+        log.warning("the views were not prepared: the process failed (%s)", exc)
+    finally:
+        pipe.close()
+        _end(proc, wait=bool(done))
+    return done
+
+
 def _spawn(db_path: str | Path, conv_id: int, expanded: Collection[int],
            keep_at: int | None, yield_cores: bool) -> Running | None:
-    """A child started and sent its request, or None when none could start."""
+    """A child started and sent its build request, or None when none could start."""
+    return _start(("build", str(db_path), conv_id, sorted(expanded), yield_cores, keep_at))
+
+
+def _start(request: tuple[Any, ...]) -> Running | None:
+    """A child started and sent ``request``, or None when none could start."""
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -118,7 +152,7 @@ def _spawn(db_path: str | Path, conv_id: int, expanded: Collection[int],
     assert proc.stdin is not None and proc.stdout is not None
     pipe = Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
     try:
-        pipe.send("build", str(db_path), conv_id, sorted(expanded), yield_cores, keep_at)
+        pipe.send(*request)
     except PipeClosed as exc:
         log.warning("the turn graph's process failed (%s); built on the thread", exc)
         pipe.close()

@@ -15,6 +15,7 @@ import sqlite3
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from explorer.store.fetching import in_chunks
 from explorer.store.reads import path_ids
@@ -49,11 +50,13 @@ class PathColumns:
 
     An 80,000-message path held as :class:`PathEntry` objects costs tens of megabytes
     of Python objects; here ids, parents and sizes are integer arrays, roles one byte,
-    and the part-kind tuples shared. ``columns[i]`` builds the entry of message ``i``
-    when a row needs it (a few dozen at a time, for the rows on screen).
+    and each message's part kinds an index into the distinct tuples of kinds (a few
+    hundred on a real session). ``columns[i]`` builds the entry of message ``i`` when a
+    row needs it (a few dozen at a time, for the rows on screen).
     """
 
-    __slots__ = ("chars", "ids", "kinds", "parents", "previews", "role_names", "roles")
+    __slots__ = ("chars", "ids", "kind_at", "kind_sets", "parents", "previews", "role_names",
+                 "roles")
 
     def __init__(self) -> None:
         self.ids = array("q")
@@ -61,8 +64,14 @@ class PathColumns:
         self.roles = bytearray()  # index into role_names
         self.role_names: list[str] = []
         self.previews: Sequence[str] = []  # one UTF-8 buffer once read (a TextColumn)
-        self.kinds: list[tuple[str, ...]] = []  # equal tuples are one object
+        self.kind_sets: list[tuple[str, ...]] = [()]  # the distinct tuples of part kinds
+        self.kind_at = array("I")  # index into kind_sets
         self.chars = array("q")
+
+    @property
+    def kinds(self) -> Sequence[tuple[str, ...]]:
+        """Each message's part kinds, in part order."""
+        return _Kinds(self.kind_sets, self.kind_at)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -70,11 +79,30 @@ class PathColumns:
     def __getitem__(self, i: int) -> PathEntry:
         parent = self.parents[i]
         return PathEntry(self.ids[i], None if parent < 0 else parent,
-                         self.role_names[self.roles[i]], self.previews[i], self.kinds[i],
-                         self.chars[i])
+                         self.role_names[self.roles[i]], self.previews[i],
+                         self.kind_sets[self.kind_at[i]], self.chars[i])
 
     def __iter__(self) -> Iterator[PathEntry]:
         return (self[i] for i in range(len(self)))
+
+
+class _Kinds(Sequence[tuple[str, ...]]):
+    __slots__ = ("_at", "_sets")
+
+    def __init__(self, sets: list[tuple[str, ...]], at: array[int]) -> None:
+        self._sets, self._at = sets, at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
+        if isinstance(i, slice):
+            return [self._sets[k] for k in self._at[i]]
+        return self._sets[self._at[i]]
 
 
 def path_columns(conn: sqlite3.Connection, tip: int) -> PathColumns:
@@ -118,8 +146,8 @@ def columns_of(conn: sqlite3.Connection, path: Sequence[int]) -> PathColumns:
     out.role_names = list(role_index)
     out.previews = previews.freeze()  # 80,000 strings would pin small pages
     n = len(out.ids)
-    shared: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
-    out.kinds = [()] * n
+    index: dict[tuple[str, ...], int] = {(): 0}
+    out.kind_at = array("I", bytes(4 * n))
     out.chars = array("q", bytes(8 * n))
     at = -1
     kinds: list[str] = []
@@ -128,14 +156,15 @@ def columns_of(conn: sqlite3.Connection, path: Sequence[int]) -> PathColumns:
         "FROM json_each(?) j "
         "JOIN parts p ON p.message_id = j.value ORDER BY j.key, p.idx", (FOLD_CHARS, key),
     ):
-        if row != at:  # one message's kinds at a time, then its shared tuple
+        if row != at:  # one message's kinds at a time, then its tuple's place
             if kinds:
-                out.kinds[at] = shared.setdefault(tuple(kinds), tuple(kinds))
+                out.kind_at[at] = index.setdefault(tuple(kinds), len(index))
             at, kinds = row, []
         kinds.append(kind)
         out.chars[row] += size
     if kinds:
-        out.kinds[at] = shared.setdefault(tuple(kinds), tuple(kinds))
+        out.kind_at[at] = index.setdefault(tuple(kinds), len(index))
+    out.kind_sets = list(index)
     return out
 
 

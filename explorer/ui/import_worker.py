@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.app.import_process import import_in_child
 from explorer.app.importing import ImportProgress, ImportReport
+from explorer.app.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
 from explorer.store import Store
 from explorer.ui.tasks import Task, TaskRunner, Ticket
 
@@ -104,7 +105,25 @@ class ImportJob(QObject):
                                 cancel=self._cancelled.is_set, report=report)
         except Exception as e:  # a reader's bug must end the import, not hang the dialog
             report.errors.append(f"the import stopped: {type(e).__name__}: {e}")
+        self._prepare(report, ticket)
         return report
+
+    def _prepare(self, report: ImportReport, ticket: Ticket) -> None:
+        """Derive and keep the views of the big conversations the import brought, as
+        ``convo import`` does, so that their first open reads them instead (a few seconds
+        for a 100,000-message session, in a child process). Cancel skips what is left."""
+        added = [c for c in report.conversations if c.added]
+        big = [c.conversation_id for c in added
+               if c.added + c.already_present >= CHILD_MIN_MESSAGES]
+        if not big or self._cancelled.is_set():
+            return
+        last = self.last_progress
+        total = last.bytes_total if last is not None else 0
+        ticket.report(ImportProgress(
+            total, total, report.added_messages, len(report.conversations),
+            f"Preparing {_count(len(big), 'big conversation')} for a fast first open…"))
+        self.store.writes_done()
+        prepare_in_child(self.store.db_path, big, self._cancelled.is_set)
 
     def cancel(self) -> None:
         """Ask the import to stop after the conversation it is storing (safe from any thread)."""
@@ -132,3 +151,7 @@ class ImportJob(QObject):
     def _on_ended(self) -> None:
         if self.report is not None:
             self.finished.emit(self.report)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" + ("" if n == 1 else "s")

@@ -385,3 +385,50 @@ def test_rate_gives_speed_and_time_left() -> None:
     now[0] = 4.0
     rate.add(ImportProgress(4_000_000, 10_000_000, 30_000, 1, "f"))
     assert rate.text() == " · 7,500 messages/s · about 6 s left"
+
+
+def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    """As ``convo import`` does: the graph, figure and path of a conversation big enough
+    for the graph's child are kept once the import ends, by a child process, so its first
+    open reads them; the dialog says what it is doing meanwhile."""
+    from explorer.app import kept_paths, kept_turns
+    from explorer.app.turn_process import CHILD_MIN_MESSAGES
+    from explorer.app.view_codec import code_key
+    from explorer.cli.main import main
+    from explorer.formats.base import ImportedConversation as Conv
+    from explorer.tree.model import text_message
+
+    n = CHILD_MIN_MESSAGES + 2
+    with Store(tmp_path / "source.db") as source:
+        source.import_conversation(Conv(title="big", source_format="test", tip=n, messages=[
+            text_message(i, i - 1 or None, "user" if i % 2 else "assistant", f"message {i}")
+            for i in range(1, n + 1)]))
+    exported = tmp_path / "big.jsonl"
+    assert main(["--db", str(tmp_path / "source.db"), "export", "1", "--format", "native",
+                 "-o", str(exported)]) == 0
+    with Store(tmp_path / "window.db") as store:
+        job = ImportJob(store, [exported])
+        said: list[str] = []
+        job.progressed.connect(lambda p: said.append(p.current_file))
+        with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
+            job.start()
+        report: ImportReport = blocker.args[0]
+        assert report.errors == [] and report.added_messages == n
+        conv = report.conversations[0].conversation_id
+        assert said[-1] == "Preparing 1 big conversation for a fast first open…"
+        assert kept_turns.is_kept(store, conv)
+        at, tip = store.revision(conv), store.conversation(conv).tip_id
+        assert at is not None and tip is not None
+        assert store.kept_view(conv, kept_paths.KIND, at, f"{code_key()}:{tip}") is not None
+        assert store.has_kept_view(conv, "context figure", at, None)
+
+
+def test_V2_a_small_window_import_starts_no_preparing(
+        qtbot: QtBot, store: Store, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(import_worker, "prepare_in_child", lambda *a: started.append(a))
+    job = ImportJob(store, [samples_dir])
+    with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS):
+        job.start()
+    assert job.report is not None and job.report.added_messages > 0 and started == []

@@ -3,6 +3,7 @@ objects only for rows whose content has been read (V2)."""
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 from helpers import chat_turn, tool_turn
@@ -86,8 +87,8 @@ def _one_kind_at_a_time(kinds: tuple[str, ...], chars: int, width: int, fm: Metr
 
 
 def test_V2_heights_counted_per_kinds_tuple_equal_the_guess_per_part() -> None:
-    """Every row's guess, made from its kinds' counts (once per distinct tuple), is the
-    guess the per-part loop made, at narrow and wide widths and any size."""
+    """Every row's guess, made from its kinds' counts (once per distinct tuple) in array
+    steps, is the guess the per-part loop made, at narrow and wide widths and any size."""
     import random
 
     from explorer.ui.transcript.rows import SizedHeights, estimate_sized
@@ -101,6 +102,8 @@ def test_V2_heights_counted_per_kinds_tuple_equal_the_guess_per_part() -> None:
                      mono_line=rng.randrange(12, 30), mono_char=rng.uniform(5, 11))
         expected = [_one_kind_at_a_time(k, c, width, fm) for k, c in zip(kinds, chars,
                                                                          strict=True)]
-        assert list(SizedHeights(width, fm).column(kinds, chars)) == expected
+        sets = list(dict.fromkeys(kinds))
+        at = array("I", map(sets.index, kinds))
+        assert SizedHeights(width, fm).column(sets, at, array("q", chars)).tolist() == expected
         assert [estimate_sized(k, c, width, fm) for k, c in zip(kinds, chars,
                                                                 strict=True)] == expected

@@ -35,6 +35,7 @@ class PathSkeleton:
     labels: dict[int, list[str]] = field(default_factory=dict)
     context_start: int | None = None
     clean_tip: int | None = None
+    unkept: kept_paths.Unkept | None = None  # read, not kept: the view may keep it later
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,13 +56,13 @@ def read_skeleton(store: Store, conv_id: int, tip: int | None = None,
     if ticket is not None:
         ticket.check()
     # The store's shared walk: the graph and the context figure ask for the same path.
-    entries = (kept_paths.path_columns(store, conv_id, target)  # kept by convo import
-               if target is not None else PathColumns())
+    entries, unkept = (kept_paths.read(store, conv_id, target)  # kept by convo import
+                       if target is not None else (PathColumns(), None))
     if ticket is not None:
         ticket.check()
     return PathSkeleton(conv_id, target, entries, store.rewinds(conv_id),
                         store.compactions(conv_id), checkpoint_labels(store, conv_id),
-                        conv.context_start_id, conv.clean_tip_id)
+                        conv.context_start_id, conv.clean_tip_id, unkept)
 
 
 def checkpoint_labels(store: Store, conv_id: int) -> dict[int, list[str]]:

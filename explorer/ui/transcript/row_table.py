@@ -19,6 +19,7 @@ from typing import Any, overload
 from explorer.store.reads_path import PathColumns
 from explorer.ui.transcript.rows import (
     CONTEXT_START,
+    Marker,
     Metrics,
     Row,
     SizedHeights,
@@ -39,18 +40,37 @@ class RowTable(Sequence[Row]):
         self.columns = columns
         ids = columns.ids
         after = markers_after(rewinds, compactions, clean_tip, ids[-1] if len(ids) else None)
-        self._entry_of = array("i")  # row → message index in the columns, -1 for a marker
         self._markers: dict[int, Row] = {}
         self._filled: dict[int, Row] = {}
-        entry_of, markers = self._entry_of, self._markers
-        for e, mid in enumerate(ids):
+        self._entry_of = self._place(ids, after, context_start)
+
+    def _place(self, ids: array[int], after: dict[int, list[Marker]],
+               context_start: int | None) -> array[int]:
+        """Row → message index in the columns, -1 for a marker: the messages in order,
+        with the few markers put in where their messages are (found by a search of the
+        ids, not a look at each of them)."""
+        entry_of = array("i")
+        # Markers come only after or before messages the path holds (an array search in C).
+        wanted = sorted({*after, *([context_start] if context_start is not None else [])})
+        places: list[int] = []
+        if wanted and len(ids):
+            import numpy as np  # not before the window's first frame
+
+            places = np.flatnonzero(np.isin(np.frombuffer(ids, np.int64), wanted)).tolist()
+        done = 0
+        for e in places:
+            mid = ids[e]
+            entry_of.extend(range(done, e))
             if mid == context_start and len(entry_of):
-                markers[len(entry_of)] = Row(mid, marker=CONTEXT_START)
+                self._markers[len(entry_of)] = Row(mid, marker=CONTEXT_START)
                 entry_of.append(-1)
             entry_of.append(e)
             for mk in after.get(mid, ()):
-                markers[len(entry_of)] = Row(mid, marker=mk)
+                self._markers[len(entry_of)] = Row(mid, marker=mk)
                 entry_of.append(-1)
+            done = e + 1
+        entry_of.extend(range(done, len(ids)))
+        return entry_of
 
     def __len__(self) -> int:
         return len(self._entry_of)
@@ -100,14 +120,18 @@ class RowTable(Sequence[Row]):
 
     def estimates(self, width: int, fm: Metrics) -> array[int]:
         """A height guess for every row (off the main thread: 80,000 rows take a while)."""
-        cols, filled, out = self.columns, dict(self._filled), array("i")
-        sized = SizedHeights(width, fm).column(cols.kinds, cols.chars)
-        for i, e in enumerate(self._entry_of):
-            row = filled.get(i)
-            if row is not None or e < 0:
-                out.append(estimate_height(row or self._markers[i], width, fm))
-            else:
-                out.append(sized[e])
+        import numpy as np
+
+        cols = self.columns
+        sized = SizedHeights(width, fm).column(cols.kind_sets, cols.kind_at, cols.chars)
+        entry_of = np.frombuffer(self._entry_of, np.int32)
+        heights = sized[np.maximum(entry_of, 0)] if len(sized) else np.zeros(
+            len(entry_of), np.int32)
+        out = array("i", heights.tobytes())
+        for i, row in self._markers.items():
+            out[i] = estimate_height(row, width, fm)
+        for i, row in self._filled.items():
+            out[i] = estimate_height(row, width, fm)
         return out
 
 
@@ -115,12 +139,15 @@ class MessageRows(Mapping[int, int]):
     """Message id → the row that shows it, in path order, in two compact arrays."""
 
     def __init__(self, table: RowTable) -> None:
-        rows = array("i", (i for i, e in enumerate(table._entry_of) if e >= 0))
+        import numpy as np
+
+        entry_of = np.frombuffer(table._entry_of, np.int32)
+        rows = np.flatnonzero(entry_of >= 0)
         ids = table.columns.ids
-        order = sorted(range(len(rows)), key=ids.__getitem__)
+        order = np.argsort(np.frombuffer(ids, np.int64), kind="stable")
         self._ids = ids
-        self._sorted = array("q", (ids[k] for k in order))
-        self._rows = array("i", (rows[k] for k in order))
+        self._sorted = array("q", np.frombuffer(ids, np.int64)[order].tobytes())
+        self._rows = array("i", rows[order].astype(np.int32).tobytes())
 
     def __getitem__(self, mid: int) -> int:
         k = bisect_left(self._sorted, mid)

@@ -15,11 +15,15 @@ import json
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.store.reads_path import PathEntry
 from explorer.tree.digest import digest_text
 from explorer.tree.model import Message, Part
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 MarkerKind = Literal["compaction", "rewind", "explored", "context_start", "incomplete", "elided"]
 
@@ -249,9 +253,25 @@ class SizedHeights:
                                * fm.mono_line)
         return height
 
-    def column(self, kinds: Sequence[tuple[str, ...]], chars: Sequence[int]) -> array[int]:
-        """The height of every entry of a skeleton's columns."""
-        return array("i", map(self.height, kinds, chars))
+    def column(self, kind_sets: Sequence[tuple[str, ...]], kind_at: array[int],
+               chars: array[int]) -> NDArray[np.int32]:
+        """The height of every entry of a skeleton's columns (its distinct tuples of kinds,
+        each entry's index into them, its characters), as :meth:`height` gives it, in a
+        few array steps: a call per row took a quarter of a second for 100,000 rows."""
+        import numpy as np  # not before the window's first frame
+
+        fm = self.fm
+        counts = np.array([self._count(k) for k in kind_sets] or [(1, 0, 0, 0, 0, 0)],
+                          dtype=np.int64).reshape(-1, 6)
+        n, text, thinking, image, tool, other = counts[np.frombuffer(kind_at, np.uint32)].T
+        share = np.frombuffer(chars, np.int64) // n
+        mono = share // self.per_mono
+        height = (48 + thinking * 28 + image * 140
+                  + text * ((share // self.per_line + 1) * fm.line + 12)
+                  + tool * (28 + np.minimum(mono + 3, 40) * fm.mono_line)
+                  + other * (56 + np.minimum(mono + 1, COLLAPSED_LINES) * fm.mono_line))
+        out: NDArray[np.int32] = height.astype(np.int32)
+        return out
 
     def _count(self, kinds: tuple[str, ...]) -> tuple[int, int, int, int, int, int]:
         counts = self._counts.get(kinds)

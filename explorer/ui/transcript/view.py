@@ -41,6 +41,7 @@ from explorer.ui.transcript.cards import Card, CardContext, MessageCard
 from explorer.ui.transcript.fetching import ContentWindow
 from explorer.ui.transcript.folding import LongTextDialog, format_size
 from explorer.ui.transcript.loading import PreparedPath, prepare_tip_first
+from explorer.ui.transcript.path_keeper import PathKeeper
 from explorer.ui.transcript.rows import PathInfo
 from explorer.ui.transcript.scrolling import KEEP, AnchoredScroll
 from explorer.ui.transcript.stack import CardStack
@@ -74,6 +75,7 @@ class TranscriptView(AnchoredScroll):
         self.skeletons.finished.connect(self._apply_skeleton)
         self.skeletons.failed.connect(lambda e: self.loadFailed.emit(f"{type(e).__name__}: {e}"))
         self.content = ContentWindow(store, self)
+        self.keeper = PathKeeper(store, lambda: self.is_loading, self)
         self.content.arrived.connect(self._content_arrived)
         self.content.failed.connect(self.loadFailed)
         self.content.unfolded.connect(self._show_unfolded)
@@ -125,6 +127,7 @@ class TranscriptView(AnchoredScroll):
             runner.cancel()
             runner.wait()
         self.content.shutdown()
+        self.keeper.shutdown()
 
     def _apply_tip(self, prepared: object) -> None:
         """The path's last rows, read before the rest: shown when the view opens at one of
@@ -151,6 +154,7 @@ class TranscriptView(AnchoredScroll):
             self.stack.attach(kept, self._message_row, self._changed_for)
             self._update_range()
         self._show_pending(None if at_end else anchor, at_end)
+        self.keeper.offer(prepared.skeleton.unkept, prepared.skeleton.entries)
         self.loaded.emit(conv_id)
 
     def _take(self, prepared: PreparedPath, carry: bool = False) -> None:
