@@ -22,6 +22,7 @@ from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
+from explorer.ui.interrupts import close_on_signals
 from explorer.ui.main_window import MainWindow, remembered_or_first
 from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
@@ -104,7 +105,11 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
         window.resize(1400, 860)
         window.show()
         QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
-        code = app.exec()
+        restore = close_on_signals(window)
+        try:
+            code = app.exec()
+        finally:
+            restore()
         store.close()
         return int(code)
     finally:
