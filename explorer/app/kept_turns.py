@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
+from explorer.app import keep_pace
 from explorer.app.turn_graph_build import packed_parts
 from explorer.app.turn_process import (
     CHILD_MIN_MESSAGES,
@@ -40,14 +41,16 @@ def kept_or_built(store: Store, conv_id: int, expanded: Collection[int] = (),
                   cancelled: Callable[[], bool] = lambda: False) -> Built | None:
     """The kept graph when the conversation is unchanged since, else the child's build
     (kept for the next open); None as :func:`~explorer.app.turn_process.build_in_child`.
-    Only the graph as it opens (no run expanded) is kept."""
+    Only the graph as it opens (no run expanded) is kept, and only once in
+    ``keep_pace.PACE_S`` while the conversation keeps changing."""
     at = None if expanded else store.revision(conv_id)
     if at is not None:
         kept = _kept(store, conv_id, at)
         if kept is not None:
             drop_early()  # started for nothing: the code changed since, say
             return kept
-    got = packed_in_child(store.db_path, conv_id, expanded, cancelled, keep_at=at)
+    keep_at = at if at is not None and keep_pace.take(store.db_path, conv_id, KIND) else None
+    got = packed_in_child(store.db_path, conv_id, expanded, cancelled, keep_at=keep_at)
     return None if got is None else unpack_built(got)
 
 

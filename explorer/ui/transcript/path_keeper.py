@@ -6,7 +6,8 @@ session grew, a branch was taken) reads the path's skeleton again: a second of a
 (:mod:`explorer.app.kept_paths`). Packing and writing it costs 20–30 MB for a moment, so
 it is not done while the window opens but ``KEEP_AFTER_MS`` after the path came in, when
 no view is reading, on a worker of its own; the store's writer refuses it if the
-conversation changed meanwhile.
+conversation changed meanwhile. A conversation that keeps changing (a followed session)
+is kept again only once in a while (:mod:`explorer.app.keep_pace`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
-from explorer.app import kept_paths
+from explorer.app import keep_pace, kept_paths
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns
 from explorer.ui.tasks import LatestRunner
@@ -55,6 +56,9 @@ class PathKeeper(QObject):
             return
         unkept, columns = self._offered
         self._offered = None
+        if not keep_pace.take(self.store.db_path, unkept.conv_id,
+                              kept_paths.KIND):  # a followed session
+            return
         self.runner.submit(lambda _t: kept_paths.keep_read(self.store, unkept, columns))
 
     def shutdown(self) -> None:
