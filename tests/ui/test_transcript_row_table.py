@@ -6,12 +6,21 @@ from __future__ import annotations
 from array import array
 from pathlib import Path
 
+import pytest
 from helpers import chat_turn, tool_turn
 
 from explorer.store import Store
 from explorer.store import reads_path as rp
+from explorer.ui.transcript import row_table as row_table_module
+from explorer.ui.transcript import rows as rows_module
 from explorer.ui.transcript.row_table import RowTable
-from explorer.ui.transcript.rows import Metrics, build_rows, estimate_height, with_content
+from explorer.ui.transcript.rows import (
+    ARRAY_FROM,
+    Metrics,
+    build_rows,
+    estimate_height,
+    with_content,
+)
 
 
 def _path(tmp_path: Path) -> tuple[Store, list[int]]:
@@ -24,7 +33,11 @@ def _path(tmp_path: Path) -> tuple[Store, list[int]]:
     return store, store.path_ids(tip)
 
 
-def test_V2_the_row_table_matches_the_row_list_with_every_marker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("array_from", [10**9, 1], ids=["per row", "in array steps"])
+def test_V2_the_row_table_matches_the_row_list_with_every_marker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, array_from: int) -> None:
+    monkeypatch.setattr(row_table_module, "ARRAY_FROM", array_from)
+    monkeypatch.setattr(rows_module, "ARRAY_FROM", array_from)
     store, ids = _path(tmp_path)
     with store:
         columns = rp.path_columns(store.reader, ids[-1])
@@ -104,6 +117,12 @@ def test_V2_heights_counted_per_kinds_tuple_equal_the_guess_per_part() -> None:
                                                                          strict=True)]
         sets = list(dict.fromkeys(kinds))
         at = array("I", map(sets.index, kinds))
-        assert SizedHeights(width, fm).column(sets, at, array("q", chars)).tolist() == expected
+        for array_from in (10**9, 1):  # per row, then in numpy's array steps
+            rows_module.ARRAY_FROM = array_from
+            try:
+                assert SizedHeights(width, fm).column(sets, at, array("q", chars)).tolist(
+                    ) == expected
+            finally:
+                rows_module.ARRAY_FROM = ARRAY_FROM
         assert [estimate_sized(k, c, width, fm) for k, c in zip(kinds, chars,
                                                                 strict=True)] == expected

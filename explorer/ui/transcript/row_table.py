@@ -18,6 +18,7 @@ from typing import Any, overload
 
 from explorer.store.reads_path import PathColumns
 from explorer.ui.transcript.rows import (
+    ARRAY_FROM,
     CONTEXT_START,
     Marker,
     Metrics,
@@ -53,10 +54,13 @@ class RowTable(Sequence[Row]):
         # Markers come only after or before messages the path holds (an array search in C).
         wanted = sorted({*after, *([context_start] if context_start is not None else [])})
         places: list[int] = []
-        if wanted and len(ids):
+        if wanted and len(ids) >= ARRAY_FROM:
             import numpy as np  # not before the window's first frame
 
             places = np.flatnonzero(np.isin(np.frombuffer(ids, np.int64), wanted)).tolist()
+        elif wanted:
+            marked = set(wanted)
+            places = [e for e, mid in enumerate(ids) if mid in marked]
         done = 0
         for e in places:
             mid = ids[e]
@@ -120,14 +124,15 @@ class RowTable(Sequence[Row]):
 
     def estimates(self, width: int, fm: Metrics) -> array[int]:
         """A height guess for every row (off the main thread: 80,000 rows take a while)."""
-        import numpy as np
-
         cols = self.columns
         sized = SizedHeights(width, fm).column(cols.kind_sets, cols.kind_at, cols.chars)
-        entry_of = np.frombuffer(self._entry_of, np.int32)
-        heights = sized[np.maximum(entry_of, 0)] if len(sized) else np.zeros(
-            len(entry_of), np.int32)
-        out = array("i", heights.tobytes())
+        if len(self._entry_of) >= ARRAY_FROM:
+            import numpy as np
+
+            entry_of = np.frombuffer(self._entry_of, np.int32)
+            out = array("i", np.frombuffer(sized, np.int32)[np.maximum(entry_of, 0)].tobytes())
+        else:
+            out = array("i", (sized[e] if e >= 0 else 0 for e in self._entry_of))
         for i, row in self._markers.items():
             out[i] = estimate_height(row, width, fm)
         for i, row in self._filled.items():
@@ -139,15 +144,19 @@ class MessageRows(Mapping[int, int]):
     """Message id → the row that shows it, in path order, in two compact arrays."""
 
     def __init__(self, table: RowTable) -> None:
+        ids = self._ids = table.columns.ids
+        if len(table._entry_of) < ARRAY_FROM:
+            rows = array("i", (i for i, e in enumerate(table._entry_of) if e >= 0))
+            order = sorted(range(len(rows)), key=ids.__getitem__)
+            self._sorted = array("q", (ids[k] for k in order))
+            self._rows = array("i", (rows[k] for k in order))
+            return
         import numpy as np
 
-        entry_of = np.frombuffer(table._entry_of, np.int32)
-        rows = np.flatnonzero(entry_of >= 0)
-        ids = table.columns.ids
-        order = np.argsort(np.frombuffer(ids, np.int64), kind="stable")
-        self._ids = ids
-        self._sorted = array("q", np.frombuffer(ids, np.int64)[order].tobytes())
-        self._rows = array("i", rows[order].astype(np.int32).tobytes())
+        at = np.flatnonzero(np.frombuffer(table._entry_of, np.int32) >= 0)
+        by_id = np.argsort(np.frombuffer(ids, np.int64), kind="stable")
+        self._sorted = array("q", np.frombuffer(ids, np.int64)[by_id].tobytes())
+        self._rows = array("i", at[by_id].astype(np.int32).tobytes())
 
     def __getitem__(self, mid: int) -> int:
         k = bisect_left(self._sorted, mid)

@@ -15,15 +15,11 @@ import json
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from explorer.store.reads_path import PathEntry
 from explorer.tree.digest import digest_text
 from explorer.tree.model import Message, Part
-
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
 
 MarkerKind = Literal["compaction", "rewind", "explored", "context_start", "incomplete", "elided"]
 
@@ -225,6 +221,10 @@ def estimate_sized(kinds: tuple[str, ...], chars: int, width: int, fm: Metrics) 
     return SizedHeights(width, fm).height(kinds, chars)
 
 
+ARRAY_FROM = 2048
+"""Rows from which heights and row tables are made in numpy's array steps."""
+
+
 class SizedHeights:
     """:func:`estimate_sized` for many rows at one width and font.
 
@@ -254,10 +254,18 @@ class SizedHeights:
         return height
 
     def column(self, kind_sets: Sequence[tuple[str, ...]], kind_at: array[int],
-               chars: array[int]) -> NDArray[np.int32]:
+               chars: array[int]) -> array[int]:
         """The height of every entry of a skeleton's columns (its distinct tuples of kinds,
-        each entry's index into them, its characters), as :meth:`height` gives it, in a
-        few array steps: a call per row took a quarter of a second for 100,000 rows."""
+        each entry's index into them, its characters), as :meth:`height` gives it; for a
+        long path in a few array steps (a call per row took a quarter of a second for
+        100,000 rows), for a short one without loading numpy (a tenth of a second, which
+        the path's tip would wait for)."""
+        if len(kind_at) < ARRAY_FROM:
+            return array("i", map(self.height, map(kind_sets.__getitem__, kind_at), chars))
+        return self._array_column(kind_sets, kind_at, chars)
+
+    def _array_column(self, kind_sets: Sequence[tuple[str, ...]], kind_at: array[int],
+                      chars: array[int]) -> array[int]:
         import numpy as np  # not before the window's first frame
 
         fm = self.fm
@@ -270,8 +278,7 @@ class SizedHeights:
                   + text * ((share // self.per_line + 1) * fm.line + 12)
                   + tool * (28 + np.minimum(mono + 3, 40) * fm.mono_line)
                   + other * (56 + np.minimum(mono + 1, COLLAPSED_LINES) * fm.mono_line))
-        out: NDArray[np.int32] = height.astype(np.int32)
-        return out
+        return array("i", height.astype(np.int32).tobytes())
 
     def _count(self, kinds: tuple[str, ...]) -> tuple[int, int, int, int, int, int]:
         counts = self._counts.get(kinds)
