@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from explorer.app.tree_text import TreeMarks, render_tree
@@ -11,10 +12,16 @@ from explorer.store.reads import fork_points
 from explorer.tree.digest import digest_text
 
 
-def tree_marks(store: Store, conv_id: int, view: TendedView | None = None) -> TreeMarks:
+def tree_marks(store: Store, conv_id: int, view: TendedView | None = None,
+               path_to: Callable[[int], set[int] | None] = lambda _tip: None) -> TreeMarks:
+    """The marks the tree and the graph draw; ``path_to(tip)`` may give the active path's
+    ids from what the caller read already (None: read it from the store)."""
     conv = store.conversation(conv_id)
     view = view or tended_view(store, conv_id)
-    active = set(store.path_ids(conv.tip_id)) if conv.tip_id is not None else set()
+    active: set[int] = set()
+    if conv.tip_id is not None:
+        found = path_to(conv.tip_id)
+        active = found if found is not None else set(store.path_ids(conv.tip_id))
     labels: dict[int, list[str]] = {}
     for label, mid in store.checkpoints(conv_id).items():
         labels.setdefault(mid, []).append(label)

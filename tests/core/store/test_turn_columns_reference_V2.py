@@ -220,3 +220,24 @@ def test_V2_each_turn_nodes_tool_flags_are_its_messages_flags(tmp_path: Path) ->
         assert [f & mask for f in model.flags] == expected
     finally:
         store.close()
+
+
+def test_V2_the_active_path_walked_in_the_columns_is_the_stores(tmp_path: Path) -> None:
+    """The graph's build takes the active path from the parents it read with the turn
+    columns instead of a second, recursive read: from any tip of a branching tree (with
+    several roots) the same ids; a tip written after the columns were read is not there."""
+    from explorer.app.turn_graph_build import path_in
+
+    store = Store(tmp_path / "t.db")
+    try:
+        cid = _generated(store, 1500, seed=4)
+        cols = _read(store, cid)
+        rnd = random.Random(5)
+        for tip in rnd.sample(list(cols.ids), 60):
+            assert path_in(cols, tip) == set(store.path_ids(tip))
+        assert path_in(cols, max(cols.ids) + 1) is None
+        store.branch(cid, cols.ids[-7])
+        view = build_view(store, cid)
+        assert view.marks.active == set(store.path_ids(cols.ids[-7])) != set()
+    finally:
+        store.close()
