@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import explorer
 from explorer.store import Store
 from explorer.tree.turns import boundary_flags
 
@@ -21,7 +22,10 @@ KILLS = 30
 
 
 def _spawn(db: Path, conv: int, first: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parents[1]), str(HERE)])}
+    # The explorer under test first: not another checkout an installed link points to.
+    root = Path(explorer.__file__).parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(HERE.parents[1]),
+                                                         str(HERE)])}
     return subprocess.Popen(
         [sys.executable, str(HERE / "crash_writer.py"), str(db), str(conv), str(first)],
         stdout=subprocess.PIPE, text=True, env=env,
@@ -54,11 +58,13 @@ def test_P2_sigkill_at_random_moments_never_leaves_half_a_turn(tmp_path: Path) -
     for _ in range(KILLS):
         proc = _spawn(db, conv, turns)
         assert proc.stdout is not None
-        first_line = proc.stdout.readline()  # the writer is running and has committed once
-        assert first_line.strip() == str(turns)
-        time.sleep(rng.uniform(0.0, 0.15))
-        proc.send_signal(signal.SIGKILL)
-        rest, _ = proc.communicate()
+        try:
+            first_line = proc.stdout.readline()  # the writer is running and has committed once
+            assert first_line.strip() == str(turns)
+            time.sleep(rng.uniform(0.0, 0.15))
+        finally:  # a failed check leaves no writer running into the next tests
+            proc.send_signal(signal.SIGKILL)
+            rest, _ = proc.communicate()
         reported = [int(x) for x in (first_line + rest).split()]
         turns = _check(db, conv, reported[-1] + 1)
     assert turns >= KILLS
