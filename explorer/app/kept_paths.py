@@ -5,10 +5,10 @@ The transcript reads each message of the path (its role, preview, and its parts'
 sizes) to lay out its rows: a second of a core for a 100,000-message session, at every
 open. ``convo import`` and ``convo sync`` keep the columns of each big conversation's
 active path under its revision and tip, so the window's first open of the unchanged
-conversation reads them in one row. The window reads a kept path but does not keep one
-itself: for a real session the kept columns are 8 MB even with the previews compressed,
-and making and writing them while the window opens raised its peak memory by 20–30 MB
-(past 200 MB on a 100,000-message session), on every first open after a change.
+conversation reads them in one row. The window keeps a path it had to read only once its
+open has settled (``ui.transcript.path_keeper``): for a real session the kept columns are
+8 MB even with the previews compressed, and making and writing them while the window
+opened raised its peak memory by 20–30 MB (past 200 MB on a 100,000-message session).
 """
 
 from __future__ import annotations

@@ -118,14 +118,13 @@ def prepare_in_child(db_path: str | Path, conv_ids: Collection[int],
     proc, pipe = running
     done: list[int] = []
     try:
-        while not pipe.ready(POLL_S):
-            if cancelled():
-                return []
-        kind, said = pipe.receive()
+        kind, said = _next(pipe, cancelled)
         if kind == "prepared":
             done = [int(c) for c in said]
         else:
             log.warning("the views were not prepared: %s", said)
+    except _Abandoned:
+        pass
     except (PipeClosed, ValueError) as exc:
         log.warning("the views were not prepared: the process failed (%s)", exc)
     finally:
@@ -214,12 +213,7 @@ def _claim(db_path: str | Path, conv_id: int, expanded: Collection[int],
 def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None:
     got: dict[str, Any] = {}
     while len(got) < len(PARTS):
-        while not pipe.ready(POLL_S):
-            if cancelled():
-                raise _Abandoned
-        if cancelled():
-            raise _Abandoned
-        message = pipe.receive()
+        message = _next(pipe, cancelled)
         if message[0] == "failed":
             log.warning("the turn graph's process failed (%s); built on the thread", message[1])
             return None
@@ -227,6 +221,17 @@ def _receive(pipe: Pipe, cancelled: Callable[[], bool]) -> dict[str, Any] | None
             raise ValueError(f"an unknown message {message[0]!r}")
         got[message[0]] = message[1]
     return got
+
+
+def _next(pipe: Pipe, cancelled: Callable[[], bool]) -> tuple[Any, ...]:
+    """The child's next message, looking at ``cancelled`` every ``POLL_S`` meanwhile
+    (raises :class:`_Abandoned` once it is set)."""
+    while not pipe.ready(POLL_S):
+        if cancelled():
+            raise _Abandoned
+    if cancelled():
+        raise _Abandoned
+    return pipe.receive()
 
 
 def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:

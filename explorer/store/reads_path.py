@@ -15,7 +15,6 @@ import sqlite3
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import overload
 
 from explorer.store.fetching import in_chunks
 from explorer.store.reads import path_ids
@@ -68,11 +67,6 @@ class PathColumns:
         self.kind_at = array("I")  # index into kind_sets
         self.chars = array("q")
 
-    @property
-    def kinds(self) -> Sequence[tuple[str, ...]]:
-        """Each message's part kinds, in part order."""
-        return _Kinds(self.kind_sets, self.kind_at)
-
     def __len__(self) -> int:
         return len(self.ids)
 
@@ -84,25 +78,6 @@ class PathColumns:
 
     def __iter__(self) -> Iterator[PathEntry]:
         return (self[i] for i in range(len(self)))
-
-
-class _Kinds(Sequence[tuple[str, ...]]):
-    __slots__ = ("_at", "_sets")
-
-    def __init__(self, sets: list[tuple[str, ...]], at: array[int]) -> None:
-        self._sets, self._at = sets, at
-
-    def __len__(self) -> int:
-        return len(self._at)
-
-    @overload
-    def __getitem__(self, i: int) -> tuple[str, ...]: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[tuple[str, ...]]: ...
-    def __getitem__(self, i: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
-        if isinstance(i, slice):
-            return [self._sets[k] for k in self._at[i]]
-        return self._sets[self._at[i]]
 
 
 def path_columns(conn: sqlite3.Connection, tip: int) -> PathColumns:
