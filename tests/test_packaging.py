@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import cast
 
 import pytest
+import system_tools
 from PIL import Image, ImageChops
 
 from explorer import __version__
@@ -235,10 +236,7 @@ def test_metainfo_has_releases_rating_and_description() -> None:
 
 
 def _tool(name: str, package: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(f"{name} is not installed: apt-get install -y {package}")
-    return found
+    return system_tools.tool(name, package)
 
 
 def test_desktop_file_validates() -> None:

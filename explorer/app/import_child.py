@@ -33,6 +33,7 @@ from typing import Any
 from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
 from explorer.app.importing import CancelCheck, ImportProgress, ImportReport, import_paths
 from explorer.store import StoreError
+from explorer.store import guard as db_guard
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.rows import prepared_rows
 from explorer.tree.imported import ContentUnavailable, ImportedConversation
@@ -152,9 +153,10 @@ def main() -> int:
     remote = RemoteWrites(pipe)
     report = ImportReport()
     try:
-        kind, paths = pipe.receive()
+        kind, paths, db = pipe.receive()
         if kind != "import":
             raise PipeClosed(f"expected an import, got {kind!r}")
+        db_guard.register(Path(db))  # the window's database is never read as a transcript
 
         def progress(p: ImportProgress) -> None:
             pipe.send("progress", p)

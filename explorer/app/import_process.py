@@ -132,7 +132,8 @@ class ChildImport:
 
     def run(self) -> ImportReport:
         try:
-            self.link.pipe.send("import", [str(p) for p in self.paths])
+            self.link.pipe.send("import", [str(p) for p in self.paths],
+                                str(self.store.db_path))
             while not self._handle(self._next()):
                 pass
         except (PipeClosed, ChildFailed) as exc:

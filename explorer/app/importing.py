@@ -23,6 +23,7 @@ from explorer.formats.jsonl import read_progress
 from explorer.formats.registry import detect
 from explorer.formats.text_repair import repair_surrogates
 from explorer.store import StoreError
+from explorer.store import guard as db_guard
 from explorer.store.import_writes import ImportOutcome
 
 
@@ -81,6 +82,11 @@ def _visible(name: str) -> bool:
     return not name.startswith(".")
 
 
+def _own_database(path: Path) -> bool:
+    """Whether ``path`` is a database this process has open, or one of its companions."""
+    return db_guard.database_of(path) is not None
+
+
 def input_size(path: Path) -> int:
     """Bytes of the files an import of ``path`` reads (hidden entries are never read)."""
     try:
@@ -110,6 +116,9 @@ def _sources(
     format; a mixed folder is searched entry by entry, and a zip found in it
     that no importer reads whole is unpacked and searched like a folder.
     """
+    if _own_database(path):  # never opened: closing it would drop SQLite's locks (W1)
+        yield path, None
+        return
     module = detect(path)
     if not path.is_dir():
         if module is None and unpacker is not None and inside and unclaimed_zip(path):
@@ -128,7 +137,8 @@ def _sources(
 
 
 def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
-    files = (f for f in folder.rglob("*") if f.is_file() and _visible(f.name))
+    files = (f for f in folder.rglob("*")
+             if f.is_file() and _visible(f.name) and not _own_database(f))
     for n, f in enumerate(files):
         if n >= FOLDER_SCAN_LIMIT:
             return False
@@ -147,7 +157,10 @@ def _plan(
             report.errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path, unpacker):
-            if module is None and source == path:
+            if module is None and _own_database(source):
+                own = f"{source}: it is the database this program has open; not imported"
+                (report.errors if source == path else report.skipped_files).append(own)
+            elif module is None and source == path:
                 report.errors.append(f"{source}: not a transcript format this program reads")
             elif module is None:
                 report.skipped_files.append(f"{source}: not a transcript; skipped")

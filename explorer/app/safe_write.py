@@ -5,9 +5,9 @@ temporary file beside the target and is renamed into place only when it is
 complete, so a failure leaves the old file as it was. A target that is not a
 regular file (``/dev/null``, a named pipe) is written into directly: it is a
 stream, and replacing it would put a plain file where a device or pipe belongs.
-A target that is the open database, or its ``-wal``/``-shm``/``-journal``
-companion (by resolved path or by file identity, so links count too), is refused
-before anything is written.
+A target that is the open database (the command's, or any this process has open), or its
+``-wal``/``-shm``/``-journal`` companion (by resolved path or by file identity, so links
+count too), is refused before anything is written (W1).
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from explorer.store import guard as db_guard
 from explorer.store.errors import StoreError
-
-COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
 class WriteRefused(StoreError):
@@ -30,16 +29,11 @@ class WriteRefused(StoreError):
 
 
 def guard(dest: Path, db_path: Path | None) -> None:
-    """Refuse ``dest`` when it is the database or one of its companion files."""
-    if db_path is None:
-        return
-    target = _resolved(dest)
-    for suffix in COMPANIONS:
-        protected = Path(str(db_path) + suffix)
-        if target == _resolved(protected) or _same_file(dest, protected):
-            what = f"the database's {suffix} file" if suffix else "the open database"
-            raise WriteRefused(f"refusing to write {dest}: it is {what} ({db_path}); "
-                               "choose another file")
+    """Refuse ``dest`` when it is an open database or one of its companion files."""
+    db = db_guard.database_of(dest, also=db_path)
+    if db is not None:
+        raise WriteRefused(f"refusing to write {dest}: it is {db_guard.describe(dest, db)} "
+                           f"({db}); choose another file")
     if dest.is_dir():
         raise WriteRefused(f"refusing to write {dest}: it is a folder")
 
@@ -116,14 +110,3 @@ def _keep_mode(dest: Path, tmp: Path) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-
-
-def _resolved(p: Path) -> Path:
-    return Path(os.path.realpath(p))
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False

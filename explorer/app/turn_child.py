@@ -20,7 +20,6 @@ import contextlib
 import os
 import sqlite3
 import sys
-import threading
 from pathlib import Path
 
 from explorer.app.import_pipe import Pipe, PipeClosed, window_pipe
@@ -28,6 +27,7 @@ from explorer.app.kept_turns import keep_in_file
 from explorer.app.turn_graph_build import packed_parts
 from explorer.store import Store
 from explorer.store.path_memo import PathMemo
+from explorer.store.readers import ReaderPool
 
 NICE = 10
 """The child yields the cores to the window when it wants them (as the import's does)."""
@@ -39,23 +39,11 @@ class ReadOnlyStore(Store):
 
     def __init__(self, path: str | Path) -> None:  # no super(): it would open the writer
         self.db_path = Path(path)
-        self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers = ReaderPool(lambda: _read_only(self.db_path))
         self._paths = PathMemo()
 
-    @property
-    def reader(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = _read_only(self.db_path)
-            self._local.conn = conn
-            self._readers.append(conn)
-        return conn
-
     def close(self) -> None:
-        for conn in self._readers:
-            conn.close()
-        self._readers.clear()
+        self._readers.close_all(closing=True)
 
     def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
         """This process only looks: the window's store keeps what it derives."""

@@ -8,6 +8,7 @@ from types import ModuleType
 
 from explorer.formats.base import FormatError
 from explorer.formats.safe_zip import is_zip
+from explorer.store.guard import database_of
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
@@ -26,7 +27,10 @@ ZIP_IMPORTERS: tuple[str, ...] = ("chatgpt",)
 
 
 def detect(path: Path) -> ModuleType | None:
-    """The importer module whose ``sniff`` accepts ``path``, or None."""
+    """The importer module whose ``sniff`` accepts ``path``, or None (always None for a
+    database this process has open: sniffing it would drop SQLite's locks, W1)."""
+    if database_of(path) is not None:
+        return None
     modules = importer_modules()
     if path.is_file() and is_zip(path):
         modules = [m for m in modules if m.__name__.rsplit(".", 1)[-1] in ZIP_IMPORTERS]

@@ -38,3 +38,45 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE
+
+
+def keep_journal_on_close(conn: sqlite3.Connection) -> bool:
+    """Make closing ``conn`` leave the WAL as it is instead of copying it into the database.
+
+    Used only when the journal this process holds was deleted under it: its frames were
+    written against a database another process has changed since, and copying them in
+    would corrupt it. Python 3.12 has ``setconfig``; on 3.11 the same SQLite call is made
+    through ctypes. Returns whether it took effect.
+    """
+    setconfig = getattr(conn, "setconfig", None)
+    if setconfig is not None:
+        setconfig(NO_CKPT_ON_CLOSE, True)
+        return True
+    return _db_config_ctypes(conn, NO_CKPT_ON_CLOSE, 1)
+
+
+def _db_config_ctypes(conn: sqlite3.Connection, op: int, value: int) -> bool:
+    import ctypes
+    import sys
+
+    if sys.implementation.name != "cpython":
+        return False
+    try:
+        import _sqlite3
+
+        lib = ctypes.CDLL(_sqlite3.__file__)
+        db_config = lib.sqlite3_db_config
+    except (OSError, AttributeError, ImportError):
+        return False
+    # CPython's connection object starts with its ``sqlite3 *db`` right after the header
+    handle = ctypes.c_void_p.from_address(id(conn) + object.__basicsize__).value
+    if not handle:
+        return False
+    db_config.restype = ctypes.c_int
+    out = ctypes.c_int(-1)
+    rc = db_config(ctypes.c_void_p(handle), ctypes.c_int(op), ctypes.c_int(value),
+                   ctypes.byref(out))
+    return bool(rc == 0 and out.value == value)

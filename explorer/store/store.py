@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import threading
 import time
 from array import array
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any, TypeVar
 
 from explorer.store import (
     boundary,
+    guard,
     import_writes,
     label_writes,
     layout_store,
@@ -27,13 +27,14 @@ from explorer.store import (
     tree_writes,
     view_cache,
 )
-from explorer.store.connection import open_connection
+from explorer.store.connection import keep_journal_on_close, open_connection
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
 from explorer.store.part_sizing import Backfill
 from explorer.store.path_memo import PathMemo
+from explorer.store.readers import ReaderPool
 from explorer.store.reads import Conversation, NotFound, SearchHit, SkeletonNode
 from explorer.store.rows import dumps, load_messages
 from explorer.store.tombstones import Tombstone, tombstones
@@ -51,9 +52,9 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.db_path = Path(path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = Writer(self.db_path)
-        self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers = ReaderPool(lambda: open_connection(self.db_path))
+        self._writer = Writer(self.db_path, on_lost=self._drop_readers)
+        guard.register(self.db_path)
         self._paths = PathMemo()  # the window's views ask for the same path at once
         self.sizing = Backfill(self._writer)  # parts an older version wrote without sizes
         if self._writer.unsized:
@@ -65,12 +66,16 @@ class Store:
     @property
     def reader(self) -> sqlite3.Connection:
         """This thread's read connection (WAL lets it read while the writer writes)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = open_connection(self.db_path)
-            self._local.conn = conn
-            self._readers.append(conn)
-        return conn
+        return self._readers.get()
+
+    def reader_count(self) -> int:
+        """Read connections open now (lent to a reading thread or idle)."""
+        return self._readers.count()
+
+    def _drop_readers(self) -> None:
+        """The journal was lost (see :class:`~explorer.store.writer.JournalLost`): every read
+        connection goes, without copying the orphaned journal in."""
+        self._readers.close_all(before=keep_journal_on_close)
 
     def shrink_readers(self) -> None:
         """Hand back the page caches of the read connections (after a big load).
@@ -80,17 +85,15 @@ class Store:
         a cache. SQLite serializes calls on a connection, so another thread's
         connection can be shrunk while it reads.
         """
-        for conn in list(self._readers):
+        for conn in self._readers.connections():
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("PRAGMA shrink_memory")
 
     def close(self) -> None:
         self.sizing.stop()
-        for conn in self._readers:
-            conn.close()
-        self._readers.clear()
-        self._local = threading.local()
+        self._readers.close_all(closing=True)
         self._writer.close()
+        guard.unregister(self.db_path)
 
     def __enter__(self) -> Store:
         return self

@@ -13,7 +13,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from explorer.store.connection import open_connection, transaction
+from explorer.store.connection import keep_journal_on_close, open_connection, transaction
+from explorer.store.errors import StoreError
+from explorer.store.guard import JournalWatch
 from explorer.store.migrations import migrate
 from explorer.store.part_sizing import has_unsized
 
@@ -26,8 +28,17 @@ a larger cache bought no speed (a 100 MB session: 15.0 s CPU at 8 MB, 16.1 s at 
 8 MB on that session's import peak)."""
 
 
+class JournalLost(StoreError):
+    """The write-ahead log this process wrote into was deleted or replaced by another
+    program (W1); the database was reopened and the write was not reported done."""
+
+
 class Writer:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path,
+                 on_lost: Callable[[], None] | None = None) -> None:
+        self._path = Path(path)
+        self._watch = JournalWatch(self._path)
+        self._on_lost = on_lost
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-writer")
         self._conn: sqlite3.Connection | None = None
         self._thread: threading.Thread | None = None
@@ -38,6 +49,8 @@ class Writer:
 
     def _open(self, path: str | Path) -> None:
         self._conn = open_connection(path)
+        self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL
+        self._watch.remember()
         self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         self._conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
         self._thread = threading.current_thread()
@@ -72,9 +85,34 @@ class Writer:
             self._schedule_checkpoint()
 
     def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """One transaction; done only once COMMIT returned into the journal on disk."""
         assert self._conn is not None
+        self._check_journal("this write was not made")
         with transaction(self._conn) as conn:
-            return fn(conn, *args, **kwargs)
+            result = fn(conn, *args, **kwargs)
+        self._check_journal("the last write went into the removed file and may be missing")
+        return result
+
+    def _check_journal(self, consequence: str) -> None:
+        why = self._watch.lost()
+        if why is None:
+            return
+        self._reopen()
+        raise JournalLost(
+            f"the database's journal {why} while this program had it open; {consequence}. "
+            f"The database {self._path.name} was reopened: look whether your last actions "
+            "are there, and make them again if not")
+
+    def _reopen(self) -> None:
+        """Close every connection of this process to the file, keeping the orphaned journal
+        out of the database, and open afresh (new ``-wal``/``-shm`` on disk)."""
+        if self._on_lost is not None:
+            self._on_lost()
+        if self._conn is not None:
+            keep_journal_on_close(self._conn)
+            self._conn.close()
+            self._conn = None
+        self._open(self._path)
 
     def _schedule_checkpoint(self) -> None:
         """Queue one passive checkpoint behind this write (coalesced while one waits)."""
@@ -87,12 +125,14 @@ class Writer:
     def _checkpoint(self) -> None:
         with self._lock:
             self._checkpoint_queued = False
-        if self._conn is not None:
+        if self._conn is not None and self._watch.lost() is None:  # never from a lost one
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
         def _close() -> None:
             if self._conn is not None:
+                if self._watch.lost() is not None:
+                    keep_journal_on_close(self._conn)
                 self._conn.close()
                 self._conn = None
         self._pool.submit(_close).result()

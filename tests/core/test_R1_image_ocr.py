@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+import system_tools
 from helpers import assistant, new_store
 from PIL import Image, ImageDraw, ImageFont
 from test_R1_secrets import OPENAI
@@ -114,6 +115,7 @@ def test_R1_ocr_is_off_by_default_and_asking_without_tesseract_says_so(
 def test_R1_tesseract_finds_a_key_in_a_screenshot_and_the_export_blacks_it_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    system_tools.tesseract("eng")
     data = screenshot(f"export OPENAI_API_KEY={OPENAI}")
     program = image_ocr.tesseract()
     assert program is not None
