@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.abc
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,19 @@ def _own_settings_file(tmp_path_factory: pytest.TempPathFactory,
     """A person's own settings file never reaches a test (tests may set their own)."""
     folder = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("CONVO_CONFIG", str(folder / "settings.json"))
+
+
+@pytest.fixture(autouse=True)
+def _own_log_folder(tmp_path_factory: pytest.TempPathFactory,
+                    monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Nothing a test logs reaches a person's own log folder; what a test installed of the
+    error log (hooks, handlers) is taken out after it."""
+    from explorer.app import error_log
+
+    folder = tmp_path_factory.mktemp("logs")
+    monkeypatch.setenv("CONVO_LOG_DIR", str(folder))
+    yield folder
+    error_log.uninstall()
 
 
 @pytest.fixture(scope="session")

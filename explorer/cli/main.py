@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from explorer import __version__
-from explorer.app import bytecode, heap
+from explorer.app import bytecode, error_log, heap
 from explorer.cli import display
 from explorer.cli.output import visible
 from explorer.cli.parsing import OneLineParser, bounded_ints
@@ -26,7 +26,9 @@ EXIT_USER_ERROR = 1
 
 def _window_options(p: argparse.ArgumentParser) -> None:
     """The options of ``convo`` itself (the window), before any subcommand."""
-    p.add_argument("--version", action="version", version=f"convo {__version__}")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--verbose", action="store_true",
+                   help="with --version: also where the log, database and settings are")
     p.add_argument("--db", help="database file (default: explorer.db in your data folder)")
     p.add_argument("--screenshot", metavar="FILE",
                    help="open the window offscreen, save a PNG of it, and exit")
@@ -95,6 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     heap.share_one_heap()  # before the store's writer and the window's workers start
     words = list(sys.argv[1:] if argv is None else argv)
     args = window_arguments(words) or build_parser().parse_args(words)
+    if args.version:
+        print(_version(args.verbose))
+        return 0
+    error_log.install("convo" if args.command is None else f"convo {args.command}",
+                      window=args.command is None and not args.screenshot)
     if args.smoke_test:
         return _smoke_test()
     if args.command is None:
@@ -106,6 +113,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ExplorerError, OSError, sqlite3.DatabaseError) as e:
         print(f"convo: error: {visible(error_line(e))}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Exception as e:  # a bug: one line here, the whole traceback in the log (E1)
+        failure = error_log.report(
+            f"convo {args.command} failed: {type(e).__name__}: {error_log.one_line(e)}", e,
+            show=False)
+        print(f"convo: error: {visible(failure.summary)} (a bug: the traceback is in "
+              f"{error_log.log_path()})", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+
+def _version(verbose: bool) -> str:
+    lines = [f"convo {__version__}"]
+    if verbose:
+        from explorer.app.locations import default_db_path
+        from explorer.providers.settings import settings_path
+
+        lines += [f"log: {error_log.log_path()}", f"database: {default_db_path()}",
+                  f"settings: {settings_path()}",
+                  f"python: {sys.version.split()[0]} ({sys.executable})"]
+    return "\n".join(lines)
 
 
 def _smoke_test() -> int:

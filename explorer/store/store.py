@@ -7,10 +7,12 @@ transaction, so a crash leaves the file at the previous turn boundary (P2).
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 import time
 from array import array
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +46,7 @@ from explorer.tree.model import Message
 from explorer.tree.trim import TrimPlan
 
 __all__ = ["NotFound", "Store", "StoreError"]
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -114,8 +117,7 @@ class Store:
 
     def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
         """A derived clean boundary goes into the file on the writer; nobody waits for it."""
-        with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
-            self._writer.submit(boundary.remember, conv_id, tip, found, top)
+        self._unwaited(boundary.remember, conv_id, tip, found, top)
 
     def revision(self, conv_id: int, messages_from: int = 0) -> int | None:
         """The conversation's revision: what a kept view must have been derived at (None:
@@ -131,8 +133,12 @@ class Store:
     def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:
         """A view derived at revision ``at`` goes into the file on the writer; nobody waits
         for it (:meth:`writes_done` does)."""
+        self._unwaited(view_cache.keep, conv_id, kind, at, key, data)
+
+    def _unwaited(self, fn: Callable[..., object], *args: Any) -> None:
+        """A write nobody waits for: its failure is logged (E1), never dropped."""
         with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
-            self._writer.submit(view_cache.keep, conv_id, kind, at, key, data)
+            self._writer.submit(fn, *args).add_done_callback(_log_failure)
 
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)
@@ -325,6 +331,12 @@ def _add_compaction(
          time.time()),
     )
     return int(cur.lastrowid or 0)
+
+
+def _log_failure(future: Future[Any]) -> None:
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
+        log.error("a write made in the background failed: %s", error, exc_info=error)
 
 
 def _nothing(conn: sqlite3.Connection) -> None:

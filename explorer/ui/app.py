@@ -22,6 +22,7 @@ from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
 from explorer.store import Store
 from explorer.ui import collector
+from explorer.ui.error_bar import route_qt_messages
 from explorer.ui.interrupts import close_on_signals
 from explorer.ui.main_window import MainWindow, remembered_or_first
 from explorer.ui.saved_settings import keep_setting
@@ -81,6 +82,7 @@ def _first_start_choice(store: Store, settings: QSettings | None) -> int | None:
 def run_app(db_path: Path, screenshot: str | None = None, conversation: int | None = None,
             settings: QSettings | None = None) -> int:
     app = make_application()
+    route_qt_messages()  # Qt's warnings into the log (E1)
     store = open_store(db_path)
     scratch = tempfile.TemporaryDirectory(prefix="convo-screenshot-")
     if screenshot and settings is None:  # a screenshot must not depend on a person's settings

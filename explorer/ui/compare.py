@@ -15,7 +15,6 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGridLayout,
     QInputDialog,
     QLabel,
@@ -38,6 +37,7 @@ from explorer.app.compare_text import summary
 from explorer.app.exporting import EXPORTERS
 from explorer.app.probe_facts import header_line
 from explorer.store import NotFound, Store, StoreError
+from explorer.ui import file_dialogs
 from explorer.ui.compare_cells import CellWidget, DiffColors
 from explorer.ui.compare_header import ColumnHeader
 from explorer.ui.compare_toolbar import BranchPicker, DiffBar
@@ -124,10 +124,11 @@ class CompareWindow(QWidget):
     # -- questions (replaced in tests) ---------------------------------------------------
     def ask_save_path(self, title: str, suggested: str, filters: str) -> tuple[Path, str] | None:
         """Where to write and in which format (the name of the chosen filter)."""
-        name, chosen = QFileDialog.getSaveFileName(self, title, suggested, filters)
-        if not name:
+        answer = file_dialogs.save_path(self, title, suggested, filters)
+        if answer is None:
             return None
-        return Path(name), chosen.split(" ", 1)[0] if chosen else "native"
+        name, chosen = answer
+        return name, chosen.split(" ", 1)[0] if chosen else "native"
 
     def ask_fork_title(self, suggested: str) -> str | None:
         text, ok = QInputDialog.getText(self, "Fork branch", "Title of the new conversation:",

@@ -13,6 +13,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from explorer.app import error_log
 from explorer.store import Store
 from explorer.ui.agent_tabs import TranscriptTabs
 from explorer.ui.branch_state import BranchState
@@ -22,6 +23,7 @@ from explorer.ui.context_actions import ContextActions
 from explorer.ui.context_menu import MessageMenu
 from explorer.ui.conversations import ConversationList
 from explorer.ui.drop_import import install_drop_import
+from explorer.ui.error_bar import ErrorBar, ErrorSink, open_log_folder
 from explorer.ui.first_paint import AfterFirstPaint
 from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
@@ -91,6 +93,10 @@ class MainWindow(QMainWindow):
         outer = QVBoxLayout(central)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
+        self.error_bar = ErrorBar(central, open_folder=self.open_log_folder)
+        self.errors = ErrorSink(self)  # every failure, from any thread, reaches the bar (E1)
+        self.errors.failed.connect(self.error_bar.show_failure)
+        outer.addWidget(self.error_bar)
         outer.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.command_bar.overlay(central)  # floats over the top; never pushes the window down
@@ -152,6 +158,10 @@ class MainWindow(QMainWindow):
         """Once both views hold their data, what the loads freed goes back to the system."""
         if not self.graph.is_loading and not self.transcript.skeletons.busy:
             self.tasks.run(lambda _t: release_after_load(self.store), lane_kind="release")
+
+    def open_log_folder(self) -> None:
+        if not open_log_folder():
+            self.status(f"The log is in {error_log.log_dir()}", 15000)
 
     def menu_action(self, name: str) -> QAction:
         found = self.findChild(QAction, name)
@@ -312,6 +322,7 @@ class MainWindow(QMainWindow):
             self.model_job.cancel()
         self.runs.cancel()
         self.tasks.shutdown()
+        self.errors.close()
         super().closeEvent(event)
 
     def db_path(self) -> Path:

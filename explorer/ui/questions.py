@@ -8,11 +8,15 @@ opening dialogs on the window themselves, and tests answer by replacing its
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
+from explorer.ui import file_dialogs
+
+log = logging.getLogger(__name__)
 Status = Callable[[str, int], None]  # text, milliseconds shown
 
 
@@ -35,19 +39,19 @@ class Questions:
         return item if ok else None
 
     def ask_save_path(self, title: str, suggested: str, filters: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self.parent, title, suggested, filters)
-        return Path(name) if name else None
+        chosen = file_dialogs.save_path(self.parent, title, suggested, filters)
+        return chosen[0] if chosen else None
 
     def ask_open_paths(self, title: str) -> list[Path]:
-        names, _ = QFileDialog.getOpenFileNames(self.parent, title)
-        return [Path(n) for n in names]
+        return file_dialogs.open_paths(self.parent, title)
 
     def tell(self, title: str, text: str) -> None:
         """An outcome, in the status bar (it does not interrupt)."""
         self.status(text, 8000)
 
     def fail(self, text: str) -> None:
-        """An error: in the status bar and in a box the person closes."""
+        """An error: in the status bar, in a box the person closes, and in the log."""
         self.last_error = text
+        log.warning("told: %s", text)
         self.status(text, 10000)
         QMessageBox.warning(self.parent, "Conversation Explorer", text)

@@ -6,7 +6,10 @@ look at its ticket between steps (``ticket.check()``), so cancel answers quickly
 Jobs of the kinds a :class:`~explorer.ui.lane.Lane` orders (a conversation's open)
 take turns there, and give way at their checks to a more urgent one (V2).
 Its result, or whatever exception it raised (any ``Exception``, not a chosen few),
-is delivered on the main thread through a :class:`Task`'s signals; a task that
+is delivered on the main thread through a :class:`Task`'s signals. Every failure is
+logged with its traceback, and one that nobody handles (no ``on_failed``, nothing
+connected to ``failed``) goes to the window's error bar (E1): no job fails silently.
+A task that finished successfully a task that
 finished successfully then asks the views it names to refresh (``changed``), so a
 window reloads only what the job's writes touched. Nothing a job does reaches a
 widget directly: every hand-over is a queued signal.
@@ -22,8 +25,9 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QMetaMethod, QObject, QRunnable, QThreadPool, Signal
 
+from explorer.app import error_log
 from explorer.ui import collector
 from explorer.ui.lane import OPEN_LANE, Lane, Place
 
@@ -92,9 +96,13 @@ class Task(QObject):
     failed = Signal(object)  # the exception
     ended = Signal()
 
-    def __init__(self, ticket: Ticket, refresh: frozenset[str], parent: QObject | None) -> None:
+    def __init__(self, ticket: Ticket, refresh: frozenset[str], parent: QObject | None,
+                 what: str = "A background job") -> None:
         super().__init__(parent)
         self.ticket = ticket
+        self.what = what
+        self.handled: Callable[[], bool] = lambda: self.isSignalConnected(
+            QMetaMethod.fromSignal(self.failed))
         self.refresh = refresh
         self.running = True
         self.result: object = None
@@ -183,15 +191,18 @@ class TaskRunner(QObject):
         on_progress: Callable[[Any], object] | None = None,
         refresh: Iterable[str] = (),
         lane_kind: str | None = None,
+        what: str | None = None,
     ) -> Task:
         """Start ``job``; the callbacks run on the main thread, in the order they happen.
 
-        ``lane_kind`` (by default the runner's name) places it in the lane's order."""
+        ``lane_kind`` (by default the runner's name) places it in the lane's order; ``what``
+        names the job where its failure is told ("Reading the transcript failed: …")."""
         if self._closed:
             raise RuntimeError("the runner was shut down")
         self._serial += 1
         ticket = Ticket(self._serial, self._bridge.progress.emit)
-        task = Task(ticket, frozenset(refresh), None)  # dropped when it ends
+        task = Task(ticket, frozenset(refresh), None,  # dropped when it ends
+                    what or f"A background job ({self.name})")
         if on_done is not None:
             task.finished.connect(on_done)
         if on_failed is not None:
@@ -264,6 +275,8 @@ class TaskRunner(QObject):
             return
         task.error = error if isinstance(error, BaseException) else RuntimeError(str(error))
         task.running = False
+        error_log.report(f"{task.what} failed: {type(task.error).__name__}: "
+                         f"{error_log.one_line(task.error)}", task.error, show=not task.handled())
         task.failed.emit(task.error)
 
     def _on_ended(self, serial: int) -> None:
@@ -313,7 +326,8 @@ class LatestRunner(QObject):
     def submit(self, job: Job) -> int:
         """Start ``job`` and supersede every older request; returns the new request's number."""
         self.cancel()
-        task = self.runner.run(job)
+        task = self.runner.run(job, what=f"A background job ({self.runner.name})")
+        task.handled = lambda: self.isSignalConnected(QMetaMethod.fromSignal(self.failed))
         task.progressed.connect(lambda p, t=task: self._progress(t, p))
         task.finished.connect(lambda r, t=task: self._deliver(t, r, self.finished))
         task.failed.connect(lambda e, t=task: self._deliver(t, e, self.failed))

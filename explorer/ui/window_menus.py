@@ -31,7 +31,8 @@ def action_name(text: str) -> str:
 
 
 class WindowMenus:
-    """File, Edit, Conversation (with Tend branch) and View; Undo and Redo name what they undo."""
+    """File, Edit, Conversation (with Tend branch), View and Help; Undo and Redo name what they
+    undo."""
 
     def __init__(self, window: MainWindow) -> None:
         self.w = window
@@ -39,6 +40,7 @@ class WindowMenus:
         self.undo, self.redo = self._edit()
         self._conversation()
         self._view()
+        self._help()
 
     def _file(self) -> None:
         w, d = self.w, self.w.actions_.dialogs
@@ -109,6 +111,11 @@ class WindowMenus:
         for act in (w.follow.action, w.graph.mode_action):
             menu.addAction(act)
             w.addAction(act)
+
+    def _help(self) -> None:
+        menu = self.w.menuBar().addMenu("&Help")
+        self.action(menu, "Open log folder", self.w.open_log_folder)
+        self.action(menu, "Show last errors", self.w.error_bar.show_again)
 
     def on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
         """``handler`` on the selected message when triggered (or say nothing is selected)."""

@@ -14,7 +14,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -31,6 +30,7 @@ from explorer.compaction.ladder import LadderError
 from explorer.compaction.page_geometry import DEFAULT_MODELS, TIERS
 from explorer.compaction.target import PROVIDER_KINDS, ProviderKind, Target
 from explorer.store import Store
+from explorer.ui import file_dialogs
 from explorer.ui.preview.plan_panes import PlanPanes
 from explorer.ui.preview.probe_bench import ProbeBench
 from explorer.ui.preview.redaction_option import RedactionOption
@@ -269,8 +269,7 @@ class CompactionPreview(QWidget):
 
     def ask_folder(self) -> Path | None:
         """Where ``Save pages…`` writes; ``None`` when the person cancels."""
-        chosen = QFileDialog.getExistingDirectory(self, "Save pages and request into")
-        return Path(chosen) if chosen else None
+        return file_dialogs.folder(self, "Save pages and request into")
 
     def save_pages(self) -> list[Path]:
         """Write the shown plan's PNG pages, request.json and plan.json into a chosen folder."""
