@@ -58,7 +58,7 @@ def followable(store: Store, conv_id: int) -> Followed:
     conv = store.conversation(conv_id)
     agent = FOLLOWABLE.get(conv.source_format or "")
     if agent is None or not conv.source_path:
-        raise NotFollowable(f"“{conv.title}” was not read from an agent's session file "
+        raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session file "
                             "(Claude Code, pi, Codex CLI, Gemini CLI, OpenCode or llm), so "
                             "there is nothing to follow")
     path = Path(conv.source_path)

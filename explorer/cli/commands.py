@@ -14,6 +14,7 @@ from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
 from explorer.store.rows import db_id
 from explorer.tree.digest import digest_text
+from explorer.tree.secrets import masked
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def run_list(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         convs = s.conversations()
         rows = [
-            {"id": c.id, "title": c.title, "messages": c.message_count, "tip": c.tip_id,
+            {"id": c.id, "title": c.display_title, "messages": c.message_count, "tip": c.tip_id,
              "source": c.source_format, "forked_from": c.forked_from_conversation_id,
              "updated_at": c.updated_at}
             for c in convs
@@ -76,7 +77,7 @@ def run_show(args: argparse.Namespace) -> int:
         conv = s.conversation(args.conversation)
         path = s.path(conv.id)
         payload = {"conversation": asdict(conv), "path": [message_dict(m) for m in path]}
-        lines = [f"# {conv.title}  (conversation {conv.id}, tip {conv.tip_id})"]
+        lines = [f"# {conv.display_title}  (conversation {conv.id}, tip {conv.tip_id})"]
         notes = views.path_notes(s, conv.id, args.all)
         payload["notes"] = {str(k): v for k, v in notes.items()}
         for m in path:
@@ -245,7 +246,7 @@ def run_import(args: argparse.Namespace) -> int:
             from explorer.app.prepared_views import prepare_big  # graph code: only then
 
             prepare_big(s, [c.conversation_id for c in report.conversations if c.added])
-    lines = [f"conversation {c.conversation_id} ({c.source_format}) {c.title!r}: "
+    lines = [f"conversation {c.conversation_id} ({c.source_format}) {masked(c.title)!r}: "
              f"{c.added} added, {c.already_present} already present"
              for c in report.conversations]
     emit(args, report.to_dict(), lines)

@@ -13,6 +13,7 @@ from explorer.formats.base import ImportedConversation
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
 from explorer.tree.repair import repair_tree
+from explorer.tree.secrets import masked
 from explorer.tree.turns import last_clean_boundary
 
 
@@ -88,9 +89,10 @@ def finish(conv: ImportedConversation, tip: Hashable | None) -> ImportedConversa
 
 
 def preview_title(messages: list[Message], fallback: str) -> str:
-    """The first prompt's opening words, for sources without a title."""
+    """The first prompt's opening words, for sources without a title; derived for display,
+    so a secret in them is masked (R1)."""
     for m in messages:
         if m.is_prompt and m.text.strip():
             line = m.text.strip().splitlines()[0]
-            return line[:80]
+            return masked(line[:400])[:80]
     return fallback

@@ -69,6 +69,10 @@ def _existing(
         "SELECT id, json_extract(meta, '$.uid') FROM conversations "
         "WHERE source_format = ? AND source_id = ? ORDER BY id", (fmt, sid),
     ).fetchall()
+    for alias in ic.source_aliases if not found else ():  # the id an earlier import used
+        found = _renamed(conn, fmt, alias, sid)
+        if found:
+            break
     own = _OWN_EXPORT.match(sid)
     if not found and own:
         found = conn.execute(
@@ -83,6 +87,18 @@ def _existing(
         if own or _same_conversation(rows, uid, msgs, ic):
             return conv_id, {(s or f"ce:{uid}:{i}"): i for i, s, _, _ in rows}, False
     return None, {}, bool(found)
+
+
+def _renamed(conn: sqlite3.Connection, fmt: str, alias: str, sid: str) -> list[Any]:
+    """Conversations imported under ``alias``, given the source id ``sid`` from now on."""
+    found = conn.execute(
+        "SELECT id, json_extract(meta, '$.uid') FROM conversations "
+        "WHERE source_format = ? AND source_id = ? ORDER BY id", (fmt, alias),
+    ).fetchall()
+    if found:
+        conn.execute("UPDATE conversations SET source_id = ? WHERE source_format = ? "
+                     "AND source_id = ?", (sid, fmt, alias))
+    return found
 
 
 def message_keys(conn: sqlite3.Connection, conv_id: int) -> dict[str, int]:

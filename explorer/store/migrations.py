@@ -262,6 +262,23 @@ def _0014_view_cache(db: sqlite_utils.Database) -> None:
         db.execute(statement)
 
 
+def _0015_masked_previews(db: sqlite_utils.Database) -> None:
+    # Previews are derived for display and now show no secret (R1): the previews an older
+    # version wrote are derived again from their messages wherever one could hold a secret
+    # (a cheap LIKE over every literal and keyword the rules start from finds those few).
+    from explorer.store.rows import load_messages, preview
+    from explorer.tree.secrets import SCREEN_WORDS
+
+    where = " OR ".join("preview LIKE ?" for _ in SCREEN_WORDS)
+    ids = [r[0] for r in db.execute(f"SELECT id FROM messages WHERE {where}",
+                                    [f"%{w}%" for w in SCREEN_WORDS])]
+    for start in range(0, len(ids), 500):
+        for mid, m in load_messages(db.conn, ids[start:start + 500]).items():
+            text = preview(m)
+            db.execute("UPDATE messages SET preview = ? WHERE id = ? AND preview IS NOT ?",
+                       [text, mid, text])
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -277,6 +294,7 @@ MIGRATIONS: list[Migration] = [
     ("0012_open_indexes", _0012_open_indexes),
     ("0013_clean_boundaries", _0013_clean_boundaries),
     ("0014_view_cache", _0014_view_cache),
+    ("0015_masked_previews", _0015_masked_previews),
 ]
 
 

@@ -10,6 +10,7 @@ from explorer.store.boundary import Remember, clean_boundary
 from explorer.store.rows import load_messages, loads
 from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
+from explorer.tree.secrets import masked
 
 
 class NotFound(ExplorerError, LookupError):
@@ -32,6 +33,12 @@ class Conversation:
     clean_tip_id: int | None  # derived by get_conversation (boundary.py); None in lists
     meta: dict[str, Any] = field(default_factory=dict)
     message_count: int = 0
+
+    @property
+    def display_title(self) -> str:
+        """The title as it is shown: a secret in it masked (R1); ``title`` stays exact for
+        the native export."""
+        return masked(self.title) if self.title else "Untitled"
 
 
 @dataclass(frozen=True)

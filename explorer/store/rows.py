@@ -10,6 +10,7 @@ from typing import Any
 
 from explorer.tree.model import Message, Part, Usage
 from explorer.tree.part_sizes import SIZE_COLUMNS, part_size
+from explorer.tree.secrets import redact_text
 
 PREVIEW_CHARS = 160
 MESSAGE_COLS = (
@@ -35,7 +36,8 @@ def loads(text: str | None) -> Any:
 
 
 def preview(message: Message) -> str:
-    """A one-line summary for skeleton reads: the graph never needs full text."""
+    """A one-line summary for skeleton reads (the graph never needs full text); it is
+    derived for display, so it shows no secret (R1)."""
     for p in message.parts:  # a plain loop: this runs once per imported message
         if p.kind == "text" and p.text and not p.text.isspace():
             return _one_line(p.text)
@@ -52,7 +54,9 @@ def preview(message: Message) -> str:
 
 
 def _one_line(text: str) -> str:
-    head = text[: PREVIEW_CHARS * 2]
+    """The opening words on one line, secrets masked before the cut (a key cut in half
+    would no longer be recognised, and half a key still leaks)."""
+    head = redact_text(text[: PREVIEW_CHARS * 2])[0]
     if "\n" in head or "\r" in head or "\t" in head or "  " in head:
         head = " ".join(head.split())
     return head.strip()[:PREVIEW_CHARS]

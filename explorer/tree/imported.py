@@ -87,6 +87,9 @@ class ImportedConversation:
     messages: list[Message]
     tip: Hashable | None = None
     source_id: str | None = None
+    source_aliases: list[str] = field(default_factory=list)
+    """Ids the source gave the same conversation before (an import made under one of them
+    is this conversation, and takes ``source_id`` from now on)."""
     source_path: str | None = None
     created_at: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)

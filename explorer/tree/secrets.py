@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from explorer.tree import image_secrets
@@ -74,6 +75,11 @@ _NAME_REVERSED = re.compile(r"\s*[\"']?([A-Za-z0-9_.\-]+)")  # matched on the re
 _KEY = re.compile(r"(?:" + _KEYWORDS + r")s?(?:_[a-z0-9]+)?$")
 _STEMS = ("pass", "pwd", "secret", "token", "key", "credential")
 _VALUE = re.compile(r"\s*(?:\"([^\"\n\\]{4,})\"|'([^'\n\\]{4,})'|([^\s\"'`\\,;)\]}]{6,}))")
+# Every text a rule could find holds one of these (case aside): a filter for stored text.
+SCREEN_WORDS: tuple[str, ...] = (
+    *sorted({x for xs in _LITERALS.values() for x in xs}), "pass", "pwd", "secret", "token",
+    "key", "credential", "bearer", "://",
+)
 KEY_LOOKBACK = 48
 MIN_SECRET_CHARS = 10  # the shortest text a rule can match (pwd="abcd"): shorter is skipped
 KINDS = (*(k for k, _ in TOKEN_RULES), "url-password", "bearer-token", "credential")
@@ -139,6 +145,13 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
         if not any(start < e and s < end for s, e, _ in spans):
             spans.append((start, end, kind))
     return sorted(spans)
+
+
+@lru_cache(maxsize=4096)
+def masked(text: str) -> str:
+    """``text`` as it may be shown where it was derived for display (a title, a preview):
+    secrets replaced, as in what is shared (R1). Titles repeat: the answers are cached."""
+    return redact_text(text)[0]
 
 
 def redact_text(text: str) -> tuple[str, list[str]]:

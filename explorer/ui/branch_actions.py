@@ -70,7 +70,7 @@ class BranchActions:
             return
         title = self.view.questions.ask_text(
             "Fork from here", "Title of the new conversation:",
-            f"Fork of {self.view.store.conversation(conv).title}")
+            f"Fork of {self.view.store.conversation(conv).display_title}")
         if title is not None:
             self.guard(lambda: self.view.questions.tell(
                 "Fork", self.commands.fork(conv, mid, title)))

@@ -66,7 +66,7 @@ class CompareWindow(QWidget):
         self.mode: Mode = "words"
         self.changes_only = False
         self.colors = DiffColors.from_palette(self.palette())
-        self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).title}")
+        self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).display_title}")
         self.resize(1200, 760)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -237,7 +237,7 @@ class CompareWindow(QWidget):
         assert self.comparison is not None
         column = self.comparison.columns[j]
         conv = self.store.conversation(self.conv_id)
-        title = self.ask_fork_title(f"Fork of {conv.title} ({column.label})")
+        title = self.ask_fork_title(f"Fork of {conv.display_title} ({column.label})")
         if title is None:
             return
         try:

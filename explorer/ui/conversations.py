@@ -80,7 +80,7 @@ class ConversationModel(QAbstractListModel):
     def reload(self) -> None:
         self.beginResetModel()
         self._rows = self.store.conversations()
-        self._titles = {c.id: c.title for c in self._rows}
+        self._titles = {c.id: c.display_title for c in self._rows}
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -107,7 +107,7 @@ class ConversationModel(QAbstractListModel):
         conv = self._rows[index.row()]
         role = int(role)
         if role == Qt.ItemDataRole.DisplayRole:
-            return conv.title or "Untitled"
+            return conv.display_title
         if role == Qt.ItemDataRole.DecorationRole:
             return format_icon(conv.source_format)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -126,7 +126,7 @@ class ConversationModel(QAbstractListModel):
         if role == FORKED_FROM_ROLE:
             return self.forked_from(conv)
         if role == TITLE_KEY_ROLE:
-            return (conv.title or "Untitled").casefold()
+            return conv.display_title.casefold()
         if role == SUBTITLE_ROLE:
             return self._subtitle(conv)
         return None
@@ -143,7 +143,7 @@ class ConversationModel(QAbstractListModel):
         return " · ".join(bits)
 
     def _tooltip(self, conv: Conversation) -> str:
-        lines = [conv.title or "Untitled", self._subtitle(conv)]
+        lines = [conv.display_title, self._subtitle(conv)]
         if conv.source_path:
             lines.append(conv.source_path)
         return "\n".join(lines)

@@ -74,7 +74,7 @@ class Exports:
         if fmt in AGENT_FORMATS:  # proposed where the agent keeps this project's sessions
             export_for_agent(self, conv, fmt, at)
             return
-        title = self.store.conversation(conv).title
+        title = self.store.conversation(conv).display_title
         stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title)[:60].strip()
         ext = suffix(fmt)
         dest = self.q.ask_save_path("Export", f"{stem or 'conversation'}{ext}",

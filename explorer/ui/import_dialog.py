@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from explorer.app.importing import ImportProgress, ImportReport
 from explorer.store import Store
 from explorer.store.import_writes import ImportOutcome
+from explorer.tree.secrets import masked
 from explorer.ui.format_badges import format_icon
 from explorer.ui.import_worker import ImportJob
 from explorer.ui.plain_text import tooltip
@@ -70,7 +71,8 @@ def _conversation_line(c: ImportOutcome) -> ReportLine:
               for k, v in sorted(c.ignored_records.items())]
     if c.incomplete:
         notes.append(ReportLine("ends mid-turn: the last clean boundary is marked", "note"))
-    text = (f"{c.title or 'Untitled'} — {c.added} added, {c.already_present} already present"
+    title = masked(c.title) if c.title else "Untitled"
+    text = (f"{title} — {c.added} added, {c.already_present} already present"
             + (f" ({_count(len(notes), 'note')})" if notes else ""))
     return ReportLine(text, "conversation", notes, c.source_format, c.conversation_id)
 

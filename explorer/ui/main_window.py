@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
         conv = self.store.conversation(self._conv, boundary=False)
         labels = len(self.store.checkpoints(self._conv))
         self.status_label.setText(
-            f"{conv.title} · {conv.message_count} messages · tip {conv.tip_id} · "
+            f"{conv.display_title} · {conv.message_count} messages · tip {conv.tip_id} · "
             f"{labels} checkpoint(s) · {self.store.db_path.name}"
         )
 

@@ -260,7 +260,7 @@ class SearchDialog(QDialog):
         if conv_id not in self._conversations:
             try:
                 conv = self.store.conversation(conv_id)
-                self._conversations[conv_id] = (conv.title or "Untitled", conv.source_format)
+                self._conversations[conv_id] = (conv.display_title, conv.source_format)
             except NotFound:
                 self._conversations[conv_id] = (f"conversation {conv_id}", None)
         return self._conversations[conv_id]

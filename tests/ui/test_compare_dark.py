@@ -72,3 +72,5 @@ def test_a_theme_switch_recolours_an_open_compare_window(
     assert w.cell(0, 0).colors == w.colors, "the cells were rebuilt with the new colours"
     assert marked_runs(w.cell(0, 0), "changed") == words
     assert marked_runs(w.cell(0, 0), "struck") == gone
+    with qtbot.waitSignal(w.destroyed):  # before its store closes: a closed store lends
+        w.deleteLater()                  # no connection (W1)

@@ -115,3 +115,70 @@ def test_W1_types_and_icons_come_from_names(qtbot: QtBot, tmp_path: Path) -> Non
         assert not icons.icon(QFileInfo(str(secret))).isNull()
     finally:
         os.chmod(secret, 0o600)
+
+
+def _answers(store: object, conv: int) -> list[int]:
+    from explorer.store import Store
+
+    assert isinstance(store, Store)
+    return [n.id for n in store.skeleton(conv)
+            if n.role == "assistant" and len(store.siblings(n.id)) > 1]
+
+
+def test_W1_a_long_session_keeps_the_descriptors_on_the_database_bounded(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    """Open, scroll, switch, compare, preview, tend, import, forty times over: the window's
+    descriptors on the database's files stay under a fixed bound, and come back down."""
+    from explorer.app import tree_actions
+    from explorer.store.readers import IDLE_KEPT
+
+    db = window.store.db_path
+    store = window.store
+    convs = [c.id for c in store.conversations()]
+    answers = _answers(store, 1)
+    assert answers, "the demo has a regenerated answer"
+    source = tmp_path / "in"
+    source.mkdir()
+    counts: list[int] = []
+    compared = 0
+    for n in range(40):
+        conv = convs[n % len(convs)]
+        with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+            window.open_conversation(conv)
+        bar = window.transcript.verticalScrollBar()
+        bar.setValue(bar.maximum() * (n % 3) // 2)  # top, middle, end: rows read as they show
+        qtbot.wait(20)
+        if conv == 1 and n % 3 == 1:  # the regenerated answer is in the demo's first
+            window.compares.compare(answers[0])
+            compare = window.compares.window
+            assert compare is not None
+            qtbot.wait(50)
+            compare.close()
+            compared += 1
+            window.actions_.dialogs.compaction_preview()
+            preview = window.actions_.dialogs.preview
+            assert preview is not None
+            qtbot.waitUntil(lambda p=preview: not p.busy, timeout=10_000)
+            window.actions_.dialogs.close_preview()
+        if n % 8 == 0:
+            one = source / f"n{n}.jsonl"
+            one.write_text(
+                '{"type":"user","uuid":"u%d","parentUuid":null,"sessionId":"s%d",'
+                '"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi %d"}}\n'
+                % (n, n, n), encoding="utf-8")
+            window.actions_.dialogs.start_import([one])
+            dialog = window.actions_.dialogs.importing
+            qtbot.waitUntil(lambda d=dialog: not d.is_running(), timeout=20_000)
+            dialog.close()
+        if n % 4 == 0:
+            tree_actions.label(store, answers[-1], f"round {n}")  # a tending write
+        counts.append(len(database_descriptors(db)))
+    window.tasks.wait(10_000)
+    qtbot.wait(200)
+    per_connection = 3  # the database, its -wal and its -shm
+    assert max(counts) <= per_connection * 16, counts
+    assert compared >= 5
+    assert not [d for d in database_descriptors(db) if d.endswith("(deleted)")]
+    settled = store.reader_count()
+    assert settled <= IDLE_KEPT + 2, settled
+    assert len(store.conversations()) == len(convs) + 5  # every import was written

@@ -56,9 +56,13 @@ def store_conversations(
         newest = max(mine, key=lambda t: (parse_time(t["datetime_utc"]) or 0.0, t["rowid"]),
                      default=None)
         tip = newest["tip_message_hash"] if newest else None
-        conv.source_id = as_text(newest["id"]) if newest else group[0]["key"]
+        # The tree's oldest message names it: a thread added later (the same prompt asked
+        # again, a continuation) makes another thread the newest, never another tree.
+        # Imports before this named a tree by its newest thread; those ids find it too.
+        conv.source_id = group[0]["key"]
+        conv.source_aliases = [as_text(t["id"]) for t in mine if as_text(t["id"])]
         conv.title = (as_text(newest["name"]) if newest else "") or preview_title(
-            conv.messages, conv.source_id or path.stem
+            conv.messages, group[0]["key"] or path.stem
         )
         conv.created_at = min((m.created_at for m in conv.messages if m.created_at), default=None)
         yield finish(conv, tip)

@@ -78,7 +78,7 @@ class CompactionPreview(QWidget):
         self._build_options()
         self.tier_box.setCurrentText(build_target().tier)  # the settings' tier first
         self._build_body()
-        self.setWindowTitle(f"Compaction preview · {store.conversation(conv_id).title}")
+        self.setWindowTitle(f"Compaction preview · {store.conversation(conv_id).display_title}")
         self.resize(1280, 860)
         self._connect_options()
         self.replan()

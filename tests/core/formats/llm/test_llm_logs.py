@@ -143,9 +143,10 @@ def test_the_database_is_never_modified(tmp_path: Path) -> None:
 
 def test_store_builds_a_tree_with_a_branch(tmp_path: Path) -> None:
     convs = _by_source(list(llm.read(store_db(tmp_path / "logs.db"))))
-    assert set(convs) == {"t2", "c9"}  # t1 shares t2's tree; the response in t1 is skipped
+    assert set(convs) == {"m1", "c9"}  # t1 shares t2's tree; the response in t1 is skipped
     assert [m.text for m in convs["c9"].messages] == ["classic only", "y"]
-    tree = convs["t2"]
+    tree = convs["m1"]  # a tree is named by its first message: threads come and go
+    assert tree.source_aliases == ["t1", "t2"]  # what an earlier import named it
     assert len(tree.messages) == 7
     assert children_map(tree.messages)["m2"] == ["m3", "m3b"]
     assert tree.tip == "m5" and tree.title == "Pelican names (edit)"
@@ -154,7 +155,7 @@ def test_store_builds_a_tree_with_a_branch(tmp_path: Path) -> None:
 
 def test_store_parts_fragments_and_turns(tmp_path: Path) -> None:
     convs = _by_source(list(llm.read(store_db(tmp_path / "logs.db"))))
-    msgs = {m.id: m for m in convs["t2"].messages}
+    msgs = {m.id: m for m in convs["m1"].messages}
     assert [p.kind for p in msgs["m2"].parts] == ["thinking", "text"]
     call = msgs["m4"].parts[0]
     assert (call.kind, call.tool_name, call.tool_use_id, json.loads(call.text)) == (

@@ -1,0 +1,83 @@
+"""R1 for what is derived for display: a secret in the first prompt never shows in the
+conversation's title or in a message's preview (``convo list``, ``convo tree``, the
+window), while the stored text and the native export stay exact."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.store import Store
+from explorer.store.migrations import MIGRATIONS
+
+KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" + "QQ77"
+PROMPT = f"Use OPENAI_API_KEY={KEY} to call the API and list the models"
+
+
+def session(folder: Path) -> Path:
+    """A Claude Code session whose first prompt holds a key."""
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s-secret",
+         "timestamp": "2026-01-01T00:00:00Z", "cwd": "/work",
+         "message": {"role": "user", "content": PROMPT}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s-secret",
+         "timestamp": "2026-01-01T00:00:01Z", "cwd": "/work",
+         "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+                     "content": [{"type": "text", "text": "Listed them."}]}},
+    ]
+    path = folder / "s-secret.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main.main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_R1_list_and_tree_mask_a_key_the_native_export_keeps(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    run(capsys, "--db", db, "import", str(session(tmp_path)))
+    listed = run(capsys, "--db", db, "list")
+    as_json = run(capsys, "--db", db, "list", "--json")
+    tree = run(capsys, "--db", db, "tree", "1")
+    shown = run(capsys, "--db", db, "show", "1")
+    for text in (listed, as_json, tree):
+        assert KEY not in text and KEY[:20] not in text, text
+    assert "[redacted: openai-key]" in listed and "[redacted: openai-key]" in tree
+    assert shown.splitlines()[0].startswith("# Use OPENAI_API_KEY=[redacted: openai-key]")
+    assert KEY in shown  # the transcript itself is the stored text, exact
+    native = run(capsys, "--db", db, "export", "1", "--format", "native")
+    assert KEY in native  # the stored conversation and the native export stay exact
+
+
+def test_R1_a_title_is_shown_masked_and_kept_exact(tmp_path: Path) -> None:
+    with Store(tmp_path / "t.db") as store:
+        conv = store.create_conversation(PROMPT)
+        got = store.conversation(conv)
+        assert got.title == PROMPT
+        assert got.display_title == "Use OPENAI_API_KEY=[redacted: openai-key] to call the API " \
+                                    "and list the models"
+        assert store.conversations()[0].display_title == got.display_title
+
+
+def test_R1_previews_an_older_version_stored_are_masked_on_upgrade(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    with Store(db) as store:
+        conv = store.create_conversation("old")
+        from tests.helpers import assistant, user
+
+        store.append_turn(conv, [user(PROMPT), assistant("fine")])
+        store.transact(lambda c: c.execute("UPDATE messages SET preview = ? WHERE role = 'user'",
+                                           (PROMPT,)))  # as an older version wrote it
+        store.transact(lambda c: c.execute("DELETE FROM _migrations WHERE name = ?",
+                                           (MIGRATIONS[-1][0],)))
+    with Store(db) as store:
+        (preview,) = store.reader.execute(
+            "SELECT preview FROM messages WHERE role = 'user'").fetchone()
+        assert KEY not in preview and "[redacted: openai-key]" in preview
+        assert KEY in store.message(1 if store.message(1).role == "user" else 2).text
