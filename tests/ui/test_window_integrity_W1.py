@@ -4,6 +4,7 @@ makes is on disk; the window's read connections stay bounded however long it is 
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -162,10 +163,10 @@ def test_W1_a_long_session_keeps_the_descriptors_on_the_database_bounded(
             window.actions_.dialogs.close_preview()
         if n % 8 == 0:
             one = source / f"n{n}.jsonl"
-            one.write_text(
-                '{"type":"user","uuid":"u%d","parentUuid":null,"sessionId":"s%d",'
-                '"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi %d"}}\n'
-                % (n, n, n), encoding="utf-8")
+            one.write_text(json.dumps({
+                "type": "user", "uuid": f"u{n}", "parentUuid": None, "sessionId": f"s{n}",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"role": "user", "content": f"hi {n}"}}) + "\n", encoding="utf-8")
             window.actions_.dialogs.start_import([one])
             dialog = window.actions_.dialogs.importing
             qtbot.waitUntil(lambda d=dialog: not d.is_running(), timeout=20_000)
