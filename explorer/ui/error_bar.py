@@ -12,8 +12,16 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QtMsgType, QUrl, Signal, qInstallMessageHandler
-from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from explorer.app import error_log
 from explorer.app.error_log import Failure
@@ -36,6 +44,30 @@ class ErrorSink(QObject):
         self._stop()
 
 
+class ElidedLabel(QLabel):
+    """One line cut with an ellipsis to the width it is given (never widening its bar)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.full = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setMinimumWidth(80)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def set_full(self, text: str) -> None:
+        self.full = text
+        self.setToolTip(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setText(self.fontMetrics().elidedText(
+            self.full, Qt.TextElideMode.ElideRight, max(40, self.width())))
+
+
 class ErrorBar(QFrame):
     """One line for the newest failure, "+N more", Copy details, Open log folder, ✕."""
 
@@ -46,11 +78,9 @@ class ErrorBar(QFrame):
         self.setStyleSheet("#errorBar { background: #fde8e8; border-bottom: 1px solid #e0a0a0; }"
                            " #errorBar QLabel { color: #8a1c1c; }")
         self.failures: list[Failure] = []
+        self.summary = ""
         self.shown_before: list[Failure] = []
-        self.text = QLabel()
-        self.text.setTextFormat(Qt.TextFormat.PlainText)
-        self.text.setWordWrap(False)
-        self.text.setMinimumWidth(80)
+        self.text = ElidedLabel()
         self.more = QLabel()
         self.copy_button = QPushButton("Copy details")
         self.copy_button.clicked.connect(self.copy_details)
@@ -72,8 +102,8 @@ class ErrorBar(QFrame):
 
     def show_failure(self, failure: Failure) -> None:
         self.failures = [*self.failures, failure][-KEPT:]
-        self.text.setText(failure.summary)
-        self.text.setToolTip(failure.summary)
+        self.summary = failure.summary
+        self.text.set_full(failure.summary)
         others = len(self.failures) - 1
         self.more.setText(f"+{others} more" if others else "")
         self.show()
@@ -94,8 +124,8 @@ class ErrorBar(QFrame):
     def show_again(self) -> None:
         failures = self.failures or self.shown_before
         if not failures:
-            self.text.setText(f"No failures since the window opened. The log: "
-                              f"{error_log.log_path()}")
+            self.summary = f"No failures since the window opened. The log: {error_log.log_path()}"
+            self.text.set_full(self.summary)
             self.more.setText("")
             self.show()
             return

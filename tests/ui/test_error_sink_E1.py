@@ -32,7 +32,7 @@ def test_E1_a_background_job_nobody_handles_reaches_the_log_and_the_bar(
     window.tasks.run(boom, what="Reading the test data")
     qtbot.waitUntil(lambda: window.error_bar.isVisible(), timeout=5000)
     bar = window.error_bar
-    assert bar.text.text() == ("Reading the test data failed: ZeroDivisionError: "
+    assert bar.summary == ("Reading the test data failed: ZeroDivisionError: "
                                "the answer was divided by nothing")
     text = logged.read_text(encoding="utf-8")
     assert "Reading the test data failed" in text
@@ -58,7 +58,7 @@ def test_E1_a_latest_runner_without_a_failure_handler_reaches_the_bar(
     try:
         runner.submit(boom)
         qtbot.waitUntil(lambda: window.error_bar.isVisible(), timeout=5000)
-        assert "transcript-test" in window.error_bar.text.text()
+        assert "transcript-test" in window.error_bar.summary
     finally:
         runner.shutdown()
 
@@ -69,7 +69,7 @@ def test_E1_a_dying_thread_and_an_asyncio_task_reach_the_bar(
     worker.start()
     worker.join(5)
     qtbot.waitUntil(lambda: window.error_bar.isVisible(), timeout=5000)
-    assert window.error_bar.text.text().startswith("sync-worker failed: ZeroDivisionError")
+    assert window.error_bar.summary.startswith("sync-worker failed: ZeroDivisionError")
 
     async def fails() -> None:
         raise KeyError("lost key")
@@ -102,7 +102,7 @@ def test_E1_a_write_nobody_waits_for_reaches_the_bar(
     window.store._unwaited(refuse)
     qtbot.waitUntil(lambda: window.error_bar.isVisible(), timeout=5000)
     assert "a write made in the background failed: the disk said no" in \
-        window.error_bar.text.text()
+        window.error_bar.summary
 
 
 def test_E1_the_bar_is_hidden_and_brought_back_from_the_help_menu(
@@ -112,7 +112,7 @@ def test_E1_the_bar_is_hidden_and_brought_back_from_the_help_menu(
     window.error_bar.dismiss()
     assert window.error_bar.isHidden()
     window.menu_action("show_last_errors").trigger()
-    assert window.error_bar.isVisible() and "Job one" in window.error_bar.text.text()
+    assert window.error_bar.isVisible() and "Job one" in window.error_bar.summary
     assert window.menu_action("open_log_folder").text() == "Open log folder"
 
 
@@ -128,3 +128,18 @@ def test_E1_secrets_are_masked_in_the_log_and_the_details(
     assert key not in window.error_bar.details()
     assert key not in logged.read_text(encoding="utf-8")
     assert "[redacted: openai-key]" in logged.read_text(encoding="utf-8")
+
+
+def test_E1_a_long_failure_is_cut_with_an_ellipsis_and_kept_whole(
+        qtbot: QtBot, window: MainWindow, logged: Path) -> None:
+    window.resize(700, 500)
+    long = "x" * 400
+
+    def fails(_t: object) -> None:
+        raise OSError(28, f"No space left on device: {long}")
+
+    window.tasks.run(fails, what="Saving")
+    qtbot.waitUntil(lambda: window.error_bar.isVisible(), timeout=5000)
+    shown = window.error_bar.text.text()
+    assert shown.endswith("…") and len(shown) < len(window.error_bar.summary)
+    assert long in window.error_bar.text.toolTip() and long in window.error_bar.details()
