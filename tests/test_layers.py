@@ -1,50 +1,46 @@
-"""Layers point one way: only explorer/ui imports Qt, and the core runs without it."""
+"""Layers point one way (the import-linter contracts in pyproject.toml), and the core runs
+without Qt."""
 
 from __future__ import annotations
 
-import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-EXPLORER = Path(__file__).resolve().parents[1] / "explorer"
-CORE_LAYERS = ("tree", "store", "formats", "compaction", "app", "cli", "providers")
+REPO = Path(__file__).resolve().parents[1]
+EXPLORER = REPO / "explorer"
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` on the package under ``root`` with the contracts in pyproject.toml."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(Path(sys.executable).with_name("lint-imports")), "--no-cache",
+                           str(REPO / "pyproject.toml")], cwd=root, capture_output=True,
+                          text=True, timeout=300, env=env)
 
 
-def test_nothing_outside_ui_imports_pyside6() -> None:
-    offenders = [
-        str(p.relative_to(EXPLORER)) for p in EXPLORER.rglob("*.py")
-        if "ui" not in p.relative_to(EXPLORER).parts[:1]
-        and any(n.split(".")[0] == "PySide6" for n in _imports(p))
-    ]
-    assert offenders == []
+def test_the_layer_contracts_hold() -> None:
+    """Every layer imports only the layers below it, only the ui imports Qt, the tree rules
+    do no I/O, and the window's parts never import the window (pyproject.toml)."""
+    done = lint_imports(REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 kept, 0 broken" in done.stdout
 
 
-def test_tree_layer_does_no_io_and_imports_no_upper_layer() -> None:
-    forbidden = {"sqlite3", "sqlite_utils", "httpx", "PySide6", "keyring"}
-    upper = {f"explorer.{x}" for x in CORE_LAYERS if x != "tree"} | {"explorer.ui"}
-    for p in (EXPLORER / "tree").rglob("*.py"):
-        names = _imports(p)
-        assert not {n.split(".")[0] for n in names} & forbidden, p
-        assert not any(n.startswith(tuple(upper)) for n in names), p
-
-
-def test_store_does_not_import_the_app_cli_or_ui() -> None:
-    upper = ("explorer.app", "explorer.cli", "explorer.ui")
-    for p in (EXPLORER / "store").rglob("*.py"):
-        assert not any(n.startswith(upper) for n in _imports(p)), p
+def test_the_contracts_catch_an_upward_import_and_io_in_the_tree(tmp_path: Path) -> None:
+    copy = tmp_path / "explorer"
+    shutil.copytree(EXPLORER, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "store" / "upward.py").write_text("from explorer.app import compacting\n")
+    (copy / "tree" / "reads_a_file.py").write_text("import sqlite3\n")
+    (copy / "formats" / "draws.py").write_text("import PySide6.QtGui\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    for broken in ("explorer.store.upward -> explorer.app.compacting",
+                   "explorer.tree is not allowed to import sqlite3",
+                   "explorer.formats is not allowed to import PySide6"):
+        assert broken in done.stdout, done.stdout
 
 
 def test_every_core_module_imports_with_qt_blocked(tmp_path: Path) -> None:
@@ -76,47 +72,3 @@ def test_every_core_module_imports_with_qt_blocked(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert "demo conversation" in res.stdout and "UnicodeDecodeError" in res.stdout
     assert (tmp_path / "pages" / "page-001.png").read_bytes().startswith(b"\x89PNG")
-
-
-# Every edge of the layer table in ARCHITECTURE.md: a layer imports only the layers below it.
-LAYER_ORDER = ("tree", "store", "compaction", "formats", "providers", "app", "cli", "ui")
-# The one documented exception (README, "Architecture notes"): the `convo` entry point opens
-# the window and the installed-bundle smoke test, importing the ui inside those functions only.
-LAZY_UPWARD = {("explorer/cli/main.py", "ui")}
-
-
-def _explorer_imports(path: Path) -> list[tuple[str, bool]]:
-    """(the explorer layer imported, whether at module level) for every import in ``path``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    top = set(map(id, tree.body))
-    out: list[tuple[str, bool]] = []
-    for node in ast.walk(tree):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "explorer" and len(parts) > 1 and parts[1] in LAYER_ORDER:
-                out.append((parts[1], id(node) in top))
-    return out
-
-
-def test_every_layer_imports_only_the_layers_below_it() -> None:
-    offenders = []
-    for p in EXPLORER.rglob("*.py"):
-        rel = p.relative_to(EXPLORER)
-        if rel.parts[0] not in LAYER_ORDER:
-            continue
-        own = LAYER_ORDER.index(rel.parts[0])
-        for layer, top_level in _explorer_imports(p):
-            upward = LAYER_ORDER.index(layer) > own
-            where = str(Path("explorer") / rel)
-            if upward and (top_level or (where, layer) not in LAZY_UPWARD):
-                offenders.append(f"{where} imports explorer.{layer}")
-    assert offenders == []
-
-
-def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.py"
-    bad.write_text("from explorer.app import compacting\nimport explorer.ui.app\n")
-    assert _explorer_imports(bad) == [("app", True), ("ui", True)]
-    assert LAYER_ORDER.index("app") > LAYER_ORDER.index("store")
