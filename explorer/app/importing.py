@@ -14,13 +14,13 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
 from explorer.app.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.importer import Importer
 from explorer.formats.jsonl import read_progress
-from explorer.formats.registry import detect
+from explorer.formats.registry import capabilities, detect
 from explorer.formats.text_repair import repair_surrogates
 from explorer.store import StoreError
 from explorer.store import guard as db_guard
@@ -108,7 +108,7 @@ def input_size(path: Path) -> int:
 
 def _sources(
     path: Path, unpacker: Unpacker | None = None, inside: bool = False, zips: int = 0
-) -> Iterator[tuple[Path, ModuleType | None]]:
+) -> Iterator[tuple[Path, Importer | None]]:
     """(path, importer or None).
 
     A folder goes to one importer whole (a Claude Code projects folder, an
@@ -136,7 +136,7 @@ def _sources(
             yield from _sources(child, unpacker, True, zips)
 
 
-def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
+def _holds_other_formats(folder: Path, module: Importer) -> bool:
     files = (f for f in folder.rglob("*")
              if f.is_file() and _visible(f.name) and not _own_database(f))
     for n, f in enumerate(files):
@@ -150,7 +150,7 @@ def _holds_other_formats(folder: Path, module: ModuleType) -> bool:
 
 def _plan(
     paths: Iterable[Path], report: ImportReport, unpacker: Unpacker | None = None
-) -> Iterator[tuple[Path, ModuleType | None]]:
+) -> Iterator[tuple[Path, Importer | None]]:
     """Every source with its importer; sources nobody reads are reported and given None."""
     for path in paths:
         if not path.exists():
@@ -168,7 +168,7 @@ def _plan(
 
 
 def _read(
-    source: Path, module: ModuleType, report: ImportReport
+    source: Path, module: Importer, report: ImportReport
 ) -> Generator[ImportedConversation, None, None]:
     """The conversations of one source, repaired for storing; a failure is reported and
     ends this source only, never the import."""
@@ -212,12 +212,12 @@ class _Meter:
         self.conversations = 0
         self.current = ""
 
-    def start(self, source: Path, module: ModuleType | None = None) -> None:
+    def start(self, source: Path, module: Importer | None = None) -> None:
         self.current = str(source)
         self.source_size = input_size(source)
         self.in_source = 0
-        twice = getattr(module, "reads_twice", None)
-        self.passes = 2 if callable(twice) and twice(source) else 1
+        two_pass = capabilities(module).two_pass if module is not None else None
+        self.passes = 2 if two_pass is not None and two_pass.reads_twice(source) else 1
         self.seen.clear()
         self.emit()
 

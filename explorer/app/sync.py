@@ -12,19 +12,19 @@ An unreadable file is named in the report and skipped.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from explorer.app.agent_homes import Environment
 from explorer.app.sources import Unit, find_sources
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
+from explorer.formats.importer import Capabilities
+from explorer.formats.registry import formats
 from explorer.formats.tailing import Cursor, TailUnplaceable
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -130,10 +130,10 @@ def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncRepo
             unit.size is not None or rec.offset == sig.count):
         report.unchanged += 1
         return
-    module = importlib.import_module(f"explorer.formats.{unit.fmt}")
+    module = formats()[unit.fmt]
     if _read_changed(store, module, unit, sig, rec, report):
         return
-    tailing = _can_tail(module, unit.path)
+    tailing = module.tail is not None and module.tail.can_tail(unit.path)
     if (tailing and rec is not None and rec.cursor is not None and sig.size >= rec.offset
             and tail_hash(unit.path, rec.offset) == rec.tail_hash):
         cursor = Cursor.from_json(rec.cursor)
@@ -142,17 +142,16 @@ def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncRepo
     _read_whole(store, module, unit, sig, tailing, report)
 
 
-def _read_changed(store: Store, module: ModuleType, unit: Unit, sig: Signature,
+def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature,
                   rec: SyncRecord | None, report: SyncReport) -> bool:
     """A database of sessions (OpenCode, llm): read only the sessions that changed since
     the cursor the last sync left (``read_changed``); False when the format has no such
     read for this path."""
-    reader = getattr(module, "read_changed", None)
-    if reader is None:
+    if module.changes is None:
         return False
     since = rec.cursor.get(CHANGED) if rec is not None and rec.cursor else None
     try:
-        found = reader(unit.path, since if isinstance(since, dict) else None)
+        found = module.changes.read_changed(unit.path, since if isinstance(since, dict) else None)
     except FormatError as exc:
         report.errors.append(str(exc))
         report.reread += 1
@@ -171,15 +170,11 @@ def _read_changed(store: Store, module: ModuleType, unit: Unit, sig: Signature,
     return True
 
 
-def _can_tail(module: ModuleType, path: Path) -> bool:
-    check = getattr(module, "can_tail", None)
-    return bool(check(path)) if check is not None else False
-
-
-def _append(store: Store, module: ModuleType, unit: Unit, sig: Signature, cursor: Cursor,
+def _append(store: Store, module: Capabilities, unit: Unit, sig: Signature, cursor: Cursor,
             report: SyncReport) -> bool:
+    assert module.tail is not None  # only a tailing format has a cursor
     try:
-        tail = module.read_tail(unit.path, cursor)
+        tail = module.tail.read_tail(unit.path, cursor)
     except TailUnplaceable:
         return False
     rec = _record(unit, sig, tail.cursor)
@@ -192,19 +187,19 @@ def _append(store: Store, module: ModuleType, unit: Unit, sig: Signature, cursor
     return True
 
 
-def _read_whole(store: Store, module: ModuleType, unit: Unit, sig: Signature, tailing: bool,
+def _read_whole(store: Store, module: Capabilities, unit: Unit, sig: Signature, tailing: bool,
                 report: SyncReport) -> None:
     cursor: Cursor | None = None
     try:
-        if tailing:
-            tail = module.read_tail(unit.path, None)
+        if tailing and module.tail is not None:
+            tail = module.tail.read_tail(unit.path, None)
             cursor = tail.cursor
             found = tail.conversation
             convs = [_finished(found, unit.path)] if found.messages else []
             if not found.messages and found.notes:
                 report.errors.append(f"{unit.path}: nothing readable ({found.notes[0]})")
         else:
-            convs = list(module.read(unit.path))
+            convs = list(module.importer.read(unit.path))
     except FormatError as exc:
         report.errors.append(str(exc))
         convs = []

@@ -1,12 +1,17 @@
-"""Which importer reads a given input: detected from the content, never the name."""
+"""Which importer reads a given input: detected from the content, never the name.
+
+The table of formats is written once here, each with what it can do besides reading a
+whole file (:class:`~explorer.formats.importer.Capabilities`); mypy checks every package
+against the protocols it is listed for.
+"""
 
 from __future__ import annotations
 
-import importlib
+from functools import cache
 from pathlib import Path
-from types import ModuleType
 
 from explorer.formats.base import FormatError
+from explorer.formats.importer import Capabilities, Importer
 from explorer.formats.safe_zip import is_zip
 from explorer.store.guard import database_of
 
@@ -17,8 +22,48 @@ IMPORTERS: tuple[str, ...] = (
 )
 
 
-def importer_modules() -> list[ModuleType]:
-    return [importlib.import_module(f"explorer.formats.{name}") for name in IMPORTERS]
+@cache
+def formats() -> dict[str, Capabilities]:
+    """Every format by name, in detection order (imported on first use)."""
+    from explorer.formats import (
+        chatgpt,
+        claude_ai,
+        claude_code,
+        codex,
+        gemini_cli,
+        librechat,
+        llm,
+        native,
+        opencode,
+        openwebui,
+        pi,
+        sillytavern,
+    )
+
+    table = {
+        "native": Capabilities(native),
+        "gemini_cli": Capabilities(gemini_cli, tail=gemini_cli),
+        "claude_code": Capabilities(claude_code, tail=claude_code, two_pass=claude_code),
+        "pi": Capabilities(pi, tail=pi),
+        "codex": Capabilities(codex, tail=codex),
+        "opencode": Capabilities(opencode, changes=opencode),
+        "sillytavern": Capabilities(sillytavern),
+        "chatgpt": Capabilities(chatgpt),
+        "openwebui": Capabilities(openwebui),
+        "librechat": Capabilities(librechat),
+        "claude_ai": Capabilities(claude_ai),
+        "llm": Capabilities(llm, changes=llm),
+    }
+    return {name: table[name] for name in IMPORTERS}
+
+
+def importer_modules() -> list[Importer]:
+    return [f.importer for f in formats().values()]
+
+
+def capabilities(importer: Importer) -> Capabilities:
+    """What ``importer`` can do besides reading a whole file."""
+    return formats()[importer.FORMAT]
 
 
 # Importers that read a zip as it was downloaded. Any other zip is never offered to a
@@ -26,24 +71,24 @@ def importer_modules() -> list[ModuleType]:
 ZIP_IMPORTERS: tuple[str, ...] = ("chatgpt",)
 
 
-def detect(path: Path) -> ModuleType | None:
-    """The importer module whose ``sniff`` accepts ``path``, or None (always None for a
-    database this process has open: sniffing it would drop SQLite's locks, W1)."""
+def detect(path: Path) -> Importer | None:
+    """The importer whose ``sniff`` accepts ``path``, or None (always None for a database
+    this process has open: sniffing it would drop SQLite's locks, W1)."""
     if database_of(path) is not None:
         return None
-    modules = importer_modules()
-    if path.is_file() and is_zip(path):
-        modules = [m for m in modules if m.__name__.rsplit(".", 1)[-1] in ZIP_IMPORTERS]
-    for module in modules:
+    found = formats()
+    names = [n for n in found if n in ZIP_IMPORTERS] if path.is_file() and is_zip(path) \
+        else list(found)
+    for name in names:
         try:
-            if module.sniff(path):
-                return module
+            if found[name].importer.sniff(path):
+                return found[name].importer
         except (OSError, ValueError):
             continue
     return None
 
 
-def require(path: Path) -> ModuleType:
+def require(path: Path) -> Importer:
     if not path.exists():
         raise FormatError(f"{path}: no such file or folder")
     module = detect(path)
