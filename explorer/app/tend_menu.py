@@ -9,21 +9,16 @@ active path"), never a silent grey.
 from __future__ import annotations
 
 from explorer.app.message_actions import Availability
+from explorer.app.ops import op
 from explorer.app.tree_view import tended_view
 from explorer.store import Store
 from explorer.tree.tending import preferred_choices
 
 ON_PATH = "on the active path"
-TEXTS: dict[str, str] = {
-    "archive": "Archive branch",
-    "unarchive": "Unarchive branch",
-    "delete": "Delete branch",
-    "star": "Prefer this path ★",
-    "label": "Name branch…",
-    "note": "Note…",
-    "merge": "Merge branch back after the tip",
-}
-"""Each tending action's menu text, in menu order."""
+TEND_KEYS = ("archive", "unarchive", "delete", "star", "label", "note", "merge")
+"""The tending operations, in menu order."""
+TEXTS: dict[str, str] = {key: op(key).title for key in TEND_KEYS}
+"""Each tending action's menu text (the operation's declared title)."""
 
 
 def tending_availability(store: Store, conv_id: int, mid: int) -> dict[str, Availability]:

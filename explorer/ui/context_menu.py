@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.app.message_actions import Availability, MessageActions
+from explorer.app.ops import op
 from explorer.app.tend_menu import TEXTS
 
 MAX_MARKED = 4
@@ -28,17 +29,18 @@ class MessageMenu(QMenu):
         self.info = actions
         self.handlers = handlers
         mid = actions.message_id
-        self._add("Branch here", "branch", actions.branch)
-        self._add("Edit prompt…", "edit", actions.edit)
-        self._add("Edit and run…", "rerun", actions.edit)
-        self._add("Regenerate answer", "regenerate", actions.regenerate)
-        self._add("Fork from here…", "fork", actions.fork)
+        self._op("branch", actions.branch)
+        self._op("edit", actions.edit)
+        self._op("rerun", actions.edit)
+        self._op("regenerate", actions.regenerate)
+        self._op("fork", actions.fork)
         self.addSeparator()
         if tending:
             self._tending(tending)
-        self._add("Set checkpoint…", "checkpoint", actions.checkpoint)
-        rewind = self.addMenu("Rewind to checkpoint")
+        self._op("checkpoint", actions.checkpoint)
+        rewind = self.addMenu(op("rewind").title.rstrip("…"))
         rewind.setObjectName("rewind")
+        rewind.menuAction().setProperty("op", "rewind")
         for label in actions.rewind_labels:
             act = rewind.addAction(label)
             act.triggered.connect(lambda _=False, lb=label: handlers["rewind"](lb))
@@ -61,12 +63,14 @@ class MessageMenu(QMenu):
 
         export = self.addMenu("Export branch")
         export.setObjectName("export")
+        export.menuAction().setProperty("op", "export")
         for fmt in FORMATS:
             act = export.addAction(fmt)
             act.triggered.connect(lambda _=False, f=fmt: handlers["export"](mid, f))
         if "continue_in" in handlers:
-            agents = self.addMenu("Continue in")
+            agents = self.addMenu(op("handoff").title)
             agents.setObjectName("continue_in")
+            agents.menuAction().setProperty("op", "handoff")
             for agent, name in (("claude-code", "Claude Code"), ("pi", "pi"),
                                 ("codex", "Codex CLI")):
                 act = agents.addAction(name)
@@ -78,14 +82,23 @@ class MessageMenu(QMenu):
         """Archive or unarchive, delete, prefer, name, note, merge back (T6–T8)."""
         for key in TEXTS:
             if key != ("archive" if tending["unarchive"].enabled else "unarchive"):
-                self._add(TEXTS[key], key, tending[key])
+                self._op(key, tending[key])
         if tending.get("replay_stale", Availability(False)).enabled:  # redo it after the edit
-            self._add("Replay this stale branch onto the edited prompt…", "replay",
-                      tending["replay_stale"])
+            self._op("replay", tending["replay_stale"],
+                     "Replay this stale branch onto the edited prompt…")
         elif "replay" in tending:
-            self._add("Replay branch onto this edit…", "replay", tending["replay"])
-        self._add("Ask several models…", "fanout", Availability(True))
+            self._op("replay", tending["replay"], "Replay branch onto this edit…")
+        self._op("fanout", Availability(True))
         self.addSeparator()
+
+    def _op(self, op_id: str, availability: Availability, text: str = "") -> QAction:
+        """A declared operation's entry: its title (or a more precise ``text``), under the
+        key the operation declares for this menu."""
+        spec = op(op_id)
+        assert spec.context is not None, op_id
+        act = self._add(text or spec.title, spec.context, availability)
+        act.setProperty("op", op_id)
+        return act
 
     def _add(self, text: str, key: str, availability: Availability) -> QAction:
         label = text if availability.enabled else f"{text} — {availability.reason}"

@@ -15,13 +15,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from explorer.app.tend_menu import TEXTS as TEND_TEXTS
+from explorer.app.ops import op
+from explorer.app.tend_menu import TEND_KEYS
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
-TEND_SHORTCUTS = {"archive": "Ctrl+Shift+A", "delete": "Ctrl+Del", "star": "Ctrl+Shift+S",
-                  "label": "Ctrl+Shift+N", "note": "Ctrl+Shift+O", "merge": "Ctrl+Shift+G"}
 Shortcut = QKeySequence.StandardKey | str | None
 
 
@@ -45,10 +44,9 @@ class WindowMenus:
     def _file(self) -> None:
         w, d = self.w, self.w.actions_.dialogs
         menu = w.menuBar().addMenu("&File")
-        self.action(menu, "Import…", d.import_dialog, QKeySequence.StandardKey.Open)
-        self.action(menu, "Find my conversations…", d.find_conversations)
-        self.action(menu, "Export conversation…", w.actions_.exports.export_conversation,
-                    "Ctrl+E")
+        self.op_action(menu, "import", d.import_dialog)
+        self.op_action(menu, "sync", d.find_conversations)
+        self.op_action(menu, "export", w.actions_.exports.export_conversation)
         menu.addAction(w.redaction.action)
         menu.addSeparator()
         self.action(menu, "Quit", w.close, QKeySequence.StandardKey.Quit)
@@ -56,8 +54,8 @@ class WindowMenus:
     def _edit(self) -> tuple[QAction, QAction]:
         w, d = self.w, self.w.actions_.dialogs
         menu = w.menuBar().addMenu("&Edit")
-        undo = self.action(menu, "Undo", w.tend.undo, QKeySequence.StandardKey.Undo)
-        redo = self.action(menu, "Redo", w.tend.redo, "Ctrl+Shift+Z")
+        undo = self.op_action(menu, "undo", w.tend.undo)
+        redo = self.op_action(menu, "redo", w.tend.redo)
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         menu.aboutToShow.connect(lambda: self._name_undo(undo, redo))
         menu.addSeparator()
@@ -77,17 +75,17 @@ class WindowMenus:
     def _conversation(self) -> None:
         w, b, d = self.w, self.w.actions_.branches, self.w.actions_.dialogs
         menu = w.menuBar().addMenu("&Conversation")
-        self.action(menu, "Branch here", self.on_selected(b.branch), "Ctrl+B")
-        self.action(menu, "Edit prompt…", self.on_selected(b.edit), "Ctrl+Shift+E")
-        self.action(menu, "Fork from here…", self.on_selected(b.fork), "Ctrl+Shift+K")
-        self.action(menu, "Set checkpoint…", self.on_selected(b.checkpoint), "Ctrl+Shift+P")
-        self.action(menu, "Rewind to checkpoint…", b.rewind_dialog, "Ctrl+Shift+R")
+        self.op_action(menu, "branch", self.on_selected(b.branch))
+        self.op_action(menu, "edit", self.on_selected(b.edit))
+        self.op_action(menu, "fork", self.on_selected(b.fork))
+        self.op_action(menu, "checkpoint", self.on_selected(b.checkpoint))
+        self.op_action(menu, "rewind", b.rewind_dialog)
         self.action(menu, "Compare with siblings", self.on_selected(w.compares.compare),
                     "Ctrl+Shift+D")
         self.action(menu, "Mark for comparison", self.on_selected(w.compares.toggle_mark), "M")
         self.action(menu, "Compare marked", w.compares.compare_marked, "Ctrl+D")
         self.action(menu, "Clear compare marks", w.compares.clear_marks)
-        self.action(menu, "Compaction preview…", d.compaction_preview, "Ctrl+Shift+M")
+        self.op_action(menu, "compact", d.compaction_preview)
         self.action(menu, "Context at this point…",
                     self.on_selected(w.context_actions.context_at), "Ctrl+Shift+X")
         self._tend(menu.addMenu("Tend branch"))
@@ -95,13 +93,12 @@ class WindowMenus:
     def _tend(self, menu: QMenu) -> None:
         """The tending actions on the selected message (the right-click menu has them too)."""
         w = self.w
-        for key, text in TEND_TEXTS.items():
-            self.action(menu, text, self.on_selected(w.tend.handlers()[key]),
-                        TEND_SHORTCUTS.get(key))
+        handlers = w.tend.handlers()
+        for key in TEND_KEYS:
+            self.op_action(menu, key, self.on_selected(handlers[key]))
         menu.addSeparator()
-        self.action(menu, "Replay a stale branch onto its edited prompt…",
-                    self.on_selected(w.runs.replay))
-        self.action(menu, "Ask several models…", w.runs.fanout, "Ctrl+Shift+F")
+        self.op_action(menu, "replay", self.on_selected(w.runs.replay))
+        self.op_action(menu, "fanout", w.runs.fanout)
 
     def _view(self) -> None:
         w = self.w
@@ -116,6 +113,14 @@ class WindowMenus:
         menu = self.w.menuBar().addMenu("&Help")
         self.action(menu, "Open log folder", self.w.open_log_folder)
         self.action(menu, "Show last errors", self.w.error_bar.show_again)
+
+    def op_action(self, menu: QMenu, op_id: str, slot: Callable[[], object]) -> QAction:
+        """The entry of a declared operation: its text and shortcut are the declaration's."""
+        spec = op(op_id)
+        act = self.action(menu, spec.title, slot, spec.shortcut)
+        act.setProperty("op", op_id)
+        act.setToolTip(spec.help)
+        return act
 
     def on_selected(self, handler: Callable[[int], None]) -> Callable[[], None]:
         """``handler`` on the selected message when triggered (or say nothing is selected)."""

@@ -1,0 +1,92 @@
+"""O1: the operations are declared once, and every place offers exactly the declared set.
+
+The window is built offscreen; its menu bar, a right-click menu and the command bar are read
+back, and so is the ``convo`` parser. Each entry that is an operation carries its id, its
+text and shortcut are the declaration's, and nothing declared is missing anywhere it is
+declared to be."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QAction, QKeySequence
+from pytestqt.qtbot import QtBot
+
+from explorer.app.ops import OPERATIONS, op
+from explorer.app.slash import SPECS
+from explorer.cli import main
+from explorer.ui.main_window import MainWindow
+
+VIEWS = {"tree", "context", "search"}  # command-bar words that show, not operate
+READERS = {"list", "show", "tree", "search", "context", "compare", "history", "keys",
+           "sources", "ops"}  # convo subcommands that only read
+
+
+def _menu_ops(window: MainWindow) -> dict[str, QAction]:
+    found: dict[str, QAction] = {}
+    for act in window.menuBar().findChildren(QAction):
+        if act.property("op"):
+            found[str(act.property("op"))] = act
+    return found
+
+
+def test_O1_the_menu_bar_offers_the_declared_entries_with_their_texts_and_shortcuts(
+        window: MainWindow) -> None:
+    found = _menu_ops(window)
+    assert set(found) == {o.id for o in OPERATIONS if o.menu}
+    for op_id, act in found.items():
+        spec = op(op_id)
+        if op_id not in {"undo", "redo"}:  # these two name what they would undo
+            assert act.text() == spec.title
+        assert act.shortcut() == QKeySequence(spec.shortcut or "")
+
+
+def test_O1_the_right_click_menu_offers_the_declared_entries(
+        qtbot: QtBot, window: MainWindow) -> None:
+    store = window.store
+    off_path = next(n.id for n in store.skeleton(1)
+                    if n.id not in set(store.path_ids(store.conversation(1).tip_id or 0)))
+    window.show_message_menu(off_path, QPoint(10, 10))
+    menu = window.last_menu
+    assert menu is not None
+    offered = {str(a.property("op")) for a in menu.findChildren(QAction) if a.property("op")}
+    menu.close()
+    expected = {o.id for o in OPERATIONS if o.context is not None} - {"unarchive"}
+    assert offered == expected  # a branch not archived offers Archive, not Unarchive
+
+
+def test_O1_the_command_bar_offers_the_declared_words(window: MainWindow) -> None:
+    table = set(window.slash.table)
+    words = {o.slash for o in OPERATIONS if o.slash}
+    assert table - VIEWS == words
+    assert {s.name for s in SPECS} - VIEWS == words
+
+
+def test_O1_every_operation_has_a_verb_or_says_why_and_every_verb_is_declared() -> None:
+    parser = main.build_parser()
+    verbs = set(next(a for a in parser._actions if a.dest == "command").choices)
+    declared = {o.cli for o in OPERATIONS if o.cli}
+    assert declared <= verbs
+    assert verbs - declared == READERS  # every verb that changes something is declared
+    for spec in OPERATIONS:
+        assert spec.cli or spec.cli_absent, spec.id
+        assert spec.in_window or spec.window_absent, spec.id
+
+
+def test_O1_convo_ops_lists_every_operation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main.main(["ops", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [o["id"] for o in listed] == [o.id for o in OPERATIONS]
+    needed = {"branch", "edit", "rerun", "regenerate", "fork", "checkpoint", "rewind",
+              "archive", "unarchive", "delete", "purge", "star", "label", "note", "merge",
+              "replay", "fanout", "send", "compact", "shake", "import", "export", "handoff",
+              "undo", "redo"}
+    assert needed <= {o["id"] for o in listed}
+    for row in listed:
+        assert row["cli"] or row["cli_absent"]
+        assert row["window"] or row["window_absent"]
+    assert main.main(["ops"]) == 0
+    text = capsys.readouterr().out
+    assert "fork        fork        Ctrl+Shift+K  Fork from here…" in text
