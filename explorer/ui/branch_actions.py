@@ -1,9 +1,10 @@
 """Branch, edit, fork, checkpoint and rewind: the tree actions of the menus and right-click.
 
-Each is one store operation; fork, checkpoint and rewind are the command bar's
-:class:`~explorer.ui.tree_commands.TreeCommands` too, so they are written once.
-What is asked (a title, a label, a prompt) goes through the window's questions;
-errors are told, not raised.
+Each is one store operation, run off the main thread by the window's operation runner;
+fork, checkpoint and rewind are the command bar's
+:class:`~explorer.ui.tree_commands.TreeCommands` too, so they are written once. What is
+asked (a title, a label, a prompt) goes through the window's questions first; the outcome
+and any error are told when the operation is written, not raised.
 """
 
 from __future__ import annotations
@@ -22,30 +23,40 @@ class BranchActions:
         self.view = view
         self.commands = commands
 
-    def guard(self, fn: Callable[[], None]) -> None:
-        """Run ``fn``; a store or file error is told to the person, not raised."""
-        try:
-            fn()
-        except (ExplorerError, OSError) as e:
-            self.view.questions.fail(error_line(e))
+    def failed(self, error: BaseException) -> None:
+        """A refusal or a file error is told in one line; anything else is a bug, told with
+        its details by the error bar."""
+        if not isinstance(error, ExplorerError | OSError):
+            raise error
+        self.view.questions.fail(error_line(error))
+
+    def told(self, title: str) -> Callable[[str], None]:
+        return lambda line: self.view.questions.tell(title, line)
 
     def branch(self, mid: int) -> None:
         self.branch_in(self.view.conversation_id, mid)
 
-    def branch_in(self, conv: int | None, mid: int) -> None:
-        """Make ``mid`` the tip of ``conv`` and show that conversation."""
+    def branch_in(self, conv: int | None, mid: int, select: int | None = None,
+                  then: Callable[[], object] | None = None) -> None:
+        """Make ``mid`` the tip of ``conv`` and show that conversation (with ``select``
+        selected, once it is shown); then call ``then``."""
         if conv is None:
             return
 
-        def run() -> None:
-            tree_actions.branch(self.view.store, conv, mid)
-            self.view.refresh(conv)
+        def done(_change: object) -> None:
             self.view.questions.tell("Branch", f"the tip is now message {mid}")
-        self.guard(run)
+            if select is not None:
+                self.view.reveal(select)
+            if then is not None:
+                then()
+        self.view.ops.run("Branching", lambda: tree_actions.branch(self.view.store, conv, mid),
+                          done, self.failed, refresh=lambda _c: conv)
 
     def show_sibling(self, mid: int) -> None:
-        """The transcript's ◀ ▶: switch to that sibling's newest continuation."""
-        self.branch(branch_target(self.view.store, mid))
+        """The transcript's ◀ ▶: switch to that sibling's newest continuation, the sibling
+        itself selected."""
+        self.branch_in(self.view.conversation_id, branch_target(self.view.store, mid),
+                       select=mid)
 
     def edit(self, mid: int) -> None:
         conv = self.view.conversation_id
@@ -56,13 +67,12 @@ class BranchActions:
             self.view.store.message(mid).text)
         if text is None:
             return
-
-        def run() -> None:
-            new = tree_actions.edit(self.view.store, conv, mid, text).changed["created"][0]
-            self.view.refresh()
-            self.view.questions.tell(
-                "Edit prompt", f"message {new} is a sibling of {mid} and the new tip")
-        self.guard(run)
+        self.view.ops.run(
+            "Editing the prompt", lambda: tree_actions.edit(self.view.store, conv, mid, text),
+            lambda change: self.view.questions.tell(
+                "Edit prompt",
+                f"message {change.changed['created'][0]} is a sibling of {mid} and the new tip"),
+            self.failed)
 
     def fork(self, mid: int) -> None:
         conv = self.view.conversation_id
@@ -72,8 +82,7 @@ class BranchActions:
             "Fork from here", "Title of the new conversation:",
             f"Fork of {self.view.store.conversation(conv).display_title}")
         if title is not None:
-            self.guard(lambda: self.view.questions.tell(
-                "Fork", self.commands.fork(conv, mid, title)))
+            self.commands.fork(conv, mid, title, self.told("Fork"), self.failed)
 
     def checkpoint(self, mid: int) -> None:
         conv = self.view.conversation_id
@@ -81,14 +90,12 @@ class BranchActions:
             return
         label = self.view.questions.ask_text("Set checkpoint", "Label:")
         if label:
-            self.guard(lambda: self.view.questions.tell(
-                "Checkpoint", self.commands.checkpoint(conv, mid, label)))
+            self.commands.checkpoint(conv, mid, label, self.told("Checkpoint"), self.failed)
 
     def rewind(self, label: str) -> None:
         conv = self.view.conversation_id
         if conv is not None:
-            self.guard(lambda: self.view.questions.tell(
-                "Rewind", self.commands.rewind(conv, label)))
+            self.commands.rewind(conv, label, self.told("Rewind"), self.failed)
 
     def rewind_dialog(self) -> None:
         """Edit → Rewind to checkpoint: choose one of the conversation's checkpoints."""

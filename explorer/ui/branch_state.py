@@ -162,9 +162,11 @@ class BranchState(QObject):
         self.graph.center_on(tip)
 
     def sibling_chosen(self, mid: int) -> None:
-        """◀ ▶: switch to that sibling's newest continuation and select the sibling itself."""
+        """◀ ▶: switch to that sibling's newest continuation and select the sibling itself
+        (in the transcript once the switch is written and the path read again)."""
         self.siblingRequested.emit(mid)
-        self.select_everywhere(mid)
+        self.graph.select_node(mid)
+        self.graph.center_on(mid)
 
     def activated(self, mid: int) -> None:
         """Enter or a double click in the graph: switch to the previewed branch, else branch."""

@@ -9,10 +9,10 @@ dialogs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QMetaMethod, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -48,6 +48,11 @@ LEGEND = ("Highlighted words are a column's own that the base lacks; struck word
           "base's that the column lacks. The base itself carries no marks.")
 
 
+ForkRunner = Callable[[int, int, str | None, Callable[[int], object],
+                       Callable[[BaseException], object]], None]
+"""conversation, message, title, then (the new conversation's id), failed."""
+
+
 class CompareWindow(QWidget):
     branchChosen = Signal(int, int)  # conversation, message to make the tip
     forked = Signal(int)
@@ -57,6 +62,7 @@ class CompareWindow(QWidget):
         super().__init__(parent, Qt.WindowType.Window)
         self.store = store
         self.conv_id = conv_id
+        self.fork_runner: ForkRunner | None = None  # set by the window that opened this one
         self.comparison: Comparison | None = None
         self.headers: list[ColumnHeader] = []
         self.cells: list[list[CellWidget]] = []
@@ -169,7 +175,7 @@ class CompareWindow(QWidget):
         self.status.setText(" ".join(summary(result)))
         self.legend.setText("" if result.mode == "off" else LEGEND)
         self.legend.setVisible(result.mode != "off")
-        self._mark_active()
+        self.mark_active()
 
     def _build_headers(self, result: Comparison) -> None:
         row = QWidget()
@@ -219,7 +225,7 @@ class CompareWindow(QWidget):
         self.scroll_area.setWidget(body)  # the old body is deleted with it
         self.body = body
 
-    def _mark_active(self) -> None:
+    def mark_active(self) -> None:
         tip = self.store.conversation(self.conv_id).tip_id
         for header in self.headers:
             header.set_active(tip in header.column.message_ids)
@@ -229,9 +235,12 @@ class CompareWindow(QWidget):
 
     # -- column actions (always on this window's conversation) ---------------------------
     def make_active(self, j: int) -> None:
+        """Ask for column ``j``'s branch to become the tip; whoever writes it calls
+        :meth:`mark_active` once it is written (the main window, off its main thread)."""
         assert self.comparison is not None
         self.branchChosen.emit(self.conv_id, self.comparison.columns[j].leaf_id)
-        self._mark_active()
+        if not self.isSignalConnected(QMetaMethod.fromSignal(self.branchChosen)):
+            self.mark_active()
 
     def fork_column(self, j: int) -> None:
         assert self.comparison is not None
@@ -240,14 +249,24 @@ class CompareWindow(QWidget):
         title = self.ask_fork_title(f"Fork of {conv.display_title} ({column.label})")
         if title is None:
             return
+        if self.fork_runner is not None:  # the main window's operations, off its thread
+            self.fork_runner(self.conv_id, column.leaf_id, title or None,
+                             lambda new: self.forked_into(j, new), self.fork_failed)
+            return
         try:
             new = self.store.fork(self.conv_id, column.leaf_id, title or None)
         except (StoreError, NotFound) as e:
-            self.status.setText(f"Fork failed: {e}")
+            self.fork_failed(e)
             return
+        self.forked_into(j, new)
+        self.forked.emit(new)
+
+    def forked_into(self, j: int, new: int) -> None:
         self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}; "
                             "this window still compares the original.")
-        self.forked.emit(new)
+
+    def fork_failed(self, error: BaseException) -> None:
+        self.status.setText(f"Fork failed: {error}")
 
     def export_column(self, j: int) -> None:
         assert self.comparison is not None

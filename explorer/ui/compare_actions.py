@@ -19,7 +19,8 @@ from explorer.store import NotFound, StoreError
 from explorer.ui.compare_marks import CompareMarks
 from explorer.ui.tend_view import Asks, TendView
 
-BranchIn = Callable[[int, int], None]  # conversation, message: make it the tip and show it
+BranchIn = Callable[[int, int, Callable[[], object]], None]
+"""conversation, message, then: make it the tip, show it, then call ``then``."""
 
 
 class CompareActions:
@@ -31,6 +32,13 @@ class CompareActions:
         self.notice: QMessageBox | None = None
         self.window: QWidget | None = None  # the compare window open now
         self.last_error = ""
+
+    def _fork(self, conv: int, mid: int, title: str | None, then: Callable[[int], object],
+              failed: Callable[[BaseException], object]) -> None:
+        """A compare window's fork, written off the main thread; the fork is then shown."""
+        store = self.view.store
+        self.view.ops.run("Forking", lambda: store.fork(conv, mid, title), then, failed,
+                          refresh=lambda new: new)
 
     def handlers(self) -> dict[str, Callable[..., None]]:
         """Right-click entries."""
@@ -100,7 +108,9 @@ class CompareActions:
                 self.refuse("Cannot compare", str(e))
                 return False
         window = CompareWindow(store, conv, ids, self.view.window(), clicked=clicked)
-        window.branchChosen.connect(self.branch_in)
+        window.branchChosen.connect(
+            lambda c, mid, w=window: self.branch_in(c, mid, w.mark_active))
+        window.fork_runner = self._fork
         window.forked.connect(self.view.refresh)
         if self.window is not None:
             self.window.close()

@@ -29,6 +29,7 @@ from explorer.ui.follow import LiveFollow
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.memory import release_after_load
 from explorer.ui.model_worker import ModelJob
+from explorer.ui.op_runner import OpRunner
 from explorer.ui.preview.context_panel import ContextPanel
 from explorer.ui.questions import Questions
 from explorer.ui.redaction_switch import RedactionSwitch
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.settings = settings or QSettings()
         self.tasks = TaskRunner(self, threads=3, name="explorer-window")
+        self.ops = OpRunner(self, self.refresh)  # operations, off this thread and in order
         self.questions = Questions(self, self.status)  # tests answer them instead of dialogs
         self.setWindowTitle("Conversation Explorer")
         self.conversations = ConversationList(store)
@@ -106,7 +108,8 @@ class MainWindow(QMainWindow):
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
         self.compares = CompareActions(  # marks, compare windows, refusals
-            self, self.questions, lambda conv, mid: self.actions_.branches.branch_in(conv, mid))
+            self, self.questions,
+            lambda conv, mid, then: self.actions_.branches.branch_in(conv, mid, then=then))
         self.actions_ = WindowActions(self, self.compares.open)
         self.tend = TendActions(self, self.questions)
         self.runs = TendRuns(self, self.questions, self.compares.open)
@@ -321,6 +324,7 @@ class MainWindow(QMainWindow):
         if self.model_job is not None:
             self.model_job.cancel()
         self.runs.cancel()
+        self.ops.shutdown()  # what was asked is written before the window goes
         self.tasks.shutdown()
         self.errors.close()
         super().closeEvent(event)

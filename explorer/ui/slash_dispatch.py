@@ -53,15 +53,17 @@ class SlashDispatcher:
             "replay": lambda _c: runs.replay(self._target()),
             "fanout": lambda c: runs.fanout(c.arg or ""),
             # tending (T6–T8) on the selected message, or the tip: the menus' commands
-            "archive": lambda _c: self._tend(tend.archive(self._target())),
-            "unarchive": lambda _c: self._tend(tend.unarchive(self._target())),
+            "archive": lambda _c: tend.archive(self._target(), self._tend, self._failed),
+            "unarchive": lambda _c: tend.unarchive(self._target(), self._tend, self._failed),
             "delete": lambda c: self._delete(c, tend),
-            "star": lambda _c: self._tend(tend.star(self._target())),
-            "label": lambda c: self._tend(tend.label(self._target(), c.arg or "")),
-            "note": lambda c: self._tend(tend.note(self._target(), c.arg or "")),
-            "merge": lambda _c: self._tend(tend.merge(self._conv(), self._target())),
-            "undo": lambda _c: self._tend(tend.undo(self._conv()), undoable=False),
-            "redo": lambda _c: self._tend(tend.redo(self._conv()), undoable=False),
+            "star": lambda _c: tend.star(self._target(), self._tend, self._failed),
+            "label": lambda c: tend.label(self._target(), c.arg or "", self._tend,
+                                          self._failed),
+            "note": lambda c: tend.note(self._target(), c.arg or "", self._tend, self._failed),
+            "merge": lambda _c: tend.merge(self._conv(), self._target(), self._tend,
+                                           self._failed),
+            "undo": lambda _c: tend.undo(self._conv(), self._shown, self._failed),
+            "redo": lambda _c: tend.redo(self._conv(), self._shown, self._failed),
         }
 
     def run(self, command: SlashCommand) -> None:
@@ -110,31 +112,45 @@ class SlashDispatcher:
             "; Apply records it")
 
     def _fork(self, command: SlashCommand) -> None:
-        self.bar.show_result(self.commands.fork(self._conv(), self._target(),
-                                                command.arg or None))
+        self.commands.fork(self._conv(), self._target(), command.arg or None,
+                           self.bar.show_result, self._failed)
 
     def _checkpoint(self, command: SlashCommand) -> None:
-        result = self.commands.checkpoint(self._conv(), self._target(), command.arg or "")
-        self.bar.set_context(sorted(self.store.checkpoints(self._conv())))
-        self.bar.show_result(result)
+        conv = self._conv()
+
+        def shown(result: str) -> None:
+            self.bar.set_context(sorted(self.store.checkpoints(conv)))
+            self.bar.show_result(result)
+        self.commands.checkpoint(conv, self._target(), command.arg or "", shown, self._failed)
 
     def _rewind(self, command: SlashCommand) -> None:
-        self.bar.show_result(self.commands.rewind(self._conv(), command.arg or ""))
+        self.commands.rewind(self._conv(), command.arg or "", self.bar.show_result,
+                             self._failed)
 
     def _delete(self, command: SlashCommand, tend: TendCommands) -> None:
         """Delete the selected branch; checkpoints on it go only with ``with-checkpoints``,
         and a refusal says how to type that here (not the command line's flag)."""
-        try:
-            change = tend.delete(self._target(), with_checkpoints=command.arg == WITH_CHECKPOINTS)
-        except StoreError as e:
-            if not isinstance(e.__cause__, CheckpointsOnBranch):
-                raise
-            raise StoreError(f"the branch holds checkpoint(s) {e.__cause__.named}; type "
-                             f"/delete {WITH_CHECKPOINTS} to delete them with it, or move "
-                             "them first") from e
-        self._tend(change)
+        tend.delete(self._target(), self._tend, self._delete_refused,
+                    with_checkpoints=command.arg == WITH_CHECKPOINTS)
 
-    def _tend(self, change: Change, undoable: bool = True) -> None:
-        """Show what a tending command did (it refreshed the views itself)."""
-        self.bar.show_result(f"{change.summary} (Ctrl+Z undoes it)" if undoable
-                             else change.summary)
+    def _delete_refused(self, error: BaseException) -> None:
+        cause = error.__cause__
+        if isinstance(error, StoreError) and isinstance(cause, CheckpointsOnBranch):
+            self.bar.show_error(f"the branch holds checkpoint(s) {cause.named}; type "
+                                f"/delete {WITH_CHECKPOINTS} to delete them with it, or move "
+                                "them first")
+            return
+        self._failed(error)
+
+    def _failed(self, error: BaseException) -> None:
+        """A refusal, told under the bar's input; anything else is a bug for the error bar."""
+        if not isinstance(error, ExplorerError | OSError):
+            raise error
+        self.bar.show_error(error_line(error))
+
+    def _tend(self, change: Change) -> None:
+        """Show what a tending command did (the views were refreshed already)."""
+        self.bar.show_result(f"{change.summary} (Ctrl+Z undoes it)")
+
+    def _shown(self, change: Change) -> None:
+        self.bar.show_result(change.summary)

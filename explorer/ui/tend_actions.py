@@ -1,10 +1,11 @@
 """The window's tending actions: archive, delete, star, label, note, merge back, unfold,
 undo, redo (T6–T8).
 
-The operations are ``TendCommands`` (the command bar runs the same ones); this adds
-what the menus and the graph's chips need around them: the questions (a branch
-name, a note, whether to delete checkpoints too), the notice of what happened
-and the error shown instead. It reaches the window only through ``TendView``.
+The operations are ``TendCommands`` (the command bar runs the same ones, off the main
+thread); this adds what the menus and the graph's chips need around them: the questions
+(a branch name, a note, whether to delete checkpoints too), the notice of what happened
+and the error shown instead, once the operation is written. It reaches the window only
+through ``TendView``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
 from explorer.store import NotFound, StoreError
 from explorer.store.marks import Marks
+from explorer.tree.errors import ExplorerError
 from explorer.tree.tending import CheckpointsOnBranch
 from explorer.ui.tend_commands import TendCommands
 from explorer.ui.tend_view import Asks, TendView
@@ -27,7 +29,7 @@ class TendActions:
     def __init__(self, view: TendView, asks: Asks) -> None:
         self.view = view
         self.asks = asks
-        self.commands = TendCommands(view.store, lambda: view.refresh())
+        self.commands = TendCommands(view.store, view.ops)
 
     def availability(self, mid: int) -> dict[str, Availability]:
         conv = self.view.conversation_id
@@ -38,51 +40,54 @@ class TendActions:
                 "star": self.star, "label": self.label, "note": self.note,
                 "merge": self.merge}
 
-    def _do(self, title: str, fn: Callable[[], Change], after: str = "") -> bool:
-        try:
-            change = fn()
-        except (StoreError, NotFound) as e:
-            self.asks.fail(str(e.args[0]) if isinstance(e, NotFound) and e.args else str(e))
-            return False
-        self.asks.tell(title, change.summary + after)
-        return True
+    def _told(self, title: str, after: str = "") -> Callable[[Change], None]:
+        return lambda change: self.asks.tell(title, change.summary + after)
+
+    def _failed(self, error: BaseException) -> None:
+        """A refusal is told in one line; anything else is a bug for the error bar."""
+        if isinstance(error, NotFound):
+            self.asks.fail(str(error.args[0]) if error.args else str(error))
+        elif isinstance(error, ExplorerError):
+            self.asks.fail(str(error))
+        else:
+            raise error
 
     def archive(self, mid: int) -> None:
-        self._do("Archive", lambda: self.commands.archive(mid))
+        self.commands.archive(mid, self._told("Archive"), self._failed)
 
     def unarchive(self, mid: int) -> None:
-        self._do("Unarchive", lambda: self.commands.unarchive(mid))
+        self.commands.unarchive(mid, self._told("Unarchive"), self._failed)
 
     def delete(self, mid: int) -> None:
         """Delete the branch; when checkpoints sit on it, ask whether they go too."""
-        try:
-            change = self.commands.delete(mid)
-        except StoreError as e:
-            if not isinstance(e.__cause__, CheckpointsOnBranch):
-                self.asks.fail(str(e))
-                return
-            answer = self.asks.ask_item("Delete branch", str(e).split(";")[0],
-                                        ["Keep the branch", WITH_CHECKPOINTS])
-            if answer == WITH_CHECKPOINTS:
-                self._do("Delete", lambda: self.commands.delete(mid, with_checkpoints=True))
+        self.commands.delete(mid, self._told("Delete", " — Edit → Undo restores it"),
+                             lambda e: self._delete_refused(mid, e))
+
+    def _delete_refused(self, mid: int, error: BaseException) -> None:
+        if not (isinstance(error, StoreError)
+                and isinstance(error.__cause__, CheckpointsOnBranch)):
+            self._failed(error)
             return
-        self.asks.tell("Delete", change.summary + " — Edit → Undo restores it")
+        answer = self.asks.ask_item("Delete branch", str(error).split(";")[0],
+                                    ["Keep the branch", WITH_CHECKPOINTS])
+        if answer == WITH_CHECKPOINTS:
+            self.commands.delete(mid, self._told("Delete"), self._failed, with_checkpoints=True)
 
     def star(self, mid: int) -> None:
-        self._do("Prefer path", lambda: self.commands.star(mid))
+        self.commands.star(mid, self._told("Prefer path"), self._failed)
 
     def label(self, mid: int) -> None:
         current = self._marks().labels.get(mid, "")
         name = self.asks.ask_text("Name branch", "Branch name (empty clears it):", current)
         if name is not None:
-            self._do("Name branch", lambda: self.commands.label(mid, name))
+            self.commands.label(mid, name, self._told("Name branch"), self._failed)
 
     def note(self, mid: int) -> None:
         current = self._marks().notes.get(mid, "")
         text = self.asks.ask_multiline("Note", "Note on this message (empty clears it):",
                                        current)
         if text is not None:
-            self._do("Note", lambda: self.commands.note(mid, text))
+            self.commands.note(mid, text, self._told("Note"), self._failed)
 
     def _marks(self) -> Marks:
         return self.view.store.marks(self.view.conversation_id or 0)
@@ -91,7 +96,7 @@ class TendActions:
         """Merge the branch ending at ``mid`` back after the tip, with the free digest."""
         conv = self.view.conversation_id
         if conv is not None:
-            self._do("Merge back", lambda: self.commands.merge(conv, mid))
+            self.commands.merge(conv, mid, self._told("Merge back"), self._failed)
 
     def open_marker(self, points: list[int], kind: str) -> None:
         """A click on a branch point's chip: "▸ N archived" unfolds what is folded there,
@@ -100,21 +105,19 @@ class TendActions:
         if conv is None or not points:
             return
         if kind == "archived":
-            self._do("Unarchive", lambda: self.commands.unfold(conv, points))
-            return
-        for restore in self.commands.deleted_at(conv, points):
-            if not self._do("Restore", restore):
-                return
+            self.commands.unfold(conv, points, self._told("Unarchive"), self._failed)
+        else:
+            self.commands.restore_at(conv, points, self._told("Restore"), self._failed)
 
     def undo(self) -> None:
         conv = self.view.conversation_id
         if conv is not None:
-            self._do("Undo", lambda: self.commands.undo(conv))
+            self.commands.undo(conv, self._told("Undo"), self._failed)
 
     def redo(self) -> None:
         conv = self.view.conversation_id
         if conv is not None:
-            self._do("Redo", lambda: self.commands.redo(conv))
+            self.commands.redo(conv, self._told("Redo"), self._failed)
 
     def undo_text(self) -> str:
         return self.commands.undo_text(self.view.conversation_id)

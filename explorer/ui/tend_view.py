@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QStatusBar, QWidget
 from explorer.store import Store
 from explorer.ui.command_bar import CommandBar
 from explorer.ui.model_worker import ModelJob
+from explorer.ui.op_runner import OpRunner
 from explorer.ui.redaction_switch import RedactionSwitch
 from explorer.ui.tasks import TaskRunner
 
@@ -39,6 +40,8 @@ class TendView(Protocol):
     def store(self) -> Store: ...
     @property
     def conversation_id(self) -> int | None: ...
+    @property
+    def ops(self) -> OpRunner: ...  # operations run there, off the main thread (O1)
     def window(self) -> QWidget: ...  # the parent of the dialogs and windows opened
     def refresh(self, conv_id: int | None = None) -> None: ...
     def status(self, text: str, ms: int) -> None: ...  # a passing line in the status bar

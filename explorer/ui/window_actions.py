@@ -26,7 +26,7 @@ from explorer.ui.window_view import WindowView
 class WindowActions:
     def __init__(self, view: WindowView, open_compare: OpenCompare) -> None:
         self.view = view
-        self.commands = TreeCommands(view.store, view.refresh)  # the command bar's too
+        self.commands = TreeCommands(view.store, view.ops)  # the command bar's too
         self.branches = BranchActions(view, self.commands)
         self.dialogs = WindowDialogs(view, open_compare)
         self.exports = Exports(view.store, view.tasks, lambda: view.conversation_id,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from explorer.store import Store
     from explorer.ui.command_bar import CommandBar
+    from explorer.ui.op_runner import OpRunner
     from explorer.ui.questions import Questions
     from explorer.ui.redaction_switch import RedactionSwitch
     from explorer.ui.tasks import TaskRunner
@@ -28,6 +29,10 @@ class WindowView(Protocol):
     @property
     def tasks(self) -> TaskRunner:
         """The window's worker pool: long work runs there, results come back by signal."""
+
+    @property
+    def ops(self) -> OpRunner:
+        """Where operations run, off the main thread and in order; outcomes come back (O1)."""
 
     @property
     def questions(self) -> Questions:

@@ -43,6 +43,7 @@ def open_main(qtbot: QtBot, samples: Samples, tmp_path: Path, name: str,
 
 
 def loaded(qtbot: QtBot, w: MainWindow) -> None:
+    w.ops.settle()  # an operation (a branch switch) is written off the main thread first
     qtbot.waitUntil(lambda: not w.graph.is_loading and not w.transcript.is_loading,
                     timeout=10_000)
 

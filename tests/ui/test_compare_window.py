@@ -149,7 +149,9 @@ def test_make_active_moves_the_tip_through_the_handler(
     first, second = regenerated_answers(store, conv)
     assert store.conversation(conv).tip_id != first
     w = open_window(qtbot, store, conv, [first, second])
-    w.branchChosen.connect(lambda c, mid: store.branch(c, mid))
+    # whoever writes the branch tells the window once it is written (the main window does
+    # so off its main thread)
+    w.branchChosen.connect(lambda c, mid: (store.branch(c, mid), w.mark_active()))
     assert w.headers[1].active and not w.headers[0].active
     assert not w.headers[0].make_active_button.isHidden()
     with qtbot.waitSignal(w.branchChosen) as blocker:

@@ -73,6 +73,7 @@ def test_branch_here_moves_the_tip_and_nothing_else(window: MainWindow, qtbot: Q
     target = _node(window, "chardet reads every file")
     count = window.store.conversation(1).message_count
     _menu(window, target).action("branch").trigger()
+    window.ops.settle()  # the operation runs off the main thread
     assert window.store.conversation(1).tip_id == target
     assert window.store.conversation(1).message_count == count
     settle(qtbot, window.transcript)
@@ -83,6 +84,7 @@ def test_edit_prompt_adds_a_sibling_and_keeps_the_old_answer(window: MainWindow)
     prompt = _node(window, "Write a short commit message")
     window.questions.ask_multiline = lambda *a: "Write a one-line commit message."  # type: ignore[method-assign]
     _menu(window, prompt).action("edit").trigger()
+    window.ops.settle()  # the operation runs off the main thread
     store = window.store
     tip = store.conversation(1).tip_id or 0
     assert store.message(tip).text == "Write a one-line commit message."
@@ -104,6 +106,7 @@ def test_checkpoint_is_refused_inside_a_turn_and_set_on_a_boundary(window: MainW
     window.questions.ask_text = lambda *a, **k: "before-commit"  # type: ignore[method-assign]
     target = _node(window, "Write a short commit message")
     _menu(window, target).action("checkpoint").trigger()
+    window.ops.settle()  # the operation runs off the main thread
     assert store.checkpoints(1)["before-commit"] == target
 
 
@@ -112,6 +115,7 @@ def test_rewind_from_the_menu_moves_back_and_keeps_a_digest(window: MainWindow) 
     rewind = next(a for a in menu.actions() if a.text().startswith("Rewind"))
     fixed = next(a for a in rewind.menu().actions() if a.text() == "fixed")
     fixed.trigger()
+    window.ops.settle()  # the operation runs off the main thread
     store = window.store
     assert store.conversation(1).tip_id == store.checkpoints(1)["fixed"]
     assert len(store.rewinds(1)) == 2
@@ -153,6 +157,7 @@ def test_copy_text_puts_the_message_on_the_clipboard(window: MainWindow) -> None
 def test_the_sibling_switcher_shows_that_siblings_newest_branch(window: MainWindow) -> None:
     original = _node(window, "The dashboard shows this now")
     window.transcript.siblingChosen.emit(original)
+    window.ops.settle()  # the operation runs off the main thread
     tip = window.store.conversation(1).tip_id or 0
     assert tip in window.store.children(original)
     assert window.store.message(tip).role == "assistant"
@@ -208,6 +213,7 @@ def test_compare_with_siblings_opens_columns_and_make_active_moves_the_tip(
     compare = window.compares.window
     assert compare is not None and len(compare.comparison.columns) == 2
     compare.branchChosen.emit(1, answer)
+    window.ops.settle()  # the operation runs off the main thread
     assert window.store.conversation(1).tip_id == answer
 
 

@@ -88,6 +88,7 @@ def _menu(w: MainWindow, qtbot: QtBot, mid: int, key: str) -> None:
     act = w.last_menu.action(key)
     assert act.isEnabled(), act.text()
     act.trigger()
+    w.ops.settle()  # the operation is written off the main thread
 
 
 def test_V1_the_bar_acts_on_the_message_chosen_inside_a_folded_run(
@@ -100,10 +101,14 @@ def test_V1_the_bar_acts_on_the_message_chosen_inside_a_folded_run(
     w.open_command_bar()
     # One after the other, as typed: each refreshes the tree, the next comes while it loads.
     w.slash.run(parse("/label chosen"))
+    w.ops.settle()
     w.slash.run(parse("/note read this"))
+    w.ops.settle()
     w.slash.run(parse("/star"))
+    w.ops.settle()
     assert f"path to {target} preferred" in w.command_bar.result_view.toPlainText()
     w.slash.run(parse("/checkpoint here"))
+    w.ops.settle()
     assert w.command_bar.error_text() == ""
     marks = w.store.marks(cid)
     assert marks.labels == {target: "chosen"} and marks.notes == {target: "read this"}
@@ -125,6 +130,7 @@ def test_V1_a_message_selected_while_the_tree_loads_is_the_one_the_bar_labels(
     assert w.selected_message() == target
     w.open_command_bar()
     w.slash.run(parse("/label not the tip"))
+    w.ops.settle()
     assert w.store.marks(cid).labels == {target: "not the tip"}
     _settled(w, qtbot)
     assert w.graph.selected_node() == target
@@ -166,6 +172,7 @@ def test_T8_the_tend_menu_acts_on_the_message_chosen_inside_a_turn_box(
     monkeypatch.setattr(w.questions, "ask_multiline", lambda *a, **k: next(answers))
     for name in ("name_branch", "note", "prefer_this_path", "set_checkpoint"):
         w.menu_action(name).trigger()
+        w.ops.settle()
     marks = w.store.marks(cid)
     assert marks.labels == {target: "from the menu bar"} and marks.notes == {target: "a note"}
     assert w.store.checkpoints(cid)["bar-cp"] == target

@@ -72,6 +72,7 @@ def test_T8_replay_from_the_right_click_shows_the_plan_then_redoes_the_branch(
     assert window.undo_action.text() == "Undo replay"
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.undo_action.trigger()
+        window.ops.settle()
     assert store.conversation(1).tip_id == onto and store.children(onto) == []
 
 
@@ -117,6 +118,7 @@ def test_T8_cancelling_a_replay_keeps_the_finished_turns(
             for _ in range(2):  # the first Esc may only close the completion list
                 if window.command_bar.isVisible():
                     qtbot.keyClick(window.command_bar.edit, Qt.Key.Key_Escape)
+                    window.ops.settle()
             assert not window.command_bar.isVisible()  # closing the bar cancels
             provider.stop.set()  # the held response comes, and is not taken
     monkeypatch.setattr(window.runs, "_say", on_step)
@@ -184,6 +186,7 @@ def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(
     monkeypatch.setattr(window.runs, "ask_fanout", ask)
     window.open_command_bar()
     window.slash.run(parse("/fanout Which fix?"))
+    window.ops.settle()
     _finished(window, qtbot)
     assert asked == [("anthropic:claude-test", "Which fix?")]
     tip = store.conversation(1).tip_id or 0
@@ -198,6 +201,7 @@ def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(
     window.compares.window.close()
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.undo_action.trigger()
+        window.ops.settle()
     after = store.conversation(1)
     assert (after.tip_id, after.message_count) == (before.tip_id, before.message_count)
 
@@ -242,11 +246,13 @@ def test_T8_a_send_in_the_window_is_undone_and_redone_from_the_edit_menu(
     assert window.undo_action.text() == "Undo send"
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.undo_action.trigger()
+        window.ops.settle()
     now = store.conversation(1)
     assert (now.tip_id, now.message_count) == (before.tip_id, before.message_count)
     edit_menu.aboutToShow.emit()
     assert window.redo_action.text() == "Redo send"
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
         window.redo_action.trigger()
+        window.ops.settle()
     now = store.conversation(1)
     assert (now.tip_id, now.message_count) == (after.tip_id, after.message_count)

@@ -20,8 +20,8 @@ CONTROLLERS = {"tend_actions.py": "TendView", "tend_runs.py": "RunView",
                "compare_actions.py": "TendView"}
 CONTRACT = {
     "Asks": {"tell", "fail", "ask_text", "ask_multiline", "ask_item"},
-    "TendView": {"store", "conversation_id", "window", "refresh", "status"},
-    "RunView": {"store", "conversation_id", "window", "refresh", "status", "tasks",
+    "TendView": {"store", "conversation_id", "ops", "window", "refresh", "status"},
+    "RunView": {"store", "conversation_id", "ops", "window", "refresh", "status", "tasks",
                 "command_bar", "redaction", "model_job", "statusBar"},
 }
 HELD = {"view", "asks"}  # the names a controller keeps its contracts under

@@ -136,6 +136,7 @@ def test_T7_deleting_a_checkpoint_target_asks_first(
         return items[0]
     monkeypatch.setattr(window.questions, "ask_item", keep)
     window.tend.delete(18)
+    window.ops.settle()
     assert "'side' (message 19)" in asked[0] and 18 in [n.id for n in store.skeleton(1)]
     monkeypatch.setattr(window.questions, "ask_item", lambda *a: WITH_CHECKPOINTS)
     _reloaded(window, qtbot, lambda: window.tend.delete(18))
@@ -273,6 +274,7 @@ def test_T7_the_bar_deletes_a_branch_with_its_checkpoints_only_when_told_in_its_
     window.graph.select_node(18)
     window.open_command_bar()
     window.slash.run(parse("/delete"))
+    window.ops.settle()
     error = window.command_bar.error_text()
     assert "'side' (message 19)" in error and "type /delete with-checkpoints" in error
     assert "--with-checkpoints" not in error, "a flag the bar cannot take is not offered"

@@ -17,17 +17,21 @@ from provider_server import ServerState
 
 def test_ctrl_k_and_slash_in_the_transcript_open_the_bar(window: MainWindow, qtbot: QtBot) -> None:
     window.menu_action("command_bar").trigger()
+    window.ops.settle()
     assert window.command_bar.isVisible()
     window.command_bar.hide()
     qtbot.keyClick(window.transcript, "/")
+    window.ops.settle()
     assert window.command_bar.isVisible() and window.command_bar.edit.text() == "/"
 
 
 def test_tree_and_context_show_their_text_inline(window: MainWindow) -> None:
     window.open_command_bar()
     window.slash.run(parse("/tree"))
+    window.ops.settle()
     assert "[diagnosed]" in window.command_bar.result_view.toPlainText()
     window.slash.run(parse("/context"))
+    window.ops.settle()
     text = window.command_bar.result_view.toPlainText()
     assert "tool_results" in text and "measured" in text
 
@@ -37,11 +41,14 @@ def test_checkpoint_rewind_and_fork_change_the_store(window: MainWindow) -> None
     tip = store.conversation(1).tip_id
     window.open_command_bar()
     window.slash.run(parse("/checkpoint end"))
+    window.ops.settle()
     assert store.checkpoints(1)["end"] == tip
     window.slash.run(parse("/rewind diagnosed"))
+    window.ops.settle()
     assert store.conversation(1).tip_id == store.checkpoints(1)["diagnosed"]
     before = {c.id for c in store.conversations()}
     window.slash.run(parse("/fork From the bar"))
+    window.ops.settle()
     [new] = {c.id for c in store.conversations()} - before
     assert store.conversation(new).title == "From the bar"
 
@@ -51,6 +58,7 @@ def test_an_error_is_shown_inline_and_changes_nothing(window: MainWindow) -> Non
     mid_turn = next(m.id for m in window.store.path(1) if m.tool_uses())
     window.graph.select_node(mid_turn)
     window.slash.run(parse("/checkpoint bad"))
+    window.ops.settle()
     assert "inside a turn" in window.command_bar.error_text()
     assert "bad" not in window.store.checkpoints(1)
 
@@ -61,6 +69,7 @@ def test_send_streams_and_stores_the_turn_when_complete(
     count = window.store.conversation(1).message_count
     window.open_command_bar()
     window.slash.run(parse("/send Is the fallback covered by a test?"))
+    window.ops.settle()
     job = window.model_job
     assert job is not None
     with qtbot.waitSignal(job.done, timeout=20_000):
@@ -102,11 +111,13 @@ def test_search_from_the_bar_runs_its_query_and_compact_opens_the_preview(
 ) -> None:
     window.open_command_bar()
     window.slash.run(parse("/search retry"))
+    window.ops.settle()
     dialog = window.actions_.dialogs.search_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.query_edit.text() == "retry"
     dialog.close()
     window.slash.run(parse("/compact"))
+    window.ops.settle()
     preview = window.actions_.dialogs.preview
     assert preview is not None and preview.isVisible()
     assert "compaction preview" in window.command_bar.result_view.toPlainText()

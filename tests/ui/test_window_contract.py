@@ -107,6 +107,7 @@ def test_the_window_keeps_no_dialog_state_of_its_controllers(window: MainWindow)
 # -- the dialogs, now owned by WindowDialogs, through the real window ----------------------------
 def test_settings_opens_from_the_menu_and_is_kept_by_the_dialogs(window: MainWindow) -> None:
     window.menu_action("settings").trigger()
+    window.ops.settle()
     dialog = window.actions_.dialogs.settings
     assert dialog is not None and dialog.isVisible() and dialog.parent() is window
     dialog.close()
@@ -119,6 +120,7 @@ def test_an_off_path_search_hit_opens_as_a_branch_preview(
     on_path = {m.id for m in store.path(1)}
     off = next(n.id for n in store.skeleton(1) if n.id not in on_path)
     window.menu_action("find_in_all_conversations").trigger()
+    window.ops.settle()
     dialogs = window.actions_.dialogs
     assert dialogs.search_dialog is not None and dialogs.search_dialog.isVisible()
     with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
@@ -142,6 +144,7 @@ def test_import_from_the_menu_asks_for_files_imports_and_opens_a_conversation(
         return [samples_dir / "pi" / "branching.jsonl"]
     window.questions.ask_open_paths = paths  # type: ignore[method-assign]
     window.menu_action("import").trigger()
+    window.ops.settle()
     dialog = window.actions_.dialogs.importing
     assert asked == ["Import transcripts"] and dialog is not None
     qtbot.waitUntil(lambda: not dialog.is_running(), timeout=60_000)
@@ -157,6 +160,7 @@ def test_import_from_the_menu_asks_for_files_imports_and_opens_a_conversation(
 def test_import_cancelled_in_the_file_chooser_starts_nothing(window: MainWindow) -> None:
     window.questions.ask_open_paths = lambda title: []  # type: ignore[method-assign]
     window.menu_action("import").trigger()
+    window.ops.settle()
     assert window.actions_.dialogs.importing is None
 
 
@@ -164,10 +168,12 @@ def test_the_preview_opens_once_and_closes_with_its_workers(
     window: MainWindow, qtbot: QtBot
 ) -> None:
     window.menu_action("compaction_preview").trigger()
+    window.ops.settle()
     dialogs = window.actions_.dialogs
     first = dialogs.preview
     assert first is not None and first.isVisible()
     window.menu_action("compaction_preview").trigger()
+    window.ops.settle()
     assert dialogs.preview is not first and not first.isVisible(), "one preview at a time"
     dialogs.close_preview()
     assert dialogs.preview is None
@@ -180,6 +186,7 @@ def test_the_menu_bar_branches_and_rewinds_through_the_branch_actions(window: Ma
     off = next(n.id for n in store.skeleton(1) if n.id not in on_path)
     window.graph.select_node(off)
     window.menu_action("branch_here").trigger()
+    window.ops.settle()
     assert store.conversation(1).tip_id == off
     offered: list[list[str]] = []
 
@@ -188,6 +195,7 @@ def test_the_menu_bar_branches_and_rewinds_through_the_branch_actions(window: Ma
         return "fixed"
     window.questions.ask_item = choose  # type: ignore[method-assign]
     window.menu_action("rewind_to_checkpoint").trigger()
+    window.ops.settle()
     assert offered == [sorted(store.checkpoints(1))]
     assert store.conversation(1).tip_id == store.checkpoints(1)["fixed"]
 
@@ -200,5 +208,6 @@ def test_a_menu_bar_action_without_a_selection_says_so_and_changes_nothing(
     monkeypatch.setattr(window, "selected_message", lambda: None)
     tip = window.store.conversation(1).tip_id
     window.menu_action("branch_here").trigger()
+    window.ops.settle()
     assert told == ["Select a message in the tree or the transcript first"]
     assert window.store.conversation(1).tip_id == tip
