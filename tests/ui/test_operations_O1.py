@@ -90,3 +90,42 @@ def test_O1_convo_ops_lists_every_operation(capsys: pytest.CaptureFixture[str]) 
     assert main.main(["ops"]) == 0
     text = capsys.readouterr().out
     assert "fork        fork        Ctrl+Shift+K  Fork from here…" in text
+
+
+def test_O1_the_window_never_waits_on_the_writer_for_fork_delete_merge_or_checkpoint(
+        qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write of these operations runs on the operation runner's thread: the main
+    thread never calls the writer and waits for it."""
+    import threading
+
+    from explorer.store.writer import Writer
+
+    waits: list[str] = []
+    call, bulk = Writer.call, Writer.call_bulk
+
+    def traced(original):  # type: ignore[no-untyped-def]
+        def wrapper(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if threading.current_thread() is threading.main_thread():
+                waits.append(getattr(fn, "__name__", repr(fn)))
+            return original(self, fn, *args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(Writer, "call", traced(call))
+    monkeypatch.setattr(Writer, "call_bulk", traced(bulk))
+    store = window.store
+    tip = store.conversation(1).tip_id or 0
+    off_path = next(n.id for n in store.skeleton(1) if n.id not in set(store.path_ids(tip)))
+    window.questions.ask_text = lambda *_a, **_k: "a label"  # type: ignore[method-assign]
+    window.actions_.branches.checkpoint(tip)
+    window.tend.merge(off_path)
+    window.ops.settle()
+    window.tend.delete(off_path)
+    window.ops.settle()
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        window.actions_.branches.fork(tip)
+        window.ops.settle()
+    assert store.checkpoints(1).get("a label") == tip
+    assert any(o.kind == "merge" for o in store.operations(1))
+    assert store.tombstones(1)
+    assert window.conversation_id != 1 and store.conversation(window.conversation_id or 0)
+    assert waits == []
