@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explorer.store import Store
 from explorer.tree.errors import ExplorerError, error_line
+from explorer.ui.op_runner import OpRunner
 from explorer.ui.tasks import TaskRunner
 
 
@@ -39,9 +40,10 @@ class Questions(Protocol):
 
 
 class Exports:
-    def __init__(self, store: Store, tasks: TaskRunner, conversation: Callable[[], int | None],
+    def __init__(self, store: Store, tasks: TaskRunner, ops: OpRunner,
+                 conversation: Callable[[], int | None],
                  redact: Callable[[], bool], questions: Questions, parent: QWidget) -> None:
-        self.store, self.tasks, self.parent = store, tasks, parent
+        self.store, self.tasks, self.ops, self.parent = store, tasks, ops, parent
         self._conversation, self.redact, self.q = conversation, redact, questions
 
     def guard(self, fn: Callable[[], None]) -> None:
@@ -50,6 +52,11 @@ class Exports:
             fn()
         except (ExplorerError, OSError) as e:
             self.q.fail(error_line(e))
+
+    def _failed(self, error: BaseException) -> None:
+        if not isinstance(error, ExplorerError | OSError):
+            raise error
+        self.q.fail(error_line(error))
 
     def copy(self, mid: int) -> None:
         message = self.store.message(mid)
@@ -82,12 +89,19 @@ class Exports:
         if dest is None:
             return
 
-        def run() -> None:
+        redact = self.redact()
+
+        def work() -> tuple[int, list[str]]:
             from explorer.app import exporting
 
             notes: list[str] = []
-            lines = exporting.export_to_file(self.store, conv, dest, fmt, at, notes,
-                                             redact=self.redact())
+            return exporting.export_to_file(self.store, conv, dest, fmt, at, notes,
+                                            redact=redact), notes
+
+        def done(result: tuple[int, list[str]]) -> None:
+            lines, notes = result
             extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
             self.q.tell("Export", f"wrote {lines} lines to {dest}{extra}")
-        self.guard(run)
+
+        # written off the main thread: a long conversation's export takes seconds (O1)
+        self.ops.run("Exporting", work, done, self._failed, refresh=lambda _r: False)

@@ -32,14 +32,17 @@ class OpRunner(QObject):
             failed: Callable[[BaseException], object] | None = None,
             refresh: Callable[[T], Any] | None = None) -> Task | None:
         """Run ``work`` (the store operation) off the main thread; then refresh the views
-        (with what ``refresh`` picks from the result: a conversation to open, or None) and
+        (with what ``refresh`` picks from the result: a conversation to open, None for the
+        open one, False for none: the operation changed nothing in the store) and
         call ``done`` with the result, on the main thread. Nothing runs once the window
         has closed (a click queued behind the close is dropped)."""
         if self.tasks.closed:
             return None
 
         def finished(result: T) -> None:
-            self._refresh(refresh(result) if refresh is not None else None)
+            target = refresh(result) if refresh is not None else None
+            if target is not False:  # False: nothing in the store changed (an export)
+                self._refresh(target)
             done(result)
 
         task = self.tasks.run(lambda _ticket: work(), on_done=finished, on_failed=failed,

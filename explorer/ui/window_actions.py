@@ -29,7 +29,7 @@ class WindowActions:
         self.commands = TreeCommands(view.store, view.ops)  # the command bar's too
         self.branches = BranchActions(view, self.commands)
         self.dialogs = WindowDialogs(view, open_compare)
-        self.exports = Exports(view.store, view.tasks, lambda: view.conversation_id,
+        self.exports = Exports(view.store, view.tasks, view.ops, lambda: view.conversation_id,
                                lambda: view.redaction.on, view.questions, view.window())
         self.model_calls = ModelCalls(
             view.tasks, view.store, view.command_bar, lambda: view.conversation_id,

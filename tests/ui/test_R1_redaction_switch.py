@@ -42,6 +42,7 @@ def plant(window: MainWindow) -> None:
 def export_markdown(window: MainWindow, dest: Path) -> str:
     window.questions.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
     window.actions_.exports.export("markdown", None)
+    window.ops.settle()  # written off the main thread
     return dest.read_text(encoding="utf-8")
 
 
@@ -65,6 +66,7 @@ def test_R1_the_window_redacts_by_default_and_warns_while_the_switch_is_off(
     native = tmp_path / "backup.jsonl"
     window.questions.ask_save_path = lambda *_: native  # type: ignore[method-assign]
     window.actions_.exports.export("native", None)
+    window.ops.settle()  # written off the main thread
     assert SECRET in native.read_text(encoding="utf-8")
 
 
@@ -102,6 +104,7 @@ def test_R1_send_follows_the_switch(
     def send(text: str) -> str:
         window.open_command_bar()
         window.slash.run(parse(f"/send {text}"))
+        window.ops.settle()
         job = window.model_job
         assert job is not None
         with qtbot.waitSignal(job.done, timeout=20_000):

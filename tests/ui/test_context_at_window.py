@@ -118,12 +118,14 @@ def test_R1_the_window_export_and_the_compaction_preview_list_the_redactions(
     dest = tmp_path / "shared.md"
     w.questions.ask_save_path = lambda *_: dest  # type: ignore[method-assign]
     w.actions_.exports.export("markdown", s.conversation(conv).tip_id or 0)
+    w.ops.settle()  # written off the main thread
     text = dest.read_text(encoding="utf-8")
     assert SECRET not in text and "[redacted: openai-key]" in text
     assert "redacted 1 secret(s) (1 openai-key)" in w.statusBar().currentMessage()
     native = tmp_path / "backup.jsonl"
     w.questions.ask_save_path = lambda *_: native  # type: ignore[method-assign]
     w.actions_.exports.export("native", s.conversation(conv).tip_id or 0)
+    w.ops.settle()  # written off the main thread
     assert SECRET in native.read_text(encoding="utf-8")  # the backup stays exact
     w.actions_.dialogs.compaction_preview()
     preview = w.actions_.dialogs.preview

@@ -143,6 +143,7 @@ def test_export_branch_writes_a_file_that_imports_again(
     menu = _menu(window, tip)
     export = next(a for a in menu.actions() if a.text() == "Export branch")
     next(a for a in export.menu().actions() if a.text() == "native").trigger()
+    window.ops.settle()  # the export is written off the main thread
     with Store(tmp_path / "other.db") as other:
         [outcome] = import_paths(other, [dest]).conversations
         assert outcome.added == len(window.store.path(1))
