@@ -64,3 +64,27 @@ def samples_dir() -> Path:
         pytest.skip(f"sample transcripts not found at {SAMPLES} "
                     "(set CONVO_SAMPLES to the folder to run this test)")
     return SAMPLES
+
+
+# -- the fast loop ------------------------------------------------------------------------
+# `pytest -m "not slow"` leaves these out (README, "Run the tests"): whole modules that start
+# processes (the crash writer, the import and graph children, fresh interpreters, mypy, ruff,
+# lint-imports, tesseract), fuzz and property searches, and the long window sessions. The
+# README's full command runs them all.
+SLOW_MODULES = (
+    "test_crash_safety.py", "test_import_child_V2.py", "test_graph_child_V2.py",
+    "test_start_up.py", "test_smoke.py", "test_packaging.py", "test_project.py",
+    "test_layers.py", "test_ocr_smoke.py", "test_R1_image_ocr.py", "test_error_contract.py",
+    "test_generated_transcripts.py", "test_window_integrity_W1.py", "test_X1_head_stability.py",
+    "test_json_stream.py", "test_store_properties.py", "test_tending_undo_T6_T7_T8.py",
+    "test_screenshot_writes.py", "test_import_worker.py", "test_import_window_V2.py",
+    "test_graph_tending.py", "test_render_snapshot.py", "test_cli.py",
+    "test_import_all_samples.py", "test_export_requests.py", "test_tasks.py",
+    "test_stream_faults_P2.py", "test_turn_columns_V2.py", "test_layout.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES or item.path.name.endswith("_fuzz.py"):
+            item.add_marker(pytest.mark.slow)
