@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,11 +22,27 @@ def open_connection(path: str | Path, *, readonly: bool = False) -> sqlite3.Conn
         )
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=10000")
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection, seconds: float = 10.0) -> None:
+    """WAL mode, waiting for another process doing the same to a new file: SQLite answers
+    "database is locked" to the second one at once (its busy handler is not asked while the
+    file's first connection switches modes), so the switch is tried again for a while."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 @contextmanager

@@ -11,6 +11,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from explorer import __version__
+from explorer.store.errors import StoreError
+
 if TYPE_CHECKING:  # imported when a migration runs: opening an up-to-date file needs none
     import sqlite_utils
 
@@ -298,35 +301,82 @@ MIGRATIONS: list[Migration] = [
 ]
 
 
+class NewerDatabase(StoreError):
+    """The file was written by a newer version: this one must not touch it."""
+
+
 def applied(conn: sqlite3.Connection) -> list[str]:
-    """Names of the migrations this file has had, in order."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
-    )
+    """Names of the migrations this file has had, in order (none for a new file)."""
+    if not _has_table(conn):
+        return []
     return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
 
 
-def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
-    """Apply pending migrations (the first ``upto`` of them, for tests); return their names."""
+def _has_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                        "name = '_migrations'").fetchone() is not None
+
+
+def check_known(conn: sqlite3.Connection) -> None:
+    """Refuse, before anything is written, a file a newer version has migrated further."""
     done = applied(conn)
     known = [name for name, _ in MIGRATIONS]
-    if done != known[: len(done)]:
-        raise RuntimeError(f"database has unknown migrations {done}; is it from a newer version?")
-    ran: list[str] = []
-    pending = MIGRATIONS[len(done) : upto]
+    if done == known[: len(done)]:
+        return
+    unknown = [n for n in done if n not in known]
+    versions = _versions(conn, unknown)
+    by = f" (by version {', '.join(versions)})" if versions else ""
+    raise NewerDatabase(
+        f"this database was upgraded by a newer version of Conversation Explorer{by}: it has "
+        f"the migration(s) {', '.join(unknown or done)} this version ({__version__}) does not "
+        "know; open it with that version or a later one. Nothing in the file was changed")
+
+
+def _versions(conn: sqlite3.Connection, names: list[str]) -> list[str]:
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(_migrations)")}
+    if "version" not in columns or not names:
+        return []
+    marks = ", ".join("?" for _ in names)
+    return sorted({str(r[0]) for r in conn.execute(
+        f"SELECT version FROM _migrations WHERE name IN ({marks}) AND version IS NOT NULL",
+        names)})
+
+
+def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
+    """Apply pending migrations (the first ``upto`` of them, for tests); return their names.
+
+    Each step takes the write lock first and looks again at what the file has had, so two
+    processes opening a new file at once both succeed (the second finds the work done)."""
+    check_known(conn)
+    pending = MIGRATIONS[len(applied(conn)) : upto]
     if not pending:
-        return ran
+        return []
     import sqlite_utils  # half a second of imports (its plugins scan every installed package)
 
     db = sqlite_utils.Database(conn)
+    ran: list[str] = []
     for name, step in pending:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            step(db)
-            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+            _ensure_table(conn)
+            check_known(conn)  # another process may have moved on meanwhile
+            if name not in applied(conn):
+                step(db)
+                conn.execute("INSERT INTO _migrations (name, applied_at, version) "
+                             "VALUES (?, ?, ?)", (name, time.time(), __version__))
+                ran.append(name)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        ran.append(name)
     return ran
+
+
+def _ensure_table(conn: sqlite3.Connection) -> None:
+    """The migrations' own table, with the version that applied each (read by an older
+    version that meets this file)."""
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
+                 "applied_at REAL NOT NULL, version TEXT)")
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(_migrations)")}
+    if "version" not in columns:
+        conn.execute("ALTER TABLE _migrations ADD COLUMN version TEXT")

@@ -45,7 +45,11 @@ class Writer:
         self._lock = threading.Lock()
         self._checkpoint_queued = False
         self.unsized = False
-        self._pool.submit(self._open, path).result()
+        try:
+            self._pool.submit(self._open, path).result()
+        except BaseException:  # a file this version must not open: nothing is left running
+            self.close()
+            raise
 
     def _open(self, path: str | Path) -> None:
         self._conn = open_connection(path)

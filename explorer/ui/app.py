@@ -20,7 +20,7 @@ from explorer.app.turn_process import drop_early
 from explorer.app.undo import purge_expired
 from explorer.app.unzip import remove_stale_folders
 from explorer.resources import resource_path
-from explorer.store import Store
+from explorer.store import Store, StoreError
 from explorer.ui import collector
 from explorer.ui.error_bar import route_qt_messages
 from explorer.ui.interrupts import close_on_signals
@@ -83,7 +83,10 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
             settings: QSettings | None = None) -> int:
     app = make_application()
     route_qt_messages()  # Qt's warnings into the log (E1)
-    store = open_store(db_path)
+    try:
+        store = open_store(db_path)
+    except StoreError as e:  # a file this version must not open (a newer version's): said
+        return _refuse_file(str(e), show=screenshot is None)
     scratch = tempfile.TemporaryDirectory(prefix="convo-screenshot-")
     if screenshot and settings is None:  # a screenshot must not depend on a person's settings
         settings = QSettings(str(Path(scratch.name) / "window.ini"), QSettings.Format.IniFormat)
@@ -116,6 +119,16 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
         return int(code)
     finally:
         drop_early()  # a graph started for a conversation the window never opened
+
+
+def _refuse_file(text: str, *, show: bool) -> int:
+    """The database cannot be opened: one line on stderr, and a dialog for a person."""
+    print(f"convo: error: {text}", file=sys.stderr)
+    if show:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.critical(None, "Conversation Explorer", text)
+    return 1
 
 
 def _likely_first(store: Store, settings: QSettings) -> int | None:

@@ -10,7 +10,7 @@ from helpers import chat_turn
 
 from explorer.store import Store
 from explorer.store.connection import open_connection
-from explorer.store.migrations import MIGRATIONS, applied, migrate
+from explorer.store.migrations import MIGRATIONS, NewerDatabase, applied, migrate
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
@@ -59,8 +59,9 @@ def test_upgrade_from_each_older_version_keeps_the_data(tmp_path: Path, upto: in
 def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     conn = open_connection(tmp_path / "new.db")
     migrate(conn)
-    conn.execute("INSERT INTO _migrations VALUES ('9999_future', 0)")
-    with pytest.raises(RuntimeError, match="newer version"):
+    conn.execute("INSERT INTO _migrations VALUES ('9999_future', 0, '9.0')")
+    with pytest.raises(NewerDatabase, match=r"newer version of Conversation Explorer \(by "
+                       r"version 9\.0\): it has the migration\(s\) 9999_future this version"):
         migrate(conn)
 
 
