@@ -51,7 +51,8 @@ def test_two_processes_opening_a_new_database_at_once_both_succeed(tmp_path: Pat
         start = threading.Barrier(2)
         errors: list[BaseException] = []
 
-        def open_it(db: Path = db, start: threading.Barrier = start) -> None:
+        def open_it(db: Path = db, start: threading.Barrier = start,
+                    errors: list[BaseException] = errors) -> None:
             conn = open_connection(db)  # each its own connection, as two processes have
             try:
                 start.wait(5)
