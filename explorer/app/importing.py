@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
@@ -82,6 +83,37 @@ def _visible(name: str) -> bool:
     return not name.startswith(".")
 
 
+def _not_regular(path: Path) -> str | None:
+    """What ``path`` is when it is neither a folder nor a regular file (a link is followed):
+    reading a named pipe waits forever, a device (``/dev/zero``) never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # missing or unreadable: said where it is read
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
+def _odd_entries(folder: Path) -> Iterator[tuple[Path, str]]:
+    """The pipes, devices and sockets in ``folder`` (a format that reads a folder whole reads
+    regular files only, so these are left out)."""
+    seen = 0
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if _visible(d)]
+        for name in files:
+            seen += 1
+            if seen > FOLDER_SCAN_LIMIT:
+                return
+            odd = _not_regular(Path(top) / name) if _visible(name) else None
+            if odd is not None:
+                yield Path(top) / name, odd
+
+
 def _own_database(path: Path) -> bool:
     """Whether ``path`` is a database this process has open, or one of its companions."""
     return db_guard.database_of(path) is not None
@@ -116,8 +148,8 @@ def _sources(
     format; a mixed folder is searched entry by entry, and a zip found in it
     that no importer reads whole is unpacked and searched like a folder.
     """
-    if _own_database(path):  # never opened: closing it would drop SQLite's locks (W1)
-        yield path, None
+    if _own_database(path) or _not_regular(path) is not None:
+        yield path, None  # never opened: SQLite's locks (W1); a pipe or device never ends
         return
     module = detect(path)
     if not path.is_dir():
@@ -157,9 +189,16 @@ def _plan(
             report.errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path, unpacker):
+            odd = _not_regular(source)
             if module is None and _own_database(source):
                 own = f"{source}: it is the database this program has open; not imported"
                 (report.errors if source == path else report.skipped_files).append(own)
+            elif module is None and odd is not None:
+                (report.errors if source == path else report.skipped_files).append(
+                    f"{source}: {odd}, not a file; skipped")
+            elif module is not None and source.is_dir():  # read whole: say what it leaves out
+                report.skipped_files.extend(f"{entry}: {what}, not a file; skipped"
+                                            for entry, what in _odd_entries(source))
             elif module is None and source == path:
                 report.errors.append(f"{source}: not a transcript format this program reads")
             elif module is None:

@@ -84,8 +84,17 @@ def _walk(root: Path, found: Found, depth: int) -> Iterator[os.DirEntry[str]]:
             continue
         if is_dir and depth > 0:
             yield from _walk(Path(entry.path), found, depth - 1)
-        elif not is_dir:
+        elif not is_dir and _regular(entry):
             yield entry
+        elif not is_dir:  # a pipe would be waited on forever, a device read without end
+            found.problems.append(f"{entry.path}: not a regular file; skipped")
+
+
+def _regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()  # a link counts when it leads to a regular file
+    except OSError:
+        return False
 
 
 def _count(found: Found, entry: os.DirEntry[str], fmt: str) -> None:

@@ -101,7 +101,8 @@ def _convert(
 def _open(path: Path, stack: ExitStack) -> _Input:
     """Find the conversation files in a zip, a folder or a single file."""
     if path.is_dir():
-        names = sorted(p for p in path.iterdir() if _CONVERSATIONS.search(p.name))
+        names = sorted(p for p in path.iterdir()
+                       if _CONVERSATIONS.search(p.name) and p.is_file())
         sources = [(p.name, _file_opener(p)) for p in names]
         return _Input(path.name, sources, FolderImages(path, depth=3))
     if is_zip(path):

@@ -177,7 +177,8 @@ def _companion_agents(session_path: Path) -> list[tuple[str, Path]]:
 
 
 def _read_project(folder: Path) -> Iterator[_Outcome]:
-    sessions = sorted(p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-"))
+    sessions = sorted(p for p in folder.glob("*.jsonl")
+                      if not p.name.startswith("agent-") and p.is_file())
     by_session: dict[str, list[tuple[str, Path]]] = {}
     for agent_id, agent_path in _agent_files(folder):
         owner = _first_session_id(agent_path) or ""
@@ -229,8 +230,10 @@ def _project_folders(root: Path) -> Iterator[Path]:
 
 
 def _session_candidates(root: Path) -> Iterator[Path]:
+    """Session files only: a named pipe called ``*.jsonl`` would be waited on forever, a link
+    to ``/dev/zero`` read without end (the folder's import names them as skipped)."""
     for folder in _project_folders(root):
-        yield from sorted(folder.glob("*.jsonl"))
+        yield from sorted(p for p in folder.glob("*.jsonl") if p.is_file())
 
 
 def _limited(items: Iterator[Path], limit: int) -> Iterator[Path]:
