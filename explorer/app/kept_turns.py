@@ -31,8 +31,9 @@ from explorer.store import Store, view_cache
 from explorer.store.connection import open_connection, transaction
 
 KIND = "turn graph"
-KEEP_WAIT_MS = 1000
-"""How long the child's write waits for another writer before it keeps nothing."""
+KEEP_WAIT_MS = 5000
+"""How long the child's write waits for another writer before it keeps nothing (a second
+was too short on a loaded two-core machine: the window's own writes held the file longer)."""
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,9 @@ def kept_or_built(store: Store, conv_id: int, expanded: Collection[int] = (),
 def keep_in_file(db_path: str | Path, conv_id: int, at: int, packed: dict[str, Any]) -> bool:
     """The child's own write of what it built, derived at revision ``at``: the window then
     never holds a second, encoded copy of a graph that can be tens of megabytes (a bushy
-    100,000-message tree's is 23 MB). One short transaction; a file busy for longer than a
-    second, or any failure, keeps nothing (the next open builds again). Whether it kept."""
+    100,000-message tree's is 23 MB). One short transaction; a file busy for longer than
+    ``KEEP_WAIT_MS``, or any failure, keeps nothing (the next open builds again). Whether it
+    kept."""
     data = encode(packed)
     try:
         conn = open_connection(db_path)

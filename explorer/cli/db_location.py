@@ -29,7 +29,11 @@ def check_db_location(args: argparse.Namespace) -> Path:
     if named and not path.parent.is_dir():
         raise StoreError(f"the folder {path.parent} does not exist "
                          "(create it first, or choose another --db)")
-    if not getattr(args, "creates_db", False) and not path.is_file():
+    creates = getattr(args, "creates_db", False)
+    if not creates and not path.is_file():
         raise StoreError(f"no database at {path} "
                          "(convo demo or convo import creates one)")
+    if not creates and path.stat().st_size == 0:
+        raise StoreError(f"{path} is empty, not a database yet: nothing was changed "
+                         "(convo demo or convo import makes it one)")
     return path

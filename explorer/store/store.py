@@ -34,6 +34,7 @@ from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
 from explorer.store.operations import Operation
+from explorer.store.ownership import check_own_file
 from explorer.store.part_sizing import Backfill
 from explorer.store.path_memo import PathMemo
 from explorer.store.readers import ReaderPool
@@ -55,6 +56,7 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.db_path = Path(path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        check_own_file(self.db_path)  # another program's file is refused untouched
         self._readers = ReaderPool(lambda: open_connection(self.db_path))
         self._writer = Writer(self.db_path, on_lost=self._drop_readers)
         guard.register(self.db_path)

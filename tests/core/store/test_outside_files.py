@@ -90,3 +90,40 @@ def test_a_list_and_an_import_started_together_on_a_new_file_both_finish(
             assert "Traceback" not in err, err
         assert procs[0].returncode == 0
 
+
+
+def test_another_programs_sqlite_file_is_refused_untouched_by_any_command(
+        tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    plain = tmp_path / "plain.db"
+    conn = sqlite3.connect(plain)
+    conn.execute("CREATE TABLE responses (id TEXT, prompt TEXT)")
+    conn.commit()
+    conn.close()
+    llm_db = tmp_path / "logs.db"
+    shutil.copyfile(REPO / "tests/core/formats/llm/fixtures/llm036_logs.db", llm_db)
+    text = tmp_path / "notes.db"
+    text.write_text("not a database at all")
+    for path in (plain, llm_db, text):
+        before = _digest(path)
+        for args in (["list"], ["demo"], ["import", str(tmp_path / "nothing.jsonl")]):
+            done = _convo("--db", str(path), *args)
+            assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1
+            assert "nothing was changed" in done.stderr
+        assert _digest(path) == before
+        assert not Path(f"{path}-wal").exists()
+    assert "convo import FILE" in _convo("--db", str(llm_db), "list").stderr
+
+
+def test_an_empty_file_becomes_a_database_only_for_a_command_that_writes(
+        tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    done = _convo("--db", str(empty), "list")
+    assert done.returncode == 1 and "is empty, not a database yet" in done.stderr
+    assert empty.stat().st_size == 0
+    assert _convo("--db", str(empty), "demo").returncode == 0
+    assert "Nightly orders import" in _convo("--db", str(empty), "list").stdout
