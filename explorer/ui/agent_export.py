@@ -47,28 +47,37 @@ def export_for_agent(exports: Exports, conv: int, agent: str, at: int | None) ->
         suffix = exporting.EXPORTERS[agent].suffix
         dest = exports.q.ask_save_path(f"Export for {AGENT_NAMES.get(agent, agent)}",
                                        str(plan.path), f"{agent} (*{suffix});;All files (*)")
-        if dest is not None:
-            exports.guard(lambda: _write(exports, conv, agent, at, plan, dest))
+        if dest is not None:  # written off the main thread, then shown (O1)
+            redact = exports.redact()  # read here, on the main thread
+            exports.ops.run("Exporting",
+                            lambda: _write(exports, conv, agent, at, plan, dest, redact),
+                            lambda done: _shown(exports, done, dest), exports.failed,
+                            refresh=lambda _done: False)
 
     exports.tasks.run(lambda _ticket: handoff.planned(store, conv, agent, at), on_done=ask,
                       on_failed=lambda e: exports.q.fail(str(e)))
 
 
 def _write(exports: Exports, conv: int, agent: str, at: int | None, plan: Handoff,
-           dest: Path) -> None:
+           dest: Path, redact: bool) -> Handoff:
+    """Write the branch as the agent's session at ``dest`` (on the operation runner)."""
     notes: list[str] = []
     if dest.parent == plan.path.parent:  # the agent's folder for a project it has not seen yet
         dest.parent.mkdir(parents=True, exist_ok=True)
     place = handoff.place_for(exports.store, conv, agent, plan.cwd)
     lines = exporting.export_to_file(exports.store, conv, dest, agent, at, notes, place=place,
-                                     redact=exports.redact())
+                                     redact=redact)
     done = Handoff(agent, dest, plan.session_id, plan.cwd,
                    handoff.resume_command(agent, plan.session_id, plan.cwd, dest), lines, notes)
     if not findable(done, plan):
         done.notes.append(f"saved outside {AGENT_NAMES.get(agent, agent)}'s folder for this "
                           f"project ({plan.path.parent}): the agent will not list it there")
-    exports.q.tell("Export", f"wrote {lines} lines to {dest}")
+    return done
+
+
+def _shown(exports: Exports, done: Handoff, dest: Path) -> None:
+    exports.q.tell("Export", f"wrote {done.lines} lines to {dest}")
     dialog = HandoffDialog(done, exports.parent,
-                           title=f"Exported for {AGENT_NAMES.get(agent, agent)}")
+                           title=f"Exported for {AGENT_NAMES.get(done.agent, done.agent)}")
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.show()

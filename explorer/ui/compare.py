@@ -51,6 +51,9 @@ LEGEND = ("Highlighted words are a column's own that the base lacks; struck word
 ForkRunner = Callable[[int, int, str | None, Callable[[int], object],
                        Callable[[BaseException], object]], None]
 """conversation, message, title, then (the new conversation's id), failed."""
+Runner = Callable[[str, Callable[[], object], Callable[[object], object],
+                   Callable[[BaseException], object]], object]
+"""what, work, then, failed: a job off the main thread (the main window's operations)."""
 
 
 class CompareWindow(QWidget):
@@ -63,6 +66,7 @@ class CompareWindow(QWidget):
         self.store = store
         self.conv_id = conv_id
         self.fork_runner: ForkRunner | None = None  # set by the window that opened this one
+        self.runner: Runner | None = None  # likewise: long writes go there
         self.comparison: Comparison | None = None
         self.headers: list[ColumnHeader] = []
         self.cells: list[list[CellWidget]] = []
@@ -276,13 +280,26 @@ class CompareWindow(QWidget):
         if answer is None:
             return
         dest, fmt = answer
-        try:
-            notes: list[str] = []
-            lines = exporting.export_to_file(self.store, self.conv_id, dest, fmt,
-                                             column.leaf_id, notes,
-                                             redact=window_redacts(self))
-        except (StoreError, NotFound, OSError) as e:
-            self.status.setText(f"Export failed: {e}")
+        redact = window_redacts(self)
+        notes: list[str] = []
+
+        def work() -> int:
+            return exporting.export_to_file(self.store, self.conv_id, dest, fmt,
+                                            column.leaf_id, notes, redact=redact)
+
+        def done(lines: object) -> None:
+            extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
+            self.status.setText(f"Wrote {lines} lines to {dest}{extra}")
+
+        def failed(error: BaseException) -> None:
+            if not isinstance(error, StoreError | NotFound | OSError):
+                raise error
+            self.status.setText(f"Export failed: {error}")
+
+        if self.runner is not None:  # the main window's operations, off its thread
+            self.runner("Exporting a branch", work, done, failed)
             return
-        extra = f" ({len(notes)} note(s): {notes[0]})" if notes else ""
-        self.status.setText(f"Wrote {lines} lines to {dest}{extra}")
+        try:
+            done(work())
+        except (StoreError, NotFound, OSError) as e:
+            failed(e)

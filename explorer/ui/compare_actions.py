@@ -111,6 +111,8 @@ class CompareActions:
         window.branchChosen.connect(
             lambda c, mid, w=window: self.branch_in(c, mid, w.mark_active))
         window.fork_runner = self._fork
+        window.runner = lambda what, work, then, failed: self.view.ops.run(
+            what, work, then, failed, refresh=lambda _r: False)
         window.forked.connect(self.view.refresh)
         if self.window is not None:
             self.window.close()

@@ -46,14 +46,9 @@ class Exports:
         self.store, self.tasks, self.ops, self.parent = store, tasks, ops, parent
         self._conversation, self.redact, self.q = conversation, redact, questions
 
-    def guard(self, fn: Callable[[], None]) -> None:
-        """Run ``fn``; a store or file error is told, not raised."""
-        try:
-            fn()
-        except (ExplorerError, OSError) as e:
-            self.q.fail(error_line(e))
-
-    def _failed(self, error: BaseException) -> None:
+    def failed(self, error: BaseException) -> None:
+        """A refusal or a file error is told in one line; anything else is a bug for the
+        error bar."""
         if not isinstance(error, ExplorerError | OSError):
             raise error
         self.q.fail(error_line(error))
@@ -104,4 +99,4 @@ class Exports:
             self.q.tell("Export", f"wrote {lines} lines to {dest}{extra}")
 
         # written off the main thread: a long conversation's export takes seconds (O1)
-        self.ops.run("Exporting", work, done, self._failed, refresh=lambda _r: False)
+        self.ops.run("Exporting", work, done, self.failed, refresh=lambda _r: False)
