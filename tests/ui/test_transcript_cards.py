@@ -257,3 +257,17 @@ def test_narrowing_the_view_re_measures_the_cards(qtbot: QtBot, store: Store, de
     assert card.width() == view.viewport().width() - 20
     assert card.height() > wide
     assert card.height() == card.heightForWidth(card.width())
+
+
+def test_a_nul_in_a_message_shows_as_a_symbol_and_the_text_after_it_stays(
+    qtbot: QtBot, store: Store
+) -> None:
+    from tests.helpers import assistant, user
+
+    conv = store.create_conversation("nul")
+    store.append_turn(conv, [user("before\x00after the nul"), assistant("fine")])
+    view = tall_view(qtbot, store, conv)
+    prompt = message_cards(view)[0]
+    shown = " ".join(t.toPlainText() for t in prompt.texts)
+    assert "before\u2400after the nul" in shown
+    assert store.path(conv)[0].text == "before\x00after the nul"  # the stored text is exact

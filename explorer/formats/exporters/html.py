@@ -13,6 +13,7 @@ Like the Markdown export, only the root-to-tip path is written.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -36,6 +37,7 @@ article.system h2, article.tool h2 { color: #865e3c; }
 pre { background: #f6f6f6; padding: .5rem; overflow-x: auto; white-space: pre-wrap;
       overflow-wrap: anywhere; }
 .label { font-weight: 600; font-size: .85rem; } .error { color: #c01c28; }
+.ctl { color: #c01c28; font-family: monospace; }
 details { margin: .4rem 0; color: #555; } img { max-width: 100%; }
 """
 
@@ -49,14 +51,16 @@ def lines(header: Mapping[str, Any], messages: Sequence[Message], tip: Hashable 
 
 def _chunks(header: Mapping[str, Any], messages: Sequence[Message], path: list[Message]
             ) -> Iterator[str]:
-    title = _text(header.get("title") or "Conversation")
+    raw_title = str(header.get("title") or "Conversation")
+    title = _text(raw_title)
+    plain_title = escape(_BIDI.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", raw_title))
     yield "<!DOCTYPE html>"
     yield '<html lang="en">'
     yield "<head>"
     yield '<meta charset="utf-8">'
     yield f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP, quote=True)}">'
     yield '<meta name="referrer" content="no-referrer">'
-    yield f"<title>{title}</title>"
+    yield f"<title>{plain_title}</title>"  # no markup inside a title
     yield f"<style>{STYLE}</style>"
     yield "</head>"
     yield "<body>"
@@ -107,7 +111,17 @@ def _image_html(p: Part) -> str:
 
 
 def _text(value: object) -> str:
-    return escape(str(value), quote=True)
+    """Escaped, with the characters that reorder or hide text shown as what they are: a
+    right-to-left override would make ``gnp.exe`` read ``exe.png`` (and a NUL cuts some
+    viewers' text short)."""
+    return _BIDI.sub(_shown_code, escape(str(value), quote=True))
+
+
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\x00]")
+
+
+def _shown_code(m: re.Match[str]) -> str:
+    return f'<span class="ctl">[U+{ord(m.group(0)):04X}]</span>'
 
 
 def _pretty(text: str) -> str:

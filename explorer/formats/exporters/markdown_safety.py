@@ -49,7 +49,10 @@ def safe_markdown(text: str) -> str:
         out.extend(_prose(prose))
         prose = []
         body = [_dedent(line, len(m.group(1))) for line in lines[i + 1:end]]
-        out.append(pre_block(body, m.group(3).strip()))
+        info = m.group(3).strip()
+        if info and (len(info.split()) > 1 or not _INFO.match(info)):
+            body = [info, *body]  # more than a language name: the person's text, kept
+        out.append(pre_block(body, info))
         i = end + 1
     out.extend(_prose(prose))
     return "\n".join(out)

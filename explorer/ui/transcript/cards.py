@@ -70,6 +70,8 @@ class MessageCard(HeaderCard):
         for index, part in enumerate(message.parts):
             folded = FOLDED_KEY in part.meta
             shown = replace(part, text=first_screenful(part.text)) if folded else part
+            if "\x00" in shown.text:  # Qt's text ends at a NUL: show it, and all after it
+                shown = replace(shown, text=shown.text.replace("\x00", "\u2400"))
             widget = self._part_widget(shown, ctx)
             self.part_widgets.append(widget)
             self.body.addWidget(widget)
