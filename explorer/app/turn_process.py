@@ -33,8 +33,9 @@ CHILD_MIN_MESSAGES = 5000
 """From this many messages on, the turn view is built in a child process."""
 POLL_S = 0.02
 """How often the wait for the child looks at the cancel flag."""
-END_WAIT_S = 2.0
-"""How long a child that has sent everything may take to exit before it is ended."""
+END_WAIT_S = 60.0
+"""How long a child that has sent everything may take to keep it and exit before it is
+ended (two seconds was too short for a child at low priority on a loaded machine)."""
 MODULE = "explorer.app.turn_child"
 YIELD_CORES = True
 """Whether the builder runs below the window's priority (turn_child.NICE), so a person's
@@ -235,14 +236,37 @@ def _next(pipe: Pipe, cancelled: Callable[[], bool]) -> tuple[Any, ...]:
 
 
 def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
-    """A child that answered exits by itself (given ``END_WAIT_S``, in which it may keep
-    what it built: one transaction, whole or not at all); any other is ended now:
-    nothing is lost."""
+    """A child that answered exits by itself once it has kept what it built (one
+    transaction, whole or not at all): it is given ``END_WAIT_S`` in the background, so a
+    starved child on a loaded machine still keeps its build and nobody waits for it. Any
+    other is ended now: nothing is lost."""
     if wait:
-        try:
-            proc.wait(timeout=END_WAIT_S)
-            return
-        except subprocess.TimeoutExpired:
-            pass
+        reaper = threading.Thread(target=_reap, args=(proc,), name="explorer-child-reaper",
+                                  daemon=True)
+        with _reapers_lock:
+            _reapers[:] = [t for t in _reapers if t.is_alive()] + [reaper]
+        reaper.start()
+        return
     proc.kill()
     proc.wait()
+
+
+_reapers: list[threading.Thread] = []
+_reapers_lock = threading.Lock()
+
+
+def settle_children(timeout: float = END_WAIT_S) -> None:
+    """Wait until every child that answered has kept its build and exited (tests, and a
+    process about to end that wants what they keep)."""
+    with _reapers_lock:
+        waiting = list(_reapers)
+    for reaper in waiting:
+        reaper.join(timeout)
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        proc.wait(timeout=END_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

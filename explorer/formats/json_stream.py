@@ -77,6 +77,8 @@ class Element:
     offset: int
     value: Any = None
     error: str | None = None
+    note: str | None = None
+    """A repair made while reading it (bytes that were not UTF-8, replaced)."""
 
 
 @dataclass
@@ -98,6 +100,8 @@ class _Buffer:
     text: str = ""
     dropped: int = 0  # characters discarded before ``text`` starts
     eof: bool = False
+    read_bytes: int = 0
+    note: str | None = None  # a repair not yet told (bytes replaced)
     decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8-sig")()
     )
@@ -108,14 +112,29 @@ class _Buffer:
         self.dropped += keep_from
         size = max(self.chunk_size, want)
         raw = self.fp.read(size)
-        try:
-            self.text += self.decoder.decode(raw, final=not raw)
-        except UnicodeDecodeError as e:
-            where = self.dropped + len(self.text)
-            raise FormatError(f"not UTF-8 text near character {where}: {e.reason}") from e
+        self.text += self._decode(raw)
+        self.read_bytes += len(raw)
         if not raw:
             self.eof = True
         return keep_from
+
+    def _decode(self, raw: bytes) -> str:
+        """UTF-8, and from the first byte that is not, U+FFFD in its place (noted with its
+        byte offset): one bad byte no longer refuses a whole export."""
+        pending = bytes(self.decoder.getstate()[0])
+        try:
+            return self.decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError as e:
+            at = self.read_bytes - len(pending) + e.start
+            self.note = (f"bytes from byte offset {at} on are not UTF-8 ({e.reason}); "
+                         "they are shown as \ufffd")
+            codec = "utf-8-sig" if self.read_bytes - len(pending) == 0 else "utf-8"
+            self.decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+            return self.decoder.decode(pending + raw, final=not raw)
+
+    def take_note(self) -> str | None:
+        note, self.note = self.note, None
+        return note
 
     def release(self, pos: int) -> int:
         """Free the text before ``pos`` once it is large (a big element just decoded)."""
@@ -216,7 +235,8 @@ def _read_element(buf: _Buffer, start: int, index: int) -> tuple[Element, int]:
             return _skip(buf, start, index, "nested too deeply to read")
         else:
             if end < len(buf.text) or buf.eof or buf.text[start] in '{["':
-                return Element(index, buf.dropped + start, value=value), end
+                return Element(index, buf.dropped + start, value=value,
+                               note=buf.take_note()), end
         # Read at least as much again as the element has so far: keeps retries linear.
         start -= buf.more(start, want=len(buf.text) - start)
 

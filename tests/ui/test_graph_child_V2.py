@@ -54,6 +54,7 @@ def no_child_left() -> Iterator[None]:
     """Every test here ends with no child process of its own still running."""
     before = child_pids()
     yield
+    turn_process.settle_children()  # a child that answered keeps its build, then exits
     left = child_pids() - before
     assert not left, f"child processes left behind: {sorted(left)}"
 
@@ -246,7 +247,9 @@ def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
         with qtbot.waitSignal(w.loaded, timeout=60_000):
             w.load_conversation(small)  # under the threshold: on the thread
         assert built == [True]
-        # Opened again unchanged, the graph is the one kept in the file: no child.
+        # Opened again unchanged, once the child has kept it (after it sent it, on its own
+        # time): the graph is the one kept in the file, no child.
+        qtbot.waitUntil(lambda: kept_turns.is_kept(store, cid), timeout=60_000)
         with qtbot.waitSignal(w.loaded, timeout=60_000):
             w.load_conversation(cid)
         assert built == [True]

@@ -95,6 +95,8 @@ def _convert(
         return f"{where}: skipped: {e}"
     if label != Path(source_path).name:
         conv.meta["member"] = label
+    if el.note is not None:
+        conv.notes.append(f"{label}: {el.note}")
     return conv
 
 

@@ -73,9 +73,12 @@ def _convert(el: Element, path: Path) -> ImportedConversation | str:
     if not isinstance(el.value, dict):
         return f"{where}: not an object ({type(el.value).__name__}); skipped"
     try:
-        return convert_chat(el.value, str(path))
+        chat = convert_chat(el.value, str(path))
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:
         return f"{where}: skipped: {e}"
+    if el.note is not None:
+        chat.notes.append(f"{path.name}: {el.note}")
+    return chat
 
 
 def epoch(value: object) -> float | None:

@@ -63,9 +63,12 @@ def test_text_that_is_not_json_is_a_format_error() -> None:
         elements("hello world")
 
 
-def test_invalid_utf8_is_a_format_error() -> None:
-    with pytest.raises(FormatError, match="not UTF-8"):
-        elements(b'[{"a": "\xff\xfe"}]')
+def test_invalid_utf8_is_replaced_and_noted_with_its_byte_offset() -> None:
+    [first, second] = elements(b'[{"a": 1}, {"a": "x\xff\xfe"}]', chunk_size=4)
+    assert first.value == {"a": 1} and first.note is None
+    assert second.value == {"a": "x\ufffd\ufffd"}
+    assert second.note == ("bytes from byte offset 19 on are not UTF-8 (invalid start byte); "
+                           "they are shown as \ufffd")
 
 
 def test_byte_order_mark_is_ignored() -> None:
