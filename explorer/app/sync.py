@@ -43,11 +43,14 @@ class SyncReport:
     added_messages: int = 0
     conversations: set[int] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the sync repaired or skipped, in the words of ``convo import``."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"unchanged": self.unchanged, "appended": self.appended, "reread": self.reread,
                 "added_messages": self.added_messages,
-                "conversations": sorted(self.conversations), "errors": self.errors}
+                "conversations": sorted(self.conversations), "errors": self.errors,
+                "notes": self.notes}
 
     def absorb(self, outcomes: Iterable[ImportOutcome | StoreError], where: str) -> None:
         for outcome in outcomes:
@@ -57,6 +60,7 @@ class SyncReport:
                 self.added_messages += outcome.added
                 if outcome.added:
                     self.conversations.add(outcome.conversation_id)
+                self.notes.extend(outcome.note_lines())
 
 
 @dataclass(frozen=True)

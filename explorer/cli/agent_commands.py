@@ -10,7 +10,7 @@ from types import FrameType
 from explorer.app import handoff, sync
 from explorer.app.sources import TOOL_NAMES, find_sources, iso
 from explorer.cli.commands import Command, add_redact_arg, open_store
-from explorer.cli.output import emit
+from explorer.cli.output import emit, visible
 
 
 def _human(size: int) -> str:
@@ -71,6 +71,14 @@ def _report_lines(r: sync.SyncReport) -> list[str]:
     return lines
 
 
+def _told(args: argparse.Namespace, r: sync.SyncReport) -> None:
+    """The report on stdout; every repair and skip on stderr, as ``convo import`` names them
+    (``--json`` has them under ``notes`` too)."""
+    emit(args, r.to_dict(), _report_lines(r))
+    for note in r.notes:
+        print(f"convo: note: {visible(note)}", file=sys.stderr)
+
+
 def run_sync(args: argparse.Namespace) -> int:
     only = _only(args)
     with open_store(args) as store:
@@ -80,7 +88,7 @@ def run_sync(args: argparse.Namespace) -> int:
                 from explorer.app.prepared_views import prepare_big
 
                 prepare_big(store, sorted(report.conversations))
-            emit(args, report.to_dict(), _report_lines(report))
+            _told(args, report)
             return 0
         stopping = []
 
@@ -91,7 +99,7 @@ def run_sync(args: argparse.Namespace) -> int:
         try:
             print(f"following sessions every {args.interval:g}s; Ctrl+C stops", file=sys.stderr)
             sync.watch(store, None, only, max(0.1, args.interval),
-                       lambda r: emit(args, r.to_dict(), _report_lines(r)),
+                       lambda r: _told(args, r),
                        lambda: bool(stopping))
         finally:
             signal.signal(signal.SIGINT, previous)

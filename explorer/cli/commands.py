@@ -262,13 +262,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def import_notes(report: importing.ImportReport) -> list[str]:
     """The damage an import met, one line each: repairs, skipped records and files."""
-    notes = []
-    for c in report.conversations:
-        where = f"conversation {c.conversation_id}"
-        notes += [f"{where}: repaired/skipped: {n}" for n in c.notes]
-        notes += [f"{where}: not messages: {k} ×{v}" for k, v in sorted(c.ignored_records.items())]
-        if c.incomplete:
-            notes.append(f"{where}: ends mid-turn: the last clean boundary is marked")
+    notes = [line for c in report.conversations for line in c.note_lines()]
     if report.conversations:
         notes += [f"skipped: {e}" for e in report.errors]
     notes += report.skipped_files

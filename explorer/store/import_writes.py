@@ -41,6 +41,17 @@ class ImportOutcome:
     ignored_records: dict[str, int] = field(default_factory=dict)
     incomplete: bool = False
 
+    def note_lines(self) -> list[str]:
+        """What this conversation's import repaired or skipped, one line each (the same
+        words for ``convo import``, ``convo sync`` and the window)."""
+        where = f"conversation {self.conversation_id}"
+        lines = [f"{where}: repaired/skipped: {n}" for n in self.notes]
+        lines += [f"{where}: not messages: {k} ×{v}"
+                  for k, v in sorted(self.ignored_records.items())]
+        if self.incomplete:
+            lines.append(f"{where}: ends mid-turn: the last clean boundary is marked")
+        return lines
+
 
 def identity(ic: ImportedConversation) -> str:
     """The source id, or a digest of the message keys when the source has none."""
