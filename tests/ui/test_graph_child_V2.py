@@ -263,4 +263,5 @@ def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
     finally:
         w.shutdown()  # cancels the load: the child is ended before this returns
         store.close()
+    turn_process.settle_children()  # those that answered end once they kept their build
     assert not child_pids()
