@@ -26,6 +26,7 @@ from explorer.formats.text_repair import repair_surrogates
 from explorer.store import StoreError
 from explorer.store import guard as db_guard
 from explorer.store.import_writes import ImportOutcome
+from explorer.store.writer import DiskFull
 
 
 @dataclass
@@ -357,6 +358,13 @@ class _Batch:
             return self.store.import_conversations(self.pending, self.cancel)
         except CONTENT_ERRORS:  # the batch was rolled back: retried one by one below
             self.meter.writing = 0
+        except DiskFull as e:  # ends the import: name what was not written
+            names = ", ".join(repr(ic.title or ic.source_path or "untitled")
+                              for ic in self.pending[:3])
+            more = f" and {len(self.pending) - 3} more" if len(self.pending) > 3 else ""
+            raise DiskFull(f"the disk is full: nothing of {names}{more} was written (what "
+                           "was imported before it is kept); free space and import again"
+                           ) from e
         results: list[ImportOutcome | StoreError] = []
         for ic in self.pending:
             if self.cancel():

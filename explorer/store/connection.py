@@ -52,7 +52,8 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite rolls back by itself on a full disk: the cause wins
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 

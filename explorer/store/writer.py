@@ -33,6 +33,10 @@ class JournalLost(StoreError):
     program (W1); the database was reopened and the write was not reported done."""
 
 
+class DiskFull(StoreError):
+    """A write found no room (SQLite rolled it back whole)."""
+
+
 class Writer:
     def __init__(self, path: str | Path,
                  on_lost: Callable[[], None] | None = None) -> None:
@@ -92,8 +96,14 @@ class Writer:
         """One transaction; done only once COMMIT returned into the journal on disk."""
         assert self._conn is not None
         self._check_journal("this write was not made")
-        with transaction(self._conn) as conn:
-            result = fn(conn, *args, **kwargs)
+        try:
+            with transaction(self._conn) as conn:
+                result = fn(conn, *args, **kwargs)
+        except sqlite3.OperationalError as e:
+            if "full" not in str(e):
+                raise
+            raise DiskFull("the disk is full: nothing of this write was made, the file is as "
+                           "it was before it; free space and run it again") from e
         self._check_journal("the last write went into the removed file and may be missing")
         return result
 
