@@ -19,7 +19,8 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 WAIT_S = 0.02  # how often a waiting job looks again (a cancel sets no condition)
@@ -71,6 +72,13 @@ class Lane:
         with self._lock:
             self._waiting.append(place)
         return place
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Jobs submitted inside join as one: none goes in before all have joined (a
+        thread that starts at once would otherwise find itself alone in the queue)."""
+        with self._lock:  # re-entrant: joins inside take it again
+            yield
 
     def enter(self, place: Place) -> bool:
         """Block until it is ``place``'s turn; False when its job was cancelled meanwhile."""

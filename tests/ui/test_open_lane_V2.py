@@ -55,9 +55,10 @@ def test_V2_the_opens_jobs_run_one_at_a_time_in_the_stated_order(qtbot: QtBot) -
     figure = TaskRunner(threads=1, name="context-figure", lane=lane)
     log = Log()
     # Submitted in the worst order, in one turn of the event loop, as a window may.
-    tasks = [figure.run(log.job("context-figure")),
-             window.run(log.job("graph"), lane_kind="graph"),
-             skeleton.run(log.job("transcript-skeleton"))]
+    with lane.batch():
+        tasks = [figure.run(log.job("context-figure")),
+                 window.run(log.job("graph"), lane_kind="graph"),
+                 skeleton.run(log.job("transcript-skeleton"))]
     wait_all(qtbot, tasks)
     assert log.most_inside == 1
     assert [name for what, name in log.events if what == "start"] == list(ORDER)
