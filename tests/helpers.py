@@ -111,3 +111,18 @@ class BrokenKeyring(keyring.backend.KeyringBackend):
 
     def delete_password(self, service: str, username: str) -> None:
         raise RuntimeError("no")
+
+
+def newer_database(db: Path) -> None:
+    """The demo in ``db``, then marked as upgraded by a later version (migration
+    ``0099_future`` applied by version 2.3.0), its journal copied in."""
+    from explorer.app.demo import load_demo
+    from explorer.store.connection import open_connection
+
+    with Store(db) as store:
+        load_demo(store)
+    conn = open_connection(db)
+    conn.execute("INSERT INTO _migrations (name, applied_at, version) "
+                 "VALUES ('0099_future', 0, '2.3.0')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()

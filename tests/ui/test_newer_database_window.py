@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.store.connection import open_connection
+from tests.helpers import newer_database
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,12 +26,7 @@ def _convo(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_window_on_a_newer_database_says_so_and_changes_nothing(tmp_path: Path) -> None:
     db = tmp_path / "newer.db"
-    assert _convo("--db", str(db), "demo").returncode == 0
-    conn = open_connection(db)
-    conn.execute("INSERT INTO _migrations (name, applied_at, version) "
-                 "VALUES ('0099_future', 0, '2.3.0')")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    newer_database(db)
     before = _digest(db)
     shot = tmp_path / "shot.png"
     done = _convo("--db", str(db), "--screenshot", str(shot))

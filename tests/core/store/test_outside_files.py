@@ -12,6 +12,7 @@ from pathlib import Path
 
 from explorer.store.connection import open_connection
 from explorer.store.migrations import MIGRATIONS, applied, migrate
+from tests.helpers import newer_database
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -28,12 +29,7 @@ def _convo(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_database_a_newer_version_upgraded_is_refused_in_one_line_untouched(
         tmp_path: Path) -> None:
     db = tmp_path / "newer.db"
-    assert _convo("--db", str(db), "demo").returncode == 0
-    conn = open_connection(db)
-    conn.execute("INSERT INTO _migrations (name, applied_at, version) "
-                 "VALUES ('0099_future', 0, '2.3.0')")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    newer_database(db)
     before = _digest(db)
     for args in (["list"], ["show", "1"], ["import", str(tmp_path / "none.jsonl")]):
         done = _convo("--db", str(db), *args)
