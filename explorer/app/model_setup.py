@@ -7,6 +7,7 @@ keyring or the environment and never appears in an error message.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explorer.app import conversation_ops as ops
@@ -14,6 +15,7 @@ from explorer.app.targets import build_target
 from explorer.compaction.target import ProviderKind, Target
 from explorer.providers import Provider, make_provider
 from explorer.providers.base import TextCallback
+from explorer.providers.http import HttpPolicy
 from explorer.providers.keys import resolve_key
 from explorer.providers.settings import load_settings
 from explorer.providers.summarizer import ProviderSummarizer
@@ -37,6 +39,8 @@ class ModelChoice:
     vision: bool = True
     summary: bool = True
     redact: bool = True
+    timeout: float | None = None
+    """Seconds to wait for the first byte of each try (None: the default, 120)."""
 
     def target(self) -> Target:
         """The target these choices make over the settings (what the preview aims at too)."""
@@ -53,7 +57,8 @@ class Prepared:
 
 
 def prepare(choice: ModelChoice, on_text: TextCallback | None = None,
-            cancel: threading.Event | None = None) -> Prepared:
+            cancel: threading.Event | None = None,
+            notify: Callable[[str], None] | None = None) -> Prepared:
     """The provider and the run options for ``choice``, built from one target."""
     settings = load_settings()
     try:
@@ -70,8 +75,10 @@ def prepare(choice: ModelChoice, on_text: TextCallback | None = None,
                          f"or set ${status.env_var}")
     base_url = choice.base_url or settings.for_provider(kind.value).base_url
     try:
+        policy = HttpPolicy(notify=notify) if choice.timeout is None else HttpPolicy(
+            read_timeout=choice.timeout, notify=notify)
         provider = make_provider(kind, model=target.model, base_url=base_url, api_key=key,
-                                 max_tokens=target.output_reserve)
+                                 max_tokens=target.output_reserve, policy=policy)
     except ValueError as e:
         raise SetupError(str(e)) from None
     options = ops.RunOptions(

@@ -39,6 +39,7 @@ from explorer.providers.keys import (
 from explorer.store import Store
 from explorer.tree.errors import ExplorerError, error_line
 
+EXIT_INTERRUPTED = 130
 EXIT_ERROR = 1
 Action = Callable[[Store, argparse.Namespace, Provider, ops.RunOptions], ops.RunResult]
 
@@ -56,6 +57,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help="never spend a model call on the summary rung")
     p.add_argument("--no-vision", action="store_true",
                    help="the model cannot read images: do not send snapshot pages")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="how long each try waits for the answer's first byte (default 120)")
     add_redact_arg(p)
 
 
@@ -81,17 +84,22 @@ def choice_from(args: argparse.Namespace) -> ModelChoice:
     return ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
                        window=args.window, max_tokens=args.max_tokens, tier=args.tier,
                        vision=not args.no_vision, summary=not args.no_summary,
-                       redact=not args.no_redact)
+                       redact=not args.no_redact, timeout=getattr(args, "timeout", None))
 
 
 def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:
     """The provider and options from the flags over the settings file, with its key."""
     choice = choice_from(args)
     streaming = not getattr(args, "json", False)
-    prepared = prepare(choice, on_text=_print_chunk if streaming else None)
+    prepared = prepare(choice, on_text=_print_chunk if streaming else None,
+                       notify=_waiting)
     for note in prepared.notes:
         print(f"convo: settings: {visible(note)}", file=sys.stderr)
     return prepared.provider, prepared.options
+
+
+def _waiting(line: str) -> None:
+    print(f"convo: {visible(line)}", file=sys.stderr, flush=True)
 
 
 def _print_chunk(text: str) -> None:
@@ -109,6 +117,9 @@ def _run_model(args: argparse.Namespace, action: Action) -> int:
             sys.stdout.write("\n")
         print(f"convo: error: {visible(error_line(e))} (nothing was stored)", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl+C: the turn is written whole or not at all (P2)
+        print("\nconvo: stopped: nothing of this call was stored", file=sys.stderr)
+        return EXIT_INTERRUPTED
     _report(args, result)
     return 0
 

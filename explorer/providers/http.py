@@ -55,6 +55,8 @@ class HttpPolicy:
     backoff: float = 1.0
     max_delay: float = 60.0
     waiter: Waiter = wait
+    notify: Callable[[str], None] | None = None
+    """Told, in one line, each wait a person would otherwise sit through in silence."""
 
     def delay(self, attempt: int, error: ProviderError) -> float:
         """Seconds to wait before attempt ``attempt + 1``; ``retry-after`` wins when longer."""
@@ -100,6 +102,9 @@ def post_lines(
     while True:
         attempt += 1
         started = False
+        if policy.notify is not None and attempt == 1:
+            policy.notify(f"waiting for the first byte (at most {policy.read_timeout:g} s "
+                          f"a try, {policy.max_attempts} tries)")
         try:
             for line in _attempt(url, headers, body, parse_error, policy, cancel):
                 started = True
@@ -111,6 +116,9 @@ def post_lines(
             delay = policy.delay(attempt, error)
             log.info("%s; attempt %d of %d in %.1fs", error.kind, attempt + 1,
                      policy.max_attempts, delay)
+            if policy.notify is not None:
+                policy.notify(f"{error}; trying again in {delay:g} s "
+                              f"(attempt {attempt + 1} of {policy.max_attempts})")
             if policy.waiter(delay, cancel):
                 raise Cancelled("cancelled while waiting to retry") from None
 

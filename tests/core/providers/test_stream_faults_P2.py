@@ -169,3 +169,38 @@ def test_cancel_during_backoff_stops_retrying(
         ops.send(store, conv, "x", make("anthropic", server, policy),
                  run_options("anthropic", cancel=cancel))
     assert len(state.hits) == 1
+
+
+def test_a_silent_server_is_waited_on_out_loud_and_stores_nothing(
+    store: Store, server: ProviderServer, state: ServerState, waits: Waits
+) -> None:
+    """Each wait a person would sit through is said in one line: the first byte awaited,
+    each timeout with the try that follows."""
+    conv = seed_conversation(store, 1)
+    before = db_state(store, conv)
+    state.faults.extend(["slow", "slow"])
+    said: list[str] = []
+    fast = HttpPolicy(connect_timeout=2, read_timeout=0.3, max_attempts=2, backoff=0.1,
+                      waiter=waits, notify=said.append)
+    with pytest.raises(ProviderTimeout):
+        ops.send(store, conv, "again", make("anthropic", server, fast),
+                 run_options("anthropic"))
+    assert said[0] == "waiting for the first byte (at most 0.3 s a try, 2 tries)"
+    assert said[1].endswith("; trying again in 0.1 s (attempt 2 of 2)")
+    assert "no answer within the timeout" in said[1]
+    assert db_state(store, conv) == before
+
+
+def test_the_command_lines_timeout_reaches_the_providers_policy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.app.model_setup import ModelChoice, prepare
+    from explorer.cli import main
+    from explorer.cli.model_commands import choice_from
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-for-the-policy")
+    args = main.build_parser().parse_args(["send", "1", "--text", "hi", "--timeout", "7.5"])
+    choice = choice_from(args)
+    assert choice.timeout == 7.5
+    provider = prepare(choice).provider
+    assert provider.policy.read_timeout == 7.5  # type: ignore[attr-defined]
+    assert prepare(ModelChoice()).provider.policy.read_timeout == 120.0  # type: ignore[attr-defined]
