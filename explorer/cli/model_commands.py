@@ -59,6 +59,9 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help="the model cannot read images: do not send snapshot pages")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="how long each try waits for the answer's first byte (default 120)")
+    p.add_argument("--key-env", metavar="NAME",
+                   help="the environment variable holding the key for a custom --base-url "
+                        "(a provider's own key goes only to its own host)")
     add_redact_arg(p)
 
 
@@ -84,7 +87,8 @@ def choice_from(args: argparse.Namespace) -> ModelChoice:
     return ModelChoice(kind=args.provider, model=args.model, base_url=args.base_url,
                        window=args.window, max_tokens=args.max_tokens, tier=args.tier,
                        vision=not args.no_vision, summary=not args.no_summary,
-                       redact=not args.no_redact, timeout=getattr(args, "timeout", None))
+                       redact=not args.no_redact, timeout=getattr(args, "timeout", None),
+                       key_env=getattr(args, "key_env", None))
 
 
 def setup(args: argparse.Namespace) -> tuple[Provider, ops.RunOptions]:

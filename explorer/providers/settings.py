@@ -28,6 +28,9 @@ class ProviderSettings:
     model: str
     window: int
     max_output_tokens: int = 4096
+    key_sent_to: str = ""
+    """A base URL other than the provider's own that the person trusts with its key (the
+    key never goes anywhere else)."""
 
 
 DEFAULTS: dict[str, ProviderSettings] = {

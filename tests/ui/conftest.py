@@ -104,7 +104,8 @@ def provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     server = ProviderServer(state).start()
     config = tmp_path / "settings.json"
     config.write_text(json.dumps({"provider": "anthropic", "providers": {
-        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000}}}))
+        "anthropic": {"base_url": server.url, "model": "claude-test", "window": 200_000,
+                      "key_sent_to": server.url}}}))
     monkeypatch.setenv("CONVO_CONFIG", str(config))
     previous = keyring.get_keyring()
     memory = MemoryKeyring()

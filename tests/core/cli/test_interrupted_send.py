@@ -51,7 +51,8 @@ def test_ctrl_c_during_a_send_stops_at_once_and_stores_nothing(tmp_path: Path) -
         proc = subprocess.Popen(
             [sys.executable, "-m", "explorer.cli.main", "--db", str(db), "send", "1",
              "--text", "anyone there?", "--provider", "anthropic", "--no-summary",
-             "--base-url", f"http://127.0.0.1:{port}", "--timeout", "30"],
+             "--base-url", f"http://127.0.0.1:{port}", "--key-env", "ANTHROPIC_API_KEY",
+             "--timeout", "30"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         assert proc.stderr is not None
         first = proc.stderr.readline()  # the wait is said as it starts

@@ -9,7 +9,7 @@ import keyring
 import pytest
 from helpers import MemoryKeyring
 from provider_seed import Waits
-from provider_server import ProviderServer, ServerState
+from provider_server import ProviderServer, ServerState, trust_server
 
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store
@@ -33,7 +33,11 @@ def state() -> ServerState:
 
 @pytest.fixture
 def server(state: ServerState) -> Iterator[ProviderServer]:
+    """The loopback stand-in for every provider, trusted with their keys in the settings
+    file as a person trusts a proxy (a provider's key goes only to its own host, or to a
+    URL named for it)."""
     srv = ProviderServer(state).start()
+    trust_server(srv)
     yield srv
     srv.close()
 

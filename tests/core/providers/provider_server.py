@@ -15,12 +15,14 @@ import binascii
 import io
 import json
 import math
+import os
 import socket
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
@@ -666,3 +668,15 @@ class ProviderServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+
+def trust_server(srv: ProviderServer, path: Path | None = None) -> None:
+    """Name ``srv`` as the server each provider's key may go to, in the settings file."""
+    settings = path or Path(os.environ["CONVO_CONFIG"])
+    data = json.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
+    providers = data.setdefault("providers", {})
+    for kind, url in (("anthropic", srv.url), ("openai", srv.url + "/v1"),
+                      ("gemini", srv.url)):
+        providers.setdefault(kind, {})["key_sent_to"] = url
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(data), encoding="utf-8")

@@ -15,7 +15,7 @@ from cli_helpers import run_cli
 from helpers import BrokenKeyring, MemoryKeyring
 from keyring.backends import fail
 from provider_seed import seed_conversation
-from provider_server import ProviderServer, ServerState
+from provider_server import ProviderServer, ServerState, trust_server
 
 from explorer.app.exporting import export_lines
 from explorer.providers import AnthropicProvider, OpenAIProvider, ProviderError
@@ -128,6 +128,7 @@ def test_a_planted_key_appears_nowhere(
     monkeypatch.setenv("ANTHROPIC_API_KEY", env_key)
     monkeypatch.setenv("OPENAI_API_KEY", openai_key)
     monkeypatch.setenv("CONVO_CONFIG", str(tmp_path / "settings.json"))
+    trust_server(server)  # the loopback server stands in for both providers' hosts
     caplog.set_level(logging.DEBUG)
     state.anthropic_key, state.openai_key = key, openai_key
     db = tmp_path / "leak.db"
