@@ -70,7 +70,8 @@ def test_X1_compare_from_a_probe_shows_each_columns_rung_tokens_cost_and_recall(
                              assistant(f"answer {n}: we decided to use retry-{n} "
                                        "instead of failing. " + "text " * 200)])
     prepared = prepare(ModelChoice(kind="anthropic", model=MODEL, window=200_000,
-                                   base_url=server.url, max_tokens=500, summary=False))
+                                   base_url=server.url, max_tokens=500, summary=False,
+                                   key_env="ANTHROPIC_API_KEY"))
     result = probe.probe(s, conv, "what failed first?", prepared.provider, prepared.options,
                          ["full", "snapshot"], quiz_size=4)
     ids = result.answer_ids()

@@ -39,7 +39,8 @@ def test_probe_from_the_preview_opens_the_answers_in_compare_with_their_costs(
 
     def choice(self: ProbeBench, target: Target) -> ModelChoice:
         return ModelChoice(kind="openai", model=target.model, window=target.window,
-                           tier=target.tier, base_url=url, max_tokens=500, summary=False)
+                           tier=target.tier, base_url=url, max_tokens=500, summary=False,
+                           key_env="OPENAI_API_KEY")  # the key, named for the loopback server
 
     monkeypatch.setattr(ProbeBench, "choice", choice)
     monkeypatch.setattr(ProbeBench, "ask_text", lambda self: "what failed first?")
