@@ -24,6 +24,9 @@ COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 _lock = threading.Lock()
 _open: Counter[Path] = Counter()
+_known: dict[Path, tuple[frozenset[Path], tuple[int, int] | None]] = {}
+"""Each open database: its files' resolved names, and its own identity, worked out once
+(``database_of`` runs for every file an import sniffs)."""
 
 
 def files_of(db_path: Path) -> tuple[Path, ...]:
@@ -32,8 +35,10 @@ def files_of(db_path: Path) -> tuple[Path, ...]:
 
 
 def register(db_path: Path) -> None:
+    key = _resolved(db_path)
     with _lock:
-        _open[_resolved(db_path)] += 1
+        _open[key] += 1
+        _known[key] = (frozenset(files_of(key)), _identity(key))
 
 
 def unregister(db_path: Path) -> None:
@@ -42,6 +47,7 @@ def unregister(db_path: Path) -> None:
         _open[key] -= 1
         if _open[key] <= 0:
             del _open[key]
+            _known.pop(key, None)
 
 
 def open_databases() -> list[Path]:
@@ -51,20 +57,23 @@ def open_databases() -> list[Path]:
 
 def database_of(path: Path, also: Path | None = None) -> Path | None:
     """The open database (or ``also``) that ``path`` is, or is a companion file of; None
-    for any other path. Compared by resolved name and by file identity, so a link or a
-    second name of the same file counts too."""
-    candidates = open_databases()
+    for any other path. Compared by resolved name, and with the database file itself by
+    identity, so a link or a second name of it counts too."""
+    with _lock:
+        known = dict(_known)
     if also is not None:
-        candidates.append(_resolved(also))
-    if not candidates:
+        key = _resolved(also)
+        known.setdefault(key, (frozenset(files_of(key)), _identity(key)))
+    if not known:
         return None
     target = _resolved(path)
+    for db, (names, _ident) in known.items():
+        if target in names:
+            return db
     ident = _identity(path)
-    for db in candidates:
-        for companion in files_of(db):
-            if target == companion or (ident is not None and ident == _identity(companion)):
-                return db
-    return None
+    if ident is None:
+        return None
+    return next((db for db, (_names, own) in known.items() if own == ident), None)
 
 
 def describe(path: Path, db: Path) -> str:
