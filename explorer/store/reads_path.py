@@ -169,7 +169,7 @@ def window_messages(
     for r in conn.execute(
         "SELECT p.message_id, p.kind, substr(p.text, 1, ?), "
         "coalesce(p.size_chars, length(p.text)), p.tool_name, "
-        "p.tool_use_id, p.is_error, b.data, p.media_type, p.meta "
+        "p.tool_use_id, p.is_error, b.data, p.media_type, p.meta, p.idx "
         "FROM parts p LEFT JOIN blobs b ON b.hash = p.blob_hash "
         "WHERE p.message_id IN (SELECT value FROM json_each(?)) ORDER BY p.message_id, p.idx",
         (fold, key),
@@ -179,19 +179,12 @@ def window_messages(
             meta = {**meta, FOLDED_KEY: int(r[3])}
         text = r[2] or ""
         if r[3] is not None and len(text) < min(fold, r[3]):  # SQL's substr stops at a NUL
-            text = _whole_text(conn, r[0], len(out[r[0]].parts))[:fold]
+            text = part_text(conn, r[0], r[10])[:fold]
         out[r[0]].parts.append(Part(
             kind=r[1], text=text, tool_name=r[4], tool_use_id=r[5], is_error=bool(r[6]),
             data=r[7], media_type=r[8], meta=meta,
         ))
     return out
-
-
-def _whole_text(conn: sqlite3.Connection, mid: int, position: int) -> str:
-    """The text of the ``position``-th part of ``mid`` as Python reads it (NULs and all)."""
-    row = conn.execute("SELECT text FROM parts WHERE message_id = ? ORDER BY idx "
-                       "LIMIT 1 OFFSET ?", (mid, position)).fetchone()
-    return str(row[0] or "") if row is not None else ""
 
 
 def text_head(conn: sqlite3.Connection, mid: int, chars: int) -> str:
