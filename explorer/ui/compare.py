@@ -48,9 +48,6 @@ LEGEND = ("Highlighted words are a column's own that the base lacks; struck word
           "base's that the column lacks. The base itself carries no marks.")
 
 
-ForkRunner = Callable[[int, int, str | None, Callable[[int], object],
-                       Callable[[BaseException], object]], None]
-"""conversation, message, title, then (the new conversation's id), failed."""
 Runner = Callable[[str, Callable[[], object], Callable[[object], object],
                    Callable[[BaseException], object]], object]
 """what, work, then, failed: a job off the main thread (the main window's operations)."""
@@ -65,8 +62,8 @@ class CompareWindow(QWidget):
         super().__init__(parent, Qt.WindowType.Window)
         self.store = store
         self.conv_id = conv_id
-        self.fork_runner: ForkRunner | None = None  # set by the window that opened this one
-        self.runner: Runner | None = None  # likewise: long writes go there
+        self.runner: Runner | None = None  # set by the window that opened this one: long
+        # writes (a fork, an export) go there, off its main thread
         self.comparison: Comparison | None = None
         self.headers: list[ColumnHeader] = []
         self.cells: list[list[CellWidget]] = []
@@ -253,24 +250,35 @@ class CompareWindow(QWidget):
         title = self.ask_fork_title(f"Fork of {conv.display_title} ({column.label})")
         if title is None:
             return
-        if self.fork_runner is not None:  # the main window's operations, off its thread
-            self.fork_runner(self.conv_id, column.leaf_id, title or None,
-                             lambda new: self.forked_into(j, new), self.fork_failed)
+        leaf = column.leaf_id
+
+        def done(new: object) -> None:
+            assert isinstance(new, int)
+            self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}; "
+                                "this window still compares the original.")
+            self.forked.emit(new)
+
+        def failed(error: BaseException) -> None:
+            if not isinstance(error, StoreError | NotFound):
+                raise error
+            self.status.setText(f"Fork failed: {error}")
+
+        self._run("Forking a branch", lambda: self.store.fork(self.conv_id, leaf, title or None),
+                  done, failed)
+
+    def _run(self, what: str, work: Callable[[], object], done: Callable[[object], object],
+             failed: Callable[[BaseException], object]) -> None:
+        """``work`` on the opening window's operations (off its main thread), or here when
+        this window was opened on its own."""
+        if self.runner is not None:
+            self.runner(what, work, done, failed)
             return
         try:
-            new = self.store.fork(self.conv_id, column.leaf_id, title or None)
-        except (StoreError, NotFound) as e:
-            self.fork_failed(e)
+            result = work()
+        except (StoreError, NotFound, OSError) as e:
+            failed(e)
             return
-        self.forked_into(j, new)
-        self.forked.emit(new)
-
-    def forked_into(self, j: int, new: int) -> None:
-        self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}; "
-                            "this window still compares the original.")
-
-    def fork_failed(self, error: BaseException) -> None:
-        self.status.setText(f"Fork failed: {error}")
+        done(result)
 
     def export_column(self, j: int) -> None:
         assert self.comparison is not None
@@ -296,10 +304,4 @@ class CompareWindow(QWidget):
                 raise error
             self.status.setText(f"Export failed: {error}")
 
-        if self.runner is not None:  # the main window's operations, off its thread
-            self.runner("Exporting a branch", work, done, failed)
-            return
-        try:
-            done(work())
-        except (StoreError, NotFound, OSError) as e:
-            failed(e)
+        self._run("Exporting a branch", work, done, failed)

@@ -33,13 +33,6 @@ class CompareActions:
         self.window: QWidget | None = None  # the compare window open now
         self.last_error = ""
 
-    def _fork(self, conv: int, mid: int, title: str | None, then: Callable[[int], object],
-              failed: Callable[[BaseException], object]) -> None:
-        """A compare window's fork, written off the main thread; the fork is then shown."""
-        store = self.view.store
-        self.view.ops.run("Forking", lambda: store.fork(conv, mid, title), then, failed,
-                          refresh=lambda new: new)
-
     def handlers(self) -> dict[str, Callable[..., None]]:
         """Right-click entries."""
         return {"compare": self.compare, "mark": self.toggle_mark,
@@ -110,7 +103,6 @@ class CompareActions:
         window = CompareWindow(store, conv, ids, self.view.window(), clicked=clicked)
         window.branchChosen.connect(
             lambda c, mid, w=window: self.branch_in(c, mid, w.mark_active))
-        window.fork_runner = self._fork
         window.runner = lambda what, work, then, failed: self.view.ops.run(
             what, work, then, failed, refresh=lambda _r: False)
         window.forked.connect(self.view.refresh)
