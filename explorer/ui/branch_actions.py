@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from explorer.app import tree_actions
 from explorer.app.message_actions import branch_target
-from explorer.tree.errors import ExplorerError, error_line
+from explorer.ui.op_runner import telling
 from explorer.ui.tree_commands import TreeCommands
 from explorer.ui.window_view import WindowView
 
@@ -23,12 +23,9 @@ class BranchActions:
         self.view = view
         self.commands = commands
 
-    def failed(self, error: BaseException) -> None:
-        """A refusal or a file error is told in one line; anything else is a bug, told with
-        its details by the error bar."""
-        if not isinstance(error, ExplorerError | OSError):
-            raise error
-        self.view.questions.fail(error_line(error))
+    @property
+    def failed(self) -> Callable[[BaseException], None]:
+        return telling(self.view.questions.fail)
 
     def told(self, title: str) -> Callable[[str], None]:
         return lambda line: self.view.questions.tell(title, line)

@@ -15,8 +15,7 @@ from typing import Protocol
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explorer.store import Store
-from explorer.tree.errors import ExplorerError, error_line
-from explorer.ui.op_runner import OpRunner
+from explorer.ui.op_runner import OpRunner, telling
 from explorer.ui.tasks import TaskRunner
 
 
@@ -46,12 +45,10 @@ class Exports:
         self.store, self.tasks, self.ops, self.parent = store, tasks, ops, parent
         self._conversation, self.redact, self.q = conversation, redact, questions
 
-    def failed(self, error: BaseException) -> None:
-        """A refusal or a file error is told in one line; anything else is a bug for the
-        error bar."""
-        if not isinstance(error, ExplorerError | OSError):
-            raise error
-        self.q.fail(error_line(error))
+    @property
+    def failed(self) -> Callable[[BaseException], None]:
+        """A refusal or a file error is told in one line; anything else is a bug."""
+        return telling(self.q.fail)
 
     def copy(self, mid: int) -> None:
         message = self.store.message(mid)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QObject
 
+from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.tasks import Task, TaskRunner
 
 T = TypeVar("T")
@@ -69,3 +70,17 @@ class OpRunner(QObject):
         """The window closes: what was asked is still written, nothing more is started."""
         self.settle()
         self.tasks.shutdown()
+
+
+def telling(tell: Callable[[str], object]) -> Callable[[BaseException], None]:
+    """A failure handler for an operation: a refusal (``ExplorerError``) or a file error is
+    told in one line through ``tell``; anything else is a bug, raised again for the error bar
+    and the log (E1)."""
+
+    def failed(error: BaseException) -> None:
+        if not isinstance(error, ExplorerError | OSError):
+            raise error
+        lookup = isinstance(error, LookupError) and error.args
+        tell(str(error.args[0]) if lookup else error_line(error))
+
+    return failed

@@ -19,6 +19,7 @@ from explorer.app.views import tree_lines
 from explorer.store import StoreError
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.tree.tending import CheckpointsOnBranch
+from explorer.ui.op_runner import telling
 from explorer.ui.window_view import WindowView
 
 if TYPE_CHECKING:
@@ -144,9 +145,7 @@ class SlashDispatcher:
 
     def _failed(self, error: BaseException) -> None:
         """A refusal, told under the bar's input; anything else is a bug for the error bar."""
-        if not isinstance(error, ExplorerError | OSError):
-            raise error
-        self.bar.show_error(error_line(error))
+        telling(self.bar.show_error)(error)
 
     def _tend(self, change: Change) -> None:
         """Show what a tending command did (the views were refreshed already)."""

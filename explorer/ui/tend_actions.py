@@ -15,10 +15,10 @@ from collections.abc import Callable
 from explorer.app.message_actions import Availability
 from explorer.app.tend_menu import tending_availability
 from explorer.app.tree_actions import Change
-from explorer.store import NotFound, StoreError
+from explorer.store import StoreError
 from explorer.store.marks import Marks
-from explorer.tree.errors import ExplorerError
 from explorer.tree.tending import CheckpointsOnBranch
+from explorer.ui.op_runner import telling
 from explorer.ui.tend_commands import TendCommands
 from explorer.ui.tend_view import Asks, TendView
 
@@ -45,12 +45,7 @@ class TendActions:
 
     def _failed(self, error: BaseException) -> None:
         """A refusal is told in one line; anything else is a bug for the error bar."""
-        if isinstance(error, NotFound):
-            self.asks.fail(str(error.args[0]) if error.args else str(error))
-        elif isinstance(error, ExplorerError):
-            self.asks.fail(str(error))
-        else:
-            raise error
+        telling(self.asks.fail)(error)
 
     def archive(self, mid: int) -> None:
         self.commands.archive(mid, self._told("Archive"), self._failed)
