@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from explorer.app.import_files import not_regular, odd_entries, own_database, visible
 from explorer.app.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.importer import Importer
@@ -24,7 +24,6 @@ from explorer.formats.jsonl import read_progress
 from explorer.formats.registry import capabilities, detect
 from explorer.formats.text_repair import repair_surrogates
 from explorer.store import StoreError
-from explorer.store import guard as db_guard
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.writer import DiskFull
 
@@ -80,46 +79,6 @@ class ConversationWrites(Protocol):
 FOLDER_SCAN_LIMIT = 5000
 
 
-def _visible(name: str) -> bool:
-    return not name.startswith(".")
-
-
-def _not_regular(path: Path) -> str | None:
-    """What ``path`` is when it is neither a folder nor a regular file (a link is followed):
-    reading a named pipe waits forever, a device (``/dev/zero``) never ends."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None  # missing or unreadable: said where it is read
-    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
-
-
-def _odd_entries(folder: Path) -> Iterator[tuple[Path, str]]:
-    """The pipes, devices and sockets in ``folder`` (a format that reads a folder whole reads
-    regular files only, so these are left out)."""
-    seen = 0
-    for top, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if _visible(d)]
-        for name in files:
-            seen += 1
-            if seen > FOLDER_SCAN_LIMIT:
-                return
-            odd = _not_regular(Path(top) / name) if _visible(name) else None
-            if odd is not None:
-                yield Path(top) / name, odd
-
-
-def _own_database(path: Path) -> bool:
-    """Whether ``path`` is a database this process has open, or one of its companions."""
-    return db_guard.database_of(path) is not None
-
-
 def input_size(path: Path) -> int:
     """Bytes of the files an import of ``path`` reads (hidden entries are never read)."""
     try:
@@ -129,9 +88,9 @@ def input_size(path: Path) -> int:
         return 0
     total = 0
     for folder, dirs, files in os.walk(path):
-        dirs[:] = [d for d in dirs if _visible(d)]
+        dirs[:] = [d for d in dirs if visible(d)]
         for name in files:
-            if _visible(name):
+            if visible(name):
                 try:
                     total += (Path(folder) / name).stat().st_size
                 except OSError:
@@ -149,7 +108,7 @@ def _sources(
     format; a mixed folder is searched entry by entry, and a zip found in it
     that no importer reads whole is unpacked and searched like a folder.
     """
-    if _own_database(path) or _not_regular(path) is not None:
+    if own_database(path) or not_regular(path) is not None:
         yield path, None  # never opened: SQLite's locks (W1); a pipe or device never ends
         return
     module = detect(path)
@@ -165,13 +124,13 @@ def _sources(
         yield path, module
         return
     for child in sorted(path.iterdir()):
-        if _visible(child.name):
+        if visible(child.name):
             yield from _sources(child, unpacker, True, zips)
 
 
 def _holds_other_formats(folder: Path, module: Importer) -> bool:
     files = (f for f in folder.rglob("*")
-             if f.is_file() and _visible(f.name) and not _own_database(f))
+             if f.is_file() and visible(f.name) and not own_database(f))
     for n, f in enumerate(files):
         if n >= FOLDER_SCAN_LIMIT:
             return False
@@ -190,16 +149,17 @@ def _plan(
             report.errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path, unpacker):
-            odd = _not_regular(source)
-            if module is None and _own_database(source):
+            odd = not_regular(source)
+            if module is None and own_database(source):
                 own = f"{source}: it is the database this program has open; not imported"
                 (report.errors if source == path else report.skipped_files).append(own)
             elif module is None and odd is not None:
                 (report.errors if source == path else report.skipped_files).append(
                     f"{source}: {odd}, not a file; skipped")
             elif module is not None and source.is_dir():  # read whole: say what it leaves out
+                odd_ones = odd_entries(source, FOLDER_SCAN_LIMIT)
                 report.skipped_files.extend(f"{entry}: {what}, not a file; skipped"
-                                            for entry, what in _odd_entries(source))
+                                            for entry, what in odd_ones)
             elif module is None and source == path:
                 report.errors.append(f"{source}: not a transcript format this program reads")
             elif module is None:
