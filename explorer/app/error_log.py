@@ -120,7 +120,8 @@ def _crash_file() -> None:
     try:
         log_dir().mkdir(parents=True, exist_ok=True)
         crash = (log_dir() / CRASH_NAME).open("a", encoding="utf-8")
-    except OSError:
+    except OSError as e:  # said: a hard crash would leave no stack behind
+        log.warning("no crash log in %s (%s): a hard crash leaves no stack", log_dir(), e)
         return
     _state["crash_file"] = crash
     _state["fault_before"] = faulthandler.is_enabled()

@@ -267,6 +267,7 @@ def settle_children(timeout: float = END_WAIT_S) -> None:
 def _reap(proc: subprocess.Popen[bytes]) -> None:
     try:
         proc.wait(timeout=END_WAIT_S)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired:  # logged: its build is not kept, the next open builds
+        log.warning("a view's child took over %.0f s to keep its build; ended", END_WAIT_S)
         proc.kill()
         proc.wait()
