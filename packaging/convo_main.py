@@ -1,8 +1,8 @@
 """The bundle's entry point: the same ``convo`` command line the installed package has.
 
 A bundle has no ``python -m``: the window starts its helper processes as
-``<this executable> -m explorer.app.import_child`` (an import's reader) or
-``-m explorer.app.turn_child`` (a big conversation's turn graph), which land here and
+``<this executable> -m explorer.app.importing.child`` (an import's reader) or
+``-m explorer.app.graph.turn_child`` (a big conversation's turn graph), which land here and
 run that module.
 """
 
@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 
-from explorer.app import import_child, turn_child
+from explorer.app.graph import turn_child
+from explorer.app.importing import child as import_child
 from explorer.cli.main import main
 
-IMPORT_CHILD = ["-m", "explorer.app.import_child"]
-TURN_CHILD = ["-m", "explorer.app.turn_child"]
+IMPORT_CHILD = ["-m", "explorer.app.importing.child"]
+TURN_CHILD = ["-m", "explorer.app.graph.turn_child"]
 
 if __name__ == "__main__":
     if sys.argv[1:] == IMPORT_CHILD:

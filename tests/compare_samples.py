@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 
 BRANCHING = {

@@ -116,7 +116,7 @@ class BrokenKeyring(keyring.backend.KeyringBackend):
 def newer_database(db: Path) -> None:
     """The demo in ``db``, then marked as upgraded by a later version (migration
     ``0099_future`` applied by version 2.3.0), its journal copied in."""
-    from explorer.app.demo import load_demo
+    from explorer.app.importing.demo import load_demo
     from explorer.store.connection import open_connection
 
     with Store(db) as store:

@@ -364,8 +364,8 @@ def test_installer_compiles_against_a_fake_bundle(tmp_path: Path) -> None:
 def test_the_bundles_entry_runs_the_windows_import_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bundle has no ``python -m``: the window's import reader is started as the bundle's
-    executable with ``-m explorer.app.import_child``, which its entry script must run."""
-    from explorer.app import import_process
+    executable with ``-m explorer.app.importing.child``, which its entry script must run."""
+    from explorer.app.importing import process as import_process
     from explorer.store import Store
 
     bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
@@ -391,10 +391,10 @@ def test_the_bundles_entry_runs_the_windows_import_reader(
 
 def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big conversation's turn graph is built by ``<bundle> -m explorer.app.turn_child``:
+    """A big conversation's turn graph is built by ``<bundle> -m explorer.app.graph.turn_child``:
     the entry script must run that module (and answer as ``python -m`` does)."""
-    from explorer.app import turn_process
-    from explorer.app.turn_text import turn_view
+    from explorer.app.graph import turn_process
+    from explorer.app.graph.turn_text import turn_view
     from explorer.store import Store
     from explorer.tree.model import Message, Part
 

@@ -8,8 +8,8 @@ otherwise.
 
 from __future__ import annotations
 
-from explorer.app.image_ocr import missing_note, pixel_reader
 from explorer.app.preferences import load_app_prefs
+from explorer.app.sharing.image_ocr import missing_note, pixel_reader
 from explorer.compaction.page_geometry import DEFAULT_MODELS
 from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind, Target
 from explorer.providers.settings import load_settings

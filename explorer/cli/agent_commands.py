@@ -7,8 +7,9 @@ import signal
 import sys
 from types import FrameType
 
-from explorer.app import handoff, sync
-from explorer.app.sources import TOOL_NAMES, find_sources, iso
+from explorer.app.importing import sync
+from explorer.app.importing.sources import TOOL_NAMES, find_sources, iso
+from explorer.app.sharing import handoff
 from explorer.cli.commands import Command, add_redact_arg, open_store
 from explorer.cli.output import emit, visible
 
@@ -85,7 +86,7 @@ def run_sync(args: argparse.Namespace) -> int:
         if not args.watch:
             report = sync.sync_sources(store, only=only)
             if report.conversations:  # as convo import: the big ones' views worked out now
-                from explorer.app.prepared_views import prepare_big
+                from explorer.app.kept.prepared import prepare_big
 
                 prepare_big(store, sorted(report.conversations))
             _told(args, report)

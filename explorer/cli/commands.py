@@ -8,7 +8,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from explorer.app import demo, exporting, importing, tree_actions, tree_view, turn_text, views
+from explorer.app.graph import turn_text
+from explorer.app.importing import demo
+from explorer.app.importing import run as importing
+from explorer.app.sharing import exporting
+from explorer.app.tending import tree_actions
+from explorer.app.views import read as views
+from explorer.app.views import tree_view
 from explorer.cli.db_location import check_db_location
 from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
@@ -243,7 +249,7 @@ def run_import(args: argparse.Namespace) -> int:
     with open_store(args) as s:
         report = importing.import_paths(s, [Path(p) for p in args.paths])
         if any(c.added for c in report.conversations):
-            from explorer.app.prepared_views import prepare_big  # graph code: only then
+            from explorer.app.kept.prepared import prepare_big  # graph code: only then
 
             prepare_big(s, [c.conversation_id for c in report.conversations if c.added])
     lines = [f"conversation {c.conversation_id} ({c.source_format}) {masked(c.title)!r}: "

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from explorer.app import compacting
+from explorer.app.context import compacting
 from explorer.app.targets import build_target
 from explorer.cli import context_commands
 from explorer.cli.commands import Command, add_conv_arg, add_redact_arg, open_store

@@ -1,6 +1,6 @@
 """``convo compare``: the compare window's columns and differences, printed.
 
-It calls the same ``explorer.app.compare`` the window does, so what a script
+It calls the same ``explorer.app.comparing.columns`` the window does, so what a script
 sees is what a person sees.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from explorer.app.compare import MODES, CompareError, compare, siblings_to_compare
-from explorer.app.compare_text import text_lines, to_json
+from explorer.app.comparing.columns import MODES, CompareError, compare, siblings_to_compare
+from explorer.app.comparing.text import text_lines, to_json
 from explorer.cli.commands import Command, open_store
 from explorer.cli.output import emit
 from explorer.store import StoreError

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from explorer.app import safe_write
-from explorer.app.context_at import NodeContext, context_at, context_lines
-from explorer.app.context_diff import diff, diff_lines
+from explorer.app.context.at import NodeContext, context_at, context_lines
+from explorer.app.context.diff import diff, diff_lines
+from explorer.app.sharing import safe_write
 from explorer.cli.commands import open_store
 from explorer.cli.output import emit
 from explorer.compaction.ladder import LadderError

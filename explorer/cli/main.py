@@ -147,7 +147,7 @@ def _smoke_test() -> int:
 
 
 def _launch_app(args: argparse.Namespace) -> int:
-    from explorer.app import safe_write
+    from explorer.app.sharing import safe_write
     from explorer.cli.db_location import check_db_location
 
     args.creates_db = True  # the window loads the demo into a new database

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from explorer.app import conversation_ops as ops
-from explorer.app.model_setup import ModelChoice, prepare
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.calls.model_setup import ModelChoice, prepare
 from explorer.cli.commands import (
     Command,
     add_conv_arg,

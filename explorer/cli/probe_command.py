@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from explorer.app import probe
-from explorer.app.model_setup import SetupError, prepare
+from explorer.app.calls import probe
+from explorer.app.calls.model_setup import SetupError, prepare
 from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.model_commands import _model_args, choice_from
 from explorer.cli.output import emit, visible

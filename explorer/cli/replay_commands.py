@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.app import fanout, replay
-from explorer.app.model_setup import ModelChoice, SetupError, prepare
+from explorer.app.calls import fanout, replay
+from explorer.app.calls.model_setup import ModelChoice, SetupError, prepare
 from explorer.cli.commands import Command, add_conv_arg, open_store, read_text
 from explorer.cli.output import emit
 from explorer.providers import PROVIDER_KINDS

@@ -1,6 +1,6 @@
 """Subcommands that tend the tree: archive, delete, undo, redo, purge, star, label, note, merge.
 
-Each calls one operation of ``explorer.app.tree_actions`` (the window calls the same
+Each calls one operation of ``explorer.app.tending.tree_actions`` (the window calls the same
 ones), prints one line for people, and with ``--json`` names exactly what changed.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.app import merge, redo, tree_actions, undo
-from explorer.app.model_setup import ModelChoice, SetupError, prepare
-from explorer.app.tree_actions import Change
+from explorer.app.calls.model_setup import ModelChoice, SetupError, prepare
+from explorer.app.tending import merge, redo, tree_actions, undo
+from explorer.app.tending.tree_actions import Change
 from explorer.cli.commands import Command, open_store
 from explorer.cli.output import emit
 from explorer.compaction.summary import Summarizer

@@ -13,20 +13,20 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from explorer.app import heap
-from explorer.app.demo import demo_loaded, load_demo
-from explorer.app.kept_turns import start_early_if_cold
+from explorer.app.graph.turn_process import drop_early
+from explorer.app.importing.demo import demo_loaded, load_demo
+from explorer.app.importing.unzip import remove_stale_folders
+from explorer.app.kept.turns import start_early_if_cold
 from explorer.app.preferences import load_app_prefs
-from explorer.app.turn_process import drop_early
-from explorer.app.undo import purge_expired
-from explorer.app.unzip import remove_stale_folders
+from explorer.app.tending.undo import purge_expired
 from explorer.resources import resource_path
 from explorer.store import Store, StoreError
-from explorer.ui import collector
+from explorer.ui.background import collector
+from explorer.ui.background.interrupts import close_on_signals
 from explorer.ui.error_bar import route_qt_messages
-from explorer.ui.interrupts import close_on_signals
-from explorer.ui.main_window import MainWindow, remembered_or_first
 from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
+from explorer.ui.window.main_window import MainWindow, remembered_or_first
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
 GIL_SWITCH_S = 0.0005

@@ -23,10 +23,11 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from explorer.app import safe_write, turn_process
+from explorer.app.graph import turn_process
+from explorer.app.sharing import safe_write
 from explorer.store import Store
-from explorer.ui.lane import OPEN_LANE
-from explorer.ui.main_window import MainWindow
+from explorer.ui.background.lane import OPEN_LANE
+from explorer.ui.window.main_window import MainWindow
 
 SETTLE_MS = 400
 LIMIT_MS = 15 * 60_000

@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.store import NotFound, Store
-from explorer.ui.format_badges import format_icon
+from explorer.ui.window.format_badges import format_icon
 
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 200

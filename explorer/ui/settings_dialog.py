@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.app.image_ocr import tesseract
 from explorer.app.preferences import (
     THEMES,
     THRESHOLD_MAX,
@@ -40,6 +39,7 @@ from explorer.app.preferences import (
     load_app_prefs,
     save_app_prefs,
 )
+from explorer.app.sharing.image_ocr import tesseract
 from explorer.compaction.page_geometry import TIERS
 from explorer.providers.base import PROVIDER_KINDS, ProviderKind
 from explorer.providers.keys import (
@@ -58,7 +58,7 @@ from explorer.providers.settings import (
     save_settings,
     settings_path,
 )
-from explorer.ui.redaction_switch import REDACT_OFF_WARNING
+from explorer.ui.sharing.redaction_switch import REDACT_OFF_WARNING
 from explorer.ui.theme import apply_theme
 
 ERROR_COLOUR = "#d64541"

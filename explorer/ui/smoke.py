@@ -118,7 +118,7 @@ def _close_all(context: _Context) -> None:
 # -- the checks -----------------------------------------------------------------------------------
 def check_database(context: _Context) -> str:
     """A new database in a temporary folder, with the bundled demo loaded through the store."""
-    from explorer.app.demo import load_demo
+    from explorer.app.importing.demo import load_demo
     store = Store(context.folder / "smoke.db")
     context.closers.append(store.close)
     context.store = store
@@ -143,7 +143,7 @@ def check_window(context: _Context) -> str:
     """The main window on the demo, shown offscreen and painted into an image."""
     from PySide6.QtGui import QGuiApplication
 
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.window.main_window import MainWindow
 
     store, conv = _store(context)
     app = _application()

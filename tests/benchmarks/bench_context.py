@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.app import compacting
-from explorer.app.context_figure import ContextFigure
-from explorer.app.importing import import_paths
+from explorer.app.context import compacting
+from explorer.app.context.figure import ContextFigure
+from explorer.app.importing.run import import_paths
 from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.store import Store

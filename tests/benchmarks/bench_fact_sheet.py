@@ -16,8 +16,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from explorer.app import compacting
-from explorer.app.importing import import_paths
+from explorer.app.context import compacting
+from explorer.app.importing.run import import_paths
 from explorer.compaction.target import Target
 from explorer.store import Store
 from tests.benchmarks.harness import Result

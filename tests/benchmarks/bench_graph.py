@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from explorer.app.graph_marks import read_marks
+from explorer.app.graph.marks import read_marks
 from explorer.store import Store
 from explorer.store.layout_store import load_layout
 from explorer.tree.layout import layout_ids, tidy_layout

@@ -188,7 +188,7 @@ def run() -> list[Result]:
 
 def child_main(db: Path, source: Path | None, search: str | None) -> int:
     """Runs in the measured process: import into a fresh store, search, print the numbers."""
-    from explorer.app.importing import import_paths
+    from explorer.app.importing.run import import_paths
     from explorer.store import Store
 
     t0 = time.perf_counter()

@@ -25,7 +25,7 @@ def _settle(app: object, window: object, seconds: float) -> None:
     operation's, not the open's."""
     from PySide6.QtWidgets import QApplication
 
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.window.main_window import MainWindow
 
     assert isinstance(app, QApplication) and isinstance(window, MainWindow)
     deadline = time.perf_counter() + 60
@@ -75,7 +75,7 @@ def run() -> list[Result]:
 
     from explorer.formats.base import ImportedConversation
     from explorer.store import Store
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.window.main_window import MainWindow
     from tests.benchmarks.bench_tending import _messages
 
     app = QApplication.instance() or QApplication([])

@@ -19,7 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from explorer.app import compacting
+from explorer.app.context import compacting
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage

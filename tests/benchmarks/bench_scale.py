@@ -219,7 +219,7 @@ graph, context figure and path derived and kept), and as the window's import lef
 
 
 def _set_kept_views(db: Path, kept: bool | None) -> None:
-    from explorer.app.prepared_views import prepare_big
+    from explorer.app.kept.prepared import prepare_big
     from explorer.store import Store
 
     if kept is None:

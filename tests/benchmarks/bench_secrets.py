@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.app import image_ocr
-from explorer.app.context_at import context_at
-from explorer.app.export_redaction import redact_export
+from explorer.app.context.at import context_at
+from explorer.app.sharing import image_ocr
+from explorer.app.sharing.redaction import redact_export
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.image_secrets import redact_image

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.app.agent_homes import Environment
-from explorer.app.sync import sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.sync import sync_sources
 from explorer.store import Store
 from tests.benchmarks.harness import Result, timed
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.app import redo, tree_actions, undo
+from explorer.app.tending import redo, tree_actions, undo
 from explorer.formats.base import ImportedConversation
 from explorer.store import Store
 from explorer.tree.model import Message, Part

@@ -35,10 +35,10 @@ heap.share_one_heap()  # as ``convo`` does before any thread starts
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from explorer.app.kept_turns import start_early_if_cold  # noqa: E402
+from explorer.app.kept.turns import start_early_if_cold  # noqa: E402
 from explorer.ui.app import make_application, open_store, settle_memory  # noqa: E402
-from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.transcript.cards import MessageCard  # noqa: E402
+from explorer.ui.window.main_window import MainWindow  # noqa: E402
 
 TICK_MS = 5
 CONTEXT_TIMEOUT_S = 60
@@ -278,7 +278,7 @@ def context(app: QApplication, window: MainWindow, gaps: Gaps) -> dict[str, Any]
     dropped, and the one kept in the file), then again on the unchanged file. The
     graph's repaints the frames left pending are let through first: they are not the
     figure's."""
-    from explorer.app import kept_figure  # after the measured start
+    from explorer.app.kept import figure as kept_figure  # after the measured start
 
     conv = window.conversation_id
     assert conv is not None
@@ -348,8 +348,8 @@ def graph_frames(app: QApplication, window: MainWindow) -> dict[str, Any]:
 
 
 def measure_import(db: Path, session: Path) -> dict[str, Any]:
-    from explorer.app.importing import ImportProgress, ImportReport
-    from explorer.ui.import_dialog import ImportDialog
+    from explorer.app.importing.run import ImportProgress, ImportReport
+    from explorer.ui.importing.dialog import ImportDialog
 
     app = make_application()
     store = open_store(db)
@@ -396,7 +396,7 @@ def measure_import(db: Path, session: Path) -> dict[str, Any]:
 
 def measure_cancel(app: QApplication, store: Any, session: Path) -> float:
     """From Cancel to the reader stopping, on a second import of the same file."""
-    from explorer.ui.import_worker import ImportJob
+    from explorer.ui.importing.worker import ImportJob
 
     fresh = open_store(Path(store.db_path).with_name("cancel.db"))  # an unchanged source
     job = ImportJob(fresh, [session])                                # would not be read again

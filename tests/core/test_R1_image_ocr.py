@@ -17,10 +17,10 @@ from helpers import assistant, new_store
 from PIL import Image, ImageDraw, ImageFont
 from test_R1_secrets import OPENAI
 
-from explorer.app import image_ocr
-from explorer.app.exporting import export_lines
-from explorer.app.image_ocr import OcrReader, black_out, parse_tsv, secret_boxes
 from explorer.app.preferences import AppPrefs, load_app_prefs, save_app_prefs
+from explorer.app.sharing import image_ocr
+from explorer.app.sharing.exporting import export_lines
+from explorer.app.sharing.image_ocr import OcrReader, black_out, parse_tsv, secret_boxes
 from explorer.providers.settings import settings_path
 from explorer.tree.model import Message, Part
 from explorer.tree.secrets import SecretRedactor, redact_messages, unscanned_images

@@ -15,7 +15,7 @@ from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 from test_R1_secrets import ANTHROPIC, GITHUB, OPENAI
 
-from explorer.app.exporting import export_lines
+from explorer.app.sharing.exporting import export_lines
 from explorer.compaction import planner
 from explorer.compaction.target import Target
 from explorer.tree.image_secrets import metadata_text, redact_image

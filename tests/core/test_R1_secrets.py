@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from helpers import assistant, new_store, tool_call, tool_result, user
 
-from explorer.app.agent_homes import Environment
-from explorer.app.exporting import export_lines
-from explorer.app.handoff import handoff
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.sharing.exporting import export_lines
+from explorer.app.sharing.handoff import handoff
 from explorer.cli import main
 from explorer.compaction import planner
 from explorer.compaction.snapshot_render import render_snapshot

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import assistant, new_store, tool_turn, user
 
-from explorer.app.compare import (
+from explorer.app.comparing.columns import (
     MAX_COLUMNS,
     CompareError,
     Comparison,
@@ -17,8 +17,8 @@ from explorer.app.compare import (
     default_choice,
     words,
 )
-from explorer.app.demo import load_demo
-from explorer.app.message_actions import branch_target
+from explorer.app.importing.demo import load_demo
+from explorer.app.tending.message_actions import branch_target
 from explorer.store import Store
 from explorer.store.rows import db_id
 

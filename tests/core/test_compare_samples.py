@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from compare_samples import Samples, import_samples
 
-from explorer.app.compare import (
+from explorer.app.comparing.columns import (
     CompareError,
     compare,
     siblings_to_compare,
     words,
 )
-from explorer.app.compare_labels import first_differing_words
-from explorer.app.compare_text import summary, text_lines, to_json
+from explorer.app.comparing.labels import first_differing_words
+from explorer.app.comparing.text import summary, text_lines, to_json
 from explorer.cli.main import main
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import new_store
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.tree.turns import boundary_flags
 
 

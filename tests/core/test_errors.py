@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.compare import CompareError
-from explorer.app.model_setup import SetupError
-from explorer.app.slash import SlashError
+from explorer.app.calls.model_setup import SetupError
+from explorer.app.comparing.columns import CompareError
+from explorer.app.ops.slash import SlashError
 from explorer.cli.main import main
 from explorer.compaction.ladder import LadderError
 from explorer.compaction.summary import SummaryTooLarge

@@ -9,9 +9,9 @@ import pytest
 from agent_home import CODEX_MAY
 from helpers import new_store
 
-from explorer.app.demo import load_demo
-from explorer.app.follow import NotFollowable, followable, poll
-from explorer.app.importing import import_paths
+from explorer.app.importing.demo import load_demo
+from explorer.app.importing.follow import NotFollowable, followable, poll
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import new_store
 
-from explorer.app.agent_homes import Environment
-from explorer.app.exporting import export_lines
-from explorer.app.handoff import handoff
-from explorer.app.importing import import_paths
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.run import import_paths
+from explorer.app.sharing.exporting import export_lines
+from explorer.app.sharing.handoff import handoff
 from explorer.formats import claude_code, codex, pi
 from explorer.formats.registry import detect
 from explorer.store import Store, StoreError

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers import new_store
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 
 
 def test_the_whole_samples_folder_imports_once(tmp_path: Path, samples_dir: Path) -> None:

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from explorer.app import import_process
-from explorer.app.import_process import ChildImport, import_in_child
-from explorer.app.importing import ImportProgress, ImportReport, import_paths
+from explorer.app.importing import process as import_process
+from explorer.app.importing.process import ChildImport, import_in_child
+from explorer.app.importing.run import ImportProgress, ImportReport, import_paths
 from explorer.store import Store
 
 CONVERSATIONS = ("SELECT c.title, c.source_format, c.source_id, t.source_id, k.source_id "

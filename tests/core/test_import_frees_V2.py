@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message

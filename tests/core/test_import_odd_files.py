@@ -45,8 +45,8 @@ def test_a_pipe_named_on_the_command_line_is_refused_at_once(tmp_path: Path) -> 
 
 
 def test_a_pipe_in_an_agents_folder_is_named_by_sources_and_never_read(tmp_path: Path) -> None:
-    from explorer.app.agent_homes import Environment
-    from explorer.app.sources import find_sources
+    from explorer.app.importing.agent_homes import Environment
+    from explorer.app.importing.sources import find_sources
 
     home = tmp_path / "home"
     project = home / ".claude" / "projects" / "-work-app"

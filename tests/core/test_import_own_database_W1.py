@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.importing import ImportProgress, import_paths
+from explorer.app.importing.run import ImportProgress, import_paths
 from explorer.formats.claude_code import reader
 from explorer.store import Store
 from explorer.tree import imported

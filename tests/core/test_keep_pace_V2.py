@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app import keep_pace, kept_turns
+from explorer.app.kept import pace as keep_pace
+from explorer.app.kept import turns as kept_turns
 
 
 @pytest.fixture(autouse=True)

@@ -13,12 +13,16 @@ from typing import Any
 
 import pytest
 
-from explorer.app import kept_figure, kept_paths, kept_turns, prepared_views, turn_process
-from explorer.app.context_figure import ContextFigure
+from explorer.app.context.figure import ContextFigure
+from explorer.app.graph import turn_process
+from explorer.app.graph.turn_build import packed_parts
+from explorer.app.graph.turn_process import unpack_built
+from explorer.app.kept import figure as kept_figure
+from explorer.app.kept import paths as kept_paths
+from explorer.app.kept import prepared as prepared_views
+from explorer.app.kept import turns as kept_turns
+from explorer.app.kept.codec import Refused, code_key, decode, encode
 from explorer.app.targets import build_target
-from explorer.app.turn_graph_build import packed_parts
-from explorer.app.turn_process import unpack_built
-from explorer.app.view_codec import Refused, code_key, decode, encode
 from explorer.cli.main import main
 from explorer.compaction.target import Target
 from explorer.store import Store
@@ -230,7 +234,7 @@ def test_V2_a_broken_kept_path_is_read_again_and_a_short_one_never_looked_for(
 def test_V2_the_code_key_moves_with_the_source_and_stands_on_the_program_when_frozen(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import explorer
-    from explorer.app import view_codec
+    from explorer.app.kept import codec as view_codec
 
     package = tmp_path / "explorer"
     package.mkdir()

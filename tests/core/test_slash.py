@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.app.compacting import RUNGS
-from explorer.app.exporting import FORMATS
-from explorer.app.slash import (
+from explorer.app.context.compacting import RUNGS
+from explorer.app.ops.slash import (
     NAMES,
     WITH_CHECKPOINTS,
     SlashCommand,
@@ -15,6 +14,7 @@ from explorer.app.slash import (
     parse,
     usage_hint,
 )
+from explorer.app.sharing.exporting import FORMATS
 
 LABELS = ["before refactor", "alpha", "beta"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from agent_home import fake_home
 
-from explorer.app import agent_homes as homes
-from explorer.app.agent_homes import Environment
-from explorer.app.sources import find_sources
+from explorer.app.importing import agent_homes as homes
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.sources import find_sources
 from explorer.formats.registry import IMPORTERS
 
 

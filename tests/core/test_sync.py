@@ -9,8 +9,8 @@ from pathlib import Path
 from agent_home import CLAUDE, CODEX_MAY, fake_home
 from helpers import new_store
 
-from explorer.app.agent_homes import Environment
-from explorer.app.sync import sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.sync import sync_sources
 from explorer.formats import codex
 from explorer.store import Store
 
@@ -188,7 +188,7 @@ def test_a_file_that_cannot_be_read_is_named_once_and_skipped(
 
 
 def test_watch_follows_a_session_as_it_grows(tmp_path: Path, samples_dir: Path) -> None:
-    from explorer.app.sync import SyncReport, watch
+    from explorer.app.importing.sync import SyncReport, watch
 
     lines = (samples_dir / "codex" / CODEX_MAY).read_bytes().splitlines(keepends=True)
     target = rollout(tmp_path / "home")

@@ -17,8 +17,8 @@ from agent_home import CLAUDE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.app.agent_homes import Environment
-from explorer.app.sync import SyncReport, sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.sync import SyncReport, sync_sources
 from explorer.store import Store
 
 SPLITS = settings(max_examples=6, deadline=None,

@@ -67,7 +67,7 @@ def nothing_left_running(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def thawed_after() -> Iterator[None]:
-    """What a test's background work froze (``explorer.ui.collector``) is thawed after
+    """What a test's background work froze (``explorer.ui.background.collector``) is thawed after
     it, so the suite's own garbage is still collected."""
     yield
     gc.unfreeze()
@@ -76,7 +76,7 @@ def thawed_after() -> Iterator[None]:
 @pytest.fixture
 def worktrees_session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Any, int]]:
     """The real Claude Code session with subagents (-experiments-worktrees), imported."""
-    from explorer.app.importing import import_paths
+    from explorer.app.importing.run import import_paths
     from explorer.store import Store
 
     store = Store(tmp_path / "s.db")
@@ -123,7 +123,7 @@ def window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
     from PySide6.QtCore import QSettings
 
     from explorer.ui.app import open_store
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.window.main_window import MainWindow
 
     store = open_store(tmp_path / "ui.db")
     w = MainWindow(store, QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))

@@ -9,7 +9,7 @@ from typing import TypeVar
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QThread, QThreadPool, QTimer
 
-from explorer.ui.tasks import TaskRunner
+from explorer.ui.background.tasks import TaskRunner
 
 T = TypeVar("T")
 

@@ -15,14 +15,14 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
+from explorer.app.ops.slash import parse
 from explorer.app.preferences import load_app_prefs
-from explorer.app.slash import parse
 from explorer.providers.settings import settings_path
 from explorer.store import Store
 from explorer.ui.app import open_store
-from explorer.ui.main_window import MainWindow
-from explorer.ui.run_dialogs import FanoutRequest
+from explorer.ui.calls.run_dialogs import FanoutRequest
 from explorer.ui.settings_dialog import SettingsDialog
+from explorer.ui.window.main_window import MainWindow
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ServerState

@@ -18,11 +18,11 @@ from pytestqt.qtbot import QtBot
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ProviderServer, ServerState
 
-from explorer.app import probe
-from explorer.app.model_setup import ModelChoice, prepare
-from explorer.app.replay import cost_usd
+from explorer.app.calls import probe
+from explorer.app.calls.model_setup import ModelChoice, prepare
+from explorer.app.calls.replay import cost_usd
 from explorer.store import Store
-from explorer.ui.compare import CompareWindow
+from explorer.ui.compare.window import CompareWindow
 
 MODEL = "claude-sonnet-4-5"
 QUESTION = re.compile(r'^(\d+): "…(.*) ____ .*…"$', re.MULTILINE)

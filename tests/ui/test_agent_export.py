@@ -11,12 +11,12 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.formats import claude_code, codex
 from explorer.store import Store
-from explorer.ui.agent_export import chosen_format, format_choices
-from explorer.ui.handoff_dialog import HandoffDialog
-from explorer.ui.main_window import MainWindow
+from explorer.ui.sharing.agent_export import chosen_format, format_choices
+from explorer.ui.sharing.handoff_dialog import HandoffDialog
+from explorer.ui.window.main_window import MainWindow
 
 FIXTURE = (Path(__file__).parents[1] / "core" / "formats" / "claude_code" / "fixtures"
            / "tool_records.jsonl")

@@ -14,10 +14,10 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 from pytestqt.qtbot import QtBot
 
-from explorer.app.message_actions import branch_target
-from explorer.ui.branch_state import BANNER_TEXT
-from explorer.ui.main_window import MainWindow
+from explorer.app.tending.message_actions import branch_target
 from explorer.ui.transcript.cards import MessageCard
+from explorer.ui.window.branch_state import BANNER_TEXT
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

@@ -20,9 +20,9 @@ from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
 from explorer.store import Store
-from explorer.ui import collector
-from explorer.ui.main_window import MainWindow
-from explorer.ui.tasks import TaskRunner, Ticket
+from explorer.ui.background import collector
+from explorer.ui.background.tasks import TaskRunner, Ticket
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

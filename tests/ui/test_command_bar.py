@@ -10,9 +10,9 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app.compacting import RUNGS
-from explorer.app.slash import NAMES, SlashCommand
-from explorer.ui.command_bar import CommandBar
+from explorer.app.context.compacting import RUNGS
+from explorer.app.ops.slash import NAMES, SlashCommand
+from explorer.ui.window.command_bar import CommandBar
 
 LABELS = ["before refactor", "green", "golden"]
 

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from ui_compare import marked_runs
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
-from explorer.ui.compare import CompareWindow
-from explorer.ui.compare_cells import DiffColors, contrast
+from explorer.ui.compare.cells import DiffColors, contrast
+from explorer.ui.compare.window import CompareWindow
 from explorer.ui.settings_dialog import apply_theme
 
 

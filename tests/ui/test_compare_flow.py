@@ -17,8 +17,8 @@ from ui_compare import marked_runs
 
 from explorer.store import Store
 from explorer.tree.model import Message, Part
-from explorer.ui.compare import CompareWindow
-from explorer.ui.main_window import MainWindow
+from explorer.ui.compare.window import CompareWindow
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

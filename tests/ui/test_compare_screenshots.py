@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.ui.compare import CompareWindow
+from explorer.ui.compare.window import CompareWindow
 
 SIZE = (1500, 900)
 

@@ -15,15 +15,15 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from ui_compare import marked_runs
 
-from explorer.app.compare import words
-from explorer.app.demo import load_demo
-from explorer.app.importing import import_paths
-from explorer.app.message_actions import branch_target
+from explorer.app.comparing.columns import words
+from explorer.app.importing.demo import load_demo
+from explorer.app.importing.run import import_paths
+from explorer.app.tending.message_actions import branch_target
 from explorer.store import Store
 from explorer.store.rows import db_id
 from explorer.tree.model import Message, Part, Usage
-from explorer.ui.compare import CompareWindow
-from explorer.ui.compare_cells import CellWidget
+from explorer.ui.compare.cells import CellWidget
+from explorer.ui.compare.window import CompareWindow
 
 
 @pytest.fixture

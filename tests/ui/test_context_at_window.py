@@ -15,9 +15,9 @@ from pytestqt.qtbot import QtBot
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.secrets import SecretRedactor
-from explorer.ui import context_actions
-from explorer.ui.context_view import ContextDialog, ContextDiffDialog
-from explorer.ui.main_window import MainWindow
+from explorer.ui.preview import context_actions
+from explorer.ui.preview.context_view import ContextDialog, ContextDiffDialog
+from explorer.ui.window.main_window import MainWindow
 
 SECRET = "sk-proj-Zq8vN3xW7yT2uK9pL4mR6sJ1hG5fD0aBcE3iO8nQ"
 

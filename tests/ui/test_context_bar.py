@@ -12,9 +12,9 @@ from PySide6.QtCore import QSettings, Qt, QThreadPool
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
-from explorer.app import compacting, prompt_cache
-from explorer.app import conversation_ops as ops
-from explorer.app.demo import load_demo
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.context import compacting, prompt_cache
+from explorer.app.importing.demo import load_demo
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target

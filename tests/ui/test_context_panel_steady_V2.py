@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.ui.preview import context_panel
@@ -141,7 +141,7 @@ def test_V2_the_bars_paint_from_their_cache_until_the_figure_or_size_changes(
 def test_V2_the_panel_plans_the_prompt_cache_again_only_when_the_file_changed(
     qtbot: QtBot, column: tuple[ContextPanel, QWidget, int], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from explorer.app import prompt_cache
+    from explorer.app.context import prompt_cache
     from tests.helpers import assistant, user
 
     panel, _below, conv = column

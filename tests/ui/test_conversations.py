@@ -12,17 +12,17 @@ from PySide6.QtGui import QColor
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.store.reads import Conversation
-from explorer.ui.conversations import (
+from explorer.ui.window.conversations import (
     COUNT_ROLE,
     FORKED_FROM_ROLE,
     ID_ROLE,
     SUBTITLE_ROLE,
     ConversationList,
 )
-from explorer.ui.format_badges import FORMATS, format_icon
+from explorer.ui.window.format_badges import FORMATS, format_icon
 
 
 @pytest.fixture

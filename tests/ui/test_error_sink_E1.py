@@ -13,8 +13,8 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.app import error_log
-from explorer.ui.main_window import MainWindow
-from explorer.ui.tasks import LatestRunner
+from explorer.ui.background.tasks import LatestRunner
+from explorer.ui.window.main_window import MainWindow
 
 
 def boom(_ticket: object) -> None:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.app import open_store
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 
 class Order(QObject):

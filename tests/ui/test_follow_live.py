@@ -13,10 +13,10 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
-from explorer.app.follow import Poll
-from explorer.app.importing import import_paths
+from explorer.app.importing.follow import Poll
+from explorer.app.importing.run import import_paths
 from explorer.ui.app import open_store
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 TIMEOUT_MS = 10_000
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtGui import QPainterPath
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.model import BOX_H, F_SIDE, ROW_H

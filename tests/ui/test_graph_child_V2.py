@@ -22,9 +22,10 @@ import pytest
 from graph_trees import generated_conversation
 from pytestqt.qtbot import QtBot
 
-from explorer.app import kept_turns, turn_process
-from explorer.app.importing import import_paths
-from explorer.app.turn_process import build_in_child
+from explorer.app.graph import turn_process
+from explorer.app.graph.turn_process import build_in_child
+from explorer.app.importing.run import import_paths
+from explorer.app.kept import turns as kept_turns
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph import worker as graph_worker
@@ -170,7 +171,7 @@ def test_V2_the_child_yields_the_cores_unless_a_screenshot_only_waits(
     """Behind a person's window the builder runs below its priority, so the frames win
     the cores; for ``--screenshot`` (``side_by_side``) it keeps the window's priority,
     or a busy machine would starve the one view the picture still waits for."""
-    from explorer.app.turn_child import NICE
+    from explorer.app.graph.turn_child import NICE
     from explorer.ui.screenshot import side_by_side
 
     seen: list[int] = []

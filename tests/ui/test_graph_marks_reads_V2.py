@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from explorer.app.graph_marks import read_marks
-from explorer.app.views import tree_marks
+from explorer.app.graph.marks import read_marks
+from explorer.app.views.read import tree_marks
 from explorer.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "tending"))

@@ -12,7 +12,7 @@ import pytest
 from graph_trees import generated_conversation, loaded_graph, paint_frame
 from pytestqt.qtbot import QtBot
 
-from explorer.app.graph_spots import build_spots
+from explorer.app.graph.spots import build_spots
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod

@@ -16,8 +16,8 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
-from explorer.app import merge, tree_actions, undo
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
+from explorer.app.tending import merge, tree_actions, undo
 from explorer.store import Store
 from explorer.ui.graph.item import GraphItem, Lod
 from explorer.ui.graph.legend import Legend

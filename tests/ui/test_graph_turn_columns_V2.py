@@ -13,9 +13,9 @@ import tracemalloc
 
 from turn_sessions import deep_session
 
-from explorer.app.tree_text import TreeMarks
-from explorer.app.turn_graph_model import build_turn_model
-from explorer.app.turn_text import TurnView
+from explorer.app.graph.turn_model import build_turn_model
+from explorer.app.graph.turn_text import TurnView
+from explorer.app.views.tree_text import TreeMarks
 from explorer.store.turn_reads import TurnSource
 from explorer.tree.columns import Lazy
 from explorer.tree.turn_grouping import group_turns

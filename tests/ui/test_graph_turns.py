@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_RUN, F_SIDE

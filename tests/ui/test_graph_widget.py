@@ -12,13 +12,13 @@ from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.store.layout_store import ERROR, TOOL_CALL
+from explorer.ui.background.tasks import TaskRunner
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod
 from explorer.ui.graph.model import F_ACTIVE, F_CHECKPOINT, F_ERROR, F_REWIND, F_TOOL_CALL
-from explorer.ui.tasks import TaskRunner
 
 
 @pytest.fixture

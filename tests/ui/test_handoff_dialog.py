@@ -9,11 +9,11 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
-from explorer.ui.context_menu import MessageMenu
-from explorer.ui.handoff_dialog import HandoffDialog
-from explorer.ui.main_window import MainWindow
+from explorer.ui.sharing.handoff_dialog import HandoffDialog
+from explorer.ui.window.context_menu import MessageMenu
+from explorer.ui.window.main_window import MainWindow
 
 
 def test_continue_in_codex_writes_a_session_and_offers_the_command(

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.app import import_child
-from explorer.app.import_pipe import Pipe
-from explorer.app.importing import ImportProgress, ImportReport, import_paths
+from explorer.app.child_pipe import Pipe
+from explorer.app.importing import child as import_child
+from explorer.app.importing.run import ImportProgress, ImportReport, import_paths
 from explorer.store import Store
-from explorer.ui.import_worker import ImportJob
+from explorer.ui.importing.worker import ImportJob
 
 FINISH_TIMEOUT_MS = 120_000
 

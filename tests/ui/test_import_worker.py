@@ -16,21 +16,21 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app.importing import ImportProgress, ImportReport, input_size
+from explorer.app.importing.run import ImportProgress, ImportReport, input_size
 from explorer.formats.base import ImportedConversation
 from explorer.formats.jsonl import REPORT_EVERY_BYTES
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
-from explorer.ui import import_worker
-from explorer.ui.drop_import import install_drop_import
-from explorer.ui.import_dialog import (
+from explorer.ui.importing import worker as import_worker
+from explorer.ui.importing.dialog import (
     PROGRESS_STEPS,
     ImportDialog,
     Rate,
     report_outline,
     report_summary,
 )
-from explorer.ui.import_worker import IMPORT_SWITCH_S, ImportJob, collector_paused
+from explorer.ui.importing.drop import install_drop_import
+from explorer.ui.importing.worker import IMPORT_SWITCH_S, ImportJob, collector_paused
 
 GATE_TIMEOUT_S = 60  # a safety net so a broken build fails instead of hanging
 FINISH_TIMEOUT_MS = 120_000
@@ -392,9 +392,10 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
     """As ``convo import`` does: the graph, figure and path of a conversation big enough
     for the graph's child are kept once the import ends, by a child process, so its first
     open reads them; the dialog says what it is doing meanwhile."""
-    from explorer.app import kept_paths, kept_turns
-    from explorer.app.turn_process import CHILD_MIN_MESSAGES
-    from explorer.app.view_codec import code_key
+    from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
+    from explorer.app.kept import paths as kept_paths
+    from explorer.app.kept import turns as kept_turns
+    from explorer.app.kept.codec import code_key
     from explorer.cli.main import main
     from explorer.formats.base import ImportedConversation as Conv
     from explorer.tree.model import text_message

@@ -11,7 +11,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.ui.interrupts import close_on_signals
+from explorer.ui.background.interrupts import close_on_signals
 
 
 class _Window(QWidget):

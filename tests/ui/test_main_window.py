@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 from explorer.ui.app import open_store, run_app
-from explorer.ui.main_window import MainWindow
 from explorer.ui.transcript.cards import MessageCard
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

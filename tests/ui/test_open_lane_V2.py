@@ -11,9 +11,9 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.app import open_store
-from explorer.ui.lane import OPEN_LANE, Lane
-from explorer.ui.main_window import MainWindow
-from explorer.ui.tasks import Task, TaskRunner, Ticket
+from explorer.ui.background.lane import OPEN_LANE, Lane
+from explorer.ui.background.tasks import Task, TaskRunner, Ticket
+from explorer.ui.window.main_window import MainWindow
 
 ORDER = ("transcript-skeleton", "graph", "context-figure")
 

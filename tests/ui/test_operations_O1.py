@@ -15,9 +15,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from pytestqt.qtbot import QtBot
 
 from explorer.app.ops import OPERATIONS, op
-from explorer.app.slash import SPECS
+from explorer.app.ops.slash import SPECS
 from explorer.cli import main
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 VIEWS = {"tree", "context", "search"}  # command-bar words that show, not operate
 READERS = {"list", "show", "tree", "search", "context", "compare", "history", "keys",

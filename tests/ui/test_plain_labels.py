@@ -11,13 +11,13 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app import exporting
-from explorer.app.unzip import OWNER, PREFIX
+from explorer.app.importing.unzip import OWNER, PREFIX
+from explorer.app.sharing import exporting
 from explorer.ui.app import open_store
-from explorer.ui.import_dialog import ImportDialog
-from explorer.ui.main_window import MainWindow
+from explorer.ui.importing.dialog import ImportDialog
 from explorer.ui.preview import CompactionPreview
 from explorer.ui.settings_dialog import SettingsDialog
+from explorer.ui.window.main_window import MainWindow
 
 HOSTILE = '<img src="x"><b>bold</b> & <a href="javascript:alert(1)">t</a>'
 
@@ -72,8 +72,8 @@ def test_tooltips_show_imported_text_literally(qtbot: QtBot, tmp_path: Path) -> 
     from PySide6.QtCore import Qt as QtNs
     from PySide6.QtGui import QTextDocument
 
-    from explorer.ui.conversations import ConversationList
     from explorer.ui.plain_text import tooltip
+    from explorer.ui.window.conversations import ConversationList
 
     doc = QTextDocument()
     doc.setHtml(tooltip(HOSTILE + "\nsecond line"))

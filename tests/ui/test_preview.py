@@ -22,9 +22,9 @@ from pytestqt.qtbot import QtBot
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ProviderServer, ServerState
 
-from explorer.app import compacting
-from explorer.app import conversation_ops as ops
-from explorer.app.demo import load_demo
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.context import compacting
+from explorer.app.importing.demo import load_demo
 from explorer.compaction.page_geometry import page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind

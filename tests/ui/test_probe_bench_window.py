@@ -16,12 +16,12 @@ from pytestqt.qtbot import QtBot
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ProviderServer, ServerState
 
-from explorer.app.model_setup import ModelChoice
+from explorer.app.calls.model_setup import ModelChoice
 from explorer.compaction.target import Target
 from explorer.store import Store
-from explorer.ui.compare import CompareWindow
-from explorer.ui.main_window import MainWindow
+from explorer.ui.compare.window import CompareWindow
 from explorer.ui.preview.probe_bench import ProbeBench
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

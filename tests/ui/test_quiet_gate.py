@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.ui import quiet_gate
-from explorer.ui.quiet_gate import QuietGate
+from explorer.ui.background import quiet_gate
+from explorer.ui.background.quiet_gate import QuietGate
 
 
 def test_V2_only_the_newest_offer_runs_once_painted_and_quiet(qtbot: QtBot) -> None:

@@ -9,8 +9,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.app import run_app
-from explorer.ui.lane import OPEN_LANE, OPEN_ORDER
-from explorer.ui.main_window import MainWindow
+from explorer.ui.background.lane import OPEN_LANE, OPEN_ORDER
+from explorer.ui.window.main_window import MainWindow
 
 
 def test_screenshot_leaves_a_same_named_ini_file_alone(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_V2_the_screenshot_waits_for_the_context_figure(
     not taken, even when the graph and the transcript are done."""
     import threading
 
-    from explorer.app.context_figure import ContextFigure
+    from explorer.app.context.figure import ContextFigure
     from explorer.compaction.context import ContextUsage
 
     held = threading.Event()
@@ -120,8 +120,8 @@ def test_V2_the_screenshot_computes_the_context_figure_beside_the_graph(
     window opened afterwards in the same process has its lane back."""
     import threading
 
-    from explorer.app.context_figure import ContextFigure
-    from explorer.ui import quiet_gate
+    from explorer.app.context.figure import ContextFigure
+    from explorer.ui.background import quiet_gate
     from explorer.ui.graph import worker
 
     monkeypatch.setattr(quiet_gate, "MAX_HOLD_MS", 600_000)  # no release by the clock

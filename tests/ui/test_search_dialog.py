@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, QTimer
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.search_dialog import (
     CONVERSATION_ROLE,

@@ -19,11 +19,11 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QContextMenuEvent
 from pytestqt.qtbot import QtBot
 
-from explorer.app.slash import parse
+from explorer.app.ops.slash import parse
 from explorer.tree.turns import is_boundary
 from explorer.ui.app import open_store
 from explorer.ui.graph.model import F_RUN
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

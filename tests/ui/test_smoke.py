@@ -68,7 +68,7 @@ def test_a_failing_check_is_printed_and_the_others_still_run(
 def test_checks_that_need_the_demo_say_so_when_it_is_missing(
     qtbot: QtBot, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from explorer.app import demo
+    from explorer.app.importing import demo
 
     def no_demo(*_args: object, **_kw: object) -> int:
         raise FileNotFoundError("bundled resource not found: demo.json")

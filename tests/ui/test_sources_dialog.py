@@ -11,10 +11,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.app.agent_homes import Environment
+from explorer.app.importing.agent_homes import Environment
 from explorer.store import Store
-from explorer.ui.sources_dialog import SourcesDialog
-from explorer.ui.tasks import TaskRunner
+from explorer.ui.background.tasks import TaskRunner
+from explorer.ui.importing.sources_dialog import SourcesDialog
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_the_file_menu_opens_it(qtbot: QtBot, tmp_path: Path, samples_dir: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtCore import QSettings
 
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.window.main_window import MainWindow
 
     monkeypatch.setenv("HOME", str(fake_home(tmp_path / "home", samples_dir)))
     store = Store(tmp_path / "w.db")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 
 CHILD = Path(__file__).with_name("first_frame_child.py")
@@ -29,28 +29,28 @@ LOADED_WHEN_USED = (
     "numpy",                          # snapshot pages
     "explorer.cli.commands",          # subcommands
     "explorer.ui.preview.window",     # the compaction preview
-    "explorer.ui.context_view",       # context at a message
-    "explorer.app.compare",           # the compare window
-    "explorer.ui.compare",
+    "explorer.ui.preview.context_view",       # context at a message
+    "explorer.app.comparing.columns",           # the compare window
+    "explorer.ui.compare.window",
     "explorer.ui.settings_dialog",
     "explorer.ui.search_dialog",
-    "explorer.ui.sources_dialog",
-    "explorer.app.handoff",           # hand a branch back to an agent
+    "explorer.ui.importing.sources_dialog",
+    "explorer.app.sharing.handoff",           # hand a branch back to an agent
     "PIL",                            # image sizes for the estimator, snapshot pages
     "explorer.compaction.estimate",   # the context panel's figure, on its worker after
-    "explorer.app.context_figure",    # the first frame
-    "explorer.app.compacting",        # model calls, replay, fan-out, /context
-    "explorer.app.conversation_ops",
-    "explorer.app.exporting",         # the first export or export menu
+    "explorer.app.context.figure",    # the first frame
+    "explorer.app.context.compacting",        # model calls, replay, fan-out, /context
+    "explorer.app.calls.conversation_ops",
+    "explorer.app.sharing.exporting",         # the first export or export menu
     "explorer.formats.exporters",
-    "explorer.ui.import_dialog",      # the first import (a drop or File → Import…)
-    "explorer.ui.import_worker",
-    "explorer.app.importing",
+    "explorer.ui.importing.dialog",      # the first import (a drop or File → Import…)
+    "explorer.ui.importing.worker",
+    "explorer.app.importing.run",
     "explorer.formats.registry",      # importers and zips (stale unpack folders need none)
     "explorer.formats.opencode",
-    "explorer.app.follow",            # following a live session (View → Follow)
-    "explorer.app.sync",
-    "explorer.app.sources",
+    "explorer.app.importing.follow",            # following a live session (View → Follow)
+    "explorer.app.importing.sync",
+    "explorer.app.importing.sources",
     "explorer.compaction.page_geometry",  # snapshot pages (the settings' tier check)
     "explorer.ui.screenshot",         # convo --screenshot
     "ctypes.util",                    # runs ldconfig; the heap finds mallopt without it
@@ -77,7 +77,7 @@ def first_frame(tmp_path: Path, *args: str, env: dict[str, str] | None = None
 def test_V2_the_first_frame_imports_none_of_what_menus_open_later(tmp_path: Path) -> None:
     shown = first_frame(tmp_path)
     loaded = set(shown["modules"])
-    assert "explorer.ui.main_window" in loaded  # the window really was built
+    assert "explorer.ui.window.main_window" in loaded  # the window really was built
     assert [m for m in LOADED_WHEN_USED if m in loaded] == []
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.store.turn_reads import read_subagents
 from explorer.ui.graph.model import F_SIDE
-from explorer.ui.main_window import MainWindow
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.cards import MessageCard
+from explorer.ui.window.main_window import MainWindow
 
 
 def _window(qtbot: QtBot, store: Store, conv: int, tmp_path: Path) -> MainWindow:

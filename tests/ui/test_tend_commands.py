@@ -7,13 +7,13 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
-from explorer.app.slash import parse
-from explorer.app.tree_actions import Change
+from explorer.app.importing.demo import load_demo
+from explorer.app.ops.slash import parse
+from explorer.app.tending.tree_actions import Change
 from explorer.store import Store, StoreError
-from explorer.ui.main_window import MainWindow
-from explorer.ui.op_runner import OpRunner
-from explorer.ui.tend_commands import TendCommands
+from explorer.ui.background.op_runner import OpRunner
+from explorer.ui.tending.commands import TendCommands
+from explorer.ui.window.main_window import MainWindow
 
 
 class Ran:

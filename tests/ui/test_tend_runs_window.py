@@ -11,12 +11,12 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from explorer.app import tree_actions
-from explorer.app.replay import ReplayPlan
-from explorer.app.slash import parse
-from explorer.app.tree_view import tended_view
-from explorer.ui.main_window import MainWindow
-from explorer.ui.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog, parse_models
+from explorer.app.calls.replay import ReplayPlan
+from explorer.app.ops.slash import parse
+from explorer.app.tending import tree_actions
+from explorer.app.views.tree_view import tended_view
+from explorer.ui.calls.run_dialogs import FanoutDialog, FanoutRequest, ReplayDialog, parse_models
+from explorer.ui.window.main_window import MainWindow
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ServerState
@@ -209,7 +209,7 @@ def test_T8_fanout_answers_open_side_by_side_and_undo_as_one(
 def test_the_dialogs_show_the_plan_and_refuse_a_bad_model(
     window: MainWindow, qtbot: QtBot
 ) -> None:
-    from explorer.app.replay import plan_replay
+    from explorer.app.calls.replay import plan_replay
     onto = _edit_20(window, qtbot)
     plan = plan_replay(window.store, 24, onto)
     dialog = ReplayDialog(plan, "claude-test", window)

@@ -2,7 +2,7 @@
 
 ``TendActions``, ``TendRuns`` and ``CompareActions`` own their commands and state;
 the window is a view they hold as a ``TendView`` / ``RunView`` (``explorer/ui/
-tend_view.py``), with questions and notices through ``Asks``. These checks read
+tending/view.py``), with questions and notices through ``Asks``. These checks read
 the source: no controller imports the main window, each reaches its view and its
 asks only by members the contract names, and the contract stays the narrow one
 listed here (widening it is a deliberate change to this test).
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 UI = Path(__file__).resolve().parents[2] / "explorer" / "ui"
-CONTROLLERS = {"tend_actions.py": "TendView", "tend_runs.py": "RunView",
-               "compare_actions.py": "TendView"}
+CONTROLLERS = {"tending/actions.py": "TendView", "tending/runs.py": "RunView",
+               "compare/actions.py": "TendView"}
 CONTRACT = {
     "Asks": {"tell", "fail", "ask_text", "ask_multiline", "ask_item"},
     "TendView": {"store", "conversation_id", "ops", "window", "refresh", "status"},
@@ -28,8 +28,8 @@ HELD = {"view", "asks"}  # the names a controller keeps its contracts under
 
 
 def _protocols() -> dict[str, set[str]]:
-    """Each protocol's members in tend_view.py, with those of the protocols it extends."""
-    tree = ast.parse((UI / "tend_view.py").read_text(encoding="utf-8"))
+    """Each protocol's members in tending/view.py, with those of the protocols it extends."""
+    tree = ast.parse((UI / "tending" / "view.py").read_text(encoding="utf-8"))
     own: dict[str, set[str]] = {}
     bases: dict[str, list[str]] = {}
     for node in tree.body:
@@ -140,17 +140,17 @@ def test_T6_T7_T8_each_tending_operation_is_called_from_one_module_of_the_window
                     and isinstance(node.func.value, ast.Name)
                     and (node.func.value.id, node.func.attr) in TENDING_OPERATIONS):
                 key = (node.func.value.id, node.func.attr)
-                callers.setdefault(key, set()).add(path.name)
+                callers.setdefault(key, set()).add(path.relative_to(UI).as_posix())
     assert set(callers) == TENDING_OPERATIONS  # the check sees every one of them
-    assert {name for names in callers.values() for name in names} == {"tend_commands.py"}
+    assert {name for names in callers.values() for name in names} == {"tending/commands.py"}
 
 
 def test_T8_branching_is_written_once_for_the_menus_and_the_compare_window() -> None:
     """Branch here, the transcript's ◀ ▶ and compare's "Make active" all branch through
     ``BranchActions.branch_in``: no other module of the window calls the operation."""
-    callers = {path.name for path in UI.rglob("*.py")
+    callers = {path.relative_to(UI).as_posix() for path in UI.rglob("*.py")
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                and isinstance(node.func.value, ast.Name)
                and (node.func.value.id, node.func.attr) == ("tree_actions", "branch")}
-    assert callers == {"branch_actions.py"}
+    assert callers == {"tending/branch_actions.py"}

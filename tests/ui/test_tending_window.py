@@ -13,12 +13,12 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
-from explorer.app import views
-from explorer.app.slash import parse
-from explorer.app.tend_menu import TEXTS as TEND_TEXTS
-from explorer.ui.main_window import MainWindow
-from explorer.ui.tend_actions import WITH_CHECKPOINTS
+from explorer.app.ops.slash import parse
+from explorer.app.tending.menu import TEXTS as TEND_TEXTS
+from explorer.app.views import read as views
+from explorer.ui.tending.actions import WITH_CHECKPOINTS
 from explorer.ui.transcript.cards import MessageCard
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def test_T8_star_label_note_and_the_command_bar_are_undone_in_reverse(
     assert marks.notes == {22: "pick the shorter one"}
     assert "⎇ utf-8 fallback" in _notes(window, qtbot, 12)
     # ◀ ▶ now lands on the preferred child
-    from explorer.app.message_actions import branch_target
+    from explorer.app.tending.message_actions import branch_target
     assert branch_target(store, 8) == 11
     for kind in ("note", "star", "label"):
         window.menuBar().actions()[1].menu().aboutToShow.emit()

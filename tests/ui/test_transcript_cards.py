@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from transcript_helpers import load, message_cards, settle, tall_view
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.tree.digest import digest_text
 from explorer.tree.model import Message

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QToolTip, QWidg
 from pytestqt.qtbot import QtBot
 from transcript_helpers import message_cards, tall_view
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.card_words import describe_tokens, format_time

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.app import kept_paths
+from explorer.app.kept import paths as kept_paths
 from explorer.store import Store
 from explorer.ui.transcript import path_keeper
 from explorer.ui.transcript.loading import read_skeleton

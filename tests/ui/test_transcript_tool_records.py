@@ -10,7 +10,7 @@ from PySide6.QtGui import QPalette
 from pytestqt.qtbot import QtBot
 from transcript_helpers import load, settle
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 from explorer.ui.transcript import TranscriptView
 from explorer.ui.transcript.cards import MessageCard

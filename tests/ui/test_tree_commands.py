@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.app.demo import load_demo
-from explorer.app.slash import parse
+from explorer.app.importing.demo import load_demo
+from explorer.app.ops.slash import parse
 from explorer.store import Store
-from explorer.ui.main_window import MainWindow
-from explorer.ui.op_runner import OpRunner
-from explorer.ui.tree_commands import TreeCommands
+from explorer.ui.background.op_runner import OpRunner
+from explorer.ui.tending.tree_commands import TreeCommands
+from explorer.ui.window.main_window import MainWindow
 
 
 def test_each_command_runs_off_the_main_thread_refreshes_and_says_what_it_did(

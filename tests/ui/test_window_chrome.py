@@ -11,11 +11,11 @@ from PySide6.QtGui import QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QScrollBar, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app.message_actions import actions_for
+from explorer.app.tending.message_actions import actions_for
 from explorer.store import Store
 from explorer.ui.app import open_store
-from explorer.ui.main_window import MainWindow
 from explorer.ui.preview.context_bar import COLOURS, DARK_FREE, free_colour
+from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from explorer.app.slash import parse
-from explorer.ui.main_window import MainWindow
+from explorer.app.ops.slash import parse
+from explorer.ui.window.main_window import MainWindow
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
 from provider_server import ServerState
@@ -100,7 +100,7 @@ def test_a_failed_call_stores_nothing_and_says_so_inline(
 
 
 def test_every_command_of_the_bar_has_one_entry_in_the_dispatch_table(window: MainWindow) -> None:
-    from explorer.app.slash import NAMES
+    from explorer.app.ops.slash import NAMES
 
     assert set(window.slash.table) == set(NAMES), "the table is the list of what the bar does"
     assert all(callable(h) for h in window.slash.table.values())

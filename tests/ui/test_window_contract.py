@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 UI = Path(__file__).resolve().parents[2] / "explorer" / "ui"
-CONTROLLERS = ("window_actions", "branch_actions", "window_dialogs", "follow",
-               "context_actions", "slash_dispatch", "branch_state")
+CONTROLLERS = ("window/actions", "tending/branch_actions", "window/dialogs", "importing/follow",
+               "preview/context_actions", "window/slash_dispatch", "window/branch_state")
 
 
 def protocol_members() -> set[str]:
-    tree = ast.parse((UI / "window_view.py").read_text(encoding="utf-8"))
+    tree = ast.parse((UI / "window" / "view.py").read_text(encoding="utf-8"))
     [view] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "WindowView"]
     return {n.name for n in view.body if isinstance(n, ast.FunctionDef)}
 

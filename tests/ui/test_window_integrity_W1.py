@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.ui import file_dialogs
 from explorer.ui.file_dialogs import HideDatabases, SafeFileDialog
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(),
@@ -130,7 +130,7 @@ def test_W1_a_long_session_keeps_the_descriptors_on_the_database_bounded(
         qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     """Open, scroll, switch, compare, preview, tend, import, forty times over: the window's
     descriptors on the database's files stay under a fixed bound, and come back down."""
-    from explorer.app import tree_actions
+    from explorer.app.tending import tree_actions
     from explorer.store.readers import IDLE_KEPT
 
     db = window.store.db_path

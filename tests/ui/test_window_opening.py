@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
 
 from explorer.store import Store
-from explorer.ui.main_window import MainWindow
+from explorer.ui.window.main_window import MainWindow
 
 TURNS = 600
 
@@ -97,7 +97,7 @@ def test_V2_the_main_thread_never_walks_the_path_or_reads_message_text(
 def test_memory_freed_by_a_load_can_be_handed_back() -> None:
     import platform
 
-    from explorer.ui.memory import release_freed_memory
+    from explorer.ui.background.memory import release_freed_memory
 
     assert release_freed_memory() is (platform.libc_ver()[0] == "glibc")
 

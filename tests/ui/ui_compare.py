@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QTextCharFormat
 
-from explorer.ui.compare_cells import CellWidget
+from explorer.ui.compare.cells import CellWidget
 
 
 def marked_runs(cell: CellWidget, kind: str) -> list[str]:

@@ -5,7 +5,7 @@ stop hook did, a local command, an "away" summary, an API error it retried) and,
 before each prompt, a snapshot of the files it may change (``file-history-snapshot``,
 later updated in place by ``isSnapshotUpdate`` records). Neither is something a person
 or the model said, and neither is sent to a model (see
-:func:`explorer.app.meta_records.sent_to_models`); both are kept as messages marked
+:func:`explorer.app.views.meta_records.sent_to_models`); both are kept as messages marked
 ``meta_record`` ("notice", "file_snapshot") so they are shown as the muted cards of the
 tools' own records, and their raw record goes back out in a Claude Code export.
 

@@ -1,6 +1,6 @@
 """Every export format besides the lossless ``native`` one and the provider request bodies
 (``anthropic``, ``openai``: their one encoder lives in ``explorer.providers``; the app's
-registry, ``explorer.app.exporting.EXPORTERS``, holds all of them).
+registry, ``explorer.app.sharing.exporting.EXPORTERS``, holds all of them).
 
 An exporter turns a conversation into text lines (no line endings): pass the
 conversation's fields as ``header``, its messages in tree order (parents before

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPolygonF
 
-from explorer.app.graph_cells import Collected, Key, cell_key, collect
-from explorer.app.graph_spots import LabelSpots, no_label_spots
+from explorer.app.graph.cells import Collected, Key, cell_key, collect
+from explorer.app.graph.spots import LabelSpots, no_label_spots
 from explorer.ui.graph.model import COL_W, ROW_H, GraphModel
 from explorer.ui.graph.packed import path_from, polygon_from
 from explorer.ui.graph.palette import GraphPalette

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
-from explorer.app.graph_spots import LabelSpots
+from explorer.app.graph.spots import LabelSpots
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
 

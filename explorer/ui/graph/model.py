@@ -1,7 +1,7 @@
 """The graph's model, as the graph's modules know it: it lives Qt-free in
-:mod:`explorer.app.graph_model` (a big conversation's is built in a process of its own)."""
+:mod:`explorer.app.graph.model` (a big conversation's is built in a process of its own)."""
 
-from explorer.app.graph_model import (
+from explorer.app.graph.model import (
     BOX_H,
     BOX_W,
     COL_W,

@@ -1,7 +1,7 @@
 """Qt geometry straight from packed coordinate arrays, with no Python object per point.
 
 Both builders feed little-endian bytes to ``QDataStream``, which fills the Qt
-container in C++ (the bytes are laid out by :mod:`explorer.app.qt_streams`, Qt-free).
+container in C++ (the bytes are laid out by :mod:`explorer.app.graph.qt_streams`, Qt-free).
 Edges become a ``QPainterPath`` of separate segments rather than a ``QPolygonF`` for
 ``drawLines``: PySide converts the polygon passed to ``drawLines`` point by point
 through Python (about half a microsecond a point, most of a dots-level repaint), while
@@ -15,7 +15,7 @@ from array import array
 from PySide6.QtCore import QByteArray, QDataStream
 from PySide6.QtGui import QPainterPath, QPolygonF
 
-from explorer.app.qt_streams import polygon_bytes, segment_bytes
+from explorer.app.graph.qt_streams import polygon_bytes, segment_bytes
 
 
 def polygon(coords: array[float]) -> QPolygonF:
@@ -29,14 +29,14 @@ def segments(coords: array[float]) -> QPainterPath:
 
 
 def polygon_from(raw: bytes) -> QPolygonF:
-    """The polygon :func:`~explorer.app.qt_streams.polygon_bytes` streamed."""
+    """The polygon :func:`~explorer.app.graph.qt_streams.polygon_bytes` streamed."""
     poly = QPolygonF()
     _reader(raw) >> poly
     return poly
 
 
 def path_from(raw: bytes) -> QPainterPath:
-    """The path :func:`~explorer.app.qt_streams.segment_bytes` streamed (empty: none)."""
+    """The path :func:`~explorer.app.graph.qt_streams.segment_bytes` streamed (empty: none)."""
     path = QPainterPath()
     if raw:
         _reader(raw) >> path

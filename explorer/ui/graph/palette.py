@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from explorer.app.graph_model import (  # node styles, in the order ``styles`` holds them
+from explorer.app.graph.model import (  # node styles, in the order ``styles`` holds them
     STYLE_AGENT,
     STYLE_ASSISTANT,
     STYLE_ERROR,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from explorer.app.compare_labels import first_differing_words
+from explorer.app.comparing.labels import first_differing_words
 from explorer.store import Store
 from explorer.store.reads_path import text_head
 from explorer.ui.graph.model import GraphModel

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.store import Store
+from explorer.ui.background.tasks import Task, TaskRunner
 from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.focus import OPEN_SCALE, GraphFocus
 from explorer.ui.graph.item import GraphItem
@@ -21,7 +22,6 @@ from explorer.ui.graph.palette import palette_for_application
 from explorer.ui.graph.view import GraphView
 from explorer.ui.graph.word_reading import BoxWordReader
 from explorer.ui.graph.worker import GraphData, Mode, graph_job
-from explorer.ui.tasks import Task, TaskRunner
 
 FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
 MINIMAP_MARGIN = 10
@@ -272,7 +272,7 @@ class TreeGraphWidget(QWidget):
             item.update()
 
     def set_live_marks(self, marks: dict[int, float]) -> None:
-        """Halo the messages that came in while following (see :mod:`explorer.ui.live_marks`)."""
+        """Halo the messages that came in while following (``ui.importing.live_marks``)."""
         self._live_marks = dict(marks)
         item = self.view.item
         if item is not None:

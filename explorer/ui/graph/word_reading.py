@@ -9,10 +9,10 @@ shown are dropped.
 from __future__ import annotations
 
 from explorer.store import Store
+from explorer.ui.background.tasks import Task, TaskRunner
 from explorer.ui.graph.model import GraphModel
 from explorer.ui.graph.sibling_words import SiblingWords, read_sibling_words
 from explorer.ui.graph.view import GraphView
-from explorer.ui.tasks import Task, TaskRunner
 
 
 class BoxWordReader:

@@ -5,7 +5,7 @@ call it directly); ``graph_job`` wraps it for the window's one task runner, whic
 hands the result back on the main thread. A job checks its cancel flag between
 stages, so a newer request or a closing window never waits long for a stale one.
 A big conversation's turn graph is built, all but its Qt part, by a child process
-(:mod:`explorer.app.turn_child` says why); this thread then makes only the polygons
+(:mod:`explorer.app.graph.turn_child` says why); this thread then makes only the polygons
 and the overview image.
 """
 
@@ -17,19 +17,19 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-from explorer.app.graph_marks import read_marks
-from explorer.app.kept_turns import kept_or_built
-from explorer.app.turn_graph_build import build_model as build_turn_model_of
-from explorer.app.turn_graph_build import build_view
-from explorer.app.turn_process import CHILD_MIN_MESSAGES
-from explorer.app.turn_text import TurnView
-from explorer.app.views import tree_marks
+from explorer.app.graph.marks import read_marks
+from explorer.app.graph.turn_build import build_model as build_turn_model_of
+from explorer.app.graph.turn_build import build_view
+from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
+from explorer.app.graph.turn_text import TurnView
+from explorer.app.kept.turns import kept_or_built
+from explorer.app.views.read import tree_marks
 from explorer.store import Store
 from explorer.tree.spine_layout import spine_layout
+from explorer.ui.background.tasks import Cancelled, Job, Ticket
 from explorer.ui.graph.geometry import Geometry, build_geometry
 from explorer.ui.graph.model import GraphMarks, GraphModel, build_model
 from explorer.ui.graph.palette import GraphPalette
-from explorer.ui.tasks import Cancelled, Job, Ticket
 
 Mode = Literal["turns", "messages"]
 
@@ -95,7 +95,7 @@ def build_turn_graph(
     ``previous`` is an earlier turn view of the same unchanged conversation: its
     read and grouping are reused when only the folding changed (a run expanded).
     With ``child`` all of it but the geometry's Qt part is built by a child process
-    (:mod:`explorer.app.turn_child` says why), here when no process can be had.
+    (:mod:`explorer.app.graph.turn_child` says why), here when no process can be had.
     """
     built = None
     if child and not (previous is not None and previous.conversation_id == conv_id):
@@ -128,7 +128,8 @@ def graph_job(
     store: Store, conv_id: int, palette: GraphPalette, mode: Mode = "messages",
     expanded: Collection[int] = (), previous: TurnView | None = None,
 ) -> Job:
-    """One load as a :class:`~explorer.ui.tasks.TaskRunner` job (cancelled between stages)."""
+    """One load as a :class:`~explorer.ui.background.tasks.TaskRunner` job (cancelled between
+    stages)."""
     expanded = frozenset(expanded)
 
     def job(ticket: Ticket) -> GraphData:

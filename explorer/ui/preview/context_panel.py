@@ -16,14 +16,14 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from explorer.store import Store
-from explorer.ui.first_paint import AfterFirstPaint
-from explorer.ui.memory import release_after_load
+from explorer.ui.background.first_paint import AfterFirstPaint
+from explorer.ui.background.memory import release_after_load
+from explorer.ui.background.quiet_gate import QuietGate
+from explorer.ui.background.tasks import Job, LatestRunner, Ticket
 from explorer.ui.preview.context_bar import ContextBar
-from explorer.ui.quiet_gate import QuietGate
-from explorer.ui.tasks import Job, LatestRunner, Ticket
 
 if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
-    from explorer.app.context_figure import ContextFigure
+    from explorer.app.context.figure import ContextFigure
     from explorer.compaction.target import Target
 
 # On paths longer than this the prompt-cache outlook is planned when asked: it plans the whole
@@ -137,7 +137,10 @@ class ContextPanel(QWidget):
             if figure.stamp is not None and planned is not None and planned[0] == figure.stamp:
                 return {**usage, CACHE_KEY: planned[1]}  # the same file, target and path
             ticket.step("pricing the prompt cache")
-            from explorer.app import compacting, prompt_cache  # on the worker, when needed
+            from explorer.app.context import (
+                compacting,  # on the worker, when needed
+                prompt_cache,
+            )
 
             context = compacting.active_context(store, conv_id)
             ticket.check()  # a newer request or a closing window: the plan is not wanted
@@ -161,7 +164,7 @@ class ContextPanel(QWidget):
         """The incremental figure (costs kept across refreshes: only new messages are
         costed), made on first use: on the panel's worker when the window opens."""
         if self._figure is None:
-            from explorer.app.context_figure import ContextFigure
+            from explorer.app.context.figure import ContextFigure
 
             self._figure = ContextFigure(self.store)
         return self._figure

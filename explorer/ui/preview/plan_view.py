@@ -13,7 +13,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from explorer.app.compacting import RUNGS
+from explorer.app.context.compacting import RUNGS
 from explorer.ui.preview.context_bar import paint_segments
 
 COST_LABELS = {

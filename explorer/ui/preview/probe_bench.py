@@ -1,5 +1,6 @@
 """The preview's "Probe…" button: the same next prompt sent after the full context and after
-the previewed rungs' contexts, with a recall quiz, off the main thread (``explorer.app.probe``).
+the previewed rungs' contexts, with a recall quiz, off the main thread
+(``explorer.app.calls.probe``).
 
 The answers are stored as archived probe branches; ``probed`` hands their ids to the main
 window, which opens them side by side in the compare view. The costs and recall scores are
@@ -13,12 +14,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QPushButton, QWidget
 
-from explorer.app import probe
-from explorer.app.model_setup import ModelChoice, prepare
+from explorer.app.calls import probe
+from explorer.app.calls.model_setup import ModelChoice, prepare
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.errors import error_line
-from explorer.ui.tasks import TaskRunner, Ticket
+from explorer.ui.background.tasks import TaskRunner, Ticket
 
 RUNGS = ("full", "shake", "snapshot")
 QUIZ_QUESTIONS = 6

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QWidget
 
-from explorer.ui.redaction_switch import RedactionSwitch, warning_label, window_redacts
+from explorer.ui.sharing.redaction_switch import RedactionSwitch, warning_label, window_redacts
 
 TOOLTIP = ("Replace API keys, tokens and passwords by [redacted: kind] before pages, the fact "
            "sheet and the body are made, as send does")

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.app import compacting
-from explorer.app.compacting import RUNGS
+from explorer.app.context import compacting
+from explorer.app.context.compacting import RUNGS
 from explorer.app.targets import build_target, default_window
 from explorer.compaction import image_cost
 from explorer.compaction.ladder import LadderError
@@ -35,7 +35,7 @@ from explorer.ui.preview.plan_panes import PlanPanes
 from explorer.ui.preview.probe_bench import ProbeBench
 from explorer.ui.preview.redaction_option import RedactionOption
 from explorer.ui.preview.worker import LatestRunner, PreviewResult, Ticket, build_preview
-from explorer.ui.redaction_switch import RedactionSwitch
+from explorer.ui.sharing.redaction_switch import RedactionSwitch
 
 AUTO = "auto"
 REPLAN_DELAY_MS = 120

@@ -3,7 +3,7 @@
 Planning renders snapshot pages, which may take a noticeable fraction of a
 second on a long conversation; the window must stay responsive and must never
 show a plan for options the person has already changed. The window runs
-:func:`build_preview` through the shared :class:`~explorer.ui.tasks.LatestRunner`
+:func:`build_preview` through the shared :class:`~explorer.ui.background.tasks.LatestRunner`
 (newest request wins, older ones are cancelled between stages).
 """
 
@@ -15,13 +15,13 @@ from typing import Any
 
 from PySide6.QtGui import QImage
 
-from explorer.app import compacting
+from explorer.app.context import compacting
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.summary import render_message
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message
-from explorer.ui.tasks import Cancelled, LatestRunner, Ticket
+from explorer.ui.background.tasks import Cancelled, LatestRunner, Ticket
 
 __all__ = ["Cancelled", "LatestRunner", "PreviewResult", "Ticket", "build_preview"]
 

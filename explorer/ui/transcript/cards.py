@@ -11,8 +11,8 @@ from dataclasses import replace
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from explorer.app.agent_display import command_chips
-from explorer.app.meta_records import meta_record
+from explorer.app.views.agent_display import command_chips
+from explorer.app.views.meta_records import meta_record
 from explorer.store.reads_path import FOLDED_KEY
 from explorer.tree.model import Message, Part
 from explorer.ui.transcript.card_frame import (

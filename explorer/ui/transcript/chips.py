@@ -1,5 +1,5 @@
 """Agent command tags (``/exit``, its output, the local-command caveat) as small chips,
-and the text of the agents' own records (see :mod:`explorer.app.meta_records`), muted.
+and the text of the agents' own records (see :mod:`explorer.app.views.meta_records`), muted.
 
 Claude Code records a local command as a user message made of tags; shown raw they read as
 markup a person never typed. A chip row says what happened in a line: the command, what it
@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.app.agent_display import CommandChip, chip_label
-from explorer.app.meta_records import folded_preview
+from explorer.app.views.agent_display import CommandChip, chip_label
+from explorer.app.views.meta_records import folded_preview
 
 CHIP_STYLE = ("QLabel {{ border: 1px solid palette(mid); border-radius: 8px; padding: 1px 7px;"
               " background: palette({background}); }}")

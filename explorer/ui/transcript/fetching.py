@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns
-from explorer.ui.tasks import LatestRunner, TaskRunner, Ticket
+from explorer.ui.background.tasks import LatestRunner, TaskRunner, Ticket
 from explorer.ui.transcript.loading import WindowContent, read_part, read_window
 from explorer.ui.transcript.row_table import RowTable
 from explorer.ui.transcript.rows import with_content, without_content

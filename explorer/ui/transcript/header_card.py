@@ -16,8 +16,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QSpacerItem, QWidget
 
-from explorer.app.meta_records import MetaRecord
-from explorer.app.tree_view import marker_kind, merged_tip
+from explorer.app.views.meta_records import MetaRecord
+from explorer.app.views.tree_view import marker_kind, merged_tip
 from explorer.tree.model import Message
 from explorer.ui.transcript.card_frame import CARD_MARGINS, CARD_SPACING, Card, CardContext
 from explorer.ui.transcript.card_words import (

@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.app import kept_paths
-from explorer.app.tree_view import tended_view
+from explorer.app.kept import paths as kept_paths
+from explorer.app.views.tree_view import tended_view
 from explorer.store import Store
 from explorer.store import reads_path as rp
 from explorer.store.reads_path import PathColumns
 from explorer.store.turn_reads import read_subagents
 from explorer.tree.model import Message
-from explorer.ui.tasks import Ticket
+from explorer.ui.background.tasks import Ticket
 from explorer.ui.transcript.row_table import MessageRows, RowTable
 from explorer.ui.transcript.rows import Metrics
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.app.agent_display import (
+from explorer.app.views.agent_display import (
     argument_fields,
     call_summary,
     has_multiline_string,

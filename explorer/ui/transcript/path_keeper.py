@@ -3,11 +3,11 @@
 The first open of a big conversation that changed since its path was kept (a followed
 session grew, a branch was taken) reads the path's skeleton again: a second of a core for
 100,000 messages. Kept in the file, the next open reads it in one row
-(:mod:`explorer.app.kept_paths`). Packing and writing it costs 20–30 MB for a moment, so
+(:mod:`explorer.app.kept.paths`). Packing and writing it costs 20–30 MB for a moment, so
 it is not done while the window opens but ``KEEP_AFTER_MS`` after the path came in, when
 no view is reading, on a worker of its own; the store's writer refuses it if the
 conversation changed meanwhile. A conversation that keeps changing (a followed session)
-is kept again only once in a while (:mod:`explorer.app.keep_pace`).
+is kept again only once in a while (:mod:`explorer.app.kept.pace`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
-from explorer.app import keep_pace, kept_paths
+from explorer.app.kept import pace as keep_pace
+from explorer.app.kept import paths as kept_paths
 from explorer.store import Store
 from explorer.store.reads_path import PathColumns
-from explorer.ui.tasks import LatestRunner
+from explorer.ui.background.tasks import LatestRunner
 
 KEEP_AFTER_MS = 3000
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QFontDatabase, QFontMetricsF, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QToolTip, QWidget
 
 from explorer.store.reads_path import PathColumns
-from explorer.ui.tasks import LatestRunner
+from explorer.ui.background.tasks import LatestRunner
 from explorer.ui.transcript.cards import Card
 from explorer.ui.transcript.heights import RowHeights
 from explorer.ui.transcript.row_table import RowTable

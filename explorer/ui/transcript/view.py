@@ -34,9 +34,9 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QWidget
 
-from explorer.app.branch_labels import sibling_lines
+from explorer.app.graph.branch_labels import sibling_lines
 from explorer.store import Store
-from explorer.ui.tasks import LatestRunner
+from explorer.ui.background.tasks import LatestRunner
 from explorer.ui.transcript.cards import Card, CardContext, MessageCard
 from explorer.ui.transcript.fetching import ContentWindow
 from explorer.ui.transcript.folding import LongTextDialog, format_size

@@ -73,7 +73,8 @@ def test_handoff_prints_the_file_and_the_resume_command(
 def test_V2_sync_prepares_the_views_of_the_big_conversations_it_changed(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.app import kept_turns, prepared_views
+    from explorer.app.kept import prepared as prepared_views
+    from explorer.app.kept import turns as kept_turns
     from explorer.store import Store
 
     monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app import safe_write
+from explorer.app.sharing import safe_write
 from explorer.cli.main import main
 
 

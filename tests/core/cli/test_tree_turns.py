@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.turn_text import turn_view
+from explorer.app.graph.turn_text import turn_view
 from explorer.cli.main import main
 from explorer.store import Store
 from explorer.store.reads_path import sibling_lists

@@ -8,8 +8,8 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from explorer.app.context_costs import CostTable
-from explorer.app.context_sizes import _BUCKET, _records, tokens_sql
+from explorer.app.context.costs import CostTable
+from explorer.app.context.sizes import _BUCKET, _records, tokens_sql
 from explorer.compaction.estimate import (
     UNKNOWN_IMAGE_SIDE,
     Estimator,

@@ -13,8 +13,8 @@ import tracemalloc
 
 import pytest
 
-from explorer.app.context_costs import CostTable
-from explorer.app.context_figure import ContextFigure
+from explorer.app.context.costs import CostTable
+from explorer.app.context.figure import ContextFigure
 from explorer.app.targets import build_target
 from explorer.store import Store
 from tests.helpers import chat_turn, tool_turn

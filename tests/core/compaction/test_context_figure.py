@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from explorer.app import compacting
-from explorer.app.context_figure import ContextFigure
-from explorer.app.demo import load_demo
+from explorer.app.context import compacting
+from explorer.app.context.figure import ContextFigure
+from explorer.app.importing.demo import load_demo
 from explorer.app.targets import build_target
 from explorer.compaction import estimate, planner
 from explorer.compaction.target import Target
@@ -86,7 +86,7 @@ def test_V2_a_message_whose_parts_changed_is_costed_again(tmp_path: Path) -> Non
 
 def test_V2_a_superseded_figure_stops_between_chunks(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.app import context_figure
+    from explorer.app.context import figure as context_figure
 
     monkeypatch.setattr(context_figure, "CHUNK", 3)
     calls = []

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from explorer.app import compacting
-from explorer.app.context_figure import ContextFigure
-from explorer.app.context_figure_path import common_prefix
+from explorer.app.context import compacting
+from explorer.app.context.figure import ContextFigure
+from explorer.app.context.figure_path import common_prefix
 from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.compaction.target import Target
@@ -137,7 +137,7 @@ def test_V2_a_change_in_another_conversation_keeps_the_kept_sums(
 
 def test_V2_the_figure_reads_messages_in_bounded_chunks(
         session: tuple[Store, int], monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.app import context_figure
+    from explorer.app.context import figure as context_figure
 
     monkeypatch.setattr(context_figure, "CHUNK", 5)
     store, conv = session
@@ -164,7 +164,7 @@ def test_common_prefix_of_two_tree_paths(a: list[int], b: list[int], same: int) 
 
 @pytest.mark.parametrize("order", ["rising", "few again", "many unordered"])
 def test_the_kept_costs_find_each_message_s_latest_row_after_a_merge(order: str) -> None:
-    from explorer.app.context_costs import FEW, CostTable
+    from explorer.app.context.costs import FEW, CostTable
 
     table = CostTable()
     first = list(range(10, 2000, 3))

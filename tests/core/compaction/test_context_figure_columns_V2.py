@@ -16,12 +16,12 @@ import pytest
 from coding_session import png_bytes
 from costs_by_message import cost_into
 
-from explorer.app import compacting
-from explorer.app.context_costs import CostTable
-from explorer.app.context_figure import ContextFigure
-from explorer.app.context_figure_columns import cost_columns
-from explorer.app.context_figure_path import PathSums
-from explorer.app.importing import import_paths
+from explorer.app.context import compacting
+from explorer.app.context.costs import CostTable
+from explorer.app.context.figure import ContextFigure
+from explorer.app.context.figure_columns import cost_columns
+from explorer.app.context.figure_path import PathSums
+from explorer.app.importing.run import import_paths
 from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.compaction.estimate import IMAGE_PRICE_KEY, REQUEST_KEY

@@ -139,7 +139,7 @@ def test_a_short_middle_keeps_its_few_strings_whatever_the_pages_cost() -> None:
 
 
 def test_L3_a_cut_sheet_is_named_in_the_preview_lines() -> None:
-    from explorer.app.compacting import plan_lines
+    from explorer.app.context.compacting import plan_lines
 
     plan = planner.build_plan(_session_with_a_long_id_listing(400), Target.default("anthropic"),
                               rung="snapshot")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coding_session import Builder, args
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.compaction import fact_sources
 from explorer.compaction.fact_layout import expand, layout
 from explorer.compaction.facts import Fact, fact_sheet

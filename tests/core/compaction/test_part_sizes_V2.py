@@ -20,15 +20,16 @@ from costs_by_message import cost_into
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.app import compacting, tree_actions, undo
-from explorer.app.agent_homes import Environment
-from explorer.app.context_costs import CostTable
-from explorer.app.context_figure import ContextFigure
-from explorer.app.context_sizes import _BUCKET
-from explorer.app.demo import load_demo
-from explorer.app.importing import import_paths
-from explorer.app.sync import sync_sources
+from explorer.app.context import compacting
+from explorer.app.context.costs import CostTable
+from explorer.app.context.figure import ContextFigure
+from explorer.app.context.sizes import _BUCKET
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.demo import load_demo
+from explorer.app.importing.run import import_paths
+from explorer.app.importing.sync import sync_sources
 from explorer.app.targets import build_target
+from explorer.app.tending import tree_actions, undo
 from explorer.compaction import planner
 from explorer.compaction.context import part_bucket
 from explorer.compaction.target import Target
@@ -285,7 +286,7 @@ def test_V2_a_refresh_costs_only_messages_given_parts_since_the_last_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stopped refresh does not move the mark: a part added meanwhile to a message it had
     costed is still found by the next one."""
-    from explorer.app import context_figure
+    from explorer.app.context import figure as context_figure
 
     target = TARGETS[0]
     with Store(tmp_path / "x.db") as store:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coding_session import coding_session
 
-from explorer.app import compacting
+from explorer.app.context import compacting
 from explorer.compaction import planner
 from explorer.compaction.facts import message_texts
 from explorer.compaction.target import Target

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from benchmarks.generate_transcripts import FORMATS, Generated, generate
 
-from explorer.app.importing import ImportReport, import_paths
+from explorer.app.importing.run import ImportReport, import_paths
 from explorer.store import Store
 
 MB = 1 << 20

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app import importing
-from explorer.app.importing import ImportReport, import_paths
+from explorer.app.importing import run as importing
+from explorer.app.importing.run import ImportReport, import_paths
 from explorer.formats import claude_code
 from explorer.formats.base import ImportedConversation
 from explorer.store import Store

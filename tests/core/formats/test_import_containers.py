@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.importing import import_paths
-from explorer.app.unzip import OWNER, PREFIX, remove_stale_folders
+from explorer.app.importing.run import import_paths
+from explorer.app.importing.unzip import OWNER, PREFIX, remove_stale_folders
 from explorer.formats.registry import detect
 from explorer.store import Store
 

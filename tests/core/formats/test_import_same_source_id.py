@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 
 

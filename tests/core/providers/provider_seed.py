@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from explorer.app.conversation_ops import RunOptions
+from explorer.app.calls.conversation_ops import RunOptions
 from explorer.compaction.target import ProviderKind, Target
 from explorer.store import Store
 from explorer.tree.model import Message, Part

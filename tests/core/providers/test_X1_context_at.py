@@ -17,8 +17,8 @@ from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url, images
 
-from explorer.app.context_at import context_at
-from explorer.app.context_diff import diff
+from explorer.app.context.at import context_at
+from explorer.app.context.diff import diff
 from explorer.compaction.target import Target
 from explorer.store import Store
 

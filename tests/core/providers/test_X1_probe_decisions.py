@@ -17,8 +17,8 @@ from provider_seed import seen_and_asked
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 
-from explorer.app.quiz_decisions import decision_matches, find_decisions
-from explorer.app.recall_quiz import INSTRUCTIONS, build_quiz
+from explorer.app.calls.quiz_decisions import decision_matches, find_decisions
+from explorer.app.calls.recall_quiz import INSTRUCTIONS, build_quiz
 from explorer.store import Store
 
 QUESTION = re.compile(r'^(\d+): "…(.*) ____ (.*)…"$')

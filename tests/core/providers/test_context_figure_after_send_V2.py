@@ -7,9 +7,9 @@ from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer
 from test_stream_faults_P2 import make
 
-from explorer.app import compacting
-from explorer.app import conversation_ops as ops
-from explorer.app.context_figure import ContextFigure
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.context import compacting
+from explorer.app.context.figure import ContextFigure
 from explorer.app.targets import build_target
 from explorer.compaction import planner
 from explorer.compaction.estimate import REQUEST_KEY

@@ -7,7 +7,7 @@ from provider_seed import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
 from explorer.providers.base import ServerError
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store, StoreError

@@ -9,7 +9,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from explorer.app.conversation_ops import _answer
+from explorer.app.calls.conversation_ops import _answer
 from explorer.compaction.context import CompactionPlan
 from explorer.compaction.estimate import Estimator
 from explorer.providers import anthropic, openai

@@ -7,7 +7,7 @@ from helpers import MemoryKeyring
 from provider_seed import db_state, seed_conversation
 from provider_server import ProviderServer, ServerState
 
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
 from explorer.compaction.target import ProviderKind, Target
 from explorer.providers import GeminiProvider, Secret, make_provider
 from explorer.providers.base import AuthError, ConnectionLost, ContextOverflow, RateLimited

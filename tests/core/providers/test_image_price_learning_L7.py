@@ -10,8 +10,8 @@ from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
-from explorer.app import compacting
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.context import compacting
 from explorer.compaction import image_cost
 from explorer.compaction.estimate import IMAGE_PRICE_KEY, REQUEST_KEY
 from explorer.providers.http import HttpPolicy

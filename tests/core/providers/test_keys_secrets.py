@@ -17,7 +17,7 @@ from keyring.backends import fail
 from provider_seed import seed_conversation
 from provider_server import ProviderServer, ServerState, trust_server
 
-from explorer.app.exporting import export_lines
+from explorer.app.sharing.exporting import export_lines
 from explorer.providers import AnthropicProvider, OpenAIProvider, ProviderError
 from explorer.providers.http import HttpPolicy
 from explorer.providers.keys import SERVICE, KeyStoreError, resolve_key, set_key

@@ -10,8 +10,9 @@ from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer
 from test_stream_faults_P2 import make
 
-from explorer.app import conversation_ops as ops
-from explorer.app import fanout, redo, undo
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.calls import fanout
+from explorer.app.tending import redo, undo
 from explorer.providers.http import HttpPolicy
 from explorer.store import Store, StoreError
 

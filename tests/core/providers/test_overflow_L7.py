@@ -19,7 +19,7 @@ from provider_seed import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import endpoint, make
 
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
 from explorer.compaction.estimate import Estimator
 from explorer.compaction.summary import SUMMARY_SYSTEM
 from explorer.providers import AnthropicProvider, ContextOverflow

@@ -21,7 +21,7 @@ from provider_seed import prose, seen_and_asked
 from provider_server import ProviderServer, ServerState
 from test_X1_preview_is_sent import base_url
 
-from explorer.app.recall_quiz import INSTRUCTIONS, build_quiz
+from explorer.app.calls.recall_quiz import INSTRUCTIONS, build_quiz
 from explorer.store import Store
 
 QUESTION = re.compile(r'^(\d+): "…(.*) ____ (.*)…"$')

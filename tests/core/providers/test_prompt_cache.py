@@ -8,8 +8,8 @@ from provider_seed import run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
-from explorer.app import compacting, prompt_cache
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
+from explorer.app.context import compacting, prompt_cache
 from explorer.compaction import planner
 from explorer.compaction.target import Target
 from explorer.providers.encoding import encode_request

@@ -10,9 +10,10 @@ from provider_seed import db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 from test_stream_faults_P2 import make
 
-from explorer.app import fanout, replay, undo
-from explorer.app.tree_actions import archive, edit
-from explorer.app.tree_view import tended_view
+from explorer.app.calls import fanout, replay
+from explorer.app.tending import undo
+from explorer.app.tending.tree_actions import archive, edit
+from explorer.app.views.tree_view import tended_view
 from explorer.cli.main import main
 from explorer.compaction.estimate import Estimator
 from explorer.providers.http import HttpPolicy

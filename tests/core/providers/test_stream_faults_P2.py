@@ -8,7 +8,7 @@ import pytest
 from provider_seed import Waits, db_state, run_options, seed_conversation
 from provider_server import ProviderServer, ServerState
 
-from explorer.app import conversation_ops as ops
+from explorer.app.calls import conversation_ops as ops
 from explorer.providers import AnthropicProvider, OpenAIProvider, Provider
 from explorer.providers.base import (
     AuthError,
@@ -193,7 +193,7 @@ def test_a_silent_server_is_waited_on_out_loud_and_stores_nothing(
 
 def test_the_command_lines_timeout_reaches_the_providers_policy(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.app.model_setup import ModelChoice, prepare
+    from explorer.app.calls.model_setup import ModelChoice, prepare
     from explorer.cli import main
     from explorer.cli.model_commands import choice_from
 

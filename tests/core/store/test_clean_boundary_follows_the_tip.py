@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import assistant, tool_call, tool_result, user
 
-from explorer.app import views
+from explorer.app.views import read as views
 from explorer.formats.base import ImportedConversation
 from explorer.store import Store, boundary
 from explorer.tree.model import Message

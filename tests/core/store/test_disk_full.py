@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 from explorer.store.writer import DiskFull
 from tests.helpers import chat_turn

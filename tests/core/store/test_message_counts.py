@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import chat_turn, new_store, tool_turn
 
-from explorer.app import tree_actions, undo
+from explorer.app.tending import tree_actions, undo
 from explorer.store import Store
 
 

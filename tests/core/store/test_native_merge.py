@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import chat_turn
 
-from explorer.app import exporting, importing
-from explorer.app.demo import load_demo
+from explorer.app.importing import run as importing
+from explorer.app.importing.demo import load_demo
+from explorer.app.sharing import exporting
 from explorer.cli.main import main
 from explorer.store import Store
 

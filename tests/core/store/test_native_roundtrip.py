@@ -6,9 +6,9 @@ from pathlib import Path
 
 from helpers import new_store
 
-from explorer.app.demo import load_demo
-from explorer.app.exporting import export_lines, export_to_file
-from explorer.app.importing import import_paths
+from explorer.app.importing.demo import load_demo
+from explorer.app.importing.run import import_paths
+from explorer.app.sharing.exporting import export_lines, export_to_file
 from explorer.store import Store
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import chat_turn
 
-from explorer.app import tree_actions, undo
+from explorer.app.tending import tree_actions, undo
 from explorer.store import NotFound, Store, reads
 from explorer.store.path_memo import PathMemo
 

@@ -15,9 +15,9 @@ from collections import Counter
 from functools import partial
 from pathlib import Path
 
-from explorer.app.importing import import_paths
-from explorer.app.turn_graph_build import build_model, build_view
-from explorer.app.turn_graph_model import NodeIndex
+from explorer.app.graph.turn_build import build_model, build_view
+from explorer.app.graph.turn_model import NodeIndex
+from explorer.app.importing.run import import_paths
 from explorer.store import Store
 from explorer.store.ids import next_ids
 from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
@@ -226,7 +226,7 @@ def test_V2_the_active_path_walked_in_the_columns_is_the_stores(tmp_path: Path) 
     """The graph's build takes the active path from the parents it read with the turn
     columns instead of a second, recursive read: from any tip of a branching tree (with
     several roots) the same ids; a tip written after the columns were read is not there."""
-    from explorer.app.turn_graph_build import path_in
+    from explorer.app.graph.turn_build import path_in
 
     store = Store(tmp_path / "t.db")
     try:

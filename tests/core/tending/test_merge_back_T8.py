@@ -8,9 +8,10 @@ import pytest
 from helpers import assistant, chat_turn, new_store, tool_turn, user
 from tending_helpers import state
 
-from explorer.app import merge, undo, views
-from explorer.app.tree_actions import star
-from explorer.app.tree_view import preferred_tip
+from explorer.app.tending import merge, undo
+from explorer.app.tending.tree_actions import star
+from explorer.app.views import read as views
+from explorer.app.views.tree_view import preferred_tip
 from explorer.store import Store, StoreError
 
 

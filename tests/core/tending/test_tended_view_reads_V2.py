@@ -9,9 +9,9 @@ from pathlib import Path
 from helpers import statements_run
 from tending_helpers import grow, ids_of
 
-from explorer.app import tree_actions as ta
-from explorer.app.tree_view import build_view, tended_view
-from explorer.app.views import path_notes, tree_marks
+from explorer.app.tending import tree_actions as ta
+from explorer.app.views.read import path_notes, tree_marks
+from explorer.app.views.tree_view import build_view, tended_view
 from explorer.store import Store
 from explorer.tree.tending import children_of
 
@@ -85,7 +85,7 @@ def test_V2_merges_and_edits_come_from_one_scan_and_read_as_each_alone(
         tmp_path: Path) -> None:
     from helpers import assistant, chat_turn, tool_turn, user
 
-    from explorer.app import merge
+    from explorer.app.tending import merge
 
     store = Store(tmp_path / "scan.db")
     try:

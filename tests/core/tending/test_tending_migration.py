@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app import tree_actions as ta
-from explorer.app import undo
+from explorer.app.tending import tree_actions as ta
+from explorer.app.tending import undo
 from explorer.store import Store
 from explorer.store.connection import open_connection
 from explorer.store.migrations import MIGRATIONS, migrate

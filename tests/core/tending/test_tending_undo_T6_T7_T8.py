@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tending_helpers import grow, ids_of, state
 
-from explorer.app import fanout, redo, replay, undo
-from explorer.app import tree_actions as ta
-from explorer.app.conversation_ops import RunOptions
-from explorer.app.tree_view import tended_view
+from explorer.app.calls import fanout, replay
+from explorer.app.calls.conversation_ops import RunOptions
+from explorer.app.tending import redo, undo
+from explorer.app.tending import tree_actions as ta
+from explorer.app.views.tree_view import tended_view
 from explorer.compaction.target import ProviderKind, Target
 from explorer.providers.base import Provider
 from explorer.providers.http import HttpPolicy
@@ -324,7 +325,7 @@ def test_T6_switching_into_an_archived_branch_unfolds_it_and_undo_folds_it_again
 
 
 def test_T6_T7_markers_say_how_much_they_stand_for_in_plain_words() -> None:
-    from explorer.app.tree_view import Marker
+    from explorer.app.views.tree_view import Marker
     assert Marker(3, "archived", (4,), 1).text() == "1 archived branch (1 message)"
     assert Marker(3, "archived", (4, 5), 6).text() == "2 archived branches (6 messages)"
     assert Marker(3, "deleted", (4,), 1, (9,)).text() == "deleted branch — undo (1 message)"
@@ -333,7 +334,7 @@ def test_T6_T7_markers_say_how_much_they_stand_for_in_plain_words() -> None:
 def test_T7_a_deleted_branch_is_restored_out_of_turn_and_T6_unfolds_at_its_point(
     tmp_path: Path,
 ) -> None:
-    from explorer.app.demo import load_demo
+    from explorer.app.importing.demo import load_demo
     with Store(tmp_path / "d.db") as s:
         conv = load_demo(s)
         start = state(s, conv)
@@ -361,7 +362,7 @@ def test_T7_a_deleted_branch_is_restored_out_of_turn_and_T6_unfolds_at_its_point
 
 
 def test_the_transcript_knows_which_notes_it_can_link() -> None:
-    from explorer.app.tree_view import MERGE_NOTE, Marker, marker_kind, merged_tip
+    from explorer.app.views.tree_view import MERGE_NOTE, Marker, marker_kind, merged_tip
     assert marker_kind(Marker(3, "archived", (4, 5), 6).text()) == "archived"
     assert marker_kind(Marker(3, "deleted", (4,), 1, (9,)).text()) == "deleted"
     assert marker_kind("archived") is None and marker_kind("note: 2 archived branches") is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from explorer.app.agent_display import (
+from explorer.app.views.agent_display import (
     CommandChip,
     argument_fields,
     call_summary,

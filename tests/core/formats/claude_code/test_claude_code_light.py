@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.formats import claude_code
 from explorer.formats.base import ImportedConversation
 from explorer.formats.claude_code import reader
@@ -155,8 +155,8 @@ def test_S1_a_light_session_synced_mid_response_is_merged_as_the_whole_read_merg
         tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-read of a grown light session merges by ids and refreshes the response stored
     mid-write, with its content read a chunk at a time."""
-    from explorer.app.agent_homes import Environment
-    from explorer.app.sync import sync_sources
+    from explorer.app.importing.agent_homes import Environment
+    from explorer.app.importing.sync import sync_sources
 
     name = "-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
     source = samples_dir / "claude_code" / name

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.formats import claude_code
 from explorer.store import Store
 from explorer.store.turn_reads import read_previews, read_turn_source

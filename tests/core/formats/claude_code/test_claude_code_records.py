@@ -10,10 +10,10 @@ from pathlib import Path
 
 from helpers import new_store
 
-from explorer.app.compacting import active_context
-from explorer.app.exporting import export_lines
-from explorer.app.importing import import_paths
-from explorer.app.meta_records import meta_record, sent_to_models
+from explorer.app.context.compacting import active_context
+from explorer.app.importing.run import import_paths
+from explorer.app.sharing.exporting import export_lines
+from explorer.app.views.meta_records import meta_record, sent_to_models
 from explorer.formats import claude_code
 from explorer.formats.claude_code.tree import path_to
 

@@ -133,7 +133,7 @@ def test_V2_only_a_message_whose_lines_escape_a_surrogate_is_walked_for_lone_one
     still repaired and counted."""
     import json
 
-    from explorer.app.importing import import_paths
+    from explorer.app.importing.run import import_paths
     from explorer.formats.claude_code import content
     from explorer.store import Store
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from agent_home import CODEX_MAY
 
-from explorer.app.importing import import_paths
-from explorer.app.meta_records import folded_preview, meta_record
+from explorer.app.importing.run import import_paths
+from explorer.app.views.meta_records import folded_preview, meta_record
 from explorer.formats import claude_code, codex
 from explorer.store import Store
 from explorer.store.turn_reads import read_turn_source

@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.formats import claude_code
 from explorer.formats.exporters.claude_code import lines, session_id
 from explorer.formats.exporters.steps import INTERRUPTED, active_path

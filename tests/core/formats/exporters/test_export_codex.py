@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.formats import codex
 from explorer.formats.exporters.codex import lines
 from explorer.formats.exporters.steps import INTERRUPTED

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.app.exporting import export_lines
+from explorer.app.sharing.exporting import export_lines
 from explorer.store import Store
 from tests.helpers import assistant, user
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.formats.exporters import EXPORTERS
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from request_rules import anthropic_violations, openai_violations
 
-from explorer.app.exporting import EXPORTERS
+from explorer.app.sharing.exporting import EXPORTERS
 from explorer.formats import claude_ai, openwebui
 from explorer.formats.base import ImportedConversation
 from explorer.formats.exporters.steps import INTERRUPTED

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from explorer.app.demo import load_demo
-from explorer.app.exporting import EXPORTERS
+from explorer.app.importing.demo import load_demo
+from explorer.app.sharing.exporting import EXPORTERS
 from explorer.formats.exporters.markdown import fence
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages

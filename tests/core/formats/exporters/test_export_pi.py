@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from explorer.app.demo import load_demo
+from explorer.app.importing.demo import load_demo
 from explorer.formats import pi
 from explorer.formats.exporters.pi import lines
 from explorer.formats.exporters.steps import INTERRUPTED, active_path

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from request_rules import anthropic_violations, openai_violations
 
-from explorer.app.demo import load_demo
-from explorer.app.exporting import EXPORTERS
+from explorer.app.importing.demo import load_demo
+from explorer.app.sharing.exporting import EXPORTERS
 from explorer.formats import claude_code
 from explorer.formats.exporters.steps import INTERRUPTED, active_path, answered_steps
 from explorer.providers.request_export import anthropic_export as anthropic_body

@@ -10,10 +10,10 @@ from typing import Any
 from agent_home import llm_db
 from helpers import new_store
 
-from explorer.app.agent_homes import Environment
-from explorer.app.follow import followable, poll
-from explorer.app.importing import import_paths
-from explorer.app.sync import sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.follow import followable, poll
+from explorer.app.importing.run import import_paths
+from explorer.app.importing.sync import sync_sources
 from explorer.formats.llm import read_changed
 from explorer.store import Store
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.app.exporting import EXPORTERS
+from explorer.app.sharing.exporting import EXPORTERS
 from explorer.formats import llm
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
@@ -171,7 +171,7 @@ def test_llm_classic_tool_calls_without_call_id_are_paired_by_order(tmp_path: Pa
 
 
 def test_damaged_sqlite_is_reported_as_a_damaged_database(tmp_path: Path) -> None:
-    from explorer.app.importing import import_paths
+    from explorer.app.importing.run import import_paths
     from explorer.store import Store
 
     cut = tmp_path / "logs.db"

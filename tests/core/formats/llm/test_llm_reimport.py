@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
 from explorer.formats import llm
 from explorer.store import Store
 

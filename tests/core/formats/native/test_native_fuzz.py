@@ -9,8 +9,8 @@ from helpers import new_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.app.demo import load_demo
-from explorer.app.exporting import export_lines
+from explorer.app.importing.demo import load_demo
+from explorer.app.sharing.exporting import export_lines
 from explorer.formats import native
 from explorer.formats.base import FormatError
 

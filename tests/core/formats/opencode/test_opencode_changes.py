@@ -12,10 +12,10 @@ from typing import Any
 from helpers import new_store
 from opencode_db import CHILD, SESSION, T0, add_message, make_db
 
-from explorer.app.agent_homes import Environment
-from explorer.app.follow import followable, poll
-from explorer.app.importing import import_paths
-from explorer.app.sync import sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.follow import followable, poll
+from explorer.app.importing.run import import_paths
+from explorer.app.importing.sync import sync_sources
 from explorer.formats.opencode import read_changed
 from explorer.store import Store
 
@@ -112,7 +112,7 @@ def test_an_opencode_session_in_the_database_can_be_followed(tmp_path: Path) -> 
 def test_an_opencode_export_file_cannot_be_followed(tmp_path: Path, samples_dir: Path) -> None:
     import pytest
 
-    from explorer.app.follow import NotFollowable
+    from explorer.app.importing.follow import NotFollowable
 
     export = next((samples_dir / "opencode").glob("session__quiet*.json"))
     with new_store(tmp_path) as store:

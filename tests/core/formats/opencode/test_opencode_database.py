@@ -11,10 +11,10 @@ from pathlib import Path
 from helpers import new_store
 from opencode_db import CHILD, SESSION, T0, add_message, make_db
 
-from explorer.app.agent_homes import Environment
-from explorer.app.importing import import_paths
-from explorer.app.sources import find_sources
-from explorer.app.sync import sync_sources
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.run import import_paths
+from explorer.app.importing.sources import find_sources
+from explorer.app.importing.sync import sync_sources
 from explorer.formats import llm, opencode
 from explorer.formats.registry import detect
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer.app import tree_actions, undo
-from explorer.app.exporting import export_lines
-from explorer.app.importing import import_paths
+from explorer.app.importing.run import import_paths
+from explorer.app.sharing.exporting import export_lines
+from explorer.app.tending import tree_actions, undo
 from explorer.formats import pi
 from explorer.store import Store
 

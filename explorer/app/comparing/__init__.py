@@ -1,0 +1,1 @@
+"""Branches side by side: columns, aligned turns, differences, labels."""

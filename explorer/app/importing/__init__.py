@@ -1,0 +1,1 @@
+"""Bringing conversations in: files, folders, zips, agents' homes, sync and follow."""

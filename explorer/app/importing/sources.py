@@ -1,0 +1,213 @@
+"""Finding the sessions a person already has: which tools, how many sessions, how big, how new.
+
+Each tool's place comes from :mod:`explorer.app.importing.agent_homes`. A *unit* is what
+one sync reads as a whole: a session file for the JSON Lines agents, the whole
+storage folder for OpenCode (a session is spread over many files) and the
+database for llm. An unreadable folder is named in ``problems`` and skipped;
+it never stops the search.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from explorer.app.importing import agent_homes as homes
+from explorer.app.importing.agent_homes import Environment
+from explorer.formats.opencode.database import is_database
+from explorer.formats.opencode.storage import find_layouts
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One thing a sync reads whole: a path and the importer that reads it.
+
+    ``size`` and ``mtime_ns`` are what the search saw of a file (None for a folder),
+    so a sync with nothing new needs no second look at each file.
+    """
+
+    path: Path
+    fmt: str
+    size: int | None = None
+    mtime_ns: int | None = None
+
+
+@dataclass
+class Found:
+    """What one tool's folder holds."""
+
+    tool: str
+    path: Path
+    exists: bool = False
+    sessions: int = 0
+    size: int = 0
+    newest: float | None = None
+    units: list[Unit] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool, "path": str(self.path), "exists": self.exists,
+            "sessions": self.sessions, "size": self.size, "newest": iso(self.newest),
+            "problems": self.problems,
+        }
+
+
+def iso(stamp: float | None) -> str | None:
+    if stamp is None:
+        return None
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+Scanner = Callable[[Found], None]
+
+
+def _walk(root: Path, found: Found, depth: int) -> Iterator[os.DirEntry[str]]:
+    """Files down to ``depth`` folders below ``root``; unreadable folders are named."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError as exc:
+        found.problems.append(f"{root}: cannot be read ({exc.strerror or exc}); skipped")
+        return
+    for entry in sorted(entries, key=lambda e: e.name):
+        if entry.name.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_dir and depth > 0:
+            yield from _walk(Path(entry.path), found, depth - 1)
+        elif not is_dir and _regular(entry):
+            yield entry
+        elif not is_dir:  # a pipe would be waited on forever, a device read without end
+            found.problems.append(f"{entry.path}: not a regular file; skipped")
+
+
+def _regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()  # a link counts when it leads to a regular file
+    except OSError:
+        return False
+
+
+def _count(found: Found, entry: os.DirEntry[str], fmt: str) -> None:
+    try:
+        st = entry.stat()
+    except OSError as exc:
+        found.problems.append(f"{entry.path}: cannot be read ({exc.strerror or exc}); skipped")
+        return
+    found.sessions += 1
+    found.size += st.st_size
+    found.newest = max(found.newest or 0.0, st.st_mtime)
+    found.units.append(Unit(Path(entry.path), fmt, st.st_size, st.st_mtime_ns))
+
+
+def _session_files(fmt: str) -> Scanner:
+    """``<root>/<project folder>/<session>.jsonl``, as Claude Code and pi file them."""
+    def scan(found: Found) -> None:
+        for entry in _walk(found.path, found, 1):
+            if entry.name.endswith(".jsonl") and os.path.dirname(entry.path) != str(found.path):
+                _count(found, entry, fmt)
+    return scan
+
+
+def _codex(found: Found) -> None:
+    for entry in _walk(found.path, found, 4):
+        if entry.name.startswith("rollout-") and entry.name.endswith(".jsonl"):
+            _count(found, entry, "codex")
+
+
+def _gemini(found: Found) -> None:
+    for entry in _walk(found.path, found, 2):
+        name, parent = entry.name, os.path.basename(os.path.dirname(entry.path))
+        if parent == "chats" and name.startswith("session-") and name.endswith((".json", ".jsonl")):
+            _count(found, entry, "gemini_cli")
+
+
+def _opencode(found: Found) -> None:
+    for layout in find_layouts(found.path):
+        sessions = layout.sessions()
+        if not sessions:
+            continue
+        found.sessions += len(sessions)
+        found.units.append(Unit(layout.root, "opencode"))
+        for folder, _dirs, files in os.walk(layout.root):
+            for name in files:
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                found.size += st.st_size
+                found.newest = max(found.newest or 0.0, st.st_mtime)
+    _opencode_db(found, found.path / "opencode.db")
+
+
+def _opencode_db(found: Found, db: Path) -> None:
+    """OpenCode 1.2+: every session in one SQLite file, written through its ``-wal`` file."""
+    if not db.is_file():
+        return
+    if not is_database(db):
+        found.problems.append(f"{db}: not an OpenCode database this program can read; skipped")
+        return
+    try:
+        uri = f"{db.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
+            count = int(conn.execute("SELECT count(*) FROM session").fetchone()[0])
+        stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
+    except (OSError, sqlite3.Error) as exc:
+        found.problems.append(f"{db}: cannot be read ({exc}); skipped")
+        return
+    size = sum(st.st_size for st in stats)
+    newest = max(st.st_mtime_ns for st in stats)
+    found.sessions += count
+    found.size += size
+    found.newest = max(found.newest or 0.0, newest / 1e9)
+    found.units.append(Unit(db, "opencode", size, newest))
+
+
+def _llm(found: Found) -> None:
+    path = found.path
+    try:
+        st = path.stat()
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with sqlite3.connect(uri, uri=True) as conn:
+            count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+    except (OSError, sqlite3.Error) as exc:
+        found.problems.append(f"{path}: cannot be read ({exc}); skipped")
+        return
+    found.sessions, found.size, found.newest = int(count), st.st_size, st.st_mtime
+    found.units.append(Unit(path, "llm", st.st_size, st.st_mtime_ns))
+
+
+TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
+    ("claude-code", homes.claude_projects, _session_files("claude_code")),
+    ("pi", homes.pi_sessions, _session_files("pi")),
+    ("oh-my-pi", homes.omp_sessions, _session_files("pi")),
+    ("codex", lambda e: homes.codex_home(e) / "sessions", _codex),
+    ("gemini-cli", homes.gemini_tmp, _gemini),
+    ("opencode", homes.opencode_data, _opencode),
+    ("llm", homes.llm_logs, _llm),
+)
+TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
+
+
+def find_sources(env: Environment | None = None, only: set[str] | None = None) -> list[Found]:
+    """Every known tool's place, with what it holds (absent places say ``exists: False``)."""
+    e = env or Environment.current()
+    out: list[Found] = []
+    for name, where, scan in TOOLS:
+        if only is not None and name not in only:
+            continue
+        found = Found(name, where(e))
+        found.exists = found.path.exists()
+        if found.exists:
+            scan(found)
+        out.append(found)
+    return out

@@ -1,0 +1,1 @@
+"""Views of big conversations derived once and kept in the file between opens."""

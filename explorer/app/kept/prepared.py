@@ -1,0 +1,42 @@
+"""The views of big conversations derived once, right after they are imported or synced.
+
+``convo import`` of a 100,000-message session takes a minute; deriving its turn graph,
+context figure and path skeleton then adds a few seconds, and spares the first open of
+it the same seconds (later opens of the unchanged conversation find them kept anyway:
+:mod:`explorer.app.kept.turns`, :mod:`explorer.app.kept.figure`,
+:mod:`explorer.app.kept.paths`). A small conversation opens in milliseconds and is left
+alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
+from explorer.app.kept import paths as kept_paths
+from explorer.app.kept import turns as kept_turns
+from explorer.compaction.target import Target
+from explorer.store import Store
+
+
+def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = None
+                ) -> list[int]:
+    """Keep the turn graph, the context figure (for ``target``, else the settings' one, as
+    the window costs it) and the active path's skeleton of each conversation of
+    ``conv_ids`` big enough to have its graph built in a child process; the ones
+    prepared, once they are in the file."""
+    big = [c for c in (store.conversation(cid, boundary=False) for cid in dict.fromkeys(conv_ids))
+           if c.message_count >= CHILD_MIN_MESSAGES]
+    if not big:
+        return []
+    from explorer.app.context.figure import ContextFigure  # numpy: only for a big one
+    from explorer.app.targets import build_target
+
+    use = target or build_target()
+    for conv in big:
+        kept_turns.keep_now(store, conv.id)
+        ContextFigure(store).usage(conv.id, use)
+        if conv.tip_id is not None:
+            kept_paths.path_columns(store, conv.id, conv.tip_id, keep=True)
+    store.writes_done()
+    return [conv.id for conv in big]

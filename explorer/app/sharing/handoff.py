@@ -1,0 +1,211 @@
+"""Handing a branch back to a coding agent: a new session file where the agent looks for it.
+
+The branch (root to ``at``, or to the tip) is exported in the agent's own format
+and written as a *new* session in the agent's folder for the working directory
+(Claude Code: ``~/.claude/projects/<cwd encoded>/<id>.jsonl``; pi: its sessions
+folder; Codex: a new rollout under ``sessions/YYYY/MM/DD``). An existing file is
+never replaced: the agent may have continued that session since. The written
+file is then read back with this program's own importer and its path compared
+with the branch, so a session the agent would misread is reported, not assumed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explorer.app.importing import agent_homes as homes
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.sharing.exporting import export_lines
+from explorer.formats import claude_code, codex, pi
+from explorer.formats.common import finish
+from explorer.formats.exporters.steps import answered_steps
+from explorer.store import Store, StoreError
+from explorer.tree import secrets
+from explorer.tree.model import Message, Part
+from explorer.tree.paths import message_path
+
+AGENTS = ("claude-code", "pi", "codex")
+_SOURCE = {"claude-code": "claude_code", "pi": "pi", "codex": "codex"}
+
+
+@dataclass
+class Handoff:
+    agent: str
+    path: Path
+    session_id: str
+    cwd: str
+    command: str
+    lines: int
+    notes: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent": self.agent, "path": str(self.path), "session_id": self.session_id,
+                "cwd": self.cwd, "command": self.command, "lines": self.lines,
+                "notes": self.notes, "differences": self.differences}
+
+
+def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
+            env: Environment | None = None, cwd: str | None = None,
+            redact: bool = True) -> Handoff:
+    """Write the branch as a new session for ``agent``; never replaces a file.
+
+    The agent sends the session to its model: secrets are replaced and listed in the notes
+    unless ``redact`` is False (SPEC R1)."""
+    done, lines = _plan(store, conv_id, agent, at, env, cwd, redact)
+    _refuse_a_second_copy(done.path, done.session_id)
+    _write_new(done.path, lines)
+    done.differences = _compare(store, conv_id, at, agent, done.path, redact)
+    return done
+
+
+def planned(store: Store, conv_id: int, agent: str, at: int | None = None,
+            env: Environment | None = None) -> Handoff:
+    """Where a hand-back to ``agent`` would write the branch, and the command, writing nothing.
+
+    The export dialog proposes this path for an agent's format, so an export lands
+    where the agent lists its sessions for that project instead of in the current folder.
+    """
+    return _plan(store, conv_id, agent, at, env, None, True)[0]
+
+
+def _plan(store: Store, conv_id: int, agent: str, at: int | None, env: Environment | None,
+          cwd: str | None, redact: bool) -> tuple[Handoff, list[str]]:
+    if agent not in AGENTS:
+        raise StoreError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    e = env or Environment.current()
+    where = cwd or store.conversation(conv_id).meta.get("cwd") or os.getcwd()
+    notes: list[str] = []
+    lines = list(export_lines(store, conv_id, agent, at, notes,
+                              place=place_for(store, conv_id, agent, where), redact=redact))
+    session = _session_id(agent, lines)
+    dest = _destination(agent, e, where, session)
+    return Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
+                   len(lines), notes), lines
+
+
+def place_for(store: Store, conv_id: int, agent: str, cwd: str) -> dict[str, Any]:
+    """The header fields the agent files the session by: the folder, and the meta it keeps."""
+    conv = store.conversation(conv_id)
+    meta = dict(conv.meta)
+    if conv.source_format != _SOURCE[agent]:
+        meta.pop("version", None)  # another agent's version means nothing to this one
+    return {"cwd": cwd, "meta": meta}
+
+
+def _session_id(agent: str, lines: Sequence[str]) -> str:
+    for line in lines:
+        record = json.loads(line)
+        if agent == "claude-code" and "sessionId" in record:
+            return str(record["sessionId"])
+        if agent == "pi" and record.get("type") == "session":
+            return str(record["id"])
+        if agent == "codex" and record.get("type") == "session_meta":
+            return str(record["payload"]["id"])
+    raise StoreError("the export names no session")
+
+
+def _destination(agent: str, e: Environment, cwd: str, session: str) -> Path:
+    now = time.time()
+    if agent == "claude-code":
+        return homes.claude_projects(e) / homes.claude_project_folder(cwd) / f"{session}.jsonl"
+    if agent == "pi":
+        stamp = time.strftime("%Y-%m-%dT%H-%M-%S-000Z", time.gmtime(now))
+        return homes.pi_sessions(e) / homes.pi_session_folder(cwd) / f"{stamp}_{session}.jsonl"
+    local = time.localtime(now)
+    day = homes.codex_home(e) / "sessions" / time.strftime("%Y/%m/%d", local)
+    return day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{session}.jsonl"
+
+
+def _refuse_a_second_copy(dest: Path, session: str) -> None:
+    """pi and Codex put the time in the file name: the same branch must not land twice."""
+    folder = dest.parent if not dest.name.startswith("rollout-") else dest.parents[3]
+    if not folder.is_dir():
+        return
+    pattern = f"*{session}.jsonl"
+    found = next(folder.rglob(pattern) if dest.name.startswith("rollout-") else
+                 folder.glob(pattern), None)
+    if found is not None:
+        raise StoreError(f"{found} already holds this branch (the agent may have continued it); "
+                         "nothing was written")
+
+
+def resume_command(agent: str, session: str, cwd: str, path: Path) -> str:
+    go = f"cd {shlex.quote(cwd)} && "
+    if agent == "claude-code":
+        return go + f"claude --resume {session}"
+    if agent == "pi":
+        return go + f"pi --session {shlex.quote(str(path))}"
+    return go + f"codex resume {session}"
+
+
+def _write_new(dest: Path, lines: Sequence[str]) -> None:
+    """Write beside ``dest``, then link into place: fails, changing nothing, if it exists."""
+    if dest.exists():
+        raise StoreError(f"{dest} already exists (the agent may have continued that session); "
+                         "nothing was written")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    temp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
+    try:
+        with temp.open("w", encoding="utf-8", newline="\n") as f:
+            f.writelines(line + "\n" for line in lines)
+        try:
+            os.link(temp, dest)
+        except FileExistsError as exc:
+            raise StoreError(f"{dest} already exists; nothing was written") from exc
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
+             redact: bool) -> list[str]:
+    """Differences between the branch and what the agent's file says, read back."""
+    module = {"claude-code": claude_code, "pi": pi, "codex": codex}[agent]
+    read = next(iter(module.read(dest))).materialize()  # every part, even of a huge file
+    if read.tip is None and read.messages:
+        read = finish(read, read.messages[-1].id)
+    back = message_path({m.id: m for m in read.messages}, read.tip) if read.tip else []
+    tip = at if at is not None else store.conversation(conv_id).tip_id
+    branch = store.path(conv_id, tip) if tip is not None else []
+    if redact:
+        branch = secrets.redact_messages(branch)[0]
+    sent = [Message(i, None, "user" if s.role == "user" else s.role, s.parts)
+            for i, s in enumerate(answered_steps(branch, []))]
+    want, got = _signature(sent, agent), _signature(back, agent)
+    if want == got:
+        return []
+    for n, (a, b) in enumerate(zip(want, got, strict=False)):
+        if a != b:
+            return [f"part {n}: the branch has {a[:2]}, the file read back has {b[:2]}"]
+    return [f"the branch has {len(want)} parts, the file read back has {len(got)}"]
+
+
+def _signature(path: Sequence[Message], agent: str) -> list[tuple[str, str, str]]:
+    """What must survive the trip: text, calls and results, in order (thinking may not)."""
+    out: list[tuple[str, str, str]] = []
+    for m in path:
+        if m.role == "system" and agent != "codex":
+            continue  # Claude Code and pi bring their own system prompt
+        for p in m.parts:
+            kept = (p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
+                    or (p.kind == "text" and p.text.strip()))  # id-less calls become text
+            if kept:
+                out.append((m.role if m.role != "tool" else "user", p.kind, _normal(p)))
+    return out
+
+
+def _normal(p: Part) -> str:
+    if p.kind == "tool_use":  # arguments that are not JSON travel as {"input": text}
+        try:
+            value = json.loads(p.text or "{}")
+        except ValueError:
+            value = {"input": p.text}
+        return json.dumps(value if isinstance(value, dict) else {"input": value}, sort_keys=True)
+    return p.text.strip()

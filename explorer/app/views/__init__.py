@@ -1,0 +1,1 @@
+"""What a reader sees of a conversation: tree marks, tended paths, agents' messages."""

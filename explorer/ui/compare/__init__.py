@@ -1,0 +1,1 @@
+"""The compare window: branches in columns: its cells, headers, toolbar and actions."""

@@ -1,0 +1,3 @@
+"""Imports in the window: the dialog, drops, the worker, finding sources, following a live
+session.
+"""

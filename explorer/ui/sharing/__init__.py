@@ -1,0 +1,1 @@
+"""What leaves the window: exports, hand-backs to agents, the redaction switch."""

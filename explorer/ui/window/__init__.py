@@ -1,0 +1,1 @@
+"""The main window and its controllers: menus, right-click, command bar, selection, list."""
