@@ -17,6 +17,7 @@ from typing import Any
 
 from explorer.app.calls import conversation_ops as ops
 from explorer.app.calls.model_setup import ModelChoice, prepare
+from explorer.app.ops.availability import check
 from explorer.cli.commands import (
     Command,
     add_conv_arg,
@@ -111,6 +112,14 @@ def _print_chunk(text: str) -> None:
     sys.stdout.flush()
 
 
+def _checked(op_id: str, action: Action) -> Action:
+    """``action``, after the operation's availability at the message (O1: the window's words)."""
+    def run(s: Store, a: argparse.Namespace, p: Provider, o: ops.RunOptions) -> ops.RunResult:
+        check(s, op_id, a.message, a.conversation)
+        return action(s, a, p, o)
+    return run
+
+
 def _run_model(args: argparse.Namespace, action: Action) -> int:
     try:
         provider, options = setup(args)
@@ -156,8 +165,8 @@ def run_send(args: argparse.Namespace) -> int:
 
 def run_rerun(args: argparse.Namespace) -> int:
     return _run_model(
-        args, lambda s, a, p, o: ops.edit_and_run(s, a.conversation, a.message, read_text(a), p, o)
-    )
+        args, _checked("rerun", lambda s, a, p, o: ops.edit_and_run(
+            s, a.conversation, a.message, read_text(a), p, o)))
 
 
 def run_edit_or_rerun(args: argparse.Namespace) -> int:
@@ -174,7 +183,8 @@ def _edit_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_regenerate(args: argparse.Namespace) -> int:
-    return _run_model(args, lambda s, a, p, o: ops.regenerate(s, a.conversation, a.message, p, o))
+    return _run_model(args, _checked("regenerate", lambda s, a, p, o: ops.regenerate(
+        s, a.conversation, a.message, p, o)))
 
 
 # --- keys -----------------------------------------------------------------------------------

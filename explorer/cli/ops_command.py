@@ -11,7 +11,7 @@ from explorer.cli.output import emit
 
 
 def _where(op: OpSpec) -> str:
-    places = [p for p, on in (("menu", op.menu), ("right-click", op.context is not None),
+    places = [p for p, on in (("menu", op.menu is not None), ("right-click", op.context),
                               (f"/{op.slash}", op.slash is not None),
                               (op.elsewhere, bool(op.elsewhere))) if on]
     return ", ".join(places) if places else f"not in the window: {op.window_absent}"

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from explorer.app.calls.model_setup import ModelChoice, SetupError, prepare
+from explorer.app.ops.availability import check
 from explorer.app.tending import merge, redo, tree_actions, undo
 from explorer.app.tending.tree_actions import Change
 from explorer.cli.commands import Command, open_store
@@ -30,6 +31,7 @@ def _print(args: argparse.Namespace, change: Change, extra: list[str] | None = N
 
 def run_archive(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        check(s, "archive", args.message)
         change = tree_actions.archive(s, args.message)
     return _print(args, change, [f"it shows as a marker at its branch point; "
                                  f"`convo unarchive {args.message}` or `tree --all` unfolds it"])
@@ -37,6 +39,7 @@ def run_archive(args: argparse.Namespace) -> int:
 
 def run_unarchive(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        check(s, "unarchive", args.message)
         return _print(args, tree_actions.unarchive(s, args.message))
 
 
@@ -48,6 +51,7 @@ def _delete_args(p: argparse.ArgumentParser) -> None:
 
 def run_delete(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        check(s, "delete", args.message)
         change = tree_actions.delete(s, args.message, with_checkpoints=args.with_checkpoints)
     return _print(args, change, ["`convo undo` restores it; `convo purge` removes it for good"])
 
@@ -92,6 +96,7 @@ def run_purge(args: argparse.Namespace) -> int:
 
 def run_star(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        check(s, "star", args.message)
         return _print(args, tree_actions.star(s, args.message))
 
 
@@ -158,6 +163,7 @@ def _summarizer(args: argparse.Namespace) -> Summarizer | None:
 def run_merge(args: argparse.Namespace) -> int:
     summarizer = _summarizer(args)
     with open_store(args) as s:
+        check(s, "merge", args.tip)
         change, notes = merge.merge(s, args.tip, args.into, summarizer)
     for note in notes:
         print(f"convo: note: {note}", file=sys.stderr)

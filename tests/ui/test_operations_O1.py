@@ -35,7 +35,7 @@ def _menu_ops(window: MainWindow) -> dict[str, QAction]:
 def test_O1_the_menu_bar_offers_the_declared_entries_with_their_texts_and_shortcuts(
         window: MainWindow) -> None:
     found = _menu_ops(window)
-    assert set(found) == {o.id for o in OPERATIONS if o.menu}
+    assert set(found) == {o.id for o in OPERATIONS if o.menu is not None}
     for op_id, act in found.items():
         spec = op(op_id)
         if op_id not in {"undo", "redo"}:  # these two name what they would undo
@@ -53,7 +53,7 @@ def test_O1_the_right_click_menu_offers_the_declared_entries(
     assert menu is not None
     offered = {str(a.property("op")) for a in menu.findChildren(QAction) if a.property("op")}
     menu.close()
-    expected = {o.id for o in OPERATIONS if o.context is not None} - {"unarchive"}
+    expected = {o.id for o in OPERATIONS if o.context} - {"unarchive"}
     assert offered == expected  # a branch not archived offers Archive, not Unarchive
 
 
@@ -129,3 +129,60 @@ def test_O1_the_window_never_waits_on_the_writer_for_fork_delete_merge_or_checkp
     assert store.tombstones(1)
     assert window.conversation_id != 1 and store.conversation(window.conversation_id or 0)
     assert waits == []
+
+
+def test_O1_every_declared_entry_runs_the_handler_its_controller_gives(
+        window: MainWindow) -> None:
+    """Adding an operation is a declaration and a handler: the menus are built from the
+    declarations, so an entry without a handler cannot be made."""
+    assert set(window.menus.declared) == {o.id for o in OPERATIONS if o.menu is not None}
+    handlers = window.op_handlers()
+    assert {o.id for o in OPERATIONS if o.context} <= set(handlers)
+    on_message = window.menus.on_message
+    assert on_message <= set(handlers)
+    assert on_message.isdisjoint(window.menus.bar_handlers())
+    assert window.menus.declared["archive"].parent().title() == "Tend branch"
+
+
+REFUSED = [("checkpoint", 3, ["checkpoint", "1", "x", "--at", "3"]),
+           ("edit", 3, ["edit", "1", "3", "--text", "x"]),
+           ("archive", 21, ["archive", "21"]),
+           ("delete", 21, ["delete", "21"]),
+           ("star", 2, ["star", "2"])]
+
+
+@pytest.mark.parametrize(("op_id", "mid", "argv"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_O1_a_refusal_is_the_same_sentence_in_the_right_click_menu_and_convo(
+        qtbot: QtBot, window: MainWindow, capsys: pytest.CaptureFixture[str], op_id: str,
+        mid: int, argv: list[str]) -> None:
+    window.show_message_menu(mid, QPoint(10, 10))
+    menu = window.last_menu
+    assert menu is not None
+    entry = menu.action(op_id)
+    menu.close()
+    assert not entry.isEnabled()
+    db = window.store.db_path
+    before = window.store.operations(1, 50)
+    assert main.main(["--db", str(db), *argv]) == 1
+    said = capsys.readouterr().err.strip()
+    assert said == f"convo: error: {entry.toolTip()}"
+    assert f"at message {mid}: " in said and entry.text().startswith(op(op_id).title)
+    assert window.store.operations(1, 50) == before  # nothing was written
+
+
+def test_O1_the_menu_bar_disables_what_the_selection_does_not_allow_and_a_shortcut_says_why(
+        qtbot: QtBot, window: MainWindow) -> None:
+    window.reveal(21)  # on the active path: archive and delete are refused there
+    assert window.selected_message() == 21
+    conversation = next(a.menu() for a in window.menuBar().actions()
+                        if a.text() == "&Conversation")
+    conversation.aboutToShow.emit()
+    archive, branch = window.menus.declared["archive"], window.menus.declared["fork"]
+    assert not archive.isEnabled() and branch.isEnabled()
+    assert archive.toolTip().startswith("Archive branch is not possible at message 21: on the "
+                                        "active path")
+    conversation.aboutToHide.emit()
+    assert archive.isEnabled()  # the shortcut stays live and asks again when pressed
+    archive.trigger()
+    assert window.statusBar().currentMessage() == archive.toolTip()
+    assert not window.store.operations(1, 50)

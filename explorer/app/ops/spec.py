@@ -29,10 +29,10 @@ class OpSpec:
     slash: str | None = None
     """The command bar's word (``/fork``), or None when the bar does not offer it."""
     shortcut: str | None = None
-    menu: bool = False
-    """In the menu bar (under its title)."""
-    context: str | None = None
-    """Its key in the right-click menu of a node or message, or None."""
+    menu: str | None = None
+    """Where the menu bar offers it ("Conversation/Tend branch"), or None."""
+    context: bool = False
+    """In the right-click menu of a node or message (acting on that message)."""
     cli_absent: str = ""
     elsewhere: str = ""
     """Where else in the window it is offered (a button of another window)."""
@@ -41,7 +41,7 @@ class OpSpec:
 
     @property
     def in_window(self) -> bool:
-        return self.menu or self.context is not None or self.slash is not None or bool(
+        return self.menu is not None or self.context or self.slash is not None or bool(
             self.elsewhere)
 
     def to_dict(self) -> dict[str, Any]:

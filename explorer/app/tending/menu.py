@@ -15,6 +15,7 @@ from explorer.store import Store
 from explorer.tree.tending import preferred_choices
 
 ON_PATH = "on the active path"
+OFF_FIRST = "switch to another branch first"
 TEND_KEYS = ("archive", "unarchive", "delete", "star", "label", "note", "merge")
 """The tending operations, in menu order."""
 TEXTS: dict[str, str] = {key: op(key).title for key in TEND_KEYS}
@@ -30,10 +31,13 @@ def tending_availability(store: Store, conv_id: int, mid: int) -> dict[str, Avai
     branch_points = preferred_choices(store.path_ids(mid), view.children)
     return {
         "archive": Availability(not on_path and not archived,
-                                ON_PATH if on_path else "already archived"),
-        "unarchive": Availability(archived, "not an archived branch"),
-        "delete": Availability(not on_path, ON_PATH),
-        "star": Availability(bool(branch_points), "no branch point on the way"),
+                                ON_PATH if on_path else "already archived",
+                                OFF_FIRST if on_path else ""),
+        "unarchive": Availability(archived, "not an archived branch",
+                                  "archived branches show as markers (tree --all)"),
+        "delete": Availability(not on_path, ON_PATH, OFF_FIRST),
+        "star": Availability(bool(branch_points), "no branch point on the way",
+                             "nothing to prefer"),
         "label": Availability(True),
         "note": Availability(True),
         "merge": Availability(not on_path, "already on the active path"),

@@ -20,6 +20,14 @@ from explorer.tree.turns import is_boundary, split_turns
 class Availability:
     enabled: bool
     reason: str = ""
+    """Why not, short enough for a menu entry ("on the active path")."""
+    hint: str = ""
+    """What to do instead ("switch to another branch first"), for tooltips and the CLI."""
+
+    @property
+    def why(self) -> str:
+        """The reason with its hint: the tooltip's and the command line's words."""
+        return f"{self.reason}; {self.hint}" if self.hint else self.reason
 
 
 @dataclass(frozen=True)
@@ -49,21 +57,23 @@ def actions_for(store: Store, conv_id: int, mid: int) -> MessageActions:
         message_id=mid,
         branch=Availability(not is_tip, "already the tip" if is_tip else ""),
         edit=Availability(message.is_prompt,
-                          "" if message.is_prompt else f"{_kind(message)}, not a prompt"),
+                          "" if message.is_prompt else f"{_kind(message)}, not a prompt",
+                          "edit a prompt a person wrote"),
         fork=Availability(True),
         checkpoint=_checkpoint(path),
-        compare=_compare(store, mid, siblings),
+        compare=_compare(store, mid, siblings, path),
         regenerate=_regenerate(path),
         rewind_labels=tuple(sorted(store.checkpoints(conv_id))),
         is_tip=is_tip,
     )
 
 
-def _compare(store: Store, mid: int, siblings: list[int]) -> Availability:
+def _compare(store: Store, mid: int, siblings: list[int],
+             path: Sequence[Message]) -> Availability:
     """Siblings of the message, or of the branch point inside its turn (a turn node)."""
     if len(siblings) > 1:
         return Availability(True)
-    if turn_branch_point(store, mid) is not None:
+    if turn_branch_point(store, mid, path) is not None:
         return Availability(True)
     return Availability(False, "no siblings to compare")
 
@@ -83,7 +93,8 @@ def _regenerate(path: Sequence[Message]) -> Availability:
 def _checkpoint(path: Sequence[Message]) -> Availability:
     if is_boundary(path, len(path) - 1):
         return Availability(True)
-    return Availability(False, "inside a turn: a tool call still waits for its result")
+    return Availability(False, "inside a turn: a tool call still waits for its result",
+                        "set it where the turn ends")
 
 
 def branch_target(store: Store, mid: int) -> int:
@@ -94,13 +105,15 @@ def branch_target(store: Store, mid: int) -> int:
     return found if found is not None else mid
 
 
-def turn_branch_point(store: Store, mid: int) -> int | None:
+def turn_branch_point(store: Store, mid: int,
+                      path: Sequence[Message] | None = None) -> int | None:
     """The message with siblings nearest above ``mid`` within ``mid``'s turn, if any.
 
     A turn node of the turn view is named by its last message, which rarely has
     siblings itself: the branch it stands for is where its turn splits off.
     """
-    path = store.path(store.message_conversation(mid), mid)
+    if path is None:  # the root-to-mid path, when the caller has not read it already
+        path = store.path(store.message_conversation(mid), mid)
     turn = next((t for t in split_turns(path) if t.start < len(path) <= t.end), None)
     start = turn.start if turn is not None else 0
     for m in reversed(path[start:]):

@@ -48,7 +48,7 @@ class WindowActions:
                 "checkpoint": b.checkpoint, "rewind": b.rewind,
                 "export": lambda mid, fmt: e.export(fmt, mid), "copy": e.copy,
                 "rerun": m.rerun, "regenerate": m.regenerate,
-                "continue_in": self.dialogs.continue_in}
+                "handoff": self.dialogs.continue_in}
 
     def on_selected(self, then: Callable[[int], None]) -> None:
         """Run ``then`` on the selected message, or say that nothing is selected."""

@@ -12,41 +12,43 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.app.ops import op
-from explorer.app.tending.menu import TEXTS
+from explorer.app.ops.availability import sentence
+from explorer.app.tending.menu import TEND_KEYS
 from explorer.app.tending.message_actions import Availability, MessageActions
 
 MAX_MARKED = 4
 
 
 class MessageMenu(QMenu):
-    """Every action of SPEC §7 for one message; handlers receive the message id."""
+    """Every action of SPEC §7 for one message; handlers receive the message id.
+
+    The declared operations (``OpSpec.context``) are offered by id: ``available`` holds
+    each one's availability (:func:`explorer.app.ops.availability.for_message`), and a
+    disabled entry says the short reason in its text and the whole sentence, the one
+    ``convo`` prints, in its tooltip. Without ``available`` (a menu built from the message
+    alone) the tending entries are left out.
+    """
 
     def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
                  parent: QWidget | None = None, marked: Sequence[int] = (),
-                 tending: Mapping[str, Availability] | None = None,
+                 available: Mapping[str, Availability] | None = None,
                  context: Mapping[str, Availability] | None = None) -> None:
         super().__init__(parent)
+        self.setToolTipsVisible(True)
         self.info = actions
         self.handlers = handlers
+        self.available = dict(available or {
+            "branch": actions.branch, "edit": actions.edit, "rerun": actions.edit,
+            "regenerate": actions.regenerate, "fork": actions.fork,
+            "checkpoint": actions.checkpoint})
         mid = actions.message_id
-        self._op("branch", actions.branch)
-        self._op("edit", actions.edit)
-        self._op("rerun", actions.edit)
-        self._op("regenerate", actions.regenerate)
-        self._op("fork", actions.fork)
+        for op_id in ("branch", "edit", "rerun", "regenerate", "fork"):
+            self._op(op_id)
         self.addSeparator()
-        if tending:
-            self._tending(tending)
-        self._op("checkpoint", actions.checkpoint)
-        rewind = self.addMenu(op("rewind").title.rstrip("…"))
-        rewind.setObjectName("rewind")
-        rewind.menuAction().setProperty("op", "rewind")
-        for label in actions.rewind_labels:
-            act = rewind.addAction(label)
-            act.triggered.connect(lambda _=False, lb=label: handlers["rewind"](lb))
-        rewind.setEnabled(bool(actions.rewind_labels))
-        if not actions.rewind_labels:
-            rewind.setTitle("Rewind to checkpoint — no checkpoints yet")
+        if available is not None:
+            self._tending()
+        self._op("checkpoint")
+        self._rewind(actions.rewind_labels)
         self.addSeparator()
         self._add("Compare with siblings", "compare", actions.compare)
         mark_text = "Unmark for comparison" if mid in marked else "Mark for comparison"
@@ -59,45 +61,65 @@ class MessageMenu(QMenu):
         self._add("Compare context (with marked)", "compare_context",
                   (context or {}).get("compare_context",
                                       Availability(False, "mark one or two nodes first")))
-        from explorer.app.sharing.exporting import FORMATS  # the exporters load with the first menu
-
-        export = self.addMenu("Export branch")
-        export.setObjectName("export")
-        export.menuAction().setProperty("op", "export")
-        for fmt in FORMATS:
-            act = export.addAction(fmt)
-            act.triggered.connect(lambda _=False, f=fmt: handlers["export"](mid, f))
-        if "continue_in" in handlers:
-            agents = self.addMenu(op("handoff").title)
-            agents.setObjectName("continue_in")
-            agents.menuAction().setProperty("op", "handoff")
-            for agent, name in (("claude-code", "Claude Code"), ("pi", "pi"),
-                                ("codex", "Codex CLI")):
-                act = agents.addAction(name)
-                act.setObjectName(f"continue_in_{agent}")
-                act.triggered.connect(lambda _=False, a=agent: handlers["continue_in"](mid, a))
+        self._export(mid)
+        if "handoff" in handlers:
+            self._handoff(mid)
         self._add("Copy text", "copy", Availability(True))
 
-    def _tending(self, tending: Mapping[str, Availability]) -> None:
+    def _rewind(self, labels: Sequence[str]) -> None:
+        rewind = self._submenu("rewind", op("rewind").title.rstrip("…"))
+        for label in labels:
+            act = rewind.addAction(label)
+            act.triggered.connect(lambda _=False, lb=label: self.handlers["rewind"](lb))
+        rewind.setEnabled(bool(labels))
+        if not labels:
+            rewind.setTitle("Rewind to checkpoint — no checkpoints yet")
+
+    def _export(self, mid: int) -> None:
+        from explorer.app.sharing.exporting import FORMATS  # the exporters load with the first menu
+
+        export = self._submenu("export", "Export branch")
+        for fmt in FORMATS:
+            act = export.addAction(fmt)
+            act.triggered.connect(lambda _=False, f=fmt: self.handlers["export"](mid, f))
+
+    def _handoff(self, mid: int) -> None:
+        agents = self._submenu("handoff", op("handoff").title)
+        for agent, name in (("claude-code", "Claude Code"), ("pi", "pi"), ("codex", "Codex CLI")):
+            act = agents.addAction(name)
+            act.setObjectName(f"continue_in_{agent}")
+            act.triggered.connect(lambda _=False, a=agent: self.handlers["handoff"](mid, a))
+
+    def _submenu(self, op_id: str, title: str) -> QMenu:
+        """A declared operation whose entry chooses among several (labels, formats, agents)."""
+        sub = self.addMenu(title)
+        sub.setObjectName(op_id)
+        sub.menuAction().setProperty("op", op_id)
+        return sub
+
+    def _tending(self) -> None:
         """Archive or unarchive, delete, prefer, name, note, merge back (T6–T8)."""
-        for key in TEXTS:
-            if key != ("archive" if tending["unarchive"].enabled else "unarchive"):
-                self._op(key, tending[key])
-        if tending.get("replay_stale", Availability(False)).enabled:  # redo it after the edit
-            self._op("replay", tending["replay_stale"],
-                     "Replay this stale branch onto the edited prompt…")
-        elif "replay" in tending:
-            self._op("replay", tending["replay"], "Replay branch onto this edit…")
-        self._op("fanout", Availability(True))
+        unarchive = self.available["unarchive"].enabled
+        for key in TEND_KEYS:
+            if key != ("archive" if unarchive else "unarchive"):
+                self._op(key)
+        if self.available.get("replay_stale", Availability(False)).enabled:
+            self._op("replay", "Replay this stale branch onto the edited prompt…")
+        else:
+            self._op("replay", "Replay branch onto this edit…")
+        self._op("fanout")
         self.addSeparator()
 
-    def _op(self, op_id: str, availability: Availability, text: str = "") -> QAction:
-        """A declared operation's entry: its title (or a more precise ``text``), under the
-        key the operation declares for this menu."""
+    def _op(self, op_id: str, text: str = "") -> QAction:
+        """A declared operation's entry: its title (or a more precise ``text``), its
+        availability, and the sentence ``convo`` would print when it is not available."""
         spec = op(op_id)
-        assert spec.context is not None, op_id
-        act = self._add(text or spec.title, spec.context, availability)
+        assert spec.context, op_id
+        found = self.available[op_id]
+        act = self._add(text or spec.title, op_id, found)
         act.setProperty("op", op_id)
+        act.setToolTip(spec.help if found.enabled else sentence(op_id, self.info.message_id,
+                                                                found))
         return act
 
     def _add(self, text: str, key: str, availability: Availability) -> QAction:

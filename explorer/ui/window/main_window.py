@@ -6,7 +6,7 @@ changes the tree goes through the store (one writer) and then refreshes the view
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt
@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.app import error_log
+from explorer.app.ops.availability import for_message
 from explorer.store import Store
 from explorer.ui.background.first_paint import AfterFirstPaint
 from explorer.ui.background.memory import release_after_load
@@ -280,14 +281,19 @@ class MainWindow(QMainWindow):
     def status(self, text: str, ms: int) -> None:
         self.statusBar().showMessage(text, ms)
 
+    def op_handlers(self) -> dict[str, Callable[..., None]]:
+        """What each right-click entry runs, by operation id (and the few entries that are
+        not operations: compare, mark, context), from the controllers that do them."""
+        return {**self.actions_.menu_handlers(), **self.compares.handlers(),
+                **self.tend.handlers(), **self.runs.handlers(),
+                **self.context_actions.handlers()}
+
     def show_message_menu(self, mid: int, pos: QPoint) -> None:
         if self._conv is None:
             return
-        menu = MessageMenu(self.actions_.availability(mid),
-                           {**self.actions_.menu_handlers(), **self.compares.handlers(),
-                            **self.tend.handlers(),
-                            **self.runs.handlers(), **self.context_actions.handlers()}, self,
-                           marked=self.compares.marked, tending=self.tend.availability(mid),
+        menu = MessageMenu(self.actions_.availability(mid), self.op_handlers(), self,
+                           marked=self.compares.marked,
+                           available=for_message(self.store, self._conv, mid),
                            context=self.context_actions.availability(mid))
         self.last_menu = menu
         menu.popup(pos)

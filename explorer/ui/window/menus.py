@@ -15,8 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from explorer.app.ops import op
-from explorer.app.tending.menu import TEND_KEYS
+from explorer.app.ops import OPERATIONS, op
+from explorer.app.ops.availability import for_message, sentence
+from explorer.app.ops.catalog import CONV, TEND
+from explorer.app.tending.message_actions import Availability
 
 if TYPE_CHECKING:
     from explorer.ui.window.main_window import MainWindow
@@ -31,22 +33,54 @@ def action_name(text: str) -> str:
 
 class WindowMenus:
     """File, Edit, Conversation (with Tend branch), View and Help; Undo and Redo name what they
-    undo."""
+    undo.
+
+    The declared operations (``OpSpec.menu``) are placed by their declaration, in catalog
+    order; each runs the handler its controller gives for it, on the selected message when it
+    acts on one. Opening a menu disables what the selected message does not allow, with the
+    sentence ``convo`` prints as the tooltip; a shortcut asks the same question when pressed.
+    """
 
     def __init__(self, window: MainWindow) -> None:
         self.w = window
+        self.declared: dict[str, QAction] = {}
+        self.on_message: set[str] = set()
+        """The declared entries that act on the selected message."""
         self._file()
         self.undo, self.redo = self._edit()
         self._conversation()
         self._view()
         self._help()
 
-    def _file(self) -> None:
+    def bar_handlers(self) -> dict[str, Callable[[], object]]:
+        """The menu bar's operations that do not act on the selected message."""
         w, d = self.w, self.w.actions_.dialogs
+        return {"import": d.import_dialog, "sync": d.find_conversations,
+                "export": w.actions_.exports.export_conversation, "undo": w.tend.undo,
+                "redo": w.tend.redo, "rewind": w.actions_.branches.rewind_dialog,
+                "compact": d.compaction_preview, "fanout": w.runs.fanout}
+
+    def _declared(self, menu: QMenu, place: str) -> None:
+        """Every operation declared at ``place``, with its handler."""
+        bar, on_message = self.bar_handlers(), self.w.op_handlers()
+        asks = False
+        for spec in OPERATIONS:
+            if spec.menu != place:
+                continue
+            slot = bar.get(spec.id)
+            if slot is None:
+                slot, asks = self.on_selected_op(spec.id, on_message[spec.id]), True
+                self.on_message.add(spec.id)
+            self.declared[spec.id] = self.op_action(menu, spec.id, slot)
+        menu.setToolTipsVisible(True)
+        if asks and "/" not in place:  # a submenu is reflected when its menu opens
+            menu.aboutToShow.connect(self._reflect_selection)
+            menu.aboutToHide.connect(self._enable_all)
+
+    def _file(self) -> None:
+        w = self.w
         menu = w.menuBar().addMenu("&File")
-        self.op_action(menu, "import", d.import_dialog)
-        self.op_action(menu, "sync", d.find_conversations)
-        self.op_action(menu, "export", w.actions_.exports.export_conversation)
+        self._declared(menu, "File")
         menu.addAction(w.redaction.action)
         menu.addSeparator()
         self.action(menu, "Quit", w.close, QKeySequence.StandardKey.Quit)
@@ -54,8 +88,8 @@ class WindowMenus:
     def _edit(self) -> tuple[QAction, QAction]:
         w, d = self.w, self.w.actions_.dialogs
         menu = w.menuBar().addMenu("&Edit")
-        undo = self.op_action(menu, "undo", w.tend.undo)
-        redo = self.op_action(menu, "redo", w.tend.redo)
+        self._declared(menu, "Edit")
+        undo, redo = self.declared["undo"], self.declared["redo"]
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         menu.aboutToShow.connect(lambda: self._name_undo(undo, redo))
         menu.addSeparator()
@@ -73,32 +107,51 @@ class WindowMenus:
         redo.setText(self.w.tend.redo_text())
 
     def _conversation(self) -> None:
-        w, b, d = self.w, self.w.actions_.branches, self.w.actions_.dialogs
+        w = self.w
         menu = w.menuBar().addMenu("&Conversation")
-        self.op_action(menu, "branch", self.on_selected(b.branch))
-        self.op_action(menu, "edit", self.on_selected(b.edit))
-        self.op_action(menu, "fork", self.on_selected(b.fork))
-        self.op_action(menu, "checkpoint", self.on_selected(b.checkpoint))
-        self.op_action(menu, "rewind", b.rewind_dialog)
+        self._declared(menu, CONV)
+        menu.addSeparator()
         self.action(menu, "Compare with siblings", self.on_selected(w.compares.compare),
                     "Ctrl+Shift+D")
         self.action(menu, "Mark for comparison", self.on_selected(w.compares.toggle_mark), "M")
         self.action(menu, "Compare marked", w.compares.compare_marked, "Ctrl+D")
         self.action(menu, "Clear compare marks", w.compares.clear_marks)
-        self.op_action(menu, "compact", d.compaction_preview)
         self.action(menu, "Context at this point…",
                     self.on_selected(w.context_actions.context_at), "Ctrl+Shift+X")
-        self._tend(menu.addMenu("Tend branch"))
+        self._declared(menu.addMenu("Tend branch"), TEND)
 
-    def _tend(self, menu: QMenu) -> None:
-        """The tending actions on the selected message (the right-click menu has them too)."""
-        w = self.w
-        handlers = w.tend.handlers()
-        for key in TEND_KEYS:
-            self.op_action(menu, key, self.on_selected(handlers[key]))
-        menu.addSeparator()
-        self.op_action(menu, "replay", self.on_selected(w.runs.replay))
-        self.op_action(menu, "fanout", w.runs.fanout)
+    def _reflect_selection(self) -> None:
+        """Disable what the selected message does not allow, saying why (read on opening)."""
+        found = self._availability()
+        if found is None:
+            return
+        mid, available = found
+        for op_id in self.on_message:
+            act, here = self.declared[op_id], available[op_id]
+            act.setEnabled(here.enabled)
+            act.setToolTip(op(op_id).help if here.enabled else sentence(op_id, mid, here))
+
+    def _enable_all(self) -> None:
+        """A closed menu's shortcuts stay live: they ask again when pressed."""
+        for act in self.declared.values():
+            act.setEnabled(True)
+
+    def _availability(self) -> tuple[int, dict[str, Availability]] | None:
+        conv, mid = self.w.conversation_id, self.w.selected_message()
+        if conv is None or mid is None:
+            return None
+        return mid, for_message(self.w.store, conv, mid)
+
+    def on_selected_op(self, op_id: str, handler: Callable[[int], None]) -> Callable[[], None]:
+        """``handler`` on the selected message, unless the operation cannot run there: then
+        the sentence ``convo`` would print is told instead."""
+        def run(mid: int) -> None:
+            available = for_message(self.w.store, self.w.conversation_id or 0, mid)[op_id]
+            if not available.enabled:
+                self.w.questions.tell(op(op_id).title, sentence(op_id, mid, available))
+                return
+            handler(mid)
+        return self.on_selected(run)
 
     def _view(self) -> None:
         w = self.w
