@@ -247,6 +247,7 @@ def run_import(args: argparse.Namespace) -> int:
     """What was imported goes to stdout; every repair, skip and unreadable file is named
     on stderr. Exit 0 when anything was imported, 1 when nothing was."""
     with open_store(args) as s:
+        s.require_writable()  # before any file is read
         report = importing.import_paths(s, [Path(p) for p in args.paths])
         if any(c.added for c in report.conversations):
             from explorer.app.kept.prepared import prepare_big  # graph code: only then

@@ -9,24 +9,26 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def open_connection(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
+def open_connection(path: str | Path) -> sqlite3.Connection:
     """A connection in autocommit mode; writes go through ``transaction``.
 
     ``synchronous=FULL`` makes every committed turn survive a power cut, not
     only a process crash (P2).
     """
-    if readonly:
-        conn = sqlite3.connect(
-            f"file:{Path(path).as_posix()}?mode=ro", uri=True,
-            isolation_level=None, check_same_thread=False,
-        )
-    else:
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout=10000")
-        _use_wal(conn)
-        conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA foreign_keys=ON")
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout=10000")
+    _use_wal(conn)
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def open_read_only(uri: str) -> sqlite3.Connection:
+    """A connection that cannot write, to a ``mode=ro`` URI
+    (:func:`explorer.store.read_only.read_only_uri` makes it)."""
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA foreign_keys=ON")
     return conn
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from explorer.store.errors import StoreError
 from explorer.store.guard import database_of
+from explorer.store.read_only import read_only_uri, stuck_journal
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -51,7 +52,7 @@ def check_own_file(path: Path) -> None:
 
 
 def _tables(path: Path) -> set[str]:
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    uri = read_only_uri(path)  # immutable where the folder cannot take a -shm
     try:
         conn = sqlite3.connect(uri, uri=True)
         try:
@@ -60,5 +61,5 @@ def _tables(path: Path) -> set[str]:
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
-        raise NotOurDatabase(f"{path} cannot be read as a database ({e}): nothing was "
-                             "changed") from e
+        raise stuck_journal(path) or NotOurDatabase(
+            f"{path} cannot be read as a database ({e}): nothing was changed") from e

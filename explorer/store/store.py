@@ -24,6 +24,7 @@ from explorer.store import (
     layout_store,
     operations,
     part_sizing,
+    read_only,
     reads,
     sync_writes,
     tree_writes,
@@ -57,8 +58,19 @@ class Store:
         self.db_path = Path(path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         check_own_file(self.db_path)  # another program's file is refused untouched
-        self._readers = ReaderPool(lambda: open_connection(self.db_path))
-        self._writer = Writer(self.db_path, on_lost=self._drop_readers)
+        self.read_only = read_only.why_read_only(self.db_path)
+        """Why nothing can be written (its folder or the file is not writable), or None."""
+        if self.read_only is None:
+            self._readers = ReaderPool(lambda: open_connection(self.db_path))
+            self._writer = Writer(self.db_path, on_lost=self._drop_readers)
+        else:
+            self._readers = ReaderPool(lambda: read_only.connect(self.db_path))
+            self._writer = read_only.RefusingWriter(self.db_path, self.read_only)
+            try:
+                read_only.check_readable(self.reader, self.db_path, self.read_only)
+            except BaseException:
+                self._readers.close_all(closing=True)
+                raise
         guard.register(self.db_path)
         self._paths = PathMemo()  # the window's views ask for the same path at once
         self.sizing = Backfill(self._writer)  # parts an older version wrote without sizes
@@ -94,6 +106,12 @@ class Store:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("PRAGMA shrink_memory")
 
+    def require_writable(self) -> None:
+        """Refuse now, in one line, work whose only point is a write (a model call, an
+        import) on a database this process may not write."""
+        if self.read_only is not None:
+            raise read_only.ReadOnlyDatabase(read_only.refusal(self.db_path, self.read_only))
+
     def close(self) -> None:
         self.sizing.stop()
         self._readers.close_all(closing=True)
@@ -115,7 +133,8 @@ class Store:
     def writes_done(self) -> None:
         """Wait until every write handed to the writer so far is in the file (a kept
         clean boundary is written without anyone waiting for it)."""
-        self._writer.call(_nothing)
+        if self.read_only is None:
+            self._writer.call(_nothing)
 
     def _keep_boundary(self, conv_id: int, tip: int, found: int | None, top: int) -> None:
         """A derived clean boundary goes into the file on the writer; nobody waits for it."""
@@ -138,7 +157,10 @@ class Store:
         self._unwaited(view_cache.keep, conv_id, kind, at, key, data)
 
     def _unwaited(self, fn: Callable[..., object], *args: Any) -> None:
-        """A write nobody waits for: its failure is logged (E1), never dropped."""
+        """A write nobody waits for: its failure is logged (E1), never dropped. A read-only
+        database keeps nothing derived (it is derived again at the next read)."""
+        if self.read_only is not None:
+            return
         with contextlib.suppress(RuntimeError):  # a closing store keeps nothing more
             self._writer.submit(fn, *args).add_done_callback(_log_failure)
 
@@ -156,7 +178,10 @@ class Store:
 
     def size_parts(self, message_ids: Sequence[int]) -> int:
         """Size the messages' parts an older version wrote without sizes, now (a reader
-        that needs them does not wait for the background pass to reach them)."""
+        that needs them does not wait for the background pass to reach them). None are
+        sized in a read-only database: its readers fall back to the parts' text."""
+        if self.read_only is not None:
+            return 0
         return self._writer.call(part_sizing.fill, len(message_ids) * 64 + 1024, message_ids)
 
     def path_ids(self, tip: int) -> list[int]:
@@ -258,6 +283,10 @@ class Store:
     def save_layout(
         self, conv_id: int, ids: array[int], xs: array[float], depths: array[int]
     ) -> float:
+        """Keep a computed layout; its stamp. A read-only database keeps none (the graph
+        lays the tree out again at its next open)."""
+        if self.read_only is not None:
+            return time.time()
         return self._writer.call(layout_store.save_layout, conv_id, ids, xs, depths)
 
     def message_flags(self, conv_id: int) -> Mapping[int, int]:

@@ -24,6 +24,7 @@ from explorer.store import Store, StoreError
 from explorer.ui.background import collector
 from explorer.ui.background.interrupts import close_on_signals
 from explorer.ui.error_bar import route_qt_messages
+from explorer.ui.read_only import mark_read_only
 from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
 from explorer.ui.window.main_window import MainWindow, remembered_or_first
@@ -63,10 +64,14 @@ def app_icon() -> QIcon:
 def open_store(db_path: Path) -> Store:
     """The store, with the bundled demo loaded when the database has no conversations.
 
-    Unpack folders that killed imports left in the temp folder are removed first.
+    Unpack folders that killed imports left in the temp folder are removed first. A
+    database this process may not write is opened read-only, as it is: nothing purged,
+    no demo.
     """
     remove_stale_folders(Path(tempfile.gettempdir()))
     store = Store(db_path)
+    if store.read_only is not None:
+        return store
     purge_expired(store)  # the purge_deleted_after_days setting
     if not store.has_conversations():
         load_demo(store)
@@ -106,7 +111,7 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
                 return take_screenshot(app, store, settings, Path(screenshot))
         scratch.cleanup()
         # A person sees the window first and the data after (V2).
-        window = MainWindow(store, settings, open_after_first_paint=True)
+        window = open_window(store, settings)
         window.resize(1400, 860)
         window.show()
         QTimer.singleShot(0, lambda: settle_memory(collect=False))  # no full collection
@@ -119,6 +124,13 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
         return int(code)
     finally:
         drop_early()  # a graph started for a conversation the window never opened
+
+
+def open_window(store: Store, settings: QSettings) -> MainWindow:
+    """The main window on ``store``, marked read-only when the store is."""
+    window = MainWindow(store, settings, open_after_first_paint=True)
+    mark_read_only(window, store)
+    return window
 
 
 def _refuse_file(text: str, *, show: bool) -> int:

@@ -27,6 +27,7 @@ from explorer.app.graph import turn_process
 from explorer.app.sharing import safe_write
 from explorer.store import Store
 from explorer.ui.background.lane import OPEN_LANE
+from explorer.ui.read_only import mark_read_only
 from explorer.ui.window.main_window import MainWindow
 
 SETTLE_MS = 400
@@ -39,6 +40,7 @@ def take_screenshot(app: QApplication, store: Store, settings: QSettings, dest: 
     ``dest`` (never onto the database); 0, or 1 when the file could not be written."""
     with side_by_side():
         window = MainWindow(store, settings)  # its loads start now, beside the showing
+        mark_read_only(window, store)
         window.context_panel.gate.wait_for(lambda: False)
         return _shoot(app, window, store, dest)
 

@@ -150,6 +150,7 @@ def _run(
     """Plan the context before the prompt (as the preview does), append the prompt, stream the
     answer; after an overflow, climb the ladder with what the provider measured and retry once.
     """
+    store.require_writable()  # an answer that could not be kept is not asked for
     target = options.target
     estimator = options.estimator or target.estimator()
     estimator.learn_from_path(context)

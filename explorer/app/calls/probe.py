@@ -103,6 +103,7 @@ def probe(store: Store, conv_id: int, text: str | None, provider: Provider,
           options: RunOptions, rungs: Sequence[str], quiz_size: int = 0) -> ProbeResult:
     """Send ``text`` (and the quiz) after each rung's context; store each answer as an
     archived sibling branch of the point the next prompt continues."""
+    store.require_writable()  # before any call is paid for
     target = options.target
     context = compacting.active_context(store, conv_id)
     if not context:

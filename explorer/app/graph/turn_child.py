@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
 from explorer.app.graph.turn_build import packed_parts
 from explorer.app.kept.turns import keep_in_file
-from explorer.store import Store
+from explorer.store import Store, read_only
 from explorer.store.path_memo import PathMemo
 from explorer.store.readers import ReaderPool
 
@@ -39,7 +38,7 @@ class ReadOnlyStore(Store):
 
     def __init__(self, path: str | Path) -> None:  # no super(): it would open the writer
         self.db_path = Path(path)
-        self._readers = ReaderPool(lambda: _read_only(self.db_path))
+        self._readers = ReaderPool(lambda: read_only.connect(self.db_path))
         self._paths = PathMemo()
 
     def close(self) -> None:
@@ -50,15 +49,6 @@ class ReadOnlyStore(Store):
 
     def keep_view(self, conv_id: int, kind: str, at: int, key: str, data: bytes) -> None:
         """Nor does it keep views."""
-
-
-def _read_only(path: Path) -> sqlite3.Connection:
-    """A read-only connection; the file's name is quoted into its URI (a folder named
-    "a #1" or "what?" opens as any other)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=10000")
-    return conn
 
 
 def serve(pipe: Pipe) -> None:

@@ -238,6 +238,7 @@ def import_in_child(store: Store, paths: Iterable[Path], *, progress: ProgressHo
                     cancel: CancelCheck | None = None,
                     report: ImportReport | None = None) -> ImportReport:
     """Import ``paths`` into ``store``, read by a child process (see the module docstring)."""
+    store.require_writable()  # before any file is read
     report = report if report is not None else ImportReport()
     paths = list(paths)
     try:

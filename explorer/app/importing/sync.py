@@ -105,6 +105,7 @@ def tail_hash(path: Path, offset: int) -> str:
 
 def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = None,
                cancel: Callable[[], bool] | None = None) -> SyncReport:
+    store.require_writable()  # before any session is read
     report = report if report is not None else SyncReport()
     records = store.sync_records()
     for unit in units:

@@ -27,7 +27,7 @@ from explorer.app.graph.turn_process import (
 )
 from explorer.app.kept import pace as keep_pace
 from explorer.app.kept.codec import code_key, decode, encode
-from explorer.store import Store, view_cache
+from explorer.store import Store, read_only, view_cache
 from explorer.store.connection import open_connection, transaction
 
 KIND = "turn graph"
@@ -60,7 +60,10 @@ def keep_in_file(db_path: str | Path, conv_id: int, at: int, packed: dict[str, A
     never holds a second, encoded copy of a graph that can be tens of megabytes (a bushy
     100,000-message tree's is 23 MB). One short transaction; a file busy for longer than
     ``KEEP_WAIT_MS``, or any failure, keeps nothing (the next open builds again). Whether it
-    kept."""
+    kept. Nothing is kept in a database this process may not write."""
+    path = Path(db_path)
+    if not (read_only.folder_writable(path) and read_only.writable(path)):
+        return False
     data = encode(packed)
     try:
         conn = open_connection(db_path)

@@ -68,6 +68,7 @@ class ModelJob(QObject):
     def _run(self, ticket: Ticket) -> ops.RunResult:
         from explorer.app.calls.model_setup import prepare
 
+        self.store.require_writable()  # said before any key or model is looked up
         prepared = prepare(self.choice, on_text=ticket.report, cancel=self.cancel_event)
         return self.call(self.store, prepared.provider, prepared.options)
 

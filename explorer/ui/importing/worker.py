@@ -23,6 +23,7 @@ from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
 from explorer.app.importing.process import import_in_child
 from explorer.app.importing.run import ImportProgress, ImportReport
 from explorer.store import Store
+from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.background.tasks import Task, TaskRunner, Ticket
 
 CHANGES = frozenset({"conversations"})
@@ -103,6 +104,8 @@ class ImportJob(QObject):
             with collector_paused():
                 import_in_child(self.store, self.paths, progress=ticket.report,
                                 cancel=self._cancelled.is_set, report=report)
+        except ExplorerError as e:  # a refusal (a read-only database, a full disk): its line
+            report.errors.append(f"the import stopped: {error_line(e)}")
         except Exception as e:  # a reader's bug must end the import, not hang the dialog
             report.errors.append(f"the import stopped: {type(e).__name__}: {e}")
         self._prepare(report, ticket)
