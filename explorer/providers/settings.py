@@ -1,13 +1,15 @@
 """Model settings kept in a small JSON file in the user's config folder.
 
 The command line and the app's settings dialog read and write the same file: the chosen
-provider, and per provider its base URL, model, context window and output cap. Keys never go
-here (they live in the keyring). A damaged file gives the defaults and a note, not a crash.
+provider, and per provider its base URL, model, context window, output cap and timeout. Keys
+never go here (they live in the keyring). A damaged file gives the defaults and a note, not a
+crash; a timeout that is not a positive number also refuses the calls that would use it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -17,6 +19,7 @@ import platformdirs
 
 from explorer.compaction.kinds import PROVIDER_KINDS, ProviderKind
 from explorer.providers import endpoints
+from explorer.tree.errors import ExplorerError
 
 APP_NAME = "conversation-explorer"
 FILE_NAME = "settings.json"
@@ -31,6 +34,13 @@ class ProviderSettings:
     key_sent_to: str = ""
     """A base URL other than the provider's own that the person trusts with its key (the
     key never goes anywhere else)."""
+    timeout: float | None = None
+    """Seconds each try waits for the answer's first byte when ``--timeout`` is not given
+    (None: the default, 120)."""
+
+
+class BadSetting(ExplorerError, ValueError):
+    """A setting a call needs cannot be used as written; the message names it."""
 
 
 DEFAULTS: dict[str, ProviderSettings] = {
@@ -48,13 +58,25 @@ class Settings:
     provider: ProviderKind = ProviderKind.ANTHROPIC
     providers: dict[str, ProviderSettings] = field(default_factory=lambda: dict(DEFAULTS))
     notes: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)
+    """Settings a call cannot use, by name (``anthropic.timeout``): the call is refused with
+    the line, rather than quietly made with the default."""
 
     def for_provider(self, kind: str | None = None) -> ProviderSettings:
         return self.providers.get(kind or self.provider) or DEFAULTS[kind or self.provider]
 
+    def timeout(self, kind: str | None = None) -> float | None:
+        """The provider's ``timeout`` setting (None: not set); a bad one is refused."""
+        problem = self.problems.get(f"{kind or self.provider}.timeout")
+        if problem is not None:
+            raise BadSetting(problem)
+        return self.for_provider(kind).timeout
+
     def to_dict(self) -> dict[str, Any]:
         return {"provider": self.provider,
-                "providers": {k: asdict(v) for k, v in self.providers.items()}}
+                "providers": {k: {name: value for name, value in asdict(v).items()
+                                  if value is not None}  # an unset timeout is not written
+                              for k, v in self.providers.items()}}
 
 
 def settings_path() -> Path:
@@ -85,22 +107,38 @@ def load_settings(path: Path | None = None) -> Settings:
         settings.notes.append(f"{path}: unknown provider {data['provider']!r} ignored")
     for kind, raw in (data.get("providers") or {}).items():
         if kind in PROVIDER_KINDS and isinstance(raw, dict):
-            settings.providers[kind] = _merge(DEFAULTS[kind], raw, settings.notes, kind)
+            settings.providers[kind] = _merge(DEFAULTS[kind], raw, settings, kind, path)
     return settings
 
 
-def _merge(base: ProviderSettings, raw: dict[str, Any], notes: list[str], kind: str
-           ) -> ProviderSettings:
+def _merge(base: ProviderSettings, raw: dict[str, Any], settings: Settings, kind: str,
+           path: Path) -> ProviderSettings:
     values: dict[str, Any] = {}
     for name, default in asdict(base).items():
         if name not in raw:
             continue
-        if isinstance(raw[name], type(default)) and not isinstance(raw[name], bool):
+        if name == "timeout":
+            values[name] = _timeout(raw[name], settings, kind, path)
+        elif isinstance(raw[name], type(default)) and not isinstance(raw[name], bool):
             values[name] = raw[name]
         else:
-            notes.append(f"{kind}.{name}: {raw[name]!r} is not a {type(default).__name__}; "
-                         "default kept")
+            settings.notes.append(f"{kind}.{name}: {raw[name]!r} is not a "
+                                  f"{type(default).__name__}; default kept")
     return replace(base, **values)
+
+
+def _timeout(value: object, settings: Settings, kind: str, path: Path) -> float | None:
+    """A positive number of seconds, or None (unset); anything else is noted, and kept as
+    a problem the calls it would time are refused with."""
+    if value is None:
+        return None
+    if (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0):
+        return float(value)
+    line = f"the setting {kind}.timeout in {path} is {value!r}, not a positive number of seconds"
+    settings.problems[f"{kind}.timeout"] = line
+    settings.notes.append(line)
+    return None
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -42,7 +42,8 @@ class ModelChoice:
     summary: bool = True
     redact: bool = True
     timeout: float | None = None
-    """Seconds to wait for the first byte of each try (None: the default, 120)."""
+    """Seconds to wait for the first byte of each try (None: the provider's ``timeout``
+    setting, else the default, 120)."""
     key_env: str | None = None
     """An environment variable holding the key for a custom base URL, named by the person."""
 
@@ -116,8 +117,9 @@ def prepare(choice: ModelChoice, on_text: TextCallback | None = None,
     if key is not None and not choice.key_env:
         _check_key_goes_home(kind, base_url, settings.for_provider(kind.value).key_sent_to)
     try:
-        policy = HttpPolicy(notify=notify) if choice.timeout is None else HttpPolicy(
-            read_timeout=choice.timeout, notify=notify)
+        timeout = choice.timeout if choice.timeout is not None else settings.timeout(kind.value)
+        policy = HttpPolicy(notify=notify) if timeout is None else HttpPolicy(
+            read_timeout=timeout, notify=notify)
         provider = make_provider(kind, model=target.model, base_url=base_url, api_key=key,
                                  max_tokens=target.output_reserve, policy=policy)
     except ValueError as e:
