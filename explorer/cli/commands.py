@@ -11,6 +11,7 @@ from pathlib import Path
 from explorer.app.graph import turn_text
 from explorer.app.importing import demo
 from explorer.app.importing import run as importing
+from explorer.app.ops.availability import check
 from explorer.app.sharing import exporting
 from explorer.app.tending import tree_actions
 from explorer.app.views import read as views
@@ -132,6 +133,7 @@ def run_branch(args: argparse.Namespace) -> int:
 
 def run_edit(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        check(s, "edit", args.message, args.conversation)
         change = tree_actions.edit(s, args.conversation, args.message, read_text(args))
         new = change.changed["created"][0]
         emit(args, {"conversation": args.conversation, "edited_from": args.message,
@@ -162,6 +164,9 @@ def _fork_args(p: argparse.ArgumentParser) -> None:
 
 def run_checkpoint(args: argparse.Namespace) -> int:
     with open_store(args) as s:
+        at = args.at if args.at is not None else s.conversation(args.conversation).tip_id
+        if at is not None:
+            check(s, "checkpoint", at, args.conversation)
         target = tree_actions.checkpoint(s, args.conversation, args.label,
                                          args.at).changed["message"]
         print(f"checkpoint {args.label!r} set at message {target}")
