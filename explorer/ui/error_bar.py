@@ -11,20 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QtMsgType, QUrl, Signal, qInstallMessageHandler
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
+from PySide6.QtCore import QObject, QtMsgType, QUrl, Signal, qInstallMessageHandler
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSizePolicy,
     QToolButton,
     QWidget,
 )
 
 from explorer.app import error_log
 from explorer.app.error_log import Failure
+from explorer.ui.elided_label import ElidedLabel
 
 KEPT = 20  # the failures whose details "Copy details" copies
 qt_log = logging.getLogger("explorer.qt")
@@ -42,30 +42,6 @@ class ErrorSink(QObject):
 
     def close(self) -> None:
         self._stop()
-
-
-class ElidedLabel(QLabel):
-    """One line cut with an ellipsis to the width it is given (never widening its bar)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.full = ""
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setMinimumWidth(80)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-    def set_full(self, text: str) -> None:
-        self.full = text
-        self.setToolTip(text)
-        self._fit()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        self.setText(self.fontMetrics().elidedText(
-            self.full, Qt.TextElideMode.ElideRight, max(40, self.width())))
 
 
 class ErrorBar(QFrame):

@@ -61,8 +61,8 @@ def test_an_off_path_node_is_a_visible_preview_down_to_its_leaf_and_esc_goes_bac
     w.graph.nodeSelected.emit(thanks)
     loaded(qtbot, w)
     banner = w.branch_state.banner
-    assert banner.isVisible() and BANNER_TEXT in banner.title.text()
-    assert f"message {leaf}" in banner.detail.text() and "1 of 2" in banner.detail.text()
+    assert banner.isVisible() and BANNER_TEXT == banner.title.full
+    assert f"message {leaf}" in banner.detail.full and "1 of 2" in banner.detail.full
     assert w.transcript.message_ids()[-1] == leaf, "the branch is shown down to its leaf"
     assert w.transcript.selected() == thanks
     assert store.conversation(conv).tip_id == tip, "previewing moves nothing"

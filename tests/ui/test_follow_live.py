@@ -65,7 +65,7 @@ def _start(qtbot: QtBot, w: MainWindow) -> None:
         w.menu_action("follow_live_session").trigger()
     assert w.follow.following and w.follow.bar.isVisible()
     assert w.follow.action.isChecked() and w.follow.timer.isActive()
-    assert "Following Codex CLI session" in w.follow.bar.title.text()
+    assert "Following Codex CLI session" in w.follow.bar.title.full
 
 
 def test_S1_a_followed_session_shows_new_turns_and_takes_the_person_at_the_end_along(
@@ -87,7 +87,7 @@ def test_S1_a_followed_session_shows_new_turns_and_takes_the_person_at_the_end_a
     qtbot.waitUntil(lambda: w.transcript.selected() == new_tip, timeout=TIMEOUT_MS)
     assert w.graph.selected_node() == new_tip
     assert w.follow.at_end()
-    assert f"{done.added} new message(s)" in w.follow.bar.detail.text()
+    assert f"{done.added} new message(s)" in w.follow.bar.detail.full
     assert w.conversations.current() == conv  # the list shows the new count, same choice
     row = w.conversations.model.row_of(conv)
     assert row is not None

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from explorer.tree.errors import ExplorerError
 from explorer.ui.background.tasks import Task, Ticket
+from explorer.ui.elided_label import ElidedLabel
 from explorer.ui.live_marks import LiveMarks
 from explorer.ui.window.view import WindowView
 
@@ -48,16 +49,14 @@ class FollowBar(QFrame):
                            " border-radius:4px; } QLabel { color:#1b4d2b; }")
         self.dot = QLabel("●", self)
         self.dot.setStyleSheet("color:#2f9e44; font-size:14px;")
-        self.title = QLabel(self)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.detail = QLabel(self)
-        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.title = ElidedLabel()
+        self.detail = ElidedLabel()
         self.stop_button = QPushButton("Stop following", self)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 3, 8, 3)
         layout.addWidget(self.dot)
-        layout.addWidget(self.title)
-        layout.addWidget(self.detail, 1)
+        layout.addWidget(self.title, 1)
+        layout.addWidget(self.detail, 2)
         layout.addWidget(self.stop_button)
 
 
@@ -129,8 +128,8 @@ class LiveFollow(QObject):
             return False
         self.followed = followed
         self.new_messages = 0
-        self.bar.title.setText(f"Following {followed.agent} session {followed.path.name}")
-        self.bar.detail.setText("  waiting for the agent to write…")
+        self.bar.title.set_full(f"Following {followed.agent} session {followed.path.name}")
+        self.bar.detail.set_full("waiting for the agent to write…")
         self.bar.setToolTip(str(followed.path))
         self.bar.show()
         self._set_checked(True)
@@ -188,13 +187,13 @@ class LiveFollow(QObject):
 
     def _failed(self, followed: Followed, error: BaseException) -> None:
         if followed is self.followed:
-            self.bar.detail.setText(f"  could not read the session: {error}")
+            self.bar.detail.set_full(f"could not read the session: {error}")
 
     def _polled(self, followed: Followed, result: Poll) -> None:
         if followed is not self.followed or self.view.conversation_id != followed.conversation_id:
             return
         if result.errors:
-            self.bar.detail.setText(f"  {result.errors[0]}")
+            self.bar.detail.set_full(str(result.errors[0]))
         if result.added:
             self.new_messages += result.added
             self.marks.add(result.new_ids)
@@ -207,7 +206,7 @@ class LiveFollow(QObject):
         if conv is None:
             return
         stamp = time.strftime("%H:%M:%S")
-        self.bar.detail.setText(f"  {result.added} new message(s) at {stamp} · "
+        self.bar.detail.set_full(f"{result.added} new message(s) at {stamp} · "
                                 f"{self.new_messages} since following began")
         at_end = self.at_end()
         selected = self.transcript.selected()

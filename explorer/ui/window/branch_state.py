@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.app.tending.message_actions import branch_target
 from explorer.app.views.subagents import subagent_by_call, subagent_of
 from explorer.store.turn_reads import SubagentInfo
+from explorer.ui.elided_label import ElidedLabel
 from explorer.ui.window.view import WindowView
 
 if TYPE_CHECKING:
@@ -38,21 +39,25 @@ class PreviewBanner(QFrame):
         self.setObjectName("preview-banner")
         self.setStyleSheet("QFrame#preview-banner { background:#fff3bf; border:1px solid #f08c00;"
                            " border-radius:4px; } QLabel { color:#5c3c00; }")
-        self.title = QLabel(f"<b>{BANNER_TEXT}</b>")
-        self.detail = QLabel()
-        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.title = ElidedLabel()
+        self.title.set_full(BANNER_TEXT)
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.detail = ElidedLabel()
         self.switch_button = QPushButton("Switch to this branch")
-        self.back_button = QPushButton("Back to the active branch")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 8, 4)
-        text = QWidget()
-        column = QHBoxLayout(text)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.title)
-        column.addWidget(self.detail, 1)
-        layout.addWidget(text, 1)
-        layout.addWidget(self.switch_button)
-        layout.addWidget(self.back_button)
+        self.back_button = QPushButton("Back")
+        self.back_button.setToolTip("Back to the active branch (Esc)")
+        self.switch_button.setToolTip("Make this branch the active one (Enter)")
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(8, 4, 8, 4)
+        rows.setSpacing(2)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.switch_button)
+        top.addWidget(self.back_button)
+        rows.addLayout(top)
+        rows.addWidget(self.detail)
 
 
 class BranchState(QObject):
@@ -222,7 +227,7 @@ class BranchState(QObject):
         sibs = self.store.siblings(start)
         place = (f"alternative {sibs.index(start) + 1} of {len(sibs)} at message {start}"
                  if len(sibs) > 1 else f"from message {start}")
-        self.banner.detail.setText(f"  {place}, down to its newest message {leaf}; "
+        self.banner.detail.set_full(f"{place}, down to its newest message {leaf}; "
                                    "the active branch is unchanged")
         self.banner.show()
 
