@@ -38,3 +38,31 @@ def test_V3_the_preview_strip_never_pushes_the_graph_pane_away(
     assert w.graph.width() >= graph_before - 2, (graph_before, w.graph.width())
     assert banner.width() <= w.transcript.width() + 40
     assert banner.detail.full and banner.detail.toolTip() == banner.detail.full
+
+
+def test_V1_archive_and_delete_on_a_turn_node_take_the_whole_turn(
+        qtbot: QtBot, window: Any) -> None:
+    """A turn node is named by its last message; archiving it from the graph folds the turn
+    from its prompt, leaving no half-turn (prompt and tool calls) behind."""
+    from PySide6.QtCore import QPoint
+
+    w: MainWindow = window
+    assert w.graph.mode == "turns"
+    store = w.store
+    active = set(store.path_ids(store.conversation(1).tip_id or 0))
+    model = w.graph.view.model
+    assert model is not None
+    nodes = {}
+    for m in store.skeleton(1):
+        nodes.setdefault(model.index.get(m.id, -1), []).append(m.id)
+    turn = next(ids for ids in nodes.values() if len(ids) > 2 and ids[0] not in active)
+    last, first = max(turn), min(turn)
+    assert w.graph.node_root(last) == first
+    w.graph.contextMenuRequested.emit(last, QPoint(10, 10))
+    menu = w.last_menu
+    assert menu is not None
+    menu.action("archive").trigger()
+    menu.close()
+    w.ops.settle()
+    qtbot.waitUntil(lambda: first in store.marks(1).archived, timeout=5000)
+    assert last not in store.marks(1).archived  # the branch is marked at its root

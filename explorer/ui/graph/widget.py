@@ -286,6 +286,20 @@ class TreeGraphWidget(QWidget):
     def compare_marked_nodes(self) -> list[tuple[int, int]]:
         return [] if self.view.item is None else list(self.view.item.compare_marks)
 
+    def node_root(self, mid: int) -> int:
+        """The first message of ``mid``'s node. A turn node is named by its last message;
+        archiving or deleting it acts on the whole turn, from here."""
+        model = self.view.model
+        node = model.index.get(mid, -1) if model is not None else -1
+        if model is None or node < 0:
+            return mid
+        root = mid
+        for m in reversed(self.store.path_ids(mid)[:-1]):
+            if model.index.get(m, -2) != node:
+                break
+            root = m
+        return root
+
     def selected_node(self) -> int | None:
         """The selected message: in the turn view, the one chosen inside the selected turn."""
         return self.focus.selected()

@@ -17,6 +17,8 @@ from explorer.app.tending.menu import TEND_KEYS
 from explorer.app.tending.message_actions import Availability, MessageActions
 
 MAX_MARKED = 4
+WHOLE_NODE = ("archive", "delete")
+"""What acts on a graph node's whole turn, from its first message, not on its last."""
 
 
 class MessageMenu(QMenu):
@@ -32,8 +34,10 @@ class MessageMenu(QMenu):
     def __init__(self, actions: MessageActions, handlers: dict[str, Callable[..., None]],
                  parent: QWidget | None = None, marked: Sequence[int] = (),
                  available: Mapping[str, Availability] | None = None,
-                 context: Mapping[str, Availability] | None = None) -> None:
+                 context: Mapping[str, Availability] | None = None,
+                 whole_node: tuple[int, Mapping[str, Availability]] | None = None) -> None:
         super().__init__(parent)
+        self.whole_node = whole_node
         self.setToolTipsVisible(True)
         self.info = actions
         self.handlers = handlers
@@ -115,20 +119,22 @@ class MessageMenu(QMenu):
         availability, and the sentence ``convo`` would print when it is not available."""
         spec = op(op_id)
         assert spec.context, op_id
-        found = self.available[op_id]
-        act = self._add(text or spec.title, op_id, found)
+        target, found = self.info.message_id, self.available[op_id]
+        if self.whole_node is not None and op_id in WHOLE_NODE:
+            target, found = self.whole_node[0], self.whole_node[1][op_id]
+        act = self._add(text or spec.title, op_id, found, target)
         act.setProperty("op", op_id)
-        act.setToolTip(spec.help if found.enabled else sentence(op_id, self.info.message_id,
-                                                                found))
+        act.setToolTip(spec.help if found.enabled else sentence(op_id, target, found))
         return act
 
-    def _add(self, text: str, key: str, availability: Availability) -> QAction:
+    def _add(self, text: str, key: str, availability: Availability,
+             target: int | None = None) -> QAction:
         label = text if availability.enabled else f"{text} — {availability.reason}"
         act = self.addAction(label)
         act.setObjectName(key)
         act.setEnabled(availability.enabled and key in self.handlers)
         act.setToolTip(availability.reason)
-        mid = self.info.message_id
+        mid = self.info.message_id if target is None else target
         if key in self.handlers and key != "compare_marked":
             act.triggered.connect(lambda _=False: self.handlers[key](mid))
         elif key == "compare_marked" and key in self.handlers:

@@ -136,7 +136,8 @@ class MainWindow(QMainWindow):
         self.conversations.conversationChosen.connect(self.open_conversation)
         self.graph.nodeSelected.connect(self.branch_state.graph_selected)
         self.graph.nodeActivated.connect(self.branch_state.activated)
-        self.graph.contextMenuRequested.connect(self.show_message_menu)
+        self.graph.contextMenuRequested.connect(
+            lambda mid, pos: self.show_message_menu(mid, pos, self.graph.node_root(mid)))
         self.graph.chipClicked.connect(self.tend.open_marker)
         self.transcript.messageSelected.connect(self.branch_state.transcript_selected)
         self.transcript.siblingChosen.connect(self.branch_state.sibling_chosen)
@@ -288,13 +289,17 @@ class MainWindow(QMainWindow):
                 **self.tend.handlers(), **self.runs.handlers(),
                 **self.context_actions.handlers()}
 
-    def show_message_menu(self, mid: int, pos: QPoint) -> None:
+    def show_message_menu(self, mid: int, pos: QPoint, root: int | None = None) -> None:
+        """The right-click menu of ``mid``; ``root`` is where its graph node starts (a turn
+        node's first message), which archive and delete act on."""
         if self._conv is None:
             return
+        available = for_message(self.store, self._conv, mid)
+        whole = (root, for_message(self.store, self._conv, root)) if (
+            root is not None and root != mid) else None
         menu = MessageMenu(self.actions_.availability(mid), self.op_handlers(), self,
-                           marked=self.compares.marked,
-                           available=for_message(self.store, self._conv, mid),
-                           context=self.context_actions.availability(mid))
+                           marked=self.compares.marked, available=available,
+                           context=self.context_actions.availability(mid), whole_node=whole)
         self.last_menu = menu
         menu.popup(pos)
 

@@ -19,6 +19,7 @@ from explorer.app.ops import OPERATIONS, op
 from explorer.app.ops.availability import for_message, sentence
 from explorer.app.ops.catalog import CONV, TEND
 from explorer.app.tending.message_actions import Availability
+from explorer.ui.window.context_menu import WHOLE_NODE
 
 if TYPE_CHECKING:
     from explorer.ui.window.main_window import MainWindow
@@ -146,6 +147,8 @@ class WindowMenus:
         """``handler`` on the selected message, unless the operation cannot run there: then
         the sentence ``convo`` would print is told instead."""
         def run(mid: int) -> None:
+            if op_id in WHOLE_NODE:  # a turn node's archive or delete takes the whole turn
+                mid = self.w.graph.node_root(mid)
             available = for_message(self.w.store, self.w.conversation_id or 0, mid)[op_id]
             if not available.enabled:
                 self.w.questions.tell(op(op_id).title, sentence(op_id, mid, available))
