@@ -241,3 +241,23 @@ def test_a_note_is_shown_on_its_node_in_both_views(
     _paint(item, 21, 0.05, pal)  # kept when zoomed out, as names are
     assert len(item.labels.memos) <= 1
     assert "note: Check the skipped rows" in m.tooltip(m.index[21])
+
+
+@pytest.mark.parametrize("mode", ["messages", "turns"])
+def test_T6_a_preferred_path_shows_a_star_on_each_chosen_child(tmp_path: Path, mode: str) -> None:
+    """``convo star`` prefers a path at each branch point on the way; the graph draws
+    "★ preferred" on each chosen child (a name it also has follows the star)."""
+    store = Store(tmp_path / "s.db")
+    load_demo(store)
+    tree_actions.label(store, 18, "dashboard check")
+    tree_actions.star(store, 19)
+    pal = light_palette()
+    data = (build_graph if mode == "messages" else build_turn_graph)(store, 1, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    model_names = {name for names in data.model.names.values() for name in names}
+    assert model_names == {"★ preferred", "★ dashboard check"}  # 12's turn and 18
+    _paint(item, 18, 1.0, pal)
+    names = _names(item)
+    assert any(n.startswith("★ dashboard check") for n in names), names
+    assert not any(n.startswith("⎇ ★") for n in names)
+    store.close()

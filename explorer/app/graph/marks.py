@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from explorer.app.graph.model import GraphMarks
+from explorer.app.graph.model import STAR, GraphMarks
 from explorer.app.views.read import tree_marks
 from explorer.app.views.tree_text import TreeMarks
 from explorer.store import Store
 from explorer.store.reads import fork_points
 from explorer.store.turn_reads import subagent_links
+
+
+def named_and_preferred(names: Mapping[int, str], preferred: frozenset[int]
+                        ) -> dict[int, str]:
+    """The names drawn on branches, with ``★`` on each preferred child (``convo star``), so
+    the graph shows which way "show this branch" and a folded view go."""
+    out = dict(names)
+    for mid in preferred:
+        out[mid] = f"{STAR} {names[mid]}" if mid in names else f"{STAR} preferred"
+    return out
 
 
 def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None,
@@ -36,6 +46,7 @@ def read_marks(store: Store, conv_id: int, marks: TreeMarks | None = None,
         clean_boundary=conv.clean_tip_id if conv.clean_tip_id != conv.tip_id else None,
         side_links=subagent_links(store.reader, conv_id),
         folded={k: v for k, v in marks.folded.items() if k is not None},
-        stale=marks.stale, merges=tuple(marks.merges), branch_names=dict(marks.branch_names),
+        stale=marks.stale, merges=tuple(marks.merges),
+        branch_names=named_and_preferred(marks.branch_names, marks.preferred),
         user_notes=dict(marks.user_notes),
     )

@@ -242,6 +242,10 @@ def build_model(
     )
 
 
+STAR = "★"
+"""Begins a branch name that marks a preferred child; drawn without the ``⎇``."""
+
+
 def names_by_node(names: Mapping[int, str], index: Mapping[int, int]
                   ) -> dict[int, tuple[str, ...]]:
     """Branch names by node position, in message order (a turn node may hold several)."""

@@ -53,7 +53,8 @@ def tree_marks(store: Store, conv_id: int, view: TendedView | None = None,
     return TreeMarks(active=active, tip=conv.tip_id, labels=labels, notes=notes,
                      hidden=frozenset(view.hidden), markers=markers,
                      stale=frozenset(view.stale), folded=folded, merges=list(view.merges),
-                     branch_names=dict(view.marks.labels), user_notes=dict(view.marks.notes))
+                     branch_names=dict(view.marks.labels), user_notes=dict(view.marks.notes),
+                     preferred=frozenset(view.marks.preferred))
 
 
 def tree_lines(

@@ -33,6 +33,7 @@ class TreeMarks:
     # them on the node; the text views carry them as a ``⎇ name`` note.
     branch_names: Mapping[int, str] = field(default_factory=dict)
     user_notes: Mapping[int, str] = field(default_factory=dict)  # ``convo note``, drawn too
+    preferred: frozenset[int] = frozenset()  # ``convo star``: the chosen child at branch points
 
 
 def render_tree(nodes: Sequence[SkeletonNode], marks: TreeMarks, width: int = 100) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
+from explorer.app.graph.model import STAR
 from explorer.app.graph.spots import LabelSpots
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
@@ -191,7 +192,8 @@ class LabelPainter:
         key = ("branch_name", text, room, pal.branch_name.rgba(), self._ratio)
         made = self._made.get(key)
         if made is None:
-            shown = self.bold_metrics.elidedText("⎇ " + text, Qt.TextElideMode.ElideRight, room)
+            mark = "" if text.startswith(STAR) else "⎇ "
+            shown = self.bold_metrics.elidedText(mark + text, Qt.TextElideMode.ElideRight, room)
             made = self._made_for(key, lambda: _Look(shown, 7.5, pal.branch_name, None,
                                                      pal.background, True, True),
                                   self.bold_metrics.horizontalAdvance(shown) + 12, 15)
