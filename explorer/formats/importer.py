@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from explorer.formats.size_limit import ANY_FILE, SizeLimit
 from explorer.formats.tailing import Cursor, Tail
 from explorer.tree.imported import ImportedConversation
 
@@ -52,12 +53,14 @@ class TwoPass(Protocol):
 
 @dataclass(frozen=True)
 class Capabilities:
-    """One format and what it can do besides reading a whole file."""
+    """One format, what it can do besides reading a whole file, and how large a file of it
+    an import reads (a larger one is skipped and named)."""
 
     importer: Importer
     tail: Tailing | None = None
     changes: ChangeReader | None = None
     two_pass: TwoPass | None = None
+    limit: SizeLimit = ANY_FILE
 
     @property
     def name(self) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from explorer.formats.base import FormatError
 from explorer.formats.importer import Capabilities, Importer
 from explorer.formats.safe_zip import is_zip
+from explorer.formats.size_limit import DATABASES, EXPORTS, OTHER, SESSIONS, SizeLimit
 from explorer.store.guard import database_of
 
 # Order matters only where two formats could both claim a file: specific first.
@@ -41,18 +42,21 @@ def formats() -> dict[str, Capabilities]:
     )
 
     table = {
-        "native": Capabilities(native),
-        "gemini_cli": Capabilities(gemini_cli, tail=gemini_cli),
-        "claude_code": Capabilities(claude_code, tail=claude_code, two_pass=claude_code),
-        "pi": Capabilities(pi, tail=pi),
-        "codex": Capabilities(codex, tail=codex),
-        "opencode": Capabilities(opencode, changes=opencode),
-        "sillytavern": Capabilities(sillytavern),
-        "chatgpt": Capabilities(chatgpt),
-        "openwebui": Capabilities(openwebui),
-        "librechat": Capabilities(librechat),
-        "claude_ai": Capabilities(claude_ai),
-        "llm": Capabilities(llm, changes=llm),
+        "native": Capabilities(native, limit=SizeLimit(EXPORTS, "Conversation Explorer files")),
+        "gemini_cli": Capabilities(gemini_cli, tail=gemini_cli,
+                                   limit=SizeLimit(SESSIONS, "Gemini CLI chats")),
+        "claude_code": Capabilities(claude_code, tail=claude_code, two_pass=claude_code,
+                                    limit=SizeLimit(SESSIONS, "Claude Code sessions")),
+        "pi": Capabilities(pi, tail=pi, limit=SizeLimit(SESSIONS, "pi sessions")),
+        "codex": Capabilities(codex, tail=codex, limit=SizeLimit(SESSIONS, "Codex CLI sessions")),
+        "opencode": Capabilities(opencode, changes=opencode,
+                                 limit=SizeLimit(DATABASES, "OpenCode exports and databases")),
+        "sillytavern": Capabilities(sillytavern, limit=SizeLimit(OTHER, "SillyTavern chats")),
+        "chatgpt": Capabilities(chatgpt, limit=SizeLimit(EXPORTS, "ChatGPT exports")),
+        "openwebui": Capabilities(openwebui, limit=SizeLimit(EXPORTS, "Open WebUI exports")),
+        "librechat": Capabilities(librechat, limit=SizeLimit(EXPORTS, "LibreChat exports")),
+        "claude_ai": Capabilities(claude_ai, limit=SizeLimit(EXPORTS, "claude.ai exports")),
+        "llm": Capabilities(llm, changes=llm, limit=SizeLimit(DATABASES, "llm databases")),
     }
     return {name: table[name] for name in IMPORTERS}
 

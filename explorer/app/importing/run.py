@@ -143,14 +143,19 @@ def _holds_other_formats(folder: Path, module: Importer) -> bool:
 def _plan(
     paths: Iterable[Path], report: ImportReport, unpacker: Unpacker | None = None
 ) -> Iterator[tuple[Path, Importer | None]]:
-    """Every source with its importer; sources nobody reads are reported and given None."""
+    """Every source with its importer; sources nobody reads (a file over its format's size
+    limit among them) are reported and given None."""
     for path in paths:
         if not path.exists():
             report.errors.append(f"{path}: no such file or folder")
             continue
         for source, module in _sources(path, unpacker):
             odd = not_regular(source)
-            if module is None and own_database(source):
+            too_big = capabilities(module).limit.refusal(source) if module is not None else None
+            if too_big is not None:
+                (report.errors if source == path else report.skipped_files).append(too_big)
+                module = None
+            elif module is None and own_database(source):
                 own = f"{source}: it is the database this program has open; not imported"
                 (report.errors if source == path else report.skipped_files).append(own)
             elif module is None and odd is not None:

@@ -105,8 +105,10 @@ def _open(path: Path, stack: ExitStack) -> _Input:
     if path.is_dir():
         names = sorted(p for p in path.iterdir()
                        if _CONVERSATIONS.search(p.name) and p.is_file())
-        sources = [(p.name, _file_opener(p)) for p in names]
-        return _Input(path.name, sources, FolderImages(path, depth=3))
+        too_big = {p: _over_limit(p) for p in names}  # named, never read
+        sources = [(p.name, _file_opener(p)) for p in names if too_big[p] is None]
+        return _Input(path.name, sources, FolderImages(path, depth=3),
+                      [note for note in too_big.values() if note])
     if is_zip(path):
         archive = stack.enter_context(SafeZip(path))
         members = sorted(n for n in archive.names() if _CONVERSATIONS.search(n))
@@ -115,6 +117,14 @@ def _open(path: Path, stack: ExitStack) -> _Input:
     if not path.is_file():
         raise FormatError(f"{path}: no such file")
     return _Input(path.name, [(path.name, _file_opener(path))], FolderImages(path.parent, 2))
+
+
+def _over_limit(path: Path) -> str | None:
+    """The note naming a conversations file of an unpacked export over the size limit of
+    ChatGPT exports (a file named alone was checked before it was read)."""
+    from explorer.formats.registry import formats  # the table imports this package
+
+    return formats()[FORMAT].limit.refusal(path)
 
 
 def _file_opener(path: Path) -> Callable[[], AbstractContextManager[Readable]]:

@@ -102,10 +102,16 @@ def reads_twice(path: Path) -> bool:
 
 
 def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
+    too_big = _over_limit(path)
+    if too_big is not None:
+        return None, too_big, True
+    notes = {agent_id: _over_limit(p) for agent_id, p in agents}
+    agents = [(agent_id, p) for agent_id, p in agents if notes[agent_id] is None]
     light = _size(path) + sum(_size(p) for _, p in agents) >= LAZY_BYTES
     main = _read_file(path, "line", light)
     if not main.has_messages:
         return None, _empty_problem(path, main), bool(main.notes)
+    main.notes.extend(f"subagent {agent_id}: {note}" for agent_id, note in notes.items() if note)
     subs = []
     for agent_id, agent_path in agents:
         session = _read_file(agent_path, f"agent-{agent_id}", light)
@@ -127,6 +133,14 @@ def _read_session(path: Path, agents: list[tuple[str, Path]]) -> _Outcome:
         content.shed(conv.messages)
         conv.content = content if len(content) else None
     return conv, "", False
+
+
+def _over_limit(path: Path) -> str | None:
+    """The note naming ``path`` when it is over the size limit of Claude Code sessions: a
+    folder read whole meets its files here (a file named alone was checked before)."""
+    from explorer.formats.registry import formats  # the table imports this package
+
+    return formats()[FORMAT].limit.refusal(path)
 
 
 def _size(path: Path) -> int:
