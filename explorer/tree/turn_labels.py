@@ -12,6 +12,14 @@ from collections.abc import Mapping
 LABEL_CHARS = 60
 _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _TAG = re.compile(r"</?[a-z][a-z0-9-]*>")
+MACHINE_NAMES = {
+    "system-reminder": "system reminder", "task-notification": "task notification",
+    "user-prompt-submit-hook": "hook output", "local-command-stdout": "command output",
+    "local-command-stderr": "command output", "bash-stdout": "shell output",
+    "bash-stderr": "shell output", "local-command-caveat": "command caveat",
+}
+"""Blocks an agent puts in the user's place, and what a title calls a turn made of them."""
+_MACHINE = re.compile(r"<(" + "|".join(MACHINE_NAMES) + r")>.*?(?:</\1>|$)", re.S)
 
 
 def first_words(text: str, limit: int = LABEL_CHARS) -> str:
@@ -27,12 +35,20 @@ def first_words(text: str, limit: int = LABEL_CHARS) -> str:
 
 
 def prompt_words(preview: str, limit: int = LABEL_CHARS) -> str:
+    """A turn's title: the words a person wrote, past what the agent injected in their place
+    (a reminder, a task notification, a hook's output); a turn with none is named by what
+    opened it ("⟲ task notification"), never by a task id or a temporary file's path."""
     if "<" not in preview:  # no tags to read past (most prompts): skip the expressions
         return first_words(preview, limit)
     command = _COMMAND.search(preview)
     if command:
         return first_words(command.group(1), limit)
-    return first_words(_TAG.sub(" ", preview), limit)
+    human = _TAG.sub(" ", _MACHINE.sub(" ", preview))
+    if human.strip():
+        return first_words(human, limit)
+    injected = _MACHINE.search(preview)
+    kind = injected.group(1) if injected else ""
+    return f"⟲ {MACHINE_NAMES.get(kind, kind.replace('-', ' ') or 'agent message')}"
 
 
 def answer_words(preview: str, limit: int = LABEL_CHARS) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+from pathlib import Path
 
 from turn_sessions import deep_session
 
@@ -70,8 +71,10 @@ def test_V2_box_words_made_on_demand_read_as_the_turns_say() -> None:
             assert info.titles[i] == f"⋯ {proj.turn_count(i)} turns"
             assert info.answers[i] == f"{len(mids)} messages  ▸ expand" and info.chips[i] == ""
             continue
-        assert info.titles[i] == (first_words(turn.prompt, 80) if turn.prompt
-                                  else "↳ (continued)")
+        if turn.prompt:
+            assert info.titles[i] == first_words(turn.prompt, 80)
+        else:  # a node inside a turn: the prompt it continues
+            assert info.titles[i].startswith("↳ ")
         assert info.answers[i] == turn.answer
         assert info.chips[i] == chips(turn.tool_calls, turn.tool_errors)
         assert info.tooltips[i].startswith(f"turn #{mids[0]}")
@@ -103,3 +106,22 @@ def test_V2_the_models_node_columns_say_what_the_projection_says_node_by_node() 
         assert bool(model.flags[i] & F_SIDE) == proj.is_side(i)
         seen.add(style)
     assert {STYLE_RUN, STYLE_AGENT, STYLE_TURN} <= seen  # the session has all three
+
+
+def test_V1_a_regenerated_answer_is_titled_by_the_prompt_it_answers(tmp_path: Path) -> None:
+    """A node that starts inside a turn (a second answer to one prompt) says which prompt it
+    answers, not "(continued)"."""
+    from explorer.app.importing.demo import load_demo
+    from explorer.store import Store
+    from explorer.ui.graph.palette import light_palette
+    from explorer.ui.graph.worker import build_turn_graph
+
+    store = Store(tmp_path / "d.db")
+    load_demo(store)
+    model = build_turn_graph(store, 1, light_palette()).model
+    assert model.turns is not None
+    titles = {int(model.ids[i]): model.turns.titles[i] for i in range(len(model))}
+    assert titles[24].startswith("↳ Write a short commit message"), titles[24]
+    assert titles[23].startswith("↳ Write a short commit message")
+    assert not any("(continued)" in t for t in titles.values())
+    store.close()

@@ -181,7 +181,22 @@ class _Words:
         if proj.is_run(i):
             return f"⋯ {proj.turn_count(i)} turns"
         prompt = proj.tree.prompts[proj.first_turn(i)]
-        return first_words(prompt, TITLE_CHARS) if prompt else "↳ (continued)"
+        if prompt:
+            return first_words(prompt, TITLE_CHARS)
+        above = self._prompt_above(proj.first_turn(i))
+        return f"↳ {first_words(above, TITLE_CHARS - 2)}" if above else "↳ (continued)"
+
+    def _prompt_above(self, t: int) -> str:
+        """The prompt of the turn a node continues (a regenerated answer, a branch inside a
+        turn): its title says which question it answers."""
+        tree = self.proj.tree
+        for _ in range(256):  # a chain of splits is short; a long one is not worth walking
+            t = tree.parent[t]
+            if t < 0:
+                return ""
+            if tree.prompts[t]:
+                return str(tree.prompts[t])
+        return ""
 
     def answer(self, i: int) -> str:
         proj = self.proj

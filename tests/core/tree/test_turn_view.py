@@ -220,3 +220,14 @@ def test_a_turn_knows_the_models_that_answered_it() -> None:
     ]
     (turn,) = group_turns(msgs).turns
     assert (turn.first_model, turn.last_model) == ("small", "large")
+
+
+def test_V1_a_turn_is_titled_by_the_words_a_person_wrote_not_what_the_agent_injected() -> None:
+    notification = ("<task-notification><task-id>b7xq2</task-id><output-file>/tmp/claude/tasks/"
+                    "b7xq2.output</output-file><status>completed</status></task-notification>")
+    assert prompt_words(notification) == "⟲ task notification"
+    assert prompt_words("<system-reminder>Whenever you read a file, consider</system-reminder>"
+                        "Please fix the flaky test") == "Please fix the flaky test"
+    assert prompt_words("<user-prompt-submit-hook>lint: 3 warnings") == "⟲ hook output"
+    assert "/tmp" not in prompt_words(notification + " ")
+    assert prompt_words("plain words <b>bold</b>") == "plain words bold"
