@@ -1,4 +1,5 @@
-"""Settings: per provider its base URL, model, window, snapshot tier and API key; theme; threshold.
+"""Settings: per provider its base URL, model, window, snapshot tier, API key and the one other
+URL its key may go to; theme; threshold.
 
 The provider fields go through :mod:`explorer.providers.settings`, so the command
 line reads what is saved here. Theme, tiers and threshold have no place in that
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.app.calls.model_setup import KEY_SENT_TO_FIELD, OWN_HOSTS
 from explorer.app.preferences import (
     THEMES,
     THRESHOLD_MAX,
@@ -97,6 +99,25 @@ def no_keyring_text(note: str) -> str:
             f"Set the key in an environment variable before starting the app instead: {env}.")
 
 
+def key_sent_to_edit(kind: str, value: str, parent: QWidget) -> QLineEdit:
+    """The ``key_sent_to`` field: the one URL besides the provider's own host its key may
+    go to (a proxy or gateway the person trusts with it)."""
+    edit = QLineEdit(value, parent)
+    home = OWN_HOSTS.get(ProviderKind(kind))
+    if home is None:  # an OpenAI-compatible key goes to the server it is for
+        edit.setEnabled(False)
+        edit.setPlaceholderText("its key goes to the base URL above")
+        edit.setToolTip("An OpenAI-compatible key is sent to the server named in Base URL: "
+                        "there is no other host to keep it from.")
+        return edit
+    edit.setPlaceholderText(f"nowhere but {home}")
+    edit.setToolTip(f"The {kind} API key is only ever sent to {home}, the provider's own host. "
+                    "To send it through another server (a proxy, a gateway), put that "
+                    "server's base URL here, exactly as in Base URL: the key then goes there "
+                    "too, and still nowhere else. Saved as \"key_sent_to\" in settings.json.")
+    return edit
+
+
 class ProviderPage(QWidget):
     """One provider: where to send, which model, how big its window, its tier and its key."""
 
@@ -106,6 +127,7 @@ class ProviderPage(QWidget):
         self.kind = kind
         self.chosen = chosen
         self.base_url_edit = QLineEdit(chosen.base_url, self)
+        self.key_sent_to_edit = key_sent_to_edit(kind, chosen.key_sent_to, self)
         self.model_edit = QLineEdit(chosen.model, self)
         self.window_box = QSpinBox(self)
         self.window_box.setRange(1, MAX_WINDOW)
@@ -137,6 +159,7 @@ class ProviderPage(QWidget):
     def _lay_out(self) -> None:
         form = QFormLayout(self)
         form.addRow("Base URL", self.base_url_edit)
+        form.addRow(KEY_SENT_TO_FIELD, self.key_sent_to_edit)
         form.addRow("Model", self.model_edit)
         form.addRow("Context window", self.window_box)
         form.addRow("Snapshot tier", self.tier_box)
@@ -198,11 +221,16 @@ class ProviderPage(QWidget):
             return f"{self.kind}: the base URL must start with http:// or https://"
         if not self.model_edit.text().strip():
             return f"{self.kind}: the model name is empty"
+        trusted = self.key_sent_to_edit.text().strip()
+        if trusted and not trusted.startswith(("http://", "https://")):
+            return (f"{self.kind}: \"{KEY_SENT_TO_FIELD}\" must be a base URL starting with "
+                    "http:// or https:// (or empty)")
         return ""
 
     def settings(self) -> ProviderSettings:
         return replace(self.chosen, base_url=self.base_url_edit.text().strip(),
-                       model=self.model_edit.text().strip(), window=self.window_box.value())
+                       model=self.model_edit.text().strip(), window=self.window_box.value(),
+                       key_sent_to=self.key_sent_to_edit.text().strip())
 
 
 class SettingsDialog(QDialog):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import keyring.backend
@@ -239,3 +240,65 @@ def test_a_failing_keyring_backend_shows_a_clear_message_and_does_not_crash(
     assert resolve_key("anthropic")[0] is None
     assert dialog.save()  # the rest of the settings still save
     assert load_settings().notes == []
+
+
+def test_the_key_may_also_go_to_the_url_named_in_send_the_key_also_to(
+    qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring
+) -> None:
+    dialog = open_dialog(qtbot)
+    page = dialog.pages["anthropic"]
+    assert page.key_sent_to_edit.text() == ""
+    assert "only ever sent to api.anthropic.com" in page.key_sent_to_edit.toolTip()
+    assert "key_sent_to" in page.key_sent_to_edit.toolTip()
+    assert not dialog.pages["openai-compatible"].key_sent_to_edit.isEnabled()
+    page.key_sent_to_edit.setText("gateway.example")
+    assert dialog.save() is False and not config.exists()
+    assert dialog.message.text() == ('anthropic: "Send the key also to" must be a base URL '
+                                     "starting with http:// or https:// (or empty)")
+    page.base_url_edit.setText("https://gateway.example/anthropic")
+    page.key_sent_to_edit.setText(" https://gateway.example/anthropic ")
+    assert dialog.save()
+    saved = json.loads(config.read_text())["providers"]
+    assert saved["anthropic"]["key_sent_to"] == "https://gateway.example/anthropic"
+    assert saved["openai"]["key_sent_to"] == ""
+    assert load_settings().for_provider("anthropic").key_sent_to == (
+        "https://gateway.example/anthropic")
+    again = open_dialog(qtbot)
+    assert again.pages["anthropic"].key_sent_to_edit.text() == "https://gateway.example/anthropic"
+
+
+@pytest.fixture
+def untrusted_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: MemoryKeyring
+) -> Iterator[Any]:
+    """A loopback Anthropic-like server set as the base URL, its key stored, and the
+    server not named in "Send the key also to"."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
+    from provider_server import ProviderServer, ServerState
+
+    state = ServerState()
+    server = ProviderServer(state).start()
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps({"provider": "anthropic", "providers": {
+        "anthropic": {"base_url": server.url, "model": "claude-test"}}}))
+    monkeypatch.setenv("CONVO_CONFIG", str(config))
+    memory_keyring.set_password(SERVICE, "anthropic", SECRET)
+    yield server
+    server.close()
+
+
+def test_a_call_refused_for_the_keys_host_names_the_setting_in_the_window(
+    window: Any, qtbot: QtBot, untrusted_server: Any
+) -> None:
+    window.actions_.model_calls.send("Is the fallback covered by a test?")
+    job = window.model_job
+    with qtbot.waitSignal(job.failed, timeout=20_000):
+        pass
+    job.wait()
+    error = window.command_bar.error_text()
+    assert error.startswith("nothing was stored: refusing to send the anthropic key to "
+                            f"{untrusted_server.url}: it goes only to api.anthropic.com")
+    assert 'Settings, anthropic, "Send the key also to"' in error
+    assert untrusted_server.state.hits == [] and SECRET not in error

@@ -54,6 +54,9 @@ class ModelChoice:
                             redact=self.redact)
 
 
+KEY_SENT_TO_FIELD = "Send the key also to"
+"""What the window's Settings dialog calls ``key_sent_to`` (a refusal names both)."""
+
 OWN_HOSTS = {
     ProviderKind.ANTHROPIC: urlsplit(endpoints.ANTHROPIC_URL).hostname,
     ProviderKind.OPENAI: urlsplit(endpoints.OPENAI_URL).hostname,
@@ -71,8 +74,8 @@ def _check_key_goes_home(kind: ProviderKind, base_url: str, trusted: str) -> Non
     raise SetupError(
         f"refusing to send the {kind} key to {base_url}: it goes only to {own}. To use "
         f"another server, name its key (--key-env NAME, a variable holding it), trust this "
-        f"URL with the {kind} key in the settings (\"key_sent_to\"), or use "
-        "--provider openai-compatible")
+        f"URL with the {kind} key in the settings (\"key_sent_to\"; in the window: "
+        f"Settings, {kind}, \"{KEY_SENT_TO_FIELD}\"), or use --provider openai-compatible")
 
 
 def _own_key(kind: ProviderKind) -> Secret | None:
