@@ -164,7 +164,7 @@ def test_only_the_newest_request_is_shown(
     qtbot.wait(50)
     assert len(shown) == 1
     assert panel.bar.usage == compacting.usage(store, cid, Target.default("gemini")).to_dict()
-    assert "gemini" in panel.title.text()
+    assert "gemini" in panel.title.full
 
 
 def test_a_failure_is_shown_in_the_bar(qtbot: QtBot, panel: ContextPanel) -> None:
@@ -277,7 +277,7 @@ def test_V2_in_the_window_the_figure_waits_for_the_first_frame(
         qtbot.waitUntil(lambda: not p.busy, timeout=30_000)
         assert p.runner.serial == 1, "only the newest request ran"
         assert p.bar.usage["estimated_total"] > 0
-        assert "Context · " in p.title.text()
+        assert "Context · " in p.title.full
     finally:
         p.close()
 

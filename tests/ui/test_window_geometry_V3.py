@@ -66,3 +66,30 @@ def test_V1_archive_and_delete_on_a_turn_node_take_the_whole_turn(
     w.ops.settle()
     qtbot.waitUntil(lambda: first in store.marks(1).archived, timeout=5000)
     assert last not in store.marks(1).archived  # the branch is marked at its root
+
+
+def test_V3_at_1024x700_the_context_title_is_whole_and_no_card_header_overlaps(
+        qtbot: QtBot, window: Any) -> None:
+    from explorer.ui.transcript.header_card import HeaderCard
+
+    w: MainWindow = window
+    w.resize(1024, 700)
+    settled(qtbot, w)
+    title = w.context_panel.title
+    qtbot.waitUntil(lambda: title.full != "Context", timeout=10_000)  # the figure is in
+    qtbot.wait(20)
+    assert title.full.startswith("Context · ") and title.text() == title.full
+    headers = 0
+    for mid in w.transcript.message_ids():
+        card = w.transcript.card_for(mid)
+        if not isinstance(card, HeaderCard) or not card.isVisible():
+            continue
+        card.header.layout(card.header._laid_out)  # as last painted
+        drawn = [i for i in card.header.items if i.rect.width() > 0 and i.shown]
+        role = card.header.find("role")
+        assert role is not None and role.shown == role.text
+        for item in drawn:
+            if item is not role:
+                assert not item.rect.intersects(role.rect), (mid, item.name, item.text)
+        headers += 1
+    assert headers >= 3

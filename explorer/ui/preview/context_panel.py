@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.background.first_paint import AfterFirstPaint
 from explorer.ui.background.memory import release_after_load
 from explorer.ui.background.quiet_gate import QuietGate
 from explorer.ui.background.tasks import Job, LatestRunner, Ticket
+from explorer.ui.elided_label import ElidedLabel
 from explorer.ui.preview.context_bar import ContextBar
 
 if TYPE_CHECKING:  # the estimator (and Pillow) load on the panel's worker, not at start-up
@@ -51,10 +52,9 @@ class ContextPanel(QWidget):
             AfterFirstPaint(self, self.gate.painted)
         self.threshold = 0.8
         self.bar = ContextBar()
-        self.title = QLabel("Context")
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        # A long model name is cut, not allowed to widen the pane (the splitter would move).
-        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # A long model name is cut with "…" (whole in the tooltip), never widening the pane.
+        self.title = ElidedLabel()
+        self.title.set_full("Context")
         self.runner = LatestRunner(self, threads=1, name="context-figure")  # in the open's lane
         self.runner.finished.connect(self._on_usage)
         self.runner.progress.connect(self._on_progress)
@@ -69,10 +69,7 @@ class ContextPanel(QWidget):
                                        "next request as send would (off the main thread; the "
                                        "window stays usable).")
         self.measure_button.clicked.connect(self._measure_on_request)
-        keep_room = self.measure_button.sizePolicy()  # shown or not, the heading keeps its
-        keep_room.setRetainSizeWhenHidden(True)       # room: nothing below moves
-        self.measure_button.setSizePolicy(keep_room)
-        self.measure_button.hide()
+        self.measure_button.hide()  # the heading's height is the Details button's either way
         self.settings = settings
         self.details_button = QToolButton()
         self.details_button.setText("Details")
@@ -179,8 +176,7 @@ class ContextPanel(QWidget):
 
     def _show_target(self, target: Any) -> None:
         self._target = target
-        self.title.setText(f"Context · {target.kind} · {target.model}")
-        self.title.setToolTip(self.title.text())
+        self.title.set_full(f"Context · {target.kind} · {target.model}")
 
     def _on_usage(self, usage: object) -> None:
         assert isinstance(usage, dict)

@@ -126,7 +126,7 @@ class CardHeader:
             return
         self._laid_out = QRect(rect)
         left = [i for i in self.items if not i.right]
-        right = [i for i in self.items if i.right]
+        right = _right_that_fits(self.items, left, rect.width())
         need_right = _span(right)
         room = rect.width() - need_right - (SPACING if right and left else 0)
         widths = _fit(left, room)
@@ -141,6 +141,7 @@ class CardHeader:
         for n, item in enumerate(right):
             x += item.gap if n else 0
             self._place(item, x, item.size.width(), rect)
+            item.shown = item.text  # it may have given way in a narrower layout
             x += item.size.width()
 
     @staticmethod
@@ -266,6 +267,26 @@ def _repaint(card: QWidget, *items: HeaderItem | None) -> None:
     for item in items:
         if item is not None:
             card.update(item.rect.adjusted(-2, -2, 2, 2))
+
+
+GIVE_WAY = ("tokens", "time")
+"""Right-hand words a narrow card leaves out, first to last, so that who spoke is never
+covered (the card's tooltip and the transcript's selection still tell them)."""
+
+
+def _right_that_fits(items: list[HeaderItem], left: list[HeaderItem],
+                     width: int) -> list[HeaderItem]:
+    """The right-hand items that leave room for who spoke and the links; the others are
+    laid out empty (not drawn, not hit)."""
+    right = [i for i in items if i.right]
+    keep = sum(i.size.width() for n, i in enumerate(left) if n == 0 or i.kind == LINK)
+    for name in GIVE_WAY:
+        if _span(right) + keep + SPACING <= width:
+            break
+        for item in [i for i in right if i.name == name]:
+            right.remove(item)
+            item.rect, item.shown = QRect(), ""
+    return right
 
 
 def _span(items: list[HeaderItem]) -> int:
