@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands,
         compact_commands,
         compare_command,
+        cost_command,
         model_commands,
         ops_command,
         probe_command,
@@ -57,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     for spec in [*commands.COMMANDS, *compact_commands.COMMANDS, *model_commands.COMMANDS,
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
                  *compare_command.COMMANDS, *replay_commands.COMMANDS,
-                 *probe_command.COMMANDS, *ops_command.COMMANDS]:
+                 *probe_command.COMMANDS, *ops_command.COMMANDS, *cost_command.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         if spec.json:

@@ -1,0 +1,1 @@
+"""What a conversation cost: per branch, turn and model, measured where recorded (C5)."""
