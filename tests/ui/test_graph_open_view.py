@@ -43,11 +43,13 @@ def _box(model: GraphModel, i: int) -> QRectF:
 
 
 def _shown_clear(w: TreeGraphWidget, box: QRectF) -> bool:
-    """Whether a scene box is inside the viewport and under none of the three overlays."""
+    """Whether a scene box is inside the viewport and under neither overlay (the view switch
+    sits above the view, over no node)."""
     view = w.view
     shown = view.mapFromScene(box).boundingRect().translated(view.viewport().pos())
-    overlays = [o.geometry() for o in (w.legend, w.minimap, w.switch) if o.isVisible()]
-    assert len(overlays) == 3
+    overlays = [o.geometry() for o in (w.legend, w.minimap) if o.isVisible()]
+    assert len(overlays) == 2
+    assert w.switch.isVisible() and not w.switch.geometry().intersects(view.geometry())
     return view.viewport().geometry().contains(shown) and not any(
         o.intersects(shown) for o in overlays)
 

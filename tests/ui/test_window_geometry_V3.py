@@ -93,3 +93,55 @@ def test_V3_at_1024x700_the_context_title_is_whole_and_no_card_header_overlaps(
                 assert not item.rect.intersects(role.rect), (mid, item.name, item.text)
         headers += 1
     assert headers >= 3
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+@pytest.mark.parametrize("mode", ["turns", "messages"])
+def test_V3_fit_leaves_every_node_clear_of_the_legend_minimap_and_view_switch(
+        qtbot: QtBot, window: Any, size: tuple[int, int], mode: str) -> None:
+    from PySide6.QtCore import QRectF
+
+    from explorer.ui.graph.model import BOX_H, BOX_W
+
+    w: MainWindow = window
+    w.resize(*size)
+    if w.graph.mode != mode:
+        with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
+            w.graph.set_mode(mode)  # type: ignore[arg-type]
+    settled(qtbot, w)
+    graph = w.graph
+    graph.fit()
+    model, view = graph.view.model, graph.view
+    assert model is not None
+    overlays = [o.geometry() for o in (graph.legend, graph.minimap) if o.isVisible()]
+    assert not graph.switch.geometry().intersects(view.geometry())
+    vp = view.viewport().geometry()
+    for i in range(len(model)):
+        box = QRectF(model.xs[i] - BOX_W / 2, model.ys[i] - BOX_H / 2, BOX_W, BOX_H)
+        shown = view.mapFromScene(box).boundingRect().translated(view.viewport().pos())
+        assert vp.contains(shown), (i, shown, vp)
+        assert not any(o.intersects(shown) for o in overlays), (i, shown, overlays)
+
+
+def test_V3_the_chosen_view_reads_as_chosen_in_the_dark_scheme(qtbot: QtBot, window: Any) -> None:
+    """The checked button of Turns | Messages is drawn in the highlight colour, so it stands
+    out in a dark scheme as in a light one."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.theme import apply_theme
+
+    w: MainWindow = window
+    apply_theme("dark")
+    try:
+        qtbot.wait(50)
+        switch = w.graph.switch
+        highlight = QApplication.palette().highlight().color()
+        chosen = switch.buttons[w.graph.mode].grab().toImage()
+        other = switch.buttons["messages" if w.graph.mode == "turns" else "turns"].grab(
+        ).toImage()
+        centre = chosen.pixelColor(4, chosen.height() // 2)
+        assert abs(centre.lightness() - highlight.lightness()) < 25, centre.name()
+        assert abs(other.pixelColor(4, other.height() // 2).lightness()
+                   - centre.lightness()) > 40
+    finally:
+        apply_theme("system")

@@ -56,7 +56,7 @@ class Legend(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.mode = "turns"
-        self.folded = False
+        self.folded = True  # it sits over the tree: shown whole when the person opens it
         self._chosen = False
         self._font = QFont()
         self._font.setPixelSize(FONT_PX)
@@ -68,12 +68,13 @@ class Legend(QWidget):
         self.drawn = 0  # times the legend was drawn into its pixmap (for tests)
 
     def fold_to_fit(self, room: float) -> bool:
-        """Fold when the pane is too narrow to show it beside the minimap; True if it changed."""
-        if self._chosen:
+        """Folded until the person opens it (it would cover nodes at fit), and folded again
+        when a pane too narrow for it beside the minimap is not their choice; True if it
+        changed."""
+        if self._chosen and room >= self.open_width():
             return False
-        fold = room < self.open_width()
-        changed = fold != self.folded
-        self.folded = fold
+        changed = not self.folded
+        self.folded = True
         return changed
 
     def open_width(self) -> int:
@@ -199,6 +200,10 @@ class ModeSwitch(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        # The chosen view reads as chosen in a light and a dark scheme alike.
+        self.setStyleSheet("QToolButton { padding: 2px 8px; border: 1px solid palette(mid); }"
+                           " QToolButton:checked { background: palette(highlight);"
+                           " color: palette(highlighted-text); }")
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QToolButton] = {}
         for mode, text, tip in (("turns", "Turns", "One node per turn (Ctrl+M switches)"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.background.tasks import Task, TaskRunner
@@ -25,6 +25,7 @@ from explorer.ui.graph.worker import GraphData, Mode, graph_job
 
 FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
 MINIMAP_MARGIN = 10
+FIT_SLACK = 0.97  # Fit leaves a hair of room, so no box touches the pane's edge
 MODE_SHORTCUT = "Ctrl+M"
 
 
@@ -51,7 +52,7 @@ class TreeGraphWidget(QWidget):
         self.view = GraphView(self)
         self.minimap = Minimap(self.view, self.view)
         self.legend = Legend(self.view)
-        self.switch = ModeSwitch(self.view)
+        self.switch = ModeSwitch(self)  # above the view, never over a node
         self.switch.set_mode(mode)
         self.switch.modeChosen.connect(self.set_mode)
         self.mode_action = QAction("Message view", self)
@@ -68,6 +69,12 @@ class TreeGraphWidget(QWidget):
         self._auto_view = False  # re-fit on resize until the person moves the view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        heading = QHBoxLayout()
+        heading.setContentsMargins(MINIMAP_MARGIN, 2, MINIMAP_MARGIN, 0)
+        heading.addWidget(self.switch)
+        heading.addStretch(1)
+        layout.addLayout(heading)
         layout.addWidget(self.view)
         self.data: GraphData | None = None
         self._conv: int | None = None
@@ -259,8 +266,7 @@ class TreeGraphWidget(QWidget):
         vp = self.view.viewport().geometry()
         covered = [w.geometry() for w in (self.legend, self.minimap) if w.isVisible()]
         bottom = max((vp.bottom() - r.top() + MINIMAP_MARGIN for r in covered), default=0)
-        top = self.switch.geometry().bottom() - vp.top() + MINIMAP_MARGIN
-        return max(top, 0), max(bottom, 0)
+        return 0, max(bottom, 0)  # the view switch sits above the view
 
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
@@ -314,8 +320,20 @@ class TreeGraphWidget(QWidget):
         return self.focus.center_on(mid)
 
     def fit(self) -> None:
+        """The whole tree in the band the legend and the minimap leave free."""
         self._auto_view = False
         self.view.fit_all()
+        item = self.view.item
+        if item is None:
+            return
+        top, bottom = self._overlay_insets()
+        bounds, vp = item.boundingRect(), self.view.viewport().rect()
+        free = max(vp.height() - top - bottom, 40)
+        scale = min(vp.width() / max(bounds.width(), 1.0), free / max(bounds.height(), 1.0))
+        self.view.set_scale(scale * FIT_SLACK)
+        s = self.view.scale_factor()
+        self.view.centerOn(bounds.center() - QPointF(0, (top - bottom) / s / 2))
+        self.view.viewChanged.emit()
 
     def node_position(self, mid: int) -> QPointF | None:
         """Scene centre of a message's node (for tests and for placing popups)."""
@@ -358,7 +376,7 @@ class TreeGraphWidget(QWidget):
         QTimer.singleShot(0, self._place_overlays)  # after the window's final geometry
 
     def _place_overlays(self) -> None:
-        """Minimap in the bottom-right corner, legend bottom-left, view switch top-left."""
+        """Minimap in the bottom-right corner, legend bottom-left."""
         vp = self.view.viewport().geometry()
         self.minimap.move(vp.right() - self.minimap.width() - MINIMAP_MARGIN,
                           vp.bottom() - self.minimap.height() - MINIMAP_MARGIN)
@@ -367,9 +385,7 @@ class TreeGraphWidget(QWidget):
             self.legend.adjustSize()
         self.legend.move(vp.left() + MINIMAP_MARGIN,
                          vp.bottom() - self.legend.height() - MINIMAP_MARGIN)
-        self.switch.adjustSize()
-        self.switch.move(vp.left() + MINIMAP_MARGIN, vp.top() + MINIMAP_MARGIN)
-        for w in (self.minimap, self.legend, self.switch):
+        for w in (self.minimap, self.legend):
             w.raise_()
 
     def closeEvent(self, event: QCloseEvent) -> None:

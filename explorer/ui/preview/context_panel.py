@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QHBoxLayout, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from explorer.store import Store
 from explorer.ui.background.first_paint import AfterFirstPaint
@@ -69,7 +69,12 @@ class ContextPanel(QWidget):
                                        "next request as send would (off the main thread; the "
                                        "window stays usable).")
         self.measure_button.clicked.connect(self._measure_on_request)
-        self.measure_button.hide()  # the heading's height is the Details button's either way
+        # Shown or hidden, it never changes what the panel asks of the window: it takes the
+        # room the title leaves (down to nothing), so the splitter never moves for it.
+        self.measure_button.setMinimumWidth(1)
+        self.measure_button.setSizePolicy(QSizePolicy.Policy.Maximum,
+                                          QSizePolicy.Policy.Fixed)
+        self.measure_button.hide()
         self.settings = settings
         self.details_button = QToolButton()
         self.details_button.setText("Details")
