@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from explorer.ui import file_dialogs
 
@@ -27,8 +27,9 @@ class Questions:
         self.last_error = ""
 
     def ask_text(self, title: str, label: str, default: str = "") -> str | None:
-        text, ok = QInputDialog.getText(self.parent, title, label, text=default)
-        return text if ok else None
+        dialog = text_dialog(self.parent, title, label, default)
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        return dialog.textValue() if accepted else None
 
     def ask_multiline(self, title: str, label: str, default: str = "") -> str | None:
         text, ok = QInputDialog.getMultiLineText(self.parent, title, label, default)
@@ -55,3 +56,25 @@ class Questions:
         log.warning("told: %s", text)
         self.status(text, 10000)
         QMessageBox.warning(self.parent, "Conversation Explorer", text)
+
+
+TEXT_DIALOG_WIDTHS = (420, 720)
+"""A one-line question's width: room for a long default (a fork's title) up to a limit."""
+
+
+def text_dialog(parent: QWidget | None, title: str, label: str, default: str) -> QInputDialog:
+    """A one-line question wide enough to show its default whole (QInputDialog's own is
+    ~200 px, showing only the end of a long title)."""
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle(title)
+    dialog.setLabelText(label)
+    dialog.setTextValue(default)
+    dialog.setInputMode(QInputDialog.InputMode.TextInput)
+    line = dialog.findChild(QLineEdit)
+    low, high = TEXT_DIALOG_WIDTHS
+    if line is not None:  # the dialog sizes itself to its field
+        need = line.fontMetrics().horizontalAdvance(default) + 24
+        line.setMinimumWidth(max(low, min(need, high)))
+        line.setCursorPosition(0)  # the title's start in view; select-all still replaces it
+        line.selectAll()
+    return dialog

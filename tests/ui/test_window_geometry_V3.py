@@ -145,3 +145,20 @@ def test_V3_the_chosen_view_reads_as_chosen_in_the_dark_scheme(qtbot: QtBot, win
                    - centre.lightness()) > 40
     finally:
         apply_theme("system")
+
+
+def test_V3_the_fork_title_question_shows_its_default_title_whole(
+        qtbot: QtBot, window: Any) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    from explorer.ui.questions import text_dialog
+
+    title = "Nightly orders import crashes on some CSV files (fork at message 17)"
+    dialog = text_dialog(window, "Fork", "Title of the new conversation:", title)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    line = dialog.findChild(QLineEdit)
+    assert line is not None and line.text() == title
+    assert line.width() >= line.fontMetrics().horizontalAdvance(title) + 8
+    dialog.reject()
