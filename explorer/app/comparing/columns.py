@@ -317,7 +317,8 @@ def _build_cell(messages: list[Message], toks: list[Token], diff: PairDiff,
     spans = build_spans(toks, diff, len(messages), [len(m.parts) for m in messages], keep, mode)
     return Cell(tuple(
         CellMessage(_id(m), m.role, heading(m), tuple(
-            CellPart(p.kind, p.tool_name, p.is_error, tuple(s))
+            CellPart(p.kind, p.tool_name, p.is_error, tuple(s),
+                     p.data if p.kind == "image" else None)
             for p, s in zip(m.parts, per_part, strict=True)))
         for m, per_part in zip(messages, spans, strict=True)))
 

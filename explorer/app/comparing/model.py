@@ -5,7 +5,7 @@ Plain data, shared by the window, ``convo compare`` and its JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explorer.app.comparing.diff import Mode, Span
 from explorer.tree.errors import ExplorerError
@@ -23,6 +23,8 @@ class CellPart:
     tool_name: str | None
     is_error: bool
     spans: tuple[Span, ...]
+    image: bytes | None = field(default=None, repr=False)
+    """An image part's bytes, for the window's thumbnail (text views say ``[image]``)."""
 
     @property
     def text(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from explorer.app.comparing.columns import CellPart, Comparison
+from explorer.app.comparing.columns import CellMessage, CellPart, Comparison
 
 MARKS = {"insert": ("{+", "+}"), "replace": ("{+", "+}"), "delete": ("[-", "-]")}
 
@@ -82,6 +82,16 @@ def text_lines(c: Comparison) -> list[str]:
     return out
 
 
+def _message(m: CellMessage) -> dict[str, Any]:
+    """A cell's message as JSON: an image part says its size, not its bytes."""
+    out = asdict(m)
+    for part, original in zip(out["parts"], m.parts, strict=True):
+        image = part.pop("image", None)
+        if image is not None:
+            part["image_bytes"] = len(original.image or b"")
+    return out
+
+
 def to_json(c: Comparison) -> dict[str, Any]:
     return {
         "conversation": c.conversation_id, "ancestor": c.ancestor_id,
@@ -89,7 +99,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
         "identical": c.identical, "summary": summary(c),
         "columns": [{"letter": c.letter(j), **asdict(col)} for j, col in enumerate(c.columns)],
         "rows": [{"turn": k + 1, "same": c.same_rows[k],
-                  "cells": [{"empty": cell.empty, "messages": [asdict(m) for m in cell.messages]}
+                  "cells": [{"empty": cell.empty, "messages": [_message(m) for m in cell.messages]}
                             for cell in row]}
                  for k, row in enumerate(c.rows)],
     }

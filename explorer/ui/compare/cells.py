@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QPalette,
+    QPixmap,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.app.comparing.columns import Cell, CellMessage, CellPart, Span
@@ -172,6 +180,7 @@ class CellWidget(QFrame):
         self.texts: list[MarkedText] = []
         self.thinking: list[QFrame] = []
         self.tool_rows: list[QLabel] = []
+        self.images: list[QLabel] = []
         if cell.empty:
             layout.addWidget(_muted("no turn here on this branch", colors, italic=True))
         for m in cell.messages:
@@ -210,6 +219,11 @@ class CellWidget(QFrame):
             inner.addWidget(view)
             self.thinking.append(box)
             return box
+        if p.kind == "image" and p.image:
+            thumb = image_thumbnail(p.image, self)
+            if thumb is not None:
+                self.images.append(thumb)
+                return thumb
         row = QLabel(self)
         row.setTextFormat(Qt.TextFormat.RichText)
         row.setWordWrap(True)
@@ -218,6 +232,25 @@ class CellWidget(QFrame):
         row.setObjectName(p.kind)
         self.tool_rows.append(row)
         return row
+
+
+THUMB = (320, 200)
+"""The largest an image is shown in a cell; its tooltip says its real size."""
+
+
+def image_thumbnail(data: bytes, parent: QWidget) -> QLabel | None:
+    """An image part as a thumbnail (None when the bytes are not an image Qt reads)."""
+    image = QImage.fromData(data)
+    if image.isNull():
+        return None
+    shown = image.scaled(min(THUMB[0], image.width()), min(THUMB[1], image.height()),
+                         Qt.AspectRatioMode.KeepAspectRatio,
+                         Qt.TransformationMode.SmoothTransformation)
+    label = QLabel(parent)
+    label.setObjectName("image")
+    label.setPixmap(QPixmap.fromImage(shown))
+    label.setToolTip(f"image, {image.width()}×{image.height()} px")
+    return label
 
 
 def _tool_row_html(p: CellPart, colors: DiffColors) -> str:

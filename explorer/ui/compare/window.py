@@ -10,6 +10,7 @@ dialogs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMetaMethod, Qt, Signal
@@ -73,7 +74,8 @@ class CompareWindow(QWidget):
         self.mode: Mode = "words"
         self.changes_only = False
         self.colors = DiffColors.from_palette(self.palette())
-        self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).display_title}")
+        self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).display_title}"
+                            f" (conversation {conv_id})")
         self.resize(1200, 760)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -227,9 +229,16 @@ class CompareWindow(QWidget):
         self.body = body
 
     def mark_active(self) -> None:
+        """Which column holds the tip now: its button says "✓ Active", and the summary's
+        "(the active branch)" moves with it."""
         tip = self.store.conversation(self.conv_id).tip_id
-        for header in self.headers:
+        active = None
+        for j, header in enumerate(self.headers):
             header.set_active(tip in header.column.message_ids)
+            active = j if header.active else active
+        if self.comparison is not None and self.comparison.active != active:
+            self.comparison = replace(self.comparison, active=active)
+            self.status.setText(" ".join(summary(self.comparison)))
 
     def cell(self, row: int, col: int) -> CellWidget:
         return self.cells[row][col]
@@ -254,8 +263,10 @@ class CompareWindow(QWidget):
 
         def done(new: object) -> None:
             assert isinstance(new, int)
-            self.status.setText(f"Branch {chr(ord('A') + j)} forked into conversation {new}; "
-                                "this window still compares the original.")
+            self.status.setText(
+                f"Branch {chr(ord('A') + j)} forked into conversation {new}, which the main "
+                f"window now shows; this window still compares conversation {self.conv_id}, "
+                f"“{self.store.conversation(self.conv_id).display_title}”.")
             self.forked.emit(new)
 
         def failed(error: BaseException) -> None:

@@ -1,0 +1,63 @@
+"""The compare window says what it shows: which column is active after Make active, which
+conversation it compares after a fork, and images as pictures, not placeholders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from explorer.ui.compare.window import CompareWindow
+
+
+def _open(qtbot: QtBot, window: Any, mid: int) -> CompareWindow:
+    window.compares.compare(mid)
+    cmp = window.compares.window
+    assert isinstance(cmp, CompareWindow)
+    qtbot.waitExposed(cmp)
+    return cmp
+
+
+def test_make_active_moves_the_active_branch_in_the_summary_too(
+        qtbot: QtBot, window: Any) -> None:
+    store = window.store
+    tip = store.conversation(1).tip_id
+    cmp = _open(qtbot, window, tip)
+    assert cmp.comparison is not None
+    active = cmp.comparison.active
+    assert active is not None and cmp.headers[active].active
+    other = 1 - active
+    assert ("(the active branch)" in cmp.status.text()) == (cmp.comparison.base == active)
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        qtbot.mouseClick(cmp.headers[other].make_active_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: cmp.headers[other].active, timeout=5000)
+    assert not cmp.headers[active].active
+    assert cmp.comparison.active == other
+    assert ("(the active branch)" in cmp.status.text()) == (cmp.comparison.base == other)
+
+
+def test_a_fork_from_compare_says_which_conversation_each_window_shows(
+        qtbot: QtBot, window: Any) -> None:
+    cmp = _open(qtbot, window, window.store.conversation(1).tip_id)
+    assert "(conversation 1)" in cmp.windowTitle()
+    cmp.ask_fork_title = lambda suggested: "forked answer"  # type: ignore[method-assign]
+    with qtbot.waitSignal(window.graph.loaded, timeout=10_000):
+        qtbot.mouseClick(cmp.headers[0].fork_button, Qt.MouseButton.LeftButton)
+    new = window.conversation_id
+    assert new != 1
+    said = cmp.status.text()
+    assert f"conversation {new}, which the main window now shows" in said
+    assert "this window still compares conversation 1" in said
+
+
+def test_an_image_in_a_compared_turn_shows_as_a_thumbnail(qtbot: QtBot, window: Any) -> None:
+    store = window.store
+    with_image = next(n.id for n in store.skeleton(1)
+                      if any(p.kind == "image" for p in store.message(n.id).parts))
+    cmp = _open(qtbot, window, with_image)
+    thumbs = [img for row in cmp.cells for cell in row for img in cell.images]
+    assert thumbs, "the image is drawn, not named"
+    pixmap = thumbs[0].pixmap()
+    assert not pixmap.isNull() and 0 < pixmap.width() <= 320 and pixmap.height() <= 200
+    assert "image, " in thumbs[0].toolTip()
