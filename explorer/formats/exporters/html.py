@@ -1,11 +1,15 @@
 """One self-contained HTML file of one path: safe to open, whatever the transcript holds.
 
 Transcripts are untrusted text (tool output is whatever a web page or a file
-said), so every piece of content is escaped and shown as text, never as markup:
-no message is rendered as Markdown or HTML. The page has inline CSS, no
-scripts and no external resources; images are ``data:`` URLs of raster types
-only (SVG can carry script). A Content-Security-Policy meta forbids scripts and
-every load that is not inline, as a second line of defence.
+said), so every piece of content is escaped and shown as text, never as markup.
+What people and models wrote (text and thinking) is Markdown, rendered by
+``html_markdown`` from escaped text: its emphasis, lists, code and tables show as
+such, raw HTML shows as text, a link is made only to http, https or mailto, and an
+image in Markdown is named, never fetched. Tool calls and results stay verbatim.
+The page has inline CSS, no scripts and no external resources; images are
+``data:`` URLs of raster types only (SVG can carry script). A
+Content-Security-Policy meta forbids scripts and every load that is not inline,
+as a second line of defence.
 
 Like the Markdown export, only the root-to-tip path is written.
 """
@@ -13,11 +17,12 @@ Like the Markdown export, only the root-to-tip path is written.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from explorer.formats.exporters.html_inline import CONTROL, shown
+from explorer.formats.exporters.html_markdown import render_markdown
 from explorer.formats.exporters.markdown import ROLE_NAMES, image_data_url, when
 from explorer.formats.exporters.steps import active_path, image_marker
 from explorer.tree.model import Message, Part
@@ -34,6 +39,16 @@ article h2 { font-size: .95rem; margin: .3rem 0; color: #333; }
 article.user h2 { color: #1a5fb4; } article.assistant h2 { color: #26a269; }
 article.system h2, article.tool h2 { color: #865e3c; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; margin: .4rem 0; }
+.md { overflow-wrap: anywhere; margin: .4rem 0; } .md p { margin: .5rem 0; }
+.md h1, .md h2, .md h3 { font-size: 1.1rem; margin: .8rem 0 .4rem; color: #1d1d1f; }
+.md h4, .md h5, .md h6 { font-size: 1rem; margin: .6rem 0 .3rem; }
+.md code { background: #f0f0f0; padding: 0 .2rem; border-radius: 3px; }
+.md pre code { background: none; padding: 0; }
+.md blockquote { margin: .5rem 0; padding-left: .8rem; border-left: 3px solid #ccc;
+                 color: #444; }
+.md table { border-collapse: collapse; margin: .5rem 0; }
+.md th, .md td { border: 1px solid #ccc; padding: .2rem .5rem; }
+.md hr { border: 0; border-top: 1px solid #ccc; }
 pre { background: #f6f6f6; padding: .5rem; overflow-x: auto; white-space: pre-wrap;
       overflow-wrap: anywhere; }
 .label { font-weight: 600; font-size: .85rem; } .error { color: #c01c28; }
@@ -52,8 +67,8 @@ def lines(header: Mapping[str, Any], messages: Sequence[Message], tip: Hashable 
 def _chunks(header: Mapping[str, Any], messages: Sequence[Message], path: list[Message]
             ) -> Iterator[str]:
     raw_title = str(header.get("title") or "Conversation")
-    title = _text(raw_title)
-    plain_title = escape(_BIDI.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", raw_title))
+    title = shown(raw_title)
+    plain_title = escape(CONTROL.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", raw_title))
     yield "<!DOCTYPE html>"
     yield '<html lang="en">'
     yield "<head>"
@@ -78,7 +93,7 @@ def _chunks(header: Mapping[str, Any], messages: Sequence[Message], path: list[M
 def message_lines(m: Message) -> Iterator[str]:
     bits = [ROLE_NAMES[m.role], m.model or "", when(m.created_at)]
     yield f'<article class="{m.role}">'
-    yield f"<h2>{_text(' · '.join(b for b in bits if b))}</h2>"
+    yield f"<h2>{shown(' · '.join(b for b in bits if b))}</h2>"
     for p in m.parts:
         yield _part_html(p)
     yield "</article>"
@@ -86,19 +101,19 @@ def message_lines(m: Message) -> Iterator[str]:
 
 def _part_html(p: Part) -> str:
     if p.kind == "text":
-        return f'<div class="text">{_text(p.text)}</div>'
+        return f'<div class="md">{render_markdown(p.text)}</div>'
     if p.kind == "thinking":
-        return (f"<details><summary>Thinking</summary><pre>{_text(p.text or '(redacted)')}"
-                "</pre></details>")
+        body = render_markdown(p.text) if p.text.strip() else "<p>(redacted)</p>"
+        return f'<details><summary>Thinking</summary><div class="md">{body}</div></details>'
     if p.kind == "tool_use":
         head = f"Tool call {p.tool_name or 'tool'} ({p.tool_use_id or 'no id'})"
-        return f'<div class="label">{_text(head)}</div><pre>{_text(_pretty(p.text))}</pre>'
+        return f'<div class="label">{shown(head)}</div><pre>{shown(_pretty(p.text))}</pre>'
     if p.kind == "tool_result":
         label = "Tool error" if p.is_error else "Tool result"
         css = "label error" if p.is_error else "label"
         key = p.tool_use_id or "no id"
-        head = f'<div class="{css}">{_text(f"{label} ({key})")}</div>'
-        body = _image_html(p) if p.data is not None else f"<pre>{_text(p.text)}</pre>"
+        head = f'<div class="{css}">{shown(f"{label} ({key})")}</div>'
+        body = _image_html(p) if p.data is not None else f"<pre>{shown(p.text)}</pre>"
         return head + body
     return _image_html(p)
 
@@ -106,22 +121,8 @@ def _part_html(p: Part) -> str:
 def _image_html(p: Part) -> str:
     url = image_data_url(p)
     if url is None or (p.media_type or "").lower() not in RASTER_TYPES:
-        return f'<div class="text">{_text(image_marker(p))}</div>'
+        return f'<div class="text">{shown(image_marker(p))}</div>'
     return f'<img src="{escape(url, quote=True)}" alt="image">'
-
-
-def _text(value: object) -> str:
-    """Escaped, with the characters that reorder or hide text shown as what they are: a
-    right-to-left override would make ``gnp.exe`` read ``exe.png`` (and a NUL cuts some
-    viewers' text short)."""
-    return _BIDI.sub(_shown_code, escape(str(value), quote=True))
-
-
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\x00]")
-
-
-def _shown_code(m: re.Match[str]) -> str:
-    return f'<span class="ctl">[U+{ord(m.group(0)):04X}]</span>'
 
 
 def _pretty(text: str) -> str:
