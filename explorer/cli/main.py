@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         compact_commands,
         compare_command,
         cost_command,
+        effects_command,
         mcp_command,
         model_commands,
         ops_command,
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
                  *compare_command.COMMANDS, *replay_commands.COMMANDS,
                  *probe_command.COMMANDS, *ops_command.COMMANDS, *cost_command.COMMANDS,
+                 *effects_command.COMMANDS,
                  *mcp_command.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)

@@ -54,11 +54,13 @@ T = TypeVar("T")
 
 
 class Store:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, only_reads: str | None = None) -> None:
+        """``only_reads``: why this store must never write, even where it could (a reader
+        beside the window, such as ``convo mcp``); it is opened as a read-only file is."""
         self.db_path = Path(path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         check_own_file(self.db_path)  # another program's file is refused untouched
-        self.read_only = read_only.why_read_only(self.db_path)
+        self.read_only = only_reads or read_only.why_read_only(self.db_path)
         """Why nothing can be written (its folder or the file is not writable), or None."""
         if self.read_only is None:
             self._readers = ReaderPool(lambda: open_connection(self.db_path))

@@ -21,7 +21,11 @@ from explorer.ui.window.main_window import MainWindow
 
 VIEWS = {"tree", "context", "search"}  # command-bar words that show, not operate
 READERS = {"list", "show", "tree", "search", "context", "compare", "history", "keys",
-           "sources", "ops", "cost", "effects"}  # convo subcommands that only read
+<<<<<<< Updated upstream
+           "sources", "ops", "cost", "effects", "mcp"}  # convo subcommands that only read
+=======
+           "sources", "ops", "cost", "mcp"}  # convo subcommands that only read
+>>>>>>> Stashed changes
 
 
 def _menu_ops(window: MainWindow) -> dict[str, QAction]:

@@ -152,14 +152,27 @@ def _collect_edges(model: GraphModel, col: _Collector) -> None:
                 col.span("active_edges", yp, min(xp, xc), max(xp, xc), ym)
 
 
+SIDE_BUS = ROW_H / 2 + 6.0
+"""How far below its caller a subagent link runs across: in the gap between two rows, a
+little under the tree's own edges, so it never crosses a box of the caller's row."""
+
+
 def _collect_side_edges(model: GraphModel, col: _Collector, p: int) -> None:
-    """From the right side of the spawning node across, then down to the subagent's first node."""
+    """From the spawning node's right side into the gutter beside it, down into the gap
+    below its row, across to the subagent's column, and down to its first node: every piece
+    runs between boxes, never through one."""
     xs, ys, flags = model.xs, model.ys, model.flags
     xp, yp = xs[p] + BOX_W / 2, ys[p]
-    for c in model.children(p):
-        if flags[c] & F_SIDE:
-            xc, yc = xs[c], ys[c] - BOX_H / 2
-            col.span("side_edges", yp, min(xp, xc), max(xp, xc), yp)
-            col.add(cell_key(xc, ys[c]), "side_edges", xc, yp, xc, yc)
+    gutter, bus = xs[p] + COL_W / 2, yp + SIDE_BUS
+    sides = [c for c in model.children(p) if flags[c] & F_SIDE]
+    if not sides:
+        return
+    key = cell_key(xs[p], yp)
+    col.add(key, "side_edges", xp, yp, gutter, yp)
+    col.add(key, "side_edges", gutter, yp, gutter, bus)
+    at = [xs[c] for c in sides]
+    col.span("side_edges", yp, min(gutter, *at), max(gutter, *at), bus)
+    for c in sides:
+        col.add(cell_key(xs[c], ys[c]), "side_edges", xs[c], bus, xs[c], ys[c] - BOX_H / 2)
 
 
