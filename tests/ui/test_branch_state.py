@@ -61,7 +61,7 @@ def test_an_off_path_node_is_a_visible_preview_down_to_its_leaf_and_esc_goes_bac
     w.graph.nodeSelected.emit(thanks)
     loaded(qtbot, w)
     banner = w.branch_state.banner
-    assert banner.isVisible() and BANNER_TEXT == banner.title.full
+    assert banner.isVisible() and banner.title.full == BANNER_TEXT
     assert f"message {leaf}" in banner.detail.full and "1 of 2" in banner.detail.full
     assert w.transcript.message_ids()[-1] == leaf, "the branch is shown down to its leaf"
     assert w.transcript.selected() == thanks

@@ -215,3 +215,30 @@ def test_V1_a_model_change_tag_never_hides_a_neighbouring_box(
     finally:
         w.shutdown()
         store.close()
+
+
+def test_V1_subagent_links_run_between_boxes_never_through_one(
+    worktrees_session: tuple[Store, int]
+) -> None:
+    """Two rounds of subagents: round 2's link runs in the gap under its caller's row, not
+    through round 1's boxes beside it (a real Claude Code session with six subagents)."""
+    from explorer.app.graph.cells import _collect_edges, _Collector
+    from explorer.app.graph.model import BOX_H, BOX_W
+    from explorer.ui.graph.palette import light_palette
+    from explorer.ui.graph.worker import build_turn_graph
+
+    store, cid = worktrees_session
+    model = build_turn_graph(store, cid, light_palette()).model
+    col = _Collector()
+    _collect_edges(model, col)
+    segments = [tuple(coords[k:k + 4]) for kinds in col.cells.values()
+                for kind, coords in kinds.items() if kind == "side_edges"
+                for k in range(0, len(coords), 4)]
+    assert len(segments) >= 6 * 2
+    boxes = [(model.xs[i] - BOX_W / 2 + 1, model.ys[i] - BOX_H / 2 + 1,
+              model.xs[i] + BOX_W / 2 - 1, model.ys[i] + BOX_H / 2 - 1) for i in range(len(model))]
+    for x1, y1, x2, y2 in segments:
+        lo_x, hi_x, lo_y, hi_y = min(x1, x2), max(x1, x2), min(y1, y2), max(y1, y2)
+        crossed = [b for b in boxes
+                   if lo_x < b[2] and hi_x > b[0] and lo_y < b[3] and hi_y > b[1]]
+        assert crossed == [], ((x1, y1, x2, y2), crossed)

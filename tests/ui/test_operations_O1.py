@@ -21,11 +21,7 @@ from explorer.ui.window.main_window import MainWindow
 
 VIEWS = {"tree", "context", "search"}  # command-bar words that show, not operate
 READERS = {"list", "show", "tree", "search", "context", "compare", "history", "keys",
-<<<<<<< Updated upstream
            "sources", "ops", "cost", "effects", "mcp"}  # convo subcommands that only read
-=======
-           "sources", "ops", "cost", "mcp"}  # convo subcommands that only read
->>>>>>> Stashed changes
 
 
 def _menu_ops(window: MainWindow) -> dict[str, QAction]:

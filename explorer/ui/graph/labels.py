@@ -95,8 +95,10 @@ class LabelPainter:
         agents = model.turns.agents if model.turns is not None else {}
         for i in spots.sides.query(view, MAX_NAME_LABELS):
             name = agents.get(i, "subagent")
+            # cut in the middle: "Round 2: alice comparison" and "Round 2: bob comparison"
+            # stay apart when a column is too narrow for either
             box = self._name(painter, model, i, "⤷ " + name, palette.agent, palette,
-                             below=i in model.labels)
+                             below=i in model.labels, elide=Qt.TextElideMode.ElideMiddle)
             if box is not None:
                 self.agent_boxes.append((QRectF(*box), i))
         changes = model.turns.model_changes if model.turns is not None else {}
@@ -160,7 +162,8 @@ class LabelPainter:
         self._blit(painter, box, made)
 
     def _name(self, painter: QPainter, m: GraphModel, i: int, text: str, color: QColor,
-              pal: GraphPalette, below: bool = False) -> Box | None:
+              pal: GraphPalette, below: bool = False,
+              elide: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> Box | None:
         ax, ay = self._at(m.xs[i] - BOX_W / 2, m.ys[i] + (BOX_H / 2 if below else -BOX_H / 2))
         cx, cy = self._at(m.xs[i], m.ys[i])
         x = min(ax, cx + 8)
@@ -168,7 +171,7 @@ class LabelPainter:
         key = ("name", i, text, color.rgba(), self.room, self._ratio)
         made = self._made.get(key)
         if made is None:
-            shown = self.metrics.elidedText(text, Qt.TextElideMode.ElideRight, self.room)
+            shown = self.metrics.elidedText(text, elide, self.room)
             made = self._made_for(key, lambda: _Look(shown, 3, _veil(pal), None, color, False,
                                                      False),
                                   self.metrics.horizontalAdvance(shown) + 8, 15)
