@@ -26,8 +26,10 @@ PARAMS = [
 
 
 def quoted(query: str) -> str:
-    """The query as FTS5 phrases, so what a person or agent types is never query syntax."""
-    return " ".join('"' + t.replace('"', '""') + '"' for t in query.split())
+    """The query as FTS5 phrases, so what a person or agent types is never query syntax
+    (control characters, which SQLite reads as the string's end, become spaces)."""
+    plain = "".join(" " if ord(ch) < 32 else ch for ch in query)
+    return " ".join('"' + t.replace('"', '""') + '"' for t in plain.split())
 
 
 def _hits(archive: Archive, terms: str, conv: int | None, limit: int,

@@ -168,6 +168,7 @@ def test_A1_bad_input_is_refused_in_one_line(archive: Archive) -> None:
                                                          limit=10_000)
     assert "at most 500" in refusal(archive, "search", query="x" * 100_000)
     assert "takes no argument 'sql'" in refusal(archive, "search", query="x", sql="drop")
+    assert call(archive, "search", query="\x00 \" * NEAR")["results"] == []  # never syntax
     assert "whole number" in refusal(archive, "get_branch", message="7; drop")
     assert "true or false" in refusal(archive, "get_branch", message=1, thinking="yes")
     assert "one of words, lines" in refusal(archive, "compare", message_a=1, message_b=2,
