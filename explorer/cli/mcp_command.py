@@ -43,9 +43,12 @@ def check_current(path: Path) -> None:
 
 
 def server_command(args: argparse.Namespace) -> list[str]:
-    """How an agent starts this very server: ``convo`` when it is on the PATH, else the
+    """How an agent starts this very server: a release build's own program (on Windows the
+    console twin, ``convo-cli.exe``, that runs now), ``convo`` when it is on the PATH, else the
     program that runs now; with the database and the flags given here."""
-    if shutil.which("convo"):
+    if getattr(sys, "frozen", False):
+        words = [str(Path(sys.executable).resolve())]
+    elif shutil.which("convo"):
         words = ["convo"]
     elif Path(sys.argv[0]).name.startswith("convo") and Path(sys.argv[0]).is_file():
         words = [str(Path(sys.argv[0]).resolve())]

@@ -107,3 +107,14 @@ def test_A1_an_unknown_agent_is_a_usage_mistake(capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit) as e:
         main.main(["mcp", "--print-config", "cursor"])
     assert e.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_A1_a_release_build_names_its_own_console_program(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cli = tmp_path / "convo-cli.exe"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(cli))
+    monkeypatch.setattr("shutil.which", lambda name: "C:/Program Files/convo.exe")
+    code, out, _ = run(capsys, "mcp", "--print-config", "codex")
+    assert code == 0 and f"command = {json.dumps(str(cli.resolve()))}" in out
