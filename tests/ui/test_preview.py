@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import itertools
 import json
 import sys
 import threading
@@ -12,11 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
-from PySide6.QtCore import QThreadPool
+from PySide6.QtCore import QPoint, QRect, Qt, QThreadPool
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QTableWidget
+from PySide6.QtWidgets import QApplication, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "providers"))
@@ -31,7 +33,8 @@ from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind
 from explorer.providers import make_provider
 from explorer.store import Store
 from explorer.tree.model import text_message
-from explorer.ui.preview.page_viewer import FIT, PageViewer, fit_scale
+from explorer.ui.preview.page_viewer import FIT, PageViewer, default_zoom, fit_scale
+from explorer.ui.preview.plan_view import plan_sentence
 from explorer.ui.preview.window import CompactionPreview
 from explorer.ui.preview.worker import Cancelled, LatestRunner, Ticket
 
@@ -450,3 +453,169 @@ def test_apply_after_the_tip_moved_plans_again_instead_of_recording(
     qtbot.waitUntil(lambda: not preview.busy, timeout=20_000)
     assert preview.apply() is not None
     assert store.compactions(cid)[-1]["message_id"] == store.conversation(cid).tip_id
+
+
+# -- reading the pages, the plan in words, Esc -----------------------------------------------
+def colours(image: QImage) -> set[int]:
+    """Every RGB colour in ``image`` (alpha dropped)."""
+    converted = image.convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(bytes(converted.constBits()), dtype=np.uint32) & 0xFFFFFF
+    return set(np.unique(pixels).tolist())
+
+
+def page_image(width: int, height: int) -> QImage:
+    """A page-like picture: black glyph pixels on white, one grey, nothing in between."""
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    for x in range(0, width, 3):
+        image.setPixelColor(x, x % height, QColor("black"))
+        image.setPixelColor(x, (x + 1) % height, QColor(128, 128, 128))
+    return image
+
+
+@pytest.mark.parametrize("zoom", [1, 2, 3])
+def test_each_zoom_shows_the_page_at_exactly_its_size_with_only_the_pages_colours(
+    qtbot: QtBot, preview: CompactionPreview, zoom: int,
+) -> None:
+    settle(qtbot, preview, rung="snapshot", tier="dense")
+    assert preview.result is not None
+    page = preview.result.plan.pages[0]
+    viewer = preview.panes.pages
+    viewer.set_zoom(zoom)
+    size = viewer.canvas.displayed_size()
+    assert (size.width(), size.height()) == (page.width * zoom, page.height * zoom)
+    grab = viewer.canvas.grab().toImage()
+    assert (grab.width(), grab.height()) == (page.width * zoom, page.height * zoom)
+    original = colours(QImage.fromData(page.png))
+    assert colours(grab) <= original  # nearest neighbour: no colour made up between pixels
+    assert viewer.zoom_box.currentText() == f"{zoom * 100} %"
+
+
+def test_a_page_opens_fitted_when_wider_than_the_view_else_at_200_percent(
+    qtbot: QtBot,
+) -> None:
+    assert default_zoom(1568, 848) == FIT
+    assert default_zoom(384, 800) == 2
+    assert default_zoom(500, 800) == 1
+    viewer = PageViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(700, 400)
+    viewer.show()
+    assert viewer.zoom_box.currentData() == viewer.zoom == 1  # no page yet: 100 %, said so
+    room = viewer.scroll_area.viewport().width()
+    viewer.set_pages([b"", b""], [page_image(room // 3, 40), page_image(room // 3, 40)])
+    assert viewer.zoom == 2 and viewer.canvas.scale == 2.0
+    assert viewer.zoom_box.currentText() == "200 %"
+    viewer.set_pages([b""], [page_image(room * 2, 40)])
+    assert viewer.zoom == FIT and viewer.zoom_box.currentText() == "Fit width"
+    assert viewer.canvas.displayed_size().width() <= room
+
+
+def test_a_chosen_zoom_applies_to_every_page_and_every_plan_shown_after(qtbot: QtBot) -> None:
+    viewer = PageViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(700, 400)
+    viewer.show()
+    room = viewer.scroll_area.viewport().width()
+    viewer.set_pages([b"", b""], [page_image(room // 3, 40), page_image(room // 4, 30)])
+    viewer.zoom_box.setCurrentIndex(viewer.zoom_box.findData(3))  # as a person picks it
+    viewer.next_button.click()
+    assert viewer.canvas.displayed_size().width() == 3 * (room // 4)
+    viewer.set_pages([b""], [page_image(room * 2, 40)])  # a new plan, a page wider than the view
+    assert viewer.zoom == 3 and viewer.canvas.displayed_size().width() == 6 * room
+
+
+def test_zoom_keys_step_in_and_out_and_ctrl_0_is_100_percent(
+    qtbot: QtBot, preview: CompactionPreview,
+) -> None:
+    settle(qtbot, preview, rung="snapshot", tier="dense")
+    viewer = preview.panes.pages
+    preview.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is preview)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    seen = []
+    viewer.set_zoom(FIT)
+    for key in (Qt.Key.Key_Equal, Qt.Key.Key_Equal, Qt.Key.Key_Equal, Qt.Key.Key_Minus,
+                Qt.Key.Key_0, Qt.Key.Key_Minus):
+        qtbot.keyClick(preview.panes.head_text, key, ctrl)  # the focus elsewhere in the window
+        seen.append(viewer.zoom)
+    assert viewer.canvas.scale < 1  # the demo's page is wider than the view
+    assert seen == [1, 2, 3, 2, 1, FIT]
+
+
+def test_plan_sentence_counts_what_is_kept_and_dropped() -> None:
+    record: dict[str, Any] = {
+        "rungs": ["elide", "images", "snapshot"],
+        "split": {"head_messages": 3, "middle_messages": 214, "tail_messages": 12,
+                  "middle_tokens": 61_200},
+        "tokens": {"before": 90_000, "after": 20_000, "pages": 6_100, "facts": 0},
+        "pages": [{}, {}, {}, {}],
+        "reports": {"elide": {"count": 38}, "images": {"count": 2}},
+    }
+    assert plan_sentence(record, 229) == (
+        "Keeps the first 3 and last 12 messages verbatim; 214 messages (61,200 tokens) become "
+        "4 snapshot pages (6,100 tokens); 38 old tool results are shortened; 2 images dropped; "
+        "no summary.")
+    record.update(rungs=["elide", "images", "snapshot", "summary"], pages=[],
+                  split={"head_messages": 0, "middle_messages": 1, "tail_messages": 1,
+                         "middle_tokens": 900},
+                  reports={"elide": {"count": 1}, "images": {"count": 0}})
+    record["tokens"]["summary"] = 150
+    assert plan_sentence(record, 2) == (
+        "Keeps the last message verbatim; 1 message (900 tokens) become a summary (150 tokens); "
+        "1 old tool result is shortened; no image is dropped.")
+    shaken = {"rungs": ["elide"], "tokens": {"before": 5000, "after": 4000},
+              "reports": {"elide": {"count": 4}}}
+    assert plan_sentence(shaken, 30) == (
+        "Keeps all 30 messages; 4 old tool results are shortened; no image is dropped; "
+        "no summary.")
+
+
+def test_the_plan_is_said_in_words_with_the_plans_own_numbers(
+    qtbot: QtBot, preview: CompactionPreview,
+) -> None:
+    settle(qtbot, preview, rung="snapshot", tier="dense")
+    assert preview.result is not None
+    plan = preview.result.plan
+    split, parts = plan.split, plan.part_tokens()
+    assert split is not None and len(plan.pages) == 1 and parts["facts"]
+    elided, dropped = plan.reports["elide"].count, plan.reports["images"].count
+    assert elided == 1 and dropped == 0  # the demo's one old tool result, no old image
+    assert preview.panes.summary.text() == (
+        f"Keeps the first {len(split.head)} and last {len(split.tail)} messages verbatim; "
+        f"{len(split.middle)} messages ({split.middle_tokens:,} tokens) become 1 snapshot page "
+        f"({parts['pages']:,} tokens) and a fact sheet ({parts['facts']:,} tokens); "
+        f"1 old tool result is shortened; no image is dropped; no summary.")
+    summary = preview.panes.summary
+    assert summary.isVisible() and summary.y() < preview.panes.y()  # over the plan, full width
+    settle(qtbot, preview, rung="auto")
+    assert preview.panes.summary.text() == (
+        f"Nothing is dropped: all {len(preview.result.plan.path)} messages "
+        f"({preview.result.plan.tokens_before:,} tokens) are sent verbatim.")
+
+
+def test_esc_closes_the_preview(qtbot: QtBot, preview: CompactionPreview) -> None:
+    preview.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is preview)
+    qtbot.keyClick(preview.panes.tail_text, Qt.Key.Key_Escape)
+    assert not preview.isVisible()
+    assert not preview.runner.busy
+
+
+def test_V3_the_plan_side_stacks_its_tables_without_overlap_at_1024x700(
+    qtbot: QtBot, preview: CompactionPreview,
+) -> None:
+    settle(qtbot, preview, rung="snapshot", tier="dense")
+    preview.resize(1024, 700)
+    qtbot.wait(50)
+    panes = preview.panes
+    side = panes.headline.parentWidget()
+    assert side is not None
+
+    def rect(widget: QWidget) -> QRect:
+        return QRect(widget.mapTo(side, QPoint(0, 0)), widget.size())
+
+    stacked = [panes.headline, panes.rung_table, panes.cost_table, panes.cost_bar, panes.notes]
+    for upper, lower in itertools.pairwise(stacked):
+        assert rect(upper).bottom() < rect(lower).top(), (upper, lower)  # the total row shows
+    assert all(rect(w).height() >= w.minimumSizeHint().height() for w in stacked)

@@ -3,16 +3,27 @@
 Each page is decoded from its own PNG bytes (the ones the request carries) and
 drawn without smoothing, so at 100 % a screen pixel is a page pixel and at
 200–400 % a page pixel is an exact square of screen pixels: what the person sees
-is what the model is billed for. "Fit" shrinks (smoothly) a page wider than the
-view, and otherwise picks the largest integer step that fits.
+is what the model is billed for. "Fit width" shrinks (smoothly: dropping whole pixel
+rows would break the glyphs) a page wider than the view, and otherwise picks the largest
+integer step that fits. Until the person picks a zoom, a page wider than the view is
+fitted and one that fits twice over is shown at 200 % (the glyphs are 7–8 px tall);
+Ctrl+= and Ctrl+- step through the zooms, Ctrl+0 is 100 %.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QImage, QPainter, QPaintEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import (
+    QAction,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+    QPixmap,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -37,6 +48,35 @@ def fit_scale(width: int, room: int) -> float:
     if width > room:
         return room / width
     return float(max(s for s in ZOOM_STEPS if s == 1 or s * width <= room))
+
+
+def default_zoom(width: int, room: int) -> int | str:
+    """The zoom a page opens at: fitted when wider than the view, else 200 % when that fits,
+    else 100 %."""
+    if width > room > 0:
+        return FIT
+    return 2 if 0 < 2 * width <= room else 1
+
+
+def stepped_zoom(scale: float, fit: float, direction: int) -> int | str:
+    """The zoom one step in ``direction`` (+1 in, -1 out) from the shown ``scale``: the
+    integer steps, and fit width when it shrinks the page; the end steps stay put."""
+    levels: list[tuple[float, int | str]] = [(float(z), z) for z in ZOOM_STEPS]
+    if fit < 1:
+        levels.insert(0, (fit, FIT))
+    if direction > 0:
+        return next((z for s, z in levels if s > scale + 1e-9), levels[-1][1])
+    return next((z for s, z in reversed(levels) if s < scale - 1e-9), levels[0][1])
+
+
+def _sequences(keys: Sequence[str | QKeySequence.StandardKey]) -> list[QKeySequence]:
+    """The key sequences, each once (a platform's standard zoom key may repeat another)."""
+    found: dict[str, QKeySequence] = {}
+    for key in keys:
+        bindings = (QKeySequence.keyBindings(key) if isinstance(key, QKeySequence.StandardKey)
+                    else [QKeySequence(key)])
+        found.update((q.toString(), q) for q in bindings if not q.isEmpty())
+    return list(found.values())
 
 
 class PageCanvas(QWidget):
@@ -104,6 +144,7 @@ class PageViewer(QWidget):
         self._images: list[QImage] = []
         self._index = 0
         self._zoom: int | str = 1
+        self._chosen = False  # until the person picks a zoom, default_zoom picks it
         self.canvas = PageCanvas()
         self.scroll_area = _FitScroll()
         self.scroll_area.setWidget(self.canvas)
@@ -118,11 +159,15 @@ class PageViewer(QWidget):
         self.page_label = QLabel()
         self.page_label.setMinimumWidth(220)
         self.zoom_box = QComboBox()
+        self.zoom_box.addItem("Fit width", FIT)
         for z in ZOOM_STEPS:
             self.zoom_box.addItem(f"{z * 100} %", z)
-        self.zoom_box.addItem("Fit width", FIT)
+        self.zoom_box.setCurrentIndex(self.zoom_box.findData(self._zoom))
+        self.zoom_box.setToolTip("Zoom the pages: Ctrl+= in, Ctrl+- out, Ctrl+0 100 % "
+                                 "(pixel-exact)")
         self.zoom_box.currentIndexChanged.connect(
             lambda i: self.set_zoom(self.zoom_box.itemData(i)))
+        self._add_zoom_keys()
         bar = QHBoxLayout()
         for w in (self.prev_button, self.page_label, self.next_button):
             bar.addWidget(w)
@@ -134,6 +179,21 @@ class PageViewer(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.scroll_area, 1)
         self._update_controls()
+
+    def _add_zoom_keys(self) -> None:
+        """Zoom keys that work wherever the focus is in the preview's window."""
+        keys: tuple[tuple[str, list[str | QKeySequence.StandardKey], Callable[[], None]], ...]
+        keys = (("Zoom in", ["Ctrl+=", "Ctrl++", QKeySequence.StandardKey.ZoomIn],
+                 lambda: self.step_zoom(1)),
+                ("Zoom out", ["Ctrl+-", QKeySequence.StandardKey.ZoomOut],
+                 lambda: self.step_zoom(-1)),
+                ("Actual size", ["Ctrl+0"], lambda: self.set_zoom(1)))
+        for name, wanted, slot in keys:
+            action = QAction(name, self)
+            action.setShortcuts(_sequences(wanted))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
 
     # -- content ----------------------------------------------------------------
     def set_pages(self, pngs: Sequence[bytes], images: Sequence[QImage] | None = None) -> None:
@@ -177,21 +237,37 @@ class PageViewer(QWidget):
         return self._zoom
 
     def set_zoom(self, zoom: int | str) -> None:
-        """An integer step (1–4, i.e. 100–400 %) or ``"fit"`` (fit the width of the view)."""
+        """An integer step (1–4, i.e. 100–400 %) or ``"fit"`` (fit the width of the view),
+        kept for every page and plan shown after."""
         if zoom != FIT and zoom not in ZOOM_STEPS:
             raise ValueError(f"zoom must be one of {ZOOM_STEPS} or {FIT!r}, not {zoom!r}")
+        self._chosen = True
+        self._show_zoom(zoom)
+
+    def step_zoom(self, direction: int) -> None:
+        """One zoom step in (+1) or out (-1) from what is shown."""
+        self.set_zoom(stepped_zoom(self.canvas.scale, self._fit(), direction))
+
+    def _show_zoom(self, zoom: int | str) -> None:
         self._zoom = zoom
         i = self.zoom_box.findData(zoom)
         if i != self.zoom_box.currentIndex():
+            self.zoom_box.blockSignals(True)
             self.zoom_box.setCurrentIndex(i)
+            self.zoom_box.blockSignals(False)
         self._apply_zoom()
 
+    def _fit(self) -> float:
+        return fit_scale(self.canvas.pixmap().width(), self.scroll_area.viewport().width())
+
     def _apply_zoom(self) -> None:
-        if self._zoom != FIT:
-            self.canvas.set_scale(float(self._zoom))
-            return
-        self.canvas.set_scale(fit_scale(self.canvas.pixmap().width(),
-                                        self.scroll_area.viewport().width()))
+        if not self._chosen and not self.canvas.pixmap().isNull():
+            room = self.scroll_area.maximumViewportSize().width()  # not moved by scroll bars
+            zoom = default_zoom(self.canvas.pixmap().width(), room)
+            if zoom != self._zoom:
+                self._show_zoom(zoom)
+                return
+        self.canvas.set_scale(self._fit() if self._zoom == FIT else float(self._zoom))
 
     def _update_controls(self) -> None:
         n = len(self._pngs)

@@ -1,17 +1,28 @@
 """The panes of the compaction preview that show one plan: its costs beside its parts.
 
-On the left the headline, the ladder, the token costs against the window and the plan's
-notes; on the right the verbatim start, the exact snapshot pages, the fact sheet and the
+Above both, ``summary`` says in one sentence what the compaction keeps and drops (the
+window places it); on the left the headline, the ladder, the token costs against the window
+and the plan's notes, scrolling rather than squeezing its fixed-height tables when the window
+is short; on the right the verbatim start, the exact snapshot pages, the fact sheet and the
 verbatim end, each titled with its size and tokens.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGroupBox, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGroupBox,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.ui.preview.page_viewer import PageViewer
-from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline
+from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline, plan_sentence
 from explorer.ui.preview.worker import PreviewResult
 
 SIDE_MIN_WIDTH = 340
@@ -43,7 +54,9 @@ class PlanPanes(QSplitter):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.headline, self.notes = _plain_label(), _plain_label()
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = _plain_label()
+        for label in (self.headline, self.summary):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.rung_table, self.cost_table, self.cost_bar = RungTable(), CostTable(), CostBar()
         self.head_text, self.facts_text, self.tail_text = _text_box(), _text_box(), _text_box()
         self.pages = PageViewer()
@@ -59,7 +72,7 @@ class PlanPanes(QSplitter):
         self.setSizes([380, 900])
         self.show_result(None)
 
-    def _side(self) -> QWidget:
+    def _side(self) -> QScrollArea:
         side = QWidget()
         side_layout = QVBoxLayout(side)
         costs = QWidget()
@@ -71,7 +84,12 @@ class PlanPanes(QSplitter):
                   _group("Token cost against the window", costs), self.notes):
             side_layout.addWidget(w)
         side_layout.addStretch(1)
-        return side
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        return scroll
 
     def _parts(self) -> QSplitter:
         bottom = QSplitter(Qt.Orientation.Horizontal)
@@ -91,6 +109,7 @@ class PlanPanes(QSplitter):
         plan = result.plan if result else None
         split = plan.split if plan else None
         self.headline.setText(headline(record, plan.target) if record and plan else "")
+        self.summary.setText(plan_sentence(record, len(plan.path)) if record and plan else "")
         self.rung_table.show_record(record)
         window = (plan.window or 0) if plan else 0
         self.cost_table.show_record(record, window)

@@ -39,6 +39,54 @@ def headline(record: dict[str, Any], target: int | None) -> str:
     return f"rungs: {rungs}; {tokens['before']:,} → {tokens['after']:,} tokens{fit}"
 
 
+def plan_sentence(record: dict[str, Any], messages: int) -> str:
+    """What the compaction keeps and drops, in words, from the plan's record; ``messages`` is
+    the path's length (the record counts only the parts of a split)."""
+    split, tokens, reports = record.get("split"), record["tokens"], record.get("reports", {})
+    if not record["rungs"]:
+        return (f"Nothing is dropped: all {_count(messages, 'message')} "
+                f"({tokens['before']:,} tokens) are sent verbatim.")
+    if split is None:
+        clauses = [f"Keeps all {_count(messages, 'message')}"]
+    else:
+        clauses = [f"Keeps {_kept(split['head_messages'], split['tail_messages'])} verbatim",
+                   f"{_count(split['middle_messages'], 'message')} "
+                   f"({split['middle_tokens']:,} tokens) become {_middle(record)}"]
+    elided = reports.get("elide", {}).get("count", 0)
+    dropped = reports.get("images", {}).get("count", 0)
+    clauses.append(f"{_count(elided, 'old tool result')} "
+                   f"{'is' if elided == 1 else 'are'} shortened" if elided
+                   else "no tool result is shortened")
+    clauses.append(f"{_count(dropped, 'image')} dropped" if dropped else "no image is dropped")
+    if "summary" not in record["rungs"]:
+        clauses.append("no summary")
+    return "; ".join(clauses) + "."
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _kept(head: int, tail: int) -> str:
+    if head > 1 and tail > 1:
+        return f"the first {head} and last {tail} messages"
+    first = "the first message" if head == 1 else f"the first {head} messages"
+    last = "the last message" if tail == 1 else f"the last {tail} messages"
+    shown = [w for n, w in ((head, first), (tail, last)) if n]
+    return " and ".join(shown) or "no message"
+
+
+def _middle(record: dict[str, Any]) -> str:
+    tokens = record["tokens"]
+    if "summary" in record["rungs"]:
+        return f"a summary ({tokens.get('summary', 0):,} tokens)"
+    pages = len(record.get("pages", []))
+    words = f"{_count(pages, 'snapshot page')} ({tokens.get('pages', 0):,} tokens)"
+    if tokens.get("facts"):
+        words += f" and a fact sheet ({tokens['facts']:,} tokens)"
+    return words
+
+
 def rung_rows(record: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(rung, outcome, tokens saved) for every rung of the ladder, in ladder order."""
     ran = record["rungs"]

@@ -4,6 +4,7 @@ Choose provider, model, window, tier and (optionally) a rung; the ladder plans
 off the main thread and the window shows the verbatim start, the exact pages,
 the fact sheet, the verbatim end and the cost of each part. The pages shown are
 the plan's own PNG bytes, the ones ``Save pages…`` writes and the request carries.
+A sentence over the plan says what it keeps and drops; Esc closes the window.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -131,8 +132,11 @@ class CompactionPreview(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(self.options)
         layout.addWidget(self.redaction.warning)
+        layout.addWidget(self.panes.summary)
         layout.addWidget(self.panes, 1)
         layout.addLayout(buttons)
+        close = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.close)
+        close.setContext(Qt.ShortcutContext.WindowShortcut)
 
     def _connect_options(self) -> None:
         self.provider_box.currentTextChanged.connect(self._provider_changed)
