@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         ops_command,
         probe_command,
         replay_commands,
+        share_command,
         tend_commands,
     )
 
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                  *tend_commands.COMMANDS, *agent_commands.COMMANDS,
                  *compare_command.COMMANDS, *replay_commands.COMMANDS,
                  *probe_command.COMMANDS, *ops_command.COMMANDS, *cost_command.COMMANDS,
-                 *effects_command.COMMANDS,
+                 *effects_command.COMMANDS, *share_command.COMMANDS,
                  *mcp_command.COMMANDS]:
         cmd = sub.add_parser(spec.name, help=spec.help, description=spec.help)
         cmd.add_argument("--db", help=argparse.SUPPRESS, default=argparse.SUPPRESS)

@@ -80,6 +80,10 @@ OPERATIONS: tuple[OpSpec, ...] = (
            "data", cli="export", slash="export", shortcut="Ctrl+E", menu="File", context=True),
     OpSpec("handoff", "Continue in", "write the branch as a new session of an agent", "data",
            cli="handoff", context=True),
+    OpSpec("share", "Share branch…", "one self-contained HTML page of a branch, with its cost "
+           "and a map; secrets, paths and e-mail addresses reviewed first", "data", cli="share",
+           window_absent="the window's File → Share branch… comes with the share review "
+           "dialog"),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}
