@@ -6,6 +6,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
+from explorer.app.graph.model import ROW_H
+from explorer.ui.graph.far_view import ROW_PX_FAR, paint_far
 from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.view import GraphView
 
@@ -23,6 +25,7 @@ class Minimap(QWidget):
         self._scaled: tuple[int, QSize, QImage] | None = None  # the overview at this size
         self._still_cache: tuple[tuple[object, ...], QPixmap] | None = None
         self.scaled_count = 0  # times the overview was scaled down (once per tree and size)
+        self.far_drawn = 0  # glyphs of the far view in the still image (0: none needed)
         view.viewChanged.connect(self.update)
 
     def _frame(self) -> tuple[QRectF, float] | None:
@@ -78,9 +81,24 @@ class Minimap(QWidget):
         if item is not None and frame is not None:
             target = frame[0]
             painter.drawImage(target.topLeft(), self._overview(item.geometry.overview, target))
+            self._far(painter, item, frame)
         painter.end()
         self._still_cache = (key, pixmap)
         return pixmap
+
+    def _far(self, painter: QPainter, item: GraphItem, frame: tuple[QRectF, float]) -> None:
+        """A tree too tall for the minimap to show as more than a line gets the graph's far
+        view: branch points, marks and the active path at a fixed size."""
+        target, scale = frame
+        if scale * ROW_H >= ROW_PX_FAR:
+            return
+        marks, ys = self.view.far.prepared(item.model)
+        left, top = item.model.bounds[0], item.model.bounds[1]
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self.far_drawn = paint_far(
+            painter, marks, ys, item.palette,
+            lambda x, y: (target.left() + (x - left) * scale, target.top() + (y - top) * scale),
+            item.model.bounds, QRectF(self.rect()))
 
     def _overview(self, image: QImage, target: QRectF) -> QImage:
         """The overview scaled to the minimap once, not on every repaint (a 4096-pixel

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QHelpEvent,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.ui.graph.far_view import FarPainter
 from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.model import BOX_H, BOX_W, F_ACTIVE, F_RUN, GraphModel
 from explorer.ui.plain_text import tooltip
@@ -54,6 +55,7 @@ class GraphView(QGraphicsView):
         self.setScene(QGraphicsScene(self))
         self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.item: GraphItem | None = None
+        self.far = FarPainter()  # a big tree's structure when it is a line on screen
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState, True)
@@ -178,6 +180,12 @@ class GraphView(QGraphicsView):
 
     def set_scale(self, scale: float) -> None:
         self.zoom_by(scale / self.scale_factor())
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        """Over the tree, in the view's pixels: a far view's branch points and marks."""
+        super().drawForeground(painter, rect)
+        if self.item is not None:
+            self.far.paint(painter, self.item.model, self.item.palette, QRectF(rect))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
