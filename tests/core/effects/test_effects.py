@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from explorer.app.effects.apply import effects
-from explorer.app.effects.calls import path_calls
+from explorer.app.effects.calls import Result, ToolCall, path_calls
 from explorer.app.effects.compare import compare_effects, path_effects
 from explorer.app.effects.patch import PatchError, apply_hunks, parse_patch
 from explorer.app.effects.seen import read_content
@@ -253,3 +253,40 @@ def test_reads_show_whole_files_only() -> None:
                         "to read beyond line 1)\n</file>") is None
     assert read_content("one\n\n[Showing lines 1-2000 of 4000. Use offset=2001]") is None
     assert read_content("plain text as pi shows it\n") == "plain text as pi shows it\n"
+
+
+def _tool(n: int, tool: str, args: dict[str, Any], result: str, error: bool = False) -> ToolCall:
+    return ToolCall(n, f"call-{n}", tool, args, Result(result, error, n + 1))
+
+
+def test_effects_read_pi_and_opencode_arguments() -> None:
+    """pi names them path/oldText/newText (one edit or an edits list) and shows a read as the
+    text itself; OpenCode names them filePath/oldString/newString and numbers a read."""
+    pi = [
+        _tool(1, "write", {"path": "notes.md", "content": "one\ntwo\n"},
+              "Successfully wrote 8 bytes to notes.md"),
+        _tool(3, "edit", {"path": "notes.md", "oldText": "two", "newText": "2"},
+              "Successfully replaced text in notes.md."),
+        _tool(5, "edit", {"path": "notes.md", "edits": [{"oldText": "one", "newText": "1"},
+                                                        {"oldText": "three", "newText": "3"}]},
+              "Successfully replaced 2 block(s) in notes.md."),
+        _tool(7, "read", {"path": "notes.md"}, "one\n2\n"),
+    ]
+    [notes] = effects(pi).files
+    assert notes.after == "one\n2\n" and notes.checks[0][1] is True
+    [problem] = notes.could_not_apply  # the second of two edits is not in the file: neither
+    assert problem.reason.startswith("edit 2 of 2: its old text is not in the file")
+    opencode = [
+        _tool(1, "read", {"filePath": "/p/a.ts"}, "<file>\n00001| let a = 1\n00002| \n\n"
+              "(End of file - total 2 lines)\n</file>"),
+        _tool(3, "edit", {"filePath": "/p/a.ts", "oldString": "1", "newString": "2",
+                          "replaceAll": False}, "Edit applied successfully."),
+        _tool(5, "edit", {"filePath": "/p/a.ts", "oldString": "2", "newString": "3"},
+              "Error: oldString not found in content", error=True),
+    ]
+    found = effects(opencode)
+    [a] = found.files
+    assert a.before == "let a = 1\n" and a.after == "let a = 2\n" and a.status == "edited"
+    assert a.diff().endswith("-let a = 1\n+let a = 2\n")
+    assert [why for _, _, why in found.skipped] == [
+        "the call failed: Error: oldString not found in content"]
