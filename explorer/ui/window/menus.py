@@ -127,10 +127,14 @@ class WindowMenus:
         if found is None:
             return
         mid, available = found
+        root = self.w.graph.node_root(mid)  # archive and delete take a turn node whole
+        whole = available if root == mid else for_message(
+            self.w.store, self.w.conversation_id or 0, root)
         for op_id in self.on_message:
-            act, here = self.declared[op_id], available[op_id]
+            at, table = (root, whole) if op_id in WHOLE_NODE else (mid, available)
+            act, here = self.declared[op_id], table[op_id]
             act.setEnabled(here.enabled)
-            act.setToolTip(op(op_id).help if here.enabled else sentence(op_id, mid, here))
+            act.setToolTip(op(op_id).help if here.enabled else sentence(op_id, at, here))
 
     def _enable_all(self) -> None:
         """A closed menu's shortcuts stay live: they ask again when pressed."""

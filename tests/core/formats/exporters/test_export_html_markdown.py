@@ -190,7 +190,7 @@ def test_pathological_input_finishes_fast(text: str) -> None:
 
 def test_simple_markdown_renders_as_a_reference_renderer_does() -> None:
     reference = MarkdownIt("commonmark").enable("table")
-    for text in ["**bold** and *it*", "# H1\n\n## H2 ##", "- a\n- b\n  - c\n- d", "3. a\n4. b",
+    for text in ["**bold** and *it*", "# Title\n\n## Part ##", "- a\n- b\n  - c\n- d", "3. a\n4. b",
                  "> q\n\n---", "```py\nx < 1\n```", "`a < b`", "***x***", "a *b **c** d*",
                  "| a | b |\n|---|:-:|\n| 1 | 2 |", "    code\n    more", "_a_ snake_case",
                  "\\*not\\*", "* * *", "[t](https://x.y/)"]:
