@@ -33,7 +33,7 @@ from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind
 from explorer.providers import make_provider
 from explorer.store import Store
 from explorer.tree.model import text_message
-from explorer.ui.preview.page_viewer import FIT, PageViewer, default_zoom, fit_scale
+from explorer.ui.preview.page_viewer import FIT, OPENING_ZOOM, PageViewer, fit_scale
 from explorer.ui.preview.plan_view import plan_sentence
 from explorer.ui.preview.window import CompactionPreview
 from explorer.ui.preview.worker import Cancelled, LatestRunner, Ticket
@@ -491,12 +491,10 @@ def test_each_zoom_shows_the_page_at_exactly_its_size_with_only_the_pages_colour
     assert viewer.zoom_box.currentText() == f"{zoom * 100} %"
 
 
-def test_a_page_opens_fitted_when_wider_than_the_view_else_at_200_percent(
+def test_a_page_opens_at_200_percent_where_its_glyphs_read(
     qtbot: QtBot,
 ) -> None:
-    assert default_zoom(1568, 848) == FIT
-    assert default_zoom(384, 800) == 2
-    assert default_zoom(500, 800) == 1
+    assert OPENING_ZOOM == 2  # wider than the view: scrolled, never shrunk unreadable
     viewer = PageViewer()
     qtbot.addWidget(viewer)
     viewer.resize(700, 400)
@@ -507,8 +505,8 @@ def test_a_page_opens_fitted_when_wider_than_the_view_else_at_200_percent(
     assert viewer.zoom == 2 and viewer.canvas.scale == 2.0
     assert viewer.zoom_box.currentText() == "200 %"
     viewer.set_pages([b""], [page_image(room * 2, 40)])
-    assert viewer.zoom == FIT and viewer.zoom_box.currentText() == "Fit width"
-    assert viewer.canvas.displayed_size().width() <= room
+    assert viewer.zoom == 2 and viewer.zoom_box.currentText() == "200 %"
+    assert viewer.canvas.displayed_size().width() == 4 * room
 
 
 def test_a_chosen_zoom_applies_to_every_page_and_every_plan_shown_after(qtbot: QtBot) -> None:

@@ -37,6 +37,9 @@ from PySide6.QtWidgets import (
 from explorer.ui.preview.worker import decode_png
 
 ZOOM_STEPS: tuple[int, ...] = (1, 2, 3, 4)
+OPENING_ZOOM = 2
+"""A page opens at 200 %, where its pixel glyphs read (at 100 % they are 7–8 px tall),
+however wide the view; Fit width, an overview of a wide page, is one step out."""
 FIT = "fit"
 
 
@@ -48,14 +51,6 @@ def fit_scale(width: int, room: int) -> float:
     if width > room:
         return room / width
     return float(max(s for s in ZOOM_STEPS if s == 1 or s * width <= room))
-
-
-def default_zoom(width: int, room: int) -> int | str:
-    """The zoom a page opens at: fitted when wider than the view, else 200 % when that fits,
-    else 100 %."""
-    if width > room > 0:
-        return FIT
-    return 2 if 0 < 2 * width <= room else 1
 
 
 def stepped_zoom(scale: float, fit: float, direction: int) -> int | str:
@@ -144,7 +139,7 @@ class PageViewer(QWidget):
         self._images: list[QImage] = []
         self._index = 0
         self._zoom: int | str = 1
-        self._chosen = False  # until the person picks a zoom, default_zoom picks it
+        self._chosen = False  # until the person picks a zoom, pages open at OPENING_ZOOM
         self.canvas = PageCanvas()
         self.scroll_area = _FitScroll()
         self.scroll_area.setWidget(self.canvas)
@@ -262,8 +257,7 @@ class PageViewer(QWidget):
 
     def _apply_zoom(self) -> None:
         if not self._chosen and not self.canvas.pixmap().isNull():
-            room = self.scroll_area.maximumViewportSize().width()  # not moved by scroll bars
-            zoom = default_zoom(self.canvas.pixmap().width(), room)
+            zoom = OPENING_ZOOM
             if zoom != self._zoom:
                 self._show_zoom(zoom)
                 return
