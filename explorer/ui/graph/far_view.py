@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from explorer.app.graph.far_marks import SPOT_FLAGS, FarMarks, far_marks
 from explorer.app.graph.model import ROW_H, GraphModel
 from explorer.ui.graph.palette import GraphPalette
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROW_PX_FAR = 2.0
 """Rows closer than this on screen: the structure is drawn over the overview."""
@@ -63,6 +66,8 @@ def _density(painter: QPainter, ys: np.ndarray, palette: GraphPalette, to_screen
     bands = max(1, int((y1 - y0) / BAND_PX))
     if bands < 2 or len(ys) == 0:
         return 0
+    import numpy as np  # loaded with the first far view, not with the window
+
     counts, _edges = np.histogram(ys, bins=bands, range=(top, bottom))
     peak = math.log1p(float(counts.max()))
     color = QColor(palette.muted_text)
@@ -140,11 +145,13 @@ class FarPainter:
     def __init__(self) -> None:
         self._model: object | None = None
         self.marks: FarMarks | None = None
-        self._ys: np.ndarray = np.zeros(0)
+        self._ys: np.ndarray | None = None
         self.drawn = 0  # glyphs in the last far frame (0: the tree reads without them)
 
     def prepared(self, model: GraphModel) -> tuple[FarMarks, np.ndarray]:
-        if self._model is not model or self.marks is None:
+        if self._model is not model or self.marks is None or self._ys is None:
+            import numpy as np  # loaded with the first far view, not with the window
+
             self.marks, self._model = far_marks(model), model
             self._ys = np.frombuffer(model.ys, dtype=np.float64)
         return self.marks, self._ys
