@@ -14,6 +14,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from explorer.app.views.meta_records import NOT_SENT, meta_record
 from explorer.tree.model import Message
 
 _BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
@@ -64,7 +65,9 @@ def message_dict(m: Message) -> dict[str, Any]:
 def message_lines(m: Message, full: bool = False, width: int = 100) -> list[str]:
     when = (datetime.fromtimestamp(m.created_at, UTC).strftime("%Y-%m-%d %H:%M")
             if m.created_at else "")
-    head = f"--- {m.id} {m.role}" + (f" · {m.model}" if m.model else "") + f" {when}"
+    record = meta_record(m) if m.source_meta.get("meta_record") in NOT_SENT else None
+    role = f"note · {record.label}" if record is not None else m.role  # bookkeeping, quiet
+    head = f"--- {m.id} {role}" + (f" · {m.model}" if m.model else "") + f" {when}"
     out = [head.rstrip()]
     for p in m.parts:
         if p.kind == "text":

@@ -195,10 +195,13 @@ def _words(tree: TurnTree, cols: TurnColumns, build: _Builder, previews: Preview
 
 
 def _prompt(cols: TurnColumns, i: int, said: tuple[str, str]) -> str:
-    """A prompt's words; a turn opened by anything else (a system message) names its role."""
+    """A prompt's words; a turn opened by anything else (a system message) names its role,
+    and an agent's own bookkeeping (a notice, a snapshot) is a quiet note, not a system turn."""
     role, text = said
     words = prompt_words(text)
-    return words if cols.bits[i] & PROMPT else f"[{role}] {words}"
+    if cols.bits[i] & PROMPT:
+        return words
+    return f"[{'note' if cols.bits[i] & RECORD else role}] {words}"
 
 
 def _link_sides(tree: TurnTree) -> None:

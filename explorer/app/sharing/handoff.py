@@ -151,10 +151,12 @@ def _write_new(dest: Path, lines: Sequence[str]) -> None:
     if dest.exists():
         raise StoreError(f"{dest} already exists (the agent may have continued that session); "
                          "nothing was written")
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    _private_folders(dest.parent)
     temp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
     try:
-        with temp.open("w", encoding="utf-8", newline="\n") as f:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.chmod(temp, 0o600)  # the agents keep their sessions private, whatever the umask
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.writelines(line + "\n" for line in lines)
         try:
             os.link(temp, dest)
@@ -162,6 +164,20 @@ def _write_new(dest: Path, lines: Sequence[str]) -> None:
             raise StoreError(f"{dest} already exists; nothing was written") from exc
     finally:
         temp.unlink(missing_ok=True)
+
+
+def _private_folders(folder: Path) -> None:
+    """Create the folders the agent has not made yet 0700, as it would; leave existing ones."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # made meanwhile by someone else: theirs to keep as it is
+        os.chmod(made, 0o700)
 
 
 def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
