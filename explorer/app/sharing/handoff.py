@@ -22,6 +22,7 @@ from typing import Any
 
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
+from explorer.app.sharing import codex_place
 from explorer.app.sharing.exporting import export_lines
 from explorer.formats import claude_code, codex, pi
 from explorer.formats.common import finish
@@ -84,20 +85,35 @@ def _plan(store: Store, conv_id: int, agent: str, at: int | None, env: Environme
     where = cwd or store.conversation(conv_id).meta.get("cwd") or os.getcwd()
     notes: list[str] = []
     lines = list(export_lines(store, conv_id, agent, at, notes,
-                              place=place_for(store, conv_id, agent, where), redact=redact))
+                              place=place_for(store, conv_id, agent, where, e),
+                              redact=redact))
     session = _session_id(agent, lines)
     dest = _destination(agent, e, where, session)
     return Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
                    len(lines), notes), lines
 
 
-def place_for(store: Store, conv_id: int, agent: str, cwd: str) -> dict[str, Any]:
-    """The header fields the agent files the session by: the folder, and the meta it keeps."""
+def place_for(store: Store, conv_id: int, agent: str, cwd: str,
+              env: Environment | None = None) -> dict[str, Any]:
+    """The header fields the agent files the session by: the folder, and the meta it keeps
+    (for Codex: the provider and version of the person's own Codex, see :mod:`codex_place`)."""
     conv = store.conversation(conv_id)
     meta = dict(conv.meta)
-    if conv.source_format != _SOURCE[agent]:
+    own = conv.source_format == _SOURCE[agent]
+    if not own:
         meta.pop("version", None)  # another agent's version means nothing to this one
-    return {"cwd": cwd, "meta": meta}
+    place: dict[str, Any] = {"cwd": cwd, "meta": meta}
+    if agent == "codex":
+        e = env or Environment.current()
+        provider = codex_place.configured_provider(e)
+        if provider is not None:
+            meta["model_provider"] = provider
+        elif not own:
+            meta.pop("model_provider", None)  # none named: Codex resumes it under any
+        version = codex_place.latest_cli_version(e)
+        if version is not None:
+            place["agent_version"] = version
+    return place
 
 
 def _session_id(agent: str, lines: Sequence[str]) -> str:

@@ -45,8 +45,11 @@ def lines(header: Mapping[str, Any], messages: Sequence[Message], tip: Hashable 
         "id": session_id(header, path), "timestamp": iso(start),
         "cwd": header.get("cwd") or meta.get("cwd") or DEFAULT_CWD,
         "originator": "codex_cli_rs", "cli_version": header.get("agent_version") or VERSION,
-        "source": "cli", "model_provider": meta.get("model_provider") or "openai",
+        "source": "cli",
     }
+    if isinstance(meta.get("model_provider"), str) and meta["model_provider"]:
+        # Named only when known: Codex refuses to resume a thread under another provider.
+        payload["model_provider"] = meta["model_provider"]
     if isinstance(meta.get("git"), dict):
         payload["git"] = meta["git"]
     elif meta.get("git_branch"):

@@ -1,0 +1,62 @@
+"""What a Codex hand-back takes from the person's own Codex: its provider and its version.
+
+Codex refuses to resume a thread whose ``session_meta.model_provider`` differs from the
+provider it runs with ("Cannot change this thread's model provider from 'openai' to …"),
+so the rollout names the provider ``config.toml`` chooses (``model_provider``, or the
+active ``profile``'s), in ``$CODEX_HOME`` (else ``~/.codex``), and names none when that
+says nothing: a thread without a provider resumes under any. The ``cli_version`` is the
+one the newest rollout there was written with, so the header does not pin an old CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from explorer.app.importing.agent_homes import Environment, codex_home
+
+
+def configured_provider(e: Environment) -> str | None:
+    """``model_provider`` from the person's ``config.toml`` (its profile's first), or None."""
+    try:
+        config = tomllib.loads((codex_home(e) / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    profile = config.get("profile")
+    profiles = config.get("profiles")
+    if isinstance(profile, str) and isinstance(profiles, dict):
+        chosen = profiles.get(profile)
+        if isinstance(chosen, dict) and isinstance(chosen.get("model_provider"), str):
+            return str(chosen["model_provider"])
+    value = config.get("model_provider")
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def latest_cli_version(e: Environment, look_at: int = 20) -> str | None:
+    """The ``cli_version`` of the newest rollouts under ``sessions`` (by name: they hold the
+    time), or None where there are none."""
+    sessions = codex_home(e) / "sessions"
+    if not sessions.is_dir():
+        return None
+    newest = sorted(sessions.glob("*/*/*/rollout-*.jsonl"), key=lambda p: p.name,
+                    reverse=True)
+    for path in newest[:look_at]:
+        version = _version(path)
+        if version:
+            return version
+    return None
+
+
+def _version(path: Path) -> str | None:
+    try:
+        with path.open("rb") as f:
+            first = f.readline(1 << 20)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    payload = record.get("payload") if isinstance(record, dict) else None
+    if isinstance(payload, dict) and record.get("type") == "session_meta":
+        version = payload.get("cli_version")
+        return version if isinstance(version, str) and version else None
+    return None

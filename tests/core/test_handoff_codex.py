@@ -1,0 +1,64 @@
+"""A branch handed to Codex resumes under the person's own Codex: the provider its
+``config.toml`` names (or none), and the version its newest rollout was written with (H1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import new_store
+
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.run import import_paths
+from explorer.app.sharing.handoff import handoff
+
+CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+CODEX = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+
+
+def _meta(tmp_path: Path, samples_dir: Path, name: str, env: Environment) -> dict[str, object]:
+    with new_store(tmp_path) as store:
+        cid = import_paths(store, [samples_dir / name]).conversations[0].conversation_id
+        done = handoff(store, cid, "codex", env=env)
+    first = json.loads(done.path.read_text().splitlines()[0])
+    assert first["type"] == "session_meta"
+    payload: dict[str, object] = first["payload"]
+    return payload
+
+
+def test_H1_claude_code_to_codex_names_no_provider_when_codex_names_none(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    payload = _meta(tmp_path, samples_dir, CLAUDE, Environment(tmp_path / "home"))
+    assert "model_provider" not in payload  # "openai" would stop an Ollama or Azure Codex
+
+
+def test_H1_the_provider_is_the_one_config_toml_names_under_codex_home(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    codex_home = tmp_path / "elsewhere"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text('model = "llama3"\nmodel_provider = "ollama"\n')
+    env = Environment(tmp_path / "home", {"CODEX_HOME": str(codex_home)})
+    assert _meta(tmp_path, samples_dir, CLAUDE, env)["model_provider"] == "ollama"
+    # a Codex session keeps the provider the person now uses, not the one it was made with
+    assert _meta(tmp_path / "b", samples_dir, CODEX, env)["model_provider"] == "ollama"
+
+
+def test_H1_the_active_profile_chooses_the_provider(tmp_path: Path, samples_dir: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(
+        'model_provider = "openai"\nprofile = "work"\n\n'
+        '[profiles.work]\nmodel_provider = "azure"\n')
+    assert _meta(tmp_path, samples_dir, CLAUDE, Environment(home))["model_provider"] == "azure"
+
+
+def test_H1_the_cli_version_is_the_newest_rollouts(tmp_path: Path, samples_dir: Path) -> None:
+    home = tmp_path / "home"
+    day = home / ".codex" / "sessions" / "2030" / "01" / "02"
+    day.mkdir(parents=True)
+    for stamp, version in (("2030-01-02T10-00-00", "0.300.0"), ("2030-01-01T10-00-00", "0.1")):
+        record = {"type": "session_meta", "payload": {"id": "x", "cli_version": version}}
+        (day / f"rollout-{stamp}-x{version}.jsonl").write_text(json.dumps(record) + "\n")
+    assert _meta(tmp_path, samples_dir, CODEX, Environment(home))["cli_version"] == "0.300.0"
