@@ -121,6 +121,8 @@ def run_handoff(args: argparse.Namespace) -> int:
         done = handoff.handoff(store, args.conversation, args.agent, args.at, cwd=args.cwd,
                                redact=not args.no_redact)
     lines = [f"wrote {done.path} ({done.lines} lines)", f"resume it with: {done.command}"]
+    hint = handoff.resume_hint(done.agent)
+    lines += [f"note: {hint}"] if hint else []
     lines += [f"note: {n}" for n in done.notes]
     lines += [f"warning: read back differently: {d}" for d in done.differences]
     emit(args, done.to_dict(), lines)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.run import import_paths
 from explorer.app.sharing.handoff import handoff
+from explorer.cli.main import main
 
 CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
 CODEX = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
@@ -62,3 +64,19 @@ def test_H1_the_cli_version_is_the_newest_rollouts(tmp_path: Path, samples_dir: 
         record = {"type": "session_meta", "payload": {"id": "x", "cli_version": version}}
         (day / f"rollout-{stamp}-x{version}.jsonl").write_text(json.dumps(record) + "\n")
     assert _meta(tmp_path, samples_dir, CODEX, Environment(home))["cli_version"] == "0.300.0"
+
+
+def test_the_cli_says_codex_lists_a_fresh_handoff_only_after_a_resume_by_id(
+    tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    db = str(tmp_path / "h.db")
+    assert main(["import", "--db", db, str(samples_dir / CODEX)]) == 0
+    capsys.readouterr()
+    assert main(["handoff", "1", "--agent", "codex", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "resume it with: cd " in out and "resumed once by id" in out
+    assert main(["handoff", "1", "--agent", "claude-code", "--db", db]) == 0
+    assert "resumed once by id" not in capsys.readouterr().out

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from explorer.app.importing.demo import load_demo
@@ -43,6 +44,8 @@ def test_continue_in_codex_writes_a_session_and_offers_the_command(
         clipboard = QGuiApplication.clipboard()
         assert clipboard is not None and clipboard.text() == written.command
         assert written.command.endswith(f"codex resume {written.session_id}")
+        shown = [label.text() for label in dialog.findChildren(QLabel)]
+        assert any("resumed once by id" in text for text in shown)  # Codex's picker
         dialog.close()
         menu.deleteLater()
     finally:

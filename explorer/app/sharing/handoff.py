@@ -50,7 +50,8 @@ class Handoff:
     def to_dict(self) -> dict[str, Any]:
         return {"agent": self.agent, "path": str(self.path), "session_id": self.session_id,
                 "cwd": self.cwd, "command": self.command, "lines": self.lines,
-                "notes": self.notes, "differences": self.differences}
+                "notes": self.notes, "differences": self.differences,
+                "hint": resume_hint(self.agent)}
 
 
 def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
@@ -160,6 +161,16 @@ def resume_command(agent: str, session: str, cwd: str, path: Path) -> str:
     if agent == "pi":
         return go + f"pi --session {shlex.quote(str(path))}"
     return go + f"codex resume {session}"
+
+
+CODEX_PICKER = ("Codex's session picker (codex resume without an id) lists this session only "
+                "after it was resumed once by id: use the command above the first time")
+
+
+def resume_hint(agent: str) -> str | None:
+    """What the person needs to know besides the command (Codex lists a session it did not
+    start itself only once it has been resumed by id)."""
+    return CODEX_PICKER if agent == "codex" else None
 
 
 def _write_new(dest: Path, lines: Sequence[str]) -> None:

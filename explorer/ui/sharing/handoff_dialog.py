@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.app.sharing.handoff import Handoff
+from explorer.app.sharing.handoff import Handoff, resume_hint
 
 AGENT_NAMES = {"claude-code": "Claude Code", "pi": "pi", "codex": "Codex CLI"}
 
@@ -35,7 +35,9 @@ class HandoffDialog(QDialog):
             value.setStyleSheet("font-family: monospace")
             value.setWordWrap(True)
             layout.addWidget(value)
-        remarks = [f"note: {n}" for n in done.notes]
+        hint = resume_hint(done.agent)
+        remarks = [hint] if hint else []
+        remarks += [f"note: {n}" for n in done.notes]
         remarks += [f"read back differently: {d}" for d in done.differences]
         if remarks:
             notes = QLabel("\n".join(remarks), self)
