@@ -18,7 +18,11 @@ from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import as_text, finish, parse_time, preview_title
-from explorer.formats.gemini_cli.records import record_messages
+from explorer.formats.gemini_cli.records import (
+    record_messages,
+    response_messages,
+    tool_responses,
+)
 from explorer.formats.jsonl import peek_objects, peek_prefix, skipped_notes
 from explorer.formats.tailing import Cursor, LineTail, Tail
 
@@ -81,8 +85,8 @@ def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail
     builder = _Builder(path, dict(start.state))
     for line in lines:
         value = line.value
-        if line.number == 1 and all(k in value for k in _HEADER):
-            builder.header(value)
+        if all(k in value for k in _HEADER) and "id" not in value:
+            builder.header(value)  # the first line, or the header again (a migrated chat)
         elif "$set" in value:
             patch = value["$set"]
             if isinstance(patch, dict):
@@ -120,7 +124,9 @@ class _Builder:
     def record(self, record: object, where: str) -> None:
         if not isinstance(record, dict) or not as_text(record.get("id")):
             self.conv.ignored_records["<record without id>"] += 1
-            self.conv.notes.append(f"{where}: a record without an id; skipped")
+            if isinstance(record, dict) and ("type" in record or "content" in record):
+                # a message without its id is damage; other id-less lines are bookkeeping
+                self.conv.notes.append(f"{where}: a message record without an id; skipped")
             return
         rid = as_text(record["id"])
         if rid in self.records:
@@ -130,12 +136,21 @@ class _Builder:
         self.records[rid] = record
 
     def build(self) -> ImportedConversation:
+        answered = set(self.state.get("answered") or ())
         for rid, record in self.records.items():
-            made = record_messages(record, self.state.get("last"), self.conv.notes,
-                                   self.where[rid])
-            if not made:
-                self.conv.ignored_records[f"message:{record.get('type')}"] += 1
-                continue
+            if tool_responses(record) is not None:  # the turn's tool output: folds into it
+                made = response_messages(record, self.state.get("last"), answered)
+            else:
+                made = record_messages(record, self.state.get("last"), self.conv.notes,
+                                       self.where[rid])
+                if not made:
+                    self.conv.ignored_records[f"message:{record.get('type')}"] += 1
+                    continue
+            for m in made:
+                if m.role == "tool":  # the calls a later tool-response record repeats
+                    answered = {p.tool_use_id for p in m.parts if p.tool_use_id}
             self.conv.messages.extend(made)
-            self.state["last"] = made[-1].id
+            if made:
+                self.state["last"] = made[-1].id
+        self.state["answered"] = sorted(answered)
         return self.conv

@@ -57,6 +57,49 @@ def record_messages(record: dict[str, Any], parent: str | None, notes: list[str]
     return out
 
 
+def tool_responses(record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The ``functionResponse`` parts of a user record that holds nothing else (empty text
+    aside), or None for a record a person wrote.
+
+    Gemini CLI records the tool results it sends back as a ``user`` record of their own,
+    "to ensure durable ID and linear history for resume"; the same results are already in
+    the calls' record (``toolCalls[].result``), so such a record is the turn's tool output,
+    never a prompt (an empty one opened a turn with no prompt)."""
+    if record.get("type") != "user":
+        return None
+    content = record.get("content")
+    items = content if isinstance(content, list) else [content]
+    responses: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("functionResponse"), dict):
+            responses.append(item["functionResponse"])
+        elif as_text(item.get("text") if isinstance(item, dict) else item).strip():
+            return None
+    return responses
+
+
+def response_messages(record: dict[str, Any], parent: str | None,
+                      answered: set[str]) -> list[Message]:
+    """A tool-response record as the results it carries that no call's record answered yet
+    (usually none: it folds into the turn), keyed by the record's id."""
+    rid = as_text(record.get("id"))
+    parts = []
+    for n, response in enumerate(tool_responses(record) or []):
+        cid = as_text(response.get("id")) or f"{rid}#{n}"
+        if cid in answered:
+            continue
+        body = response.get("response")
+        failed = isinstance(body, dict) and "error" in body
+        text = (as_text(body.get("output", body.get("error", body))) if isinstance(body, dict)
+                else as_text(body))
+        parts.append(Part("tool_result", text, tool_name=as_text(response.get("name")) or None,
+                          tool_use_id=cid, is_error=failed))
+    if not parts or not rid:
+        return []
+    return [Message(rid, parent, "tool", parts, parse_time(record.get("timestamp")),
+                    source_id=rid, source_meta={"gemini_type": "tool_response"})]
+
+
 def _use(call: dict[str, Any], index: int, rid: str) -> Part:
     cid = as_text(call.get("id")) or f"{rid}#{index}"
     keys = ("displayName", "description", "timestamp")
