@@ -3,12 +3,24 @@ conversation it compares after a fork, and images as pictures, not placeholders.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.compare.window import CompareWindow
+
+
+@pytest.fixture(autouse=True)
+def _close_compare_windows() -> Iterator[None]:
+    """A compare window outlives the main window's test; closed, it reads no closed store."""
+    yield
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, CompareWindow):
+            widget.close()
 
 
 def _open(qtbot: QtBot, window: Any, mid: int) -> CompareWindow:
@@ -61,3 +73,26 @@ def test_an_image_in_a_compared_turn_shows_as_a_thumbnail(qtbot: QtBot, window: 
     pixmap = thumbs[0].pixmap()
     assert not pixmap.isNull() and 0 < pixmap.width() <= 320 and pixmap.height() <= 200
     assert "image, " in thumbs[0].toolTip()
+
+
+def test_a_closed_compare_window_waits_for_its_next_show_to_take_a_new_theme(
+        qtbot: QtBot, window: Any) -> None:
+    """Closed, it reads nothing (its store may be closed by then); shown again, it is
+    rebuilt in the new colours."""
+    from explorer.ui.theme import apply_theme
+
+    cmp = _open(qtbot, window, window.store.conversation(1).tip_id)
+    cmp.close()
+    rebuilt: list[int] = []
+    original = cmp._rebuild
+    cmp._rebuild = lambda: (rebuilt.append(1), original())  # type: ignore[method-assign]
+    apply_theme("dark")
+    try:
+        qtbot.wait(20)
+        assert rebuilt == []
+        cmp.show()
+        qtbot.waitExposed(cmp)
+        assert rebuilt == [1]
+    finally:
+        cmp.close()
+        apply_theme("system")

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMetaMethod, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QInputDialog,
@@ -74,6 +74,7 @@ class CompareWindow(QWidget):
         self.mode: Mode = "words"
         self.changes_only = False
         self.colors = DiffColors.from_palette(self.palette())
+        self._stale = False  # colours changed while it was closed: rebuild when shown
         self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).display_title}"
                             f" (conversation {conv_id})")
         self.resize(1200, 760)
@@ -120,8 +121,17 @@ class CompareWindow(QWidget):
             if colors != self.colors:
                 self.colors = colors
                 self.legend.setStyleSheet(f"color:{colors.muted}")
-                self._rebuild()
+                if self.isVisible():  # a closed window is rebuilt, if ever, when shown again
+                    self._rebuild()
+                else:
+                    self._stale = True
         super().changeEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self._rebuild()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Esc closes, wherever the focus is (buttons and cells pass the key on)."""
