@@ -4,10 +4,11 @@ and ``/shake`` commands)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.app.context import compacting
+from explorer.app.context import compacting, loss
 from explorer.app.targets import build_target
 from explorer.cli import context_commands
 from explorer.cli.commands import Command, add_conv_arg, add_redact_arg, open_store
@@ -65,6 +66,12 @@ def run_context(args: argparse.Namespace) -> int:
 
 def run_compact(args: argparse.Namespace) -> int:
     target = _target(args)
+    if args.pin or args.unpin:
+        _pins(args)
+        if not args.loss_report:
+            return 0
+    if args.loss_report:
+        return _loss_report(args, target)
     with open_store(args) as s:
         try:
             plan = compacting.plan(s, args.conversation, target, args.rung)
@@ -86,11 +93,48 @@ def run_compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pins(args: argparse.Namespace) -> None:
+    """Pin and unpin exact strings of the conversation (L8); they survive restarts."""
+    with open_store(args) as s:
+        lines = []
+        for text in args.pin or ():
+            new = s.pin(args.conversation, text)
+            lines.append(f"pinned {text!r}" if new else f"{text!r} was pinned already")
+        for text in args.unpin or ():
+            s.unpin(args.conversation, text)
+            lines.append(f"unpinned {text!r}")
+        pinned = s.pins(args.conversation)
+        lines.append(f"{len(pinned)} pinned string(s): the fact sheet carries them as text")
+        if not args.loss_report:
+            emit(args, {"pins": pinned}, lines)
+        else:
+            for line in lines:
+                print(line, file=sys.stderr)
+
+
+def _loss_report(args: argparse.Namespace, target: Target) -> int:
+    """What the compaction would discard and where each exact string goes; nothing is
+    recorded (L8)."""
+    with open_store(args) as s:
+        try:
+            result = loss.report(s, args.conversation, target, args.rung)
+        except (LadderError, ValueError) as e:
+            raise StoreError(str(e)) from e
+        emit(args, result.report.to_dict(), loss.report_lines(result.report, limit=200))
+    return 0
+
+
 def _compact_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     p.add_argument("--rung", choices=compacting.RUNGS, help="run the ladder up to this rung")
     p.add_argument("--preview", metavar="DIR",
                    help="write the exact pages and request JSON here instead of recording")
+    p.add_argument("--loss-report", action="store_true",
+                   help="list every exact string the compaction discards and where it goes "
+                        "(verbatim, fact sheet, page and line, summary, nowhere); records nothing")
+    p.add_argument("--pin", action="append", metavar="TEXT",
+                   help="keep this exact string as text on the fact sheet (repeatable)")
+    p.add_argument("--unpin", action="append", metavar="TEXT", help="remove a pin (repeatable)")
 
 
 def run_shake(args: argparse.Namespace) -> int:
@@ -104,7 +148,9 @@ COMMANDS: list[Command] = [
     Command("context", "what fills the context window, by part (as /context); --at MSG: what "
             "the model saw there; --diff B: how two contexts differ", _context_args,
             run_context, json=True),
-    Command("compact", "run the compaction ladder or one rung (as /compact)", _compact_args,
+    Command("compact", "run the compaction ladder or one rung (as /compact); --loss-report: "
+            "what it discards and where each exact string goes; --pin TEXT keeps a string",
+            _compact_args,
             run_compact, json=True),
     Command("shake", "the free rungs only: elision and image dropping (as /shake)",
             _target_args, run_shake, json=True),

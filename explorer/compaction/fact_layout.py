@@ -4,7 +4,8 @@ A sheet of one string a line spends a newline token on every string and repeats 
 in every path: a grep's hundred hits cost a hundred file names. Here a directory is written
 once with the names in it, a file's line numbers follow its colon as runs (``12,40-44``),
 hashes, ids and versions share one line per kind, and a bare number carries the word beside it
-(``port 8080``), without which it says nothing. ``expand`` undoes the layout; the tests hold
+(``port 8080``), without which it says nothing; a string the person pinned has a line of its
+own. ``expand`` undoes the layout; the tests hold
 that every string the sheet carries comes back from its text.
 """
 
@@ -20,6 +21,8 @@ LINE_NOTE = "file:3,7-9 means its lines 3 and 7 to 9."
 KIND_LINES = (("hash", "hashes"), ("uuid", "uuids"), ("id", "ids"), ("version", "versions"))
 PATH_KINDS = ("path", "location", "url")
 NUMBER_SEP = "; "
+PINNED = "pinned"  # a string the person pinned (L8): one line each, written whole
+PINNED_NOTE = "The sheet grew by {n} pinned string(s) the person asked to keep as text."
 KIND_NAMES = {  # a left-out kind as the note names it
     "location": "file:line locations", "path": "paths", "url": "URLs", "hash": "hashes",
     "uuid": "UUIDs", "id": "ids", "version": "versions",
@@ -128,6 +131,11 @@ def _number_item(f: FactLike) -> str:
     return f"{f.context}{f.value}" if f.context[-1] in " =:" else f"{f.value}{f.context}"
 
 
+def one_line(text: str) -> str:
+    """A pinned string as its sheet line writes it (its line breaks as spaces)."""
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
 def layout(facts: Sequence[FactLike], note: str = "") -> str:
     """The sheet's text for ``facts`` (empty when there are none), ``note`` on its last line."""
     if not facts and not note:
@@ -145,12 +153,15 @@ def layout(facts: Sequence[FactLike], note: str = "") -> str:
     if plain:
         body.append(f"paths: {' '.join(plain)}")
     body += spaced
-    known = {k for k, _ in KIND_LINES} | set(PATH_KINDS)
+    known = {k for k, _ in KIND_LINES} | set(PATH_KINDS) | {PINNED}
     numbers = [_number_item(f) for f in facts if f.kind not in known]
     if numbers:
         body.append(f"numbers: {NUMBER_SEP.join(numbers)}")
+    pinned = [f.value for f in facts if f.kind == PINNED]
+    body += [f"{PINNED}: {one_line(v)}" for v in pinned]
     head = " ".join([HEADER, *([DIR_NOTE] if dir_lines else []),
-                     *([LINE_NOTE] if has_lines else [])])
+                     *([LINE_NOTE] if has_lines else []),
+                     *([PINNED_NOTE.format(n=len(pinned))] if pinned else [])])
     return "\n".join([head, *body, *([note] if note else [])])
 
 
@@ -171,7 +182,9 @@ def expand(text: str) -> list[str]:
     out: list[str] = []
     for line in text.splitlines()[1:]:
         head, _, rest = line.partition(" ")
-        if head == "numbers:":
+        if head == f"{PINNED}:":
+            out.append(rest)
+        elif head == "numbers:":
             out += rest.split(NUMBER_SEP)
         elif head.endswith(":") and rest:
             out += [n for item in rest.split(" ") for n in _expand_name("", item)]

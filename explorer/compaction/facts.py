@@ -18,11 +18,15 @@ from functools import cached_property
 from typing import Any
 
 from explorer.compaction import fact_layout, fact_sources
-from explorer.compaction.fact_layout import layout, left_out_note
+from explorer.compaction.fact_layout import PINNED, layout, left_out_note
 from explorer.tree.model import Message
 
 DEFAULT_MAX_CHARS = 16_000  # about 4,000 tokens: every id of a long middle, as text
 
+# A bare ``name.ext`` in code is an attribute or a module, not a file: ``res.json()``,
+# ``font.h * 2``, ``cfg.db = x``, ``from shop.db import``. It is a path unless code follows it.
+CODE_AFTER = (r"(?!\(|\[|\.\w|\s*[-+*/%]?=(?!=)|\s*[*+/%<>]\s*[\w(]|\s+-\s|"
+              r"\s+import\b)")
 # Order matters only for reporting a kind: overlapping matches keep the longest.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("url", re.compile(r"\b(?:https?|ftp|file)://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]}.,;:!?]")),
@@ -39,9 +43,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:(?<![\w/.~<-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+]"
             r"|\b[A-Za-z]:\\(?:[\w .@+-]+\\)*[\w.@+-]*[\w@+]"
             r"|\b(?:[\w@+-]+/)+[\w@+-]+\.[A-Za-z0-9]{1,8}\b"
-            r"|\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|rs|go|c|h|cc|cpp|hpp|java|kt|rb|"
-            r"php|cs|swift|sh|md|rst|txt|json|jsonl|toml|yaml|yml|ini|cfg|sql|html|"
-            r"css|lock|log|csv|db|sqlite|png|jpg|svg)\b)"
+            r"|(?<!\bfrom )(?<!\bimport )\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|rs|go|c|h|cc|cpp|"
+            r"hpp|java|kt|rb|php|cs|swift|sh|md|rst|txt|json|jsonl|toml|yaml|yml|ini|cfg|sql|"
+            r"html|css|lock|log|csv|db|sqlite|png|jpg|svg)\b" + CODE_AFTER + ")"
         ),
     ),
     (
@@ -102,7 +106,8 @@ NUMERIC_KINDS = ("location", "line", "date", "time", "money", "duration", "quant
 
 
 SHEET_HEADER = fact_layout.HEADER
-_BEFORE = re.compile(r"([A-Za-z][\w.-]{0,23}(?:=|: ?| ))$")  # "port 8080", "len=2080"
+# "port 8080", "len=2080", and a JSON key: '"duration_ms": 8127' is written "duration_ms 8127"
+_BEFORE = re.compile(r"([A-Za-z][\w.-]{0,23})([\"']?)(=|: ?| )$")
 _AFTER = re.compile(r"( [A-Za-z][\w-]{0,23})")  # "1838 of": what the number counts
 
 
@@ -154,7 +159,8 @@ def _not_contained(facts: Sequence[Fact]) -> list[Fact]:
     joined = "\n".join(f.value for f in facts)
     if len(joined) * len(facts) > CONTAINMENT_WORK:
         return list(facts)
-    return [f for f in facts if f.kind in NUMERIC_KINDS or joined.count(f.value) < 2]
+    return [f for f in facts
+            if f.kind in NUMERIC_KINDS or f.kind == PINNED or joined.count(f.value) < 2]
 
 
 LONGEST_NAME = 100  # a longer run between slashes is data (base64), not a file or directory
@@ -171,11 +177,11 @@ _WEAK = frozenset({"a", "an", "and", "at", "by", "for", "from", "in", "is", "of"
 def _context(text: str, start: int, end: int) -> str:
     """The word beside a bare number: the one before it (``port 8080``), or the one after it
     (``4711 rows``) when the one before says nothing (``in``, ``of``) or is not there."""
-    before = _BEFORE.search(text, max(0, start - 26), start)
+    before = _BEFORE.search(text, max(0, start - 27), start)
     after = _AFTER.match(text, end)
-    weak = before is not None and before.group(1).strip(" =:").lower() in _WEAK
+    weak = before is not None and before.group(1).lower() in _WEAK
     if before is not None and before.end() == start and (after is None or not weak):
-        return before.group(1)
+        return before.group(1) + (" " if before.group(2) else before.group(3))
     return after.group(1) if after else ""
 
 
@@ -274,6 +280,7 @@ def fact_sheet(
     verbatim: Sequence[Message] = (),
     max_tokens: int | None = None,
     tokens: Callable[[str], int] | None = None,
+    pinned: Sequence[str] = (),
 ) -> FactSheet:
     """Collect the exact strings of ``messages`` into a deduplicated sheet within its caps.
 
@@ -282,9 +289,10 @@ def fact_sheet(
     tool's output can hold thousands of them, and its measured sizes are quantities). The
     sheet's text stays within ``max_chars`` and, given ``tokens`` (its price), ``max_tokens``;
     over a cap the strings the narrative names are kept first (``_tier``) and the last line
-    says how many of which kinds were left out.
+    says how many of which kinds were left out. A ``pinned`` string the middle holds (and the
+    start and end do not) is carried first, on a line of its own (L8).
     """
-    ranked, in_verbatim = _collect(messages, verbatim)
+    ranked, in_verbatim = _collect(messages, verbatim, pinned)
 
     def sheet(kept: int) -> FactSheet:
         chosen = sorted(ranked[:kept], key=lambda e: e[0])
@@ -309,12 +317,23 @@ def fact_sheet(
     return sheet(low)
 
 
-def _collect(messages: Sequence[Message], verbatim: Sequence[Message]
+def _pins(messages: Sequence[Message], known: str, pinned: Sequence[str]
+          ) -> dict[str, tuple[int, int, Fact]]:
+    """The pinned strings the middle holds and the start and end do not, kept first."""
+    if not pinned:
+        return {}
+    texts = [text for _, text in message_texts(messages)]
+    held = [p for p in dict.fromkeys(pinned)
+            if p and p not in known and any(p in t for t in texts)]
+    return {p: (i, -1, Fact(PINNED, p)) for i, p in enumerate(held)}
+
+
+def _collect(messages: Sequence[Message], verbatim: Sequence[Message], pinned: Sequence[str] = ()
              ) -> tuple[list[tuple[int, Fact]], int]:
     """Each string once, (order of first appearance, fact), best-kept first; and how many the
     verbatim start and end already hold."""
     known = "\n".join(text for _, text in message_texts(verbatim))
-    first: dict[str, tuple[int, int, Fact]] = {}
+    first = _pins(messages, known, pinned)
     in_verbatim: set[str] = set()
     for narrative, fact in sourced_facts(messages):
         if fact.kind == "number" and not narrative:

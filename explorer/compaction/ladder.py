@@ -59,6 +59,7 @@ def run_ladder(
     head_fraction: float = 0.15,
     max_fact_chars: int = DEFAULT_MAX_CHARS,
     max_images: int | None = None,
+    pins: Sequence[str] = (),
 ) -> CompactionPlan:
     """Build the context for ``path`` within a window of ``budget`` tokens.
 
@@ -66,7 +67,8 @@ def run_ladder(
     text; ``force`` runs every rung up to and including the named one. Without a
     ``renderer`` (a model that cannot see) the snapshot rung is skipped. ``max_images`` is the
     provider's limit of images a request: pages over it go to the summary rung when there is
-    one, and are otherwise left out oldest first, the plan saying so.
+    one, and are otherwise left out oldest first, the plan saying so. ``pins`` are strings
+    the person asked to keep as text: the fact sheet carries them (L8).
     """
     path = expand_compacted(path)  # L4: pages are drawn from source text, never from pixels
     available = budget - output_reserve
@@ -94,6 +96,7 @@ def run_ladder(
             "max_fact_chars": max_fact_chars,
             "max_images": max_images,
             "force": force,
+            **({"pins": list(pins)} if pins else {}),
         },
     )
     plan.tokens_before = estimator.estimate(path)
@@ -222,13 +225,15 @@ def _fact_sheet(plan: CompactionPlan, split: Split, pages: tuple[PageLike, ...],
     """The middle's fact sheet as the pipeline sends it beside ``pages``."""
     images = [p for p in snapshot_message(pages, None).parts if p.kind == "image"]
     page_tokens = sum(plan.estimator.part(p) for p in images)
+    pins = plan.parameters.get("pins") or ()
     return sheet_beside_pages(split.middle, [*split.head, *split.tail], page_tokens,
-                              plan.estimator, max_chars)
+                              plan.estimator, max_chars, pinned=pins)
 
 
 def sheet_beside_pages(middle: Sequence[Message], verbatim: Sequence[Message],
                        page_tokens: int, estimator: Estimator,
-                       max_chars: int = DEFAULT_MAX_CHARS) -> FactSheet:
+                       max_chars: int = DEFAULT_MAX_CHARS, pinned: Sequence[str] = ()
+                       ) -> FactSheet:
     """The fact sheet for ``middle`` imaged as pages costing ``page_tokens``: every exact
     string the verbatim start and end do not hold, unless pages and sheet would then cost more
     than ``FACT_TEXT_SHARE`` of the middle as text (a sheet of ``FACT_FLOOR_TOKENS`` is always
@@ -236,7 +241,8 @@ def sheet_beside_pages(middle: Sequence[Message], verbatim: Sequence[Message],
     as_text = estimator.estimate(middle, with_overhead=False)
     allowed = int(max(FACT_FLOOR_TOKENS, FACT_TEXT_SHARE * as_text - page_tokens))
     return fact_sheet(middle, max_chars=max_chars, verbatim=verbatim, max_tokens=allowed,
-                      tokens=lambda text: estimator.correct(estimator.text_tokens(text)))
+                      tokens=lambda text: estimator.correct(estimator.text_tokens(text)),
+                      pinned=pinned)
 
 
 def _left_out_note(facts: FactSheet) -> str:

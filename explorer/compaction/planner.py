@@ -37,11 +37,13 @@ def build_plan(
     summarizer: Summarizer | None = None,
     mode: Mode = "proactive",
     estimator: Estimator | None = None,
+    pins: Sequence[str] = (),
 ) -> CompactionPlan:
     """Run the ladder on ``context`` for ``target`` (up to ``rung`` when one is named).
 
     ``estimator`` carries what an earlier attempt learned (a rejection's measured count);
-    without one, a fresh estimator learns from the usage stored on the context.
+    without one, a fresh estimator learns from the usage stored on the context. ``pins``
+    (the conversation's pinned strings) ride on the fact sheet (L8).
     """
     if not context:
         raise LadderError("the context is empty")
@@ -56,7 +58,7 @@ def build_plan(
         context, target.window, est, renderer, summarizer, mode=mode, force=force,
         threshold=target.threshold, safety=target.safety,
         output_reserve=target.output_reserve, keep_turns=target.keep_turns,
-        max_images=target.images.max_images,
+        max_images=target.images.max_images, pins=pins,
     )
     plan.notes[:0] = notes
     return plan

@@ -282,6 +282,13 @@ def _0015_masked_previews(db: sqlite_utils.Database) -> None:
                        [text, mid, text])
 
 
+def _0016_compaction_pins(db: sqlite_utils.Database) -> None:
+    # Strings a person pinned to keep as text through compaction (L8, store.pins).
+    from explorer.store import pins
+
+    db.execute(pins.TABLE)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -298,6 +305,7 @@ MIGRATIONS: list[Migration] = [
     ("0013_clean_boundaries", _0013_clean_boundaries),
     ("0014_view_cache", _0014_view_cache),
     ("0015_masked_previews", _0015_masked_previews),
+    ("0016_compaction_pins", _0016_compaction_pins),
 ]
 
 

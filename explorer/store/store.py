@@ -24,6 +24,7 @@ from explorer.store import (
     layout_store,
     operations,
     part_sizing,
+    pins,
     read_only,
     reads,
     sync_writes,
@@ -277,6 +278,16 @@ class Store:
         """Record a compaction on a message (normally the tip); returns the record id."""
         return self._writer.call(_add_compaction, conv_id, message_id, kind, params, outputs,
                                  summary)
+
+    def pin(self, conv_id: int, text: str) -> bool:
+        """Pin an exact string to keep as text through compaction (L8); False if it was."""
+        return self._writer.call(pins.pin, conv_id, text)
+
+    def unpin(self, conv_id: int, text: str) -> None:
+        self._writer.call(pins.unpin, conv_id, text)
+
+    def pins(self, conv_id: int) -> list[str]:
+        return pins.pins(self.reader, conv_id)
 
     def load_layout(self, conv_id: int) -> layout_store.StoredLayout | None:
         """The stored tree layout, or None when there is none or the tree changed."""

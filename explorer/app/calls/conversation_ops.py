@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.app.context import prompt_cache
@@ -54,6 +54,7 @@ class RunOptions:
     estimator: Estimator | None = None  # default: the target's, learned from the path
     on_text: TextCallback | None = None
     cancel: threading.Event | None = None
+    pins: tuple[str, ...] | None = None  # None: the conversation's stored pins (L8)
 
 
 @dataclass
@@ -152,6 +153,8 @@ def _run(
     """
     store.require_writable()  # an answer that could not be kept is not asked for
     target = options.target
+    if options.pins is None:
+        options = replace(options, pins=tuple(store.pins(conv_id)))
     estimator = options.estimator or target.estimator()
     estimator.learn_from_path(context)
     notes: list[str] = []
@@ -190,7 +193,7 @@ def plan_request(
     notes: list[str] = []
     parent = db_id(context[-1].id) if context and isinstance(context[-1].id, int) else None
     rung = applied_rung(store, conv_id, parent, target)
-    options = RunOptions(target, summarizer=summarizer)
+    options = RunOptions(target, summarizer=summarizer, pins=tuple(store.pins(conv_id)))
     plan, sent = _context(context, prompt, target, estimator, options, "proactive", rung, notes)
     return plan, sent, notes
 
@@ -223,7 +226,7 @@ def _ladder(
     """The ladder; a failed summary call falls back to snapshots, always available (L6)."""
     def climb(summarizer: Summarizer | None) -> CompactionPlan:
         return planner.build_plan(path, target, rung=rung, summarizer=summarizer, mode=mode,
-                                  estimator=estimator)
+                                  estimator=estimator, pins=options.pins or ())
 
     try:
         return climb(options.summarizer)

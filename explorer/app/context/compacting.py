@@ -52,12 +52,14 @@ def plan(
     """Run the ladder (or up to ``rung``) on the active context; nothing is written.
 
     The summary rung needs ``summarizer`` (a provider with a key); without one
-    the ladder stops at snapshots, which are always available (L6).
+    the ladder stops at snapshots, which are always available (L6). The conversation's pins
+    ride on the fact sheet (L8).
     """
     path = active_context(store, conv_id)
     if not path:
         raise StoreError(f"conversation {conv_id} is empty")
-    return planner.build_plan(path, target, rung=rung, summarizer=summarizer)
+    return planner.build_plan(path, target, rung=rung, summarizer=summarizer,
+                              pins=store.pins(conv_id))
 
 
 def plan_shake(store: Store, conv_id: int, target: Target) -> CompactionPlan:

@@ -1,0 +1,111 @@
+"""L8 on the command line: ``convo compact CONV --loss-report [--json]``, ``--pin``/``--unpin``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli.main import main
+from explorer.store.store import Store
+
+SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+KEYS = {"kind", "text", "destination", "page", "line", "read_back", "pinned", "message"}
+
+
+def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    path = tmp_path / "c.db"
+    run(capsys, path, "demo")
+    return path
+
+
+def report(capsys: pytest.CaptureFixture[str], db: Path, conv: str = "1") -> dict:  # type: ignore[type-arg]
+    code, out, err = run(capsys, db, "compact", conv, "--rung", "snapshot", "--loss-report",
+                         "--json")
+    assert code == 0, err
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def check_shape(data: dict) -> None:  # type: ignore[type-arg]
+    assert data["items"] and all(set(i) >= KEYS for i in data["items"])
+    assert sum(c["total"] for c in data["counts"].values()) == len(data["items"])
+    for kind, c in data["counts"].items():
+        assert c["total"] == sum(1 for i in data["items"] if i["kind"] == kind)
+    for i in data["items"]:
+        if i["destination"] == "page":
+            assert i["page"] >= 1 and i["line"] >= 1 and isinstance(i["read_back"], bool)
+        else:
+            assert i["page"] is None and i["line"] is None
+
+
+def test_L8_loss_report_on_the_demo_lists_items_with_destinations(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = report(capsys, db)
+    check_shape(data)
+    assert data["rung"] == "snapshot"
+    assert {"verbatim", "fact_sheet"} <= {i["destination"] for i in data["items"]}
+    code, out, _ = run(capsys, db, "compact", "1", "--rung", "snapshot", "--loss-report")
+    assert code == 0 and out.splitlines()[0].startswith("loss report (snapshot): ")
+    assert any(line.strip().startswith(("1 path", f"{data['counts']['path']['total']} paths"))
+               for line in out.splitlines()[1:8])
+    with Store(db) as s:
+        assert not s.compactions(1)  # a report records nothing
+
+
+def test_L8_a_pin_survives_reopening_and_reaches_the_request_body(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lost = next(i for i in report(capsys, db)["items"]
+                if i["destination"] in ("page", "nowhere") and i["kind"] != "number")
+    code, out, _ = run(capsys, db, "compact", "1", "--pin", lost["text"], "--pin", "gone-zzz")
+    assert code == 0 and "2 pinned string(s)" in out
+    with Store(db) as s:  # reopened: the pins are in the file
+        assert s.pins(1) == [lost["text"], "gone-zzz"]
+    data = report(capsys, db)
+    again = next(i for i in data["items"] if i["text"] == lost["text"])
+    assert (again["destination"], again["pinned"]) == ("fact_sheet", True)
+    assert {p["text"]: p["state"] for p in data["pins"]}["gone-zzz"] == "stale"
+    folder = tmp_path / "p"
+    assert run(capsys, db, "compact", "1", "--rung", "snapshot", "--preview", str(folder))[0] == 0
+    body = (folder / "request.json").read_text(encoding="utf-8")
+    assert json.dumps(f"pinned: {lost['text']}")[1:-1] in body
+    assert run(capsys, db, "compact", "1", "--unpin", "gone-zzz")[0] == 0
+    code, _, err = run(capsys, db, "compact", "1", "--unpin", "gone-zzz")
+    assert code != 0 and "is not pinned" in err
+
+
+def test_L8_a_conversation_with_nothing_to_compact_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "e.db"
+    with Store(path) as s:
+        conv = s.create_conversation("empty")
+    code, _, err = run(capsys, path, "compact", str(conv), "--loss-report")
+    assert code != 0 and "nothing to compact" in err
+
+
+def test_L8_loss_report_on_a_real_agent_session(
+    tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.db"
+    code, _, err = run(capsys, db, "import", str(samples_dir / SESSION))
+    assert code == 0, err
+    with Store(db) as s:
+        conv = max(s.conversations(), key=lambda c: c.message_count).id
+    data = report(capsys, db, str(conv))
+    check_shape(data)
+    counts = data["counts"]
+    assert counts["command"]["total"] >= 1 and counts["id"]["total"] > 10
+    on_pages = [i for i in data["items"] if i["destination"] == "page"]
+    assert {i["kind"] for i in on_pages} >= {"command"}  # a quoted command found on its page
+    gone = [i for i in data["items"] if i["destination"] == "nowhere"]
+    assert gone and all(i["elided"] for i in gone)  # what elision took, said so
