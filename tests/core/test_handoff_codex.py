@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import new_store
@@ -13,6 +14,7 @@ from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.run import import_paths
 from explorer.app.sharing.handoff import handoff
 from explorer.cli.main import main
+from explorer.formats import codex
 
 CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
 CODEX = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
@@ -80,3 +82,67 @@ def test_the_cli_says_codex_lists_a_fresh_handoff_only_after_a_resume_by_id(
     assert "resume it with: cd " in out and "resumed once by id" in out
     assert main(["handoff", "1", "--agent", "claude-code", "--db", db]) == 0
     assert "resumed once by id" not in capsys.readouterr().out
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_H1_each_handed_turn_carries_the_context_codex_already_sent(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    """Codex resumes from its last ``turn_context``: with none it sends its instructions and
+    environment again after the branch; with the session's own, nothing is resent."""
+    with new_store(tmp_path) as store:
+        cid = import_paths(store, [samples_dir / CODEX]).conversations[0].conversation_id
+        done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
+    written = _records(done.path)
+    original = _records(samples_dir / CODEX)
+    kinds = [(r["type"], r["payload"].get("type")) for r in written]
+    prompts = kinds.count(("event_msg", "user_message"))
+    contexts = [r["payload"] for r in written if r["type"] == "turn_context"]
+    assert prompts and len(contexts) == prompts
+    assert kinds.count(("event_msg", "task_started")) == prompts
+    assert kinds.count(("event_msg", "task_complete")) == prompts
+    last_own = [r["payload"] for r in original if r["type"] == "turn_context"][-1]
+    for key in ("approval_policy", "sandbox_policy", "user_instructions", "model", "effort"):
+        assert contexts[-1][key] == last_own[key]
+    # every turn's records are between its task_started and task_complete, ids matching
+    open_turn = None
+    for r in written:
+        p = r["payload"]
+        if r["type"] == "event_msg" and p["type"] == "task_started":
+            assert open_turn is None
+            open_turn = p["turn_id"]
+        elif r["type"] == "turn_context":
+            assert p["turn_id"] == open_turn
+        elif r["type"] == "event_msg" and p["type"] == "task_complete":
+            assert p["turn_id"] == open_turn
+            open_turn = None
+    assert open_turn is None
+    meta = written[0]["payload"]
+    assert meta["base_instructions"]["text"].startswith("You are Codex")
+
+
+def test_H1_a_handoff_read_back_keeps_the_answers_model(tmp_path: Path,
+                                                        samples_dir: Path) -> None:
+    with new_store(tmp_path) as store:
+        cid = import_paths(store, [samples_dir / CODEX]).conversations[0].conversation_id
+        before = {m.model for m in store.path(cid) if m.role == "assistant"}
+        done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
+    back = next(iter(codex.read(done.path)))
+    assert {m.model for m in back.messages if m.role == "assistant"} == before == {"gpt-5.5"}
+
+
+def test_H1_a_claude_code_branch_runs_on_the_configured_codex_model(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text('model = "gpt-5.5"\n')
+    with new_store(tmp_path) as store:
+        cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
+        done = handoff(store, cid, "codex", env=Environment(home))
+    contexts = [r["payload"] for r in _records(done.path) if r["type"] == "turn_context"]
+    assert contexts and {c["model"] for c in contexts} == {"gpt-5.5"}
+    assert all(c["cwd"] == done.cwd and c["approval_policy"] for c in contexts)

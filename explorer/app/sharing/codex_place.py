@@ -19,6 +19,15 @@ from explorer.app.importing.agent_homes import Environment, codex_home
 
 def configured_provider(e: Environment) -> str | None:
     """``model_provider`` from the person's ``config.toml`` (its profile's first), or None."""
+    return _configured(e, "model_provider")
+
+
+def configured_model(e: Environment) -> str | None:
+    """``model`` from the person's ``config.toml`` (its profile's first), or None."""
+    return _configured(e, "model")
+
+
+def _configured(e: Environment, key: str) -> str | None:
     try:
         config = tomllib.loads((codex_home(e) / "config.toml").read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
@@ -27,9 +36,9 @@ def configured_provider(e: Environment) -> str | None:
     profiles = config.get("profiles")
     if isinstance(profile, str) and isinstance(profiles, dict):
         chosen = profiles.get(profile)
-        if isinstance(chosen, dict) and isinstance(chosen.get("model_provider"), str):
-            return str(chosen["model_provider"])
-    value = config.get("model_provider")
+        if isinstance(chosen, dict) and isinstance(chosen.get(key), str):
+            return str(chosen[key])
+    value = config.get(key)
     return value if isinstance(value, str) and value.strip() else None
 
 

@@ -111,6 +111,9 @@ def place_for(store: Store, conv_id: int, agent: str, cwd: str,
             meta["model_provider"] = provider
         elif not own:
             meta.pop("model_provider", None)  # none named: Codex resumes it under any
+        model = codex_place.configured_model(e)
+        if model is not None:
+            meta["codex_model"] = model
         version = codex_place.latest_cli_version(e)
         if version is not None:
             place["agent_version"] = version

@@ -105,6 +105,8 @@ class _Builder:
             model = payload.get("model")
             self.state["model"] = model if isinstance(model, str) else self.state.get("model")
             self.state["effort"] = payload.get("effort")
+            # the last one goes back out in a hand-back: Codex's baseline of what it told the model
+            self.conv.meta["turn_context"] = payload
         elif kind == "compacted":
             self._compacted(payload)
         elif kind == "event_msg" and payload.get("type") == "token_count":
