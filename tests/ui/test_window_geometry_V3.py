@@ -162,3 +162,23 @@ def test_V3_the_fork_title_question_shows_its_default_title_whole(
     assert line is not None and line.text() == title
     assert line.width() >= line.fontMetrics().horizontalAdvance(title) + 8
     dialog.reject()
+
+
+def test_V3_a_checkpoint_name_in_a_card_header_is_never_cut_to_its_flag(
+        qtbot: QtBot, window: Any) -> None:
+    """Tokens and time give way first: the header keeps "⚑ fixed" whole."""
+    from explorer.ui.transcript.header_card import HeaderCard
+
+    w: MainWindow = window
+    w.resize(1280, 800)
+    settled(qtbot, w)
+    checked = 0
+    for mid in w.transcript.message_ids():
+        card = w.transcript.card_for(mid)
+        if not isinstance(card, HeaderCard) or not card.isVisible():
+            continue
+        for item in card.header.items:
+            if item.name == "checkpoint":
+                assert item.shown == item.text, (mid, item.shown)
+                checked += 1
+    assert checked >= 1

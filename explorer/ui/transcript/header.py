@@ -270,6 +270,8 @@ def _repaint(card: QWidget, *items: HeaderItem | None) -> None:
 
 
 GIVE_WAY = ("tokens", "time")
+KEPT_WHOLE = ("checkpoint",)
+"""Left-hand words the right-hand ones give way to: a checkpoint's name is never "⚑ …"."""
 """Right-hand words a narrow card leaves out, first to last, so that who spoke is never
 covered (the card's tooltip and the transcript's selection still tell them)."""
 
@@ -279,7 +281,8 @@ def _right_that_fits(items: list[HeaderItem], left: list[HeaderItem],
     """The right-hand items that leave room for who spoke and the links; the others are
     laid out empty (not drawn, not hit)."""
     right = [i for i in items if i.right]
-    keep = sum(i.size.width() for n, i in enumerate(left) if n == 0 or i.kind == LINK)
+    keep = sum(i.size.width() + (i.gap if n else 0) for n, i in enumerate(left)
+               if n == 0 or i.kind == LINK or i.name in KEPT_WHOLE)
     for name in GIVE_WAY:
         if _span(right) + keep + SPACING <= width:
             break
@@ -294,14 +297,14 @@ def _span(items: list[HeaderItem]) -> int:
 
 
 def _fit(items: list[HeaderItem], room: int) -> list[int]:
-    """The left items' widths in ``room``: who spoke and the links whole; the other words
-    (model, checkpoints, notes) shrunk from the last towards nothing until they fit."""
+    """The left items' widths in ``room``: who spoke, the links and checkpoint names whole;
+    the other words (model, notes) shrunk from the last towards nothing until they fit."""
     out = [i.size.width() for i in items]
     over = sum(out) + sum(i.gap for i in items[1:]) - room
     for n in range(len(out) - 1, 0, -1):
         if over <= 0:
             break
-        if items[n].kind == LINK:
+        if items[n].kind == LINK or items[n].name in KEPT_WHOLE:
             continue
         cut = min(over, out[n])
         out[n] -= cut
