@@ -23,8 +23,9 @@ _MACHINE = re.compile(r"<(" + "|".join(MACHINE_NAMES) + r")>.*?(?:</\1>|$)", re.
 
 
 def first_words(text: str, limit: int = LABEL_CHARS) -> str:
-    """``text`` on one line, cut at a word boundary with an ellipsis when longer than ``limit``."""
-    line = " ".join(text.split())
+    """``text`` on one line, cut at a word boundary with an ellipsis when longer than ``limit``;
+    Markdown's strong-emphasis markers go (a label has no bold to give them)."""
+    line = " ".join(text.replace("**", "").replace("__", "").split())
     if len(line) <= limit:
         return line
     cut = line[: limit - 1]

@@ -206,6 +206,7 @@ def test_local_command_echoes_do_not_open_turns() -> None:
 
 def test_labels_are_short_words_and_chips() -> None:
     assert first_words("one two three four five six", 14) == "one two three…"
+    assert first_words("You are **alice**, a __careful__ agent") == "You are alice, a careful agent"
     assert len(first_words("x" * 500)) <= 60
     assert chips(12, 2) == "⚙ 12  ✗ 2" and chips(0, 0) == ""
     assert top_tools({"Bash": 5, "Read": 3, "Edit": 1}, 2) == "Bash ×5, Read ×3, +1 more"
