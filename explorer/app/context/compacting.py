@@ -55,11 +55,16 @@ def plan(
     the ladder stops at snapshots, which are always available (L6). The conversation's pins
     ride on the fact sheet (L8).
     """
-    path = active_context(store, conv_id)
+    return plan_of(active_context(store, conv_id), store.pins(conv_id), conv_id, target, rung,
+                   summarizer)
+
+
+def plan_of(path: list[Message], pins: list[str], conv_id: int, target: Target,
+            rung: str | None = None, summarizer: Summarizer | None = None) -> CompactionPlan:
+    """``plan`` of a context and pins already read (the preview lists their losses too)."""
     if not path:
         raise StoreError(f"conversation {conv_id} is empty")
-    return planner.build_plan(path, target, rung=rung, summarizer=summarizer,
-                              pins=store.pins(conv_id))
+    return planner.build_plan(path, target, rung=rung, summarizer=summarizer, pins=pins)
 
 
 def plan_shake(store: Store, conv_id: int, target: Target) -> CompactionPlan:

@@ -16,6 +16,7 @@ from explorer.compaction.loss_report import LossReport, loss_report
 from explorer.compaction.summary import SummaryRequest
 from explorer.compaction.target import Target
 from explorer.store import Store, StoreError
+from explorer.tree.model import Message
 
 from .compacting import active_context
 
@@ -41,6 +42,12 @@ def report(store: Store, conv_id: int, target: Target, rung: str | None = None) 
     pins = store.pins(conv_id)
     summarizer = _RequestOnly() if rung == "summary" else None
     plan = planner.build_plan(context, target, rung=rung, summarizer=summarizer, pins=pins)
+    return Loss(report_for_plan(context, plan, target, pins), plan)
+
+
+def report_for_plan(context: list[Message], plan: CompactionPlan, target: Target,
+                    pins: list[str]) -> LossReport:
+    """The loss report of a plan already built from ``context`` (the preview's)."""
     original = expand_compacted(planner.redacted(context, target, []))
     geometry = target.geometry if target.vision else None
     result = loss_report(original, plan, geometry, pins)
@@ -49,7 +56,7 @@ def report(store: Store, conv_id: int, target: Target, rung: str | None = None) 
                                "name a rung (--rung) to see what it would discard")
     elif plan.split is None and not result.entries:
         result.notes.insert(0, "nothing exact is discarded: no rung took text out")
-    return Loss(result, plan)
+    return result
 
 
 def report_lines(result: LossReport, *, limit: int | None = None) -> list[str]:

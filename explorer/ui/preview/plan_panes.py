@@ -4,7 +4,8 @@ Above both, ``summary`` says in one sentence what the compaction keeps and drops
 window places it); on the left the headline, the ladder, the token costs against the window
 and the plan's notes, scrolling rather than squeezing its fixed-height tables when the window
 is short; on the right the verbatim start, the exact snapshot pages, the fact sheet and the
-verbatim end, each titled with its size and tokens.
+verbatim end, each titled with its size and tokens; beside the fact sheet, the loss report
+(what the plan discards and where each exact string goes, L8).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QScrollArea,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from explorer.ui.preview.loss_pane import LossPane
 from explorer.ui.preview.page_viewer import PageViewer
 from explorer.ui.preview.plan_view import CostBar, CostTable, RungTable, headline, plan_sentence
 from explorer.ui.preview.worker import PreviewResult
@@ -63,6 +66,10 @@ class PlanPanes(QSplitter):
         self.head_box = _group("Verbatim start", self.head_text)
         self.pages_box = _group("Snapshot pages", self.pages)
         self.facts_box = _group("Fact sheet", self.facts_text)
+        self.loss = LossPane()
+        self.facts_tabs = QTabWidget()
+        self.facts_tabs.addTab(self.facts_box, "Fact sheet")
+        self.facts_tabs.addTab(self.loss, "Loss report")
         self.tail_box = _group("Verbatim end", self.tail_text)
         side = self._side()
         self.addWidget(side)
@@ -93,7 +100,7 @@ class PlanPanes(QSplitter):
 
     def _parts(self) -> QSplitter:
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.facts_box)
+        bottom.addWidget(self.facts_tabs)
         bottom.addWidget(self.tail_box)
         right = QSplitter(Qt.Orientation.Vertical)
         parts: tuple[tuple[QWidget, int], ...] = ((self.head_box, 1), (self.pages_box, 3),
@@ -122,6 +129,7 @@ class PlanPanes(QSplitter):
             self.head_text.setPlainText(result.head_text if result else "")
         self.tail_text.setPlainText(result.tail_text if result else "")
         self.facts_text.setPlainText(plan.facts.text if plan and plan.facts else "")
+        self.loss.show_report(result.loss if result else None)
         pngs = [p.png for p in plan.pages] if plan else []
         self.pages.set_pages(pngs, list(result.images) if result else [])
         tokens = record["tokens"] if record else {}

@@ -70,6 +70,7 @@ class CompactionPreview(QWidget):
         self.result: PreviewResult | None = None
         self.error: str | None = None
         self._requested_rung: str | None = None
+        self._pin_changes: list[tuple[str, bool]] = []  # written by the next plan's job (L8)
         self.runner = LatestRunner(self)
         self.runner.progress.connect(lambda stage: self._set_status(f"{stage}…"))
         self.runner.finished.connect(self._on_result)
@@ -124,6 +125,7 @@ class CompactionPreview(QWidget):
         self.bench = ProbeBench(self.store, self.conversation_id, self)
         self.bench.button.clicked.connect(lambda: self.bench.probe(self.target))
         self.bench.status.connect(self._set_status)
+        self.panes.loss.pin_requested.connect(self.pin)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.bench.button)
@@ -209,8 +211,10 @@ class CompactionPreview(QWidget):
             self._on_failed(e)
             return
 
+        changes, self._pin_changes = self._pin_changes, []
+
         def job(ticket: Ticket) -> PreviewResult:
-            return build_preview(store, conv_id, target, rung, ticket)
+            return build_preview(store, conv_id, target, rung, ticket, changes)
 
         self.apply_button.setEnabled(False)
         self.save_button.setEnabled(False)
@@ -266,6 +270,13 @@ class CompactionPreview(QWidget):
                          f"{self.result.target.kind} {self.result.target.model} carries it.")
         self.applied.emit(record_id)
         return record_id
+
+    def pin(self, texts: list[str], pin: bool = True) -> None:
+        """Pin (or unpin) exact strings: written off the main thread by the next plan, which
+        then carries them on its fact sheet (L8)."""
+        self._pin_changes += [(t, pin) for t in texts]
+        self._set_status(f"{'Pinning' if pin else 'Unpinning'} {len(texts)} string(s)…")
+        self.replan()
 
     def probe(self) -> bool:
         """Send one prompt after the full and each rung's context (the test bench)."""

@@ -15,8 +15,9 @@ from typing import Any
 
 from PySide6.QtGui import QImage
 
-from explorer.app.context import compacting
+from explorer.app.context import compacting, loss
 from explorer.compaction.context import CompactionPlan
+from explorer.compaction.loss_report import LossReport
 from explorer.compaction.summary import render_message
 from explorer.compaction.target import Target
 from explorer.store import Store
@@ -38,6 +39,7 @@ class PreviewResult:
     head_text: str
     tail_text: str
     cache: tuple[str, ...] = ()  # the page price's rule and the prompt-cache outlook, as lines
+    loss: LossReport | None = None  # every exact string the plan discards and where it goes
 
 
 def decode_png(data: bytes) -> QImage:
@@ -54,11 +56,22 @@ def messages_text(messages: Sequence[Message]) -> str:
 
 def build_preview(
     store: Store, conv_id: int, target: Target, rung: str | None, ticket: Ticket | None = None,
+    pin_changes: Sequence[tuple[str, bool]] = (),
 ) -> PreviewResult:
-    """Plan the compaction and decode its pages from their own PNG bytes."""
+    """Plan the compaction and decode its pages from their own PNG bytes.
+
+    ``pin_changes`` ((text, pin or unpin)) are written first, so the plan shows them (L8).
+    """
+    for text, pin in pin_changes:
+        if pin:
+            store.pin(conv_id, text)
+        else:
+            store.unpin(conv_id, text)
     step = ticket.step if ticket is not None else (lambda _stage: None)
     step("planning")
-    plan = compacting.plan(store, conv_id, target, rung)
+    context = compacting.active_context(store, conv_id)
+    pins = store.pins(conv_id)
+    plan = compacting.plan_of(context, pins, conv_id, target, rung)
     step("measuring")
     record = plan.to_record()
     images: list[QImage] = []
@@ -69,6 +82,8 @@ def build_preview(
             raise ValueError(f"page {i + 1} is not a readable PNG")
         images.append(image)
     split = plan.split
+    step("listing what it discards")
+    report = loss.report_for_plan(context, plan, target, pins)
     step("pricing the prompt cache")
     cache = tuple(line.strip() for line in compacting.price_lines(plan, target)
                   + compacting.density_lines(plan) + compacting.cache_lines(plan, target))
@@ -76,5 +91,5 @@ def build_preview(
         target=target, rung=rung, plan=plan, record=record, images=tuple(images),
         head_text=messages_text(split.head) if split else "",
         tail_text=messages_text(split.tail) if split else "",
-        cache=cache,
+        cache=cache, loss=report,
     )
