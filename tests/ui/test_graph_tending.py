@@ -261,3 +261,24 @@ def test_T6_a_preferred_path_shows_a_star_on_each_chosen_child(tmp_path: Path, m
     assert any(n.startswith("★ dashboard check") for n in names), names
     assert not any(n.startswith("⎇ ★") for n in names)
     store.close()
+
+
+@pytest.mark.parametrize("mode", ["messages", "turns"])
+def test_T6_a_checkpoint_name_never_covers_an_archived_chip(tmp_path: Path, mode: str) -> None:
+    """The "▸ 1 archived" chip of a branch point and the checkpoint just under it: the name
+    moves right of the chip instead of over it, and is still drawn."""
+    store = Store(tmp_path / "t.db")
+    load_demo(store)
+    active = set(store.path_ids(store.conversation(1).tip_id or 0))
+    off = next(n.id for n in store.skeleton(1) if n.id not in active
+               and store.message(n.id).parent_id in active)
+    tree_actions.archive(store, off)
+    pal = light_palette()
+    data = (build_graph if mode == "messages" else build_turn_graph)(store, 1, pal)
+    item = GraphItem(data.model, data.geometry, pal)
+    _paint(item, 12, 0.8, pal)  # a window's opening fit: rows 27 px apart
+    chips = [box for box, _node, kind in item.tending.chip_boxes if kind == "archived"]
+    assert chips and item.labels.flags
+    for flag, _node in item.labels.flags:
+        assert not any(flag.intersects(chip) for chip in chips), (flag, chips)
+    store.close()

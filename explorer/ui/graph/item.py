@@ -171,7 +171,8 @@ class GraphItem(QGraphicsItem):
             m = self.model
             paint_live_nodes(painter, [(m.xs[i], m.ys[i], s) for i, s in self.live_marks], scale,
                              None if lod in (Lod.OVERVIEW, Lod.DOTS) else (BOX_W, BOX_H))
-        self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view)
+        self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view,
+                          [box for box, _node, _kind in self.tending.chip_boxes])
 
     def _paint_overview(self, painter: QPainter, scale: float, zooming: bool) -> None:
         """The overview image at the exact on-screen size, drawn pixel for pixel: scaled

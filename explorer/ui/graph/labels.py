@@ -10,7 +10,7 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -49,6 +49,7 @@ class LabelPainter:
         self.drawn = 0  # labels drawn in the last paint (for tests)
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
+        self.flags: list[tuple[QRectF, int]] = []  # checkpoint names drawn, by node
         self.memos: list[tuple[QRectF, str]] = []  # notes drawn in the last paint
         self.models: list[tuple[QRectF, str]] = []  # model changes drawn in the last paint
         self.room = float(NAME_CHARS_PX)
@@ -64,7 +65,10 @@ class LabelPainter:
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
         spots: LabelSpots, view: tuple[float, float, float, float],
+        occupied: Sequence[QRectF] = (),
     ) -> None:
+        """``occupied``: viewport boxes drawn before the labels (tending chips), which no
+        label covers."""
         world = painter.worldTransform()
         self._map = (world.m11(), world.m22(), world.dx(), world.dy())
         self.room = float(round(max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))))
@@ -73,9 +77,12 @@ class LabelPainter:
         self.drawn = 0
         self.agent_boxes = []
         self.named = []
+        self.flags = []
         self.memos = []
         self.models = []
         self._taken = {}
+        for r in occupied:
+            self._free((r.left(), r.top(), r.width(), r.height()))
         device = painter.device()
         self._ratio = device.devicePixelRatioF() if device is not None else 1.0
         self._bounds = (2.0, 2.0, device.width() - 4.0, device.height() - 4.0) if device else None
@@ -90,6 +97,7 @@ class LabelPainter:
                              palette.checkpoint, palette)
             if box is not None:
                 checkpoints[i] = box
+                self.flags.append((QRectF(*box), i))
         for i in spots.branch_names.query(view, MAX_NAME_LABELS):
             self._branch_name(painter, model, i, palette, checkpoints.get(i))
         agents = model.turns.agents if model.turns is not None else {}
@@ -176,10 +184,24 @@ class LabelPainter:
                                                      False),
                                   self.metrics.horizontalAdvance(shown) + 8, 15)
         box = self._inside_view((x, top, made[1], 15))
-        if not self._free(box):
-            return None
+        if not self._free(box):  # a chip or a label sits there: just right of what holds it
+            past = max((t[0] + t[2] for t in self._overlapping(box)), default=None)
+            if past is None:
+                return None
+            box = self._inside_view((past + 4, top, made[1], 15))
+            if not self._free(box):
+                return None
         self._blit(painter, box, made)
         return box
+
+    def _overlapping(self, box: Box) -> list[Box]:
+        """The claimed boxes ``box`` overlaps."""
+        left, top, w, h = box
+        found = []
+        for boxes in self._taken.values():
+            found += [t for t in boxes if left < t[0] + t[2] and t[0] < left + w
+                      and top < t[1] + t[3] and t[1] < top + h]
+        return found
 
     def _branch_name(self, painter: QPainter, m: GraphModel, i: int, pal: GraphPalette,
                      after: Box | None) -> None:
