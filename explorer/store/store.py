@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from explorer.store import (
     boundary,
     guard,
+    handoff_keys,
     import_writes,
     label_writes,
     layout_store,
@@ -270,6 +271,12 @@ class Store:
 
     def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
         return self._writer.call_bulk(import_writes.insert_imported, ic)
+
+    def remember_handoff(self, source_format: str, session: str, conv_id: int,
+                         keys: Mapping[str, int]) -> None:
+        """Which message each record of a hand-back session is, so the session the agent
+        continued comes back linked to its branch (H1, :mod:`handoff_keys`)."""
+        self._writer.call(handoff_keys.remember, source_format, session, conv_id, keys)
 
     def add_compaction(
         self, conv_id: int, message_id: int, kind: str, params: dict[str, Any],

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from explorer.app.importing.files import not_regular, odd_entries, own_database, visible
+from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.unzip import Unpacker, unclaimed_zip, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.importer import Importer
 from explorer.formats.jsonl import read_progress
 from explorer.formats.registry import capabilities, detect
 from explorer.formats.text_repair import repair_surrogates
-from explorer.store import StoreError
+from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.writer import DiskFull
 
@@ -282,6 +283,8 @@ class _Batch:
         self.chars = 0
 
     def add(self, ic: ImportedConversation) -> None:
+        if isinstance(self.store, Store):  # a hand-back the agent continued comes back (H1)
+            ic = relinked(self.store, ic)
         ic.written = lambda count: self.meter.written(ic, count)
         self.pending.append(ic)
         self.messages += len(ic.messages)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.sources import Unit, find_sources
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
@@ -209,6 +210,7 @@ def _read_whole(store: Store, module: Capabilities, unit: Unit, sig: Signature, 
         report.errors.append(str(exc))
         convs = []
     report.reread += 1
+    convs = [relinked(store, c) for c in convs]  # a hand-back the agent continued (H1)
     report.absorb(store.sync_import(convs, _record(unit, sig, cursor)), str(unit.path))
 
 

@@ -24,10 +24,13 @@ from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import codex_place
 from explorer.app.sharing.exporting import export_lines
+from explorer.app.sharing.handoff_links import record_origins
 from explorer.formats import claude_code, codex, pi
+from explorer.formats.base import ImportedConversation
 from explorer.formats.common import finish
-from explorer.formats.exporters.steps import answered_steps
+from explorer.formats.exporters.steps import Step, answered_steps
 from explorer.store import Store, StoreError
+from explorer.store.import_writes import identity
 from explorer.tree import secrets
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
@@ -66,6 +69,17 @@ def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
     _write_new(done.path, lines)
     done.differences = _compare(store, conv_id, at, agent, done.path, redact)
     return done
+
+
+def _remember(store: Store, conv_id: int, agent: str, read: ImportedConversation,
+              back: Sequence[Message], steps: Sequence[Step], branch: Sequence[Message],
+              differences: list[str]) -> None:
+    """Record which message each record of the file is, so the session the agent continues
+    comes back under its branch instead of as a copy (H1); not when it read back otherwise."""
+    if differences or not branch or not isinstance(branch[0].id, int):
+        return
+    keys = record_origins(back, steps, agent, branch[0].id)
+    store.remember_handoff(_SOURCE[agent], identity(read), conv_id, keys)
 
 
 def planned(store: Store, conv_id: int, agent: str, at: int | None = None,
@@ -222,9 +236,16 @@ def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
     branch = store.path(conv_id, tip) if tip is not None else []
     if redact:
         branch = secrets.redact_messages(branch)[0]
+    steps = answered_steps(branch, [])
     sent = [Message(i, None, "user" if s.role == "user" else s.role, s.parts)
-            for i, s in enumerate(answered_steps(branch, []))]
-    want, got = _signature(sent, agent), _signature(back, agent)
+            for i, s in enumerate(steps)]
+    differences = _differences(_signature(sent, agent), _signature(back, agent))
+    _remember(store, conv_id, agent, read, back, steps, branch, differences)
+    return differences
+
+
+def _differences(want: list[tuple[str, str, str]],
+                 got: list[tuple[str, str, str]]) -> list[str]:
     if want == got:
         return []
     for n, (a, b) in enumerate(zip(want, got, strict=False)):

@@ -1,0 +1,53 @@
+"""Which branch message each record of a hand-back file came from, read back (H1).
+
+The file read back with the agent's own importer gives its records as messages, keyed as
+a later sync will key them. The branch went out as steps (one per message, tool results
+answered), each knowing the message it came from; the read-back and the steps say the
+same parts in the same order (that is what the hand-back checks), so walking the two
+part streams together names, for each record, the branch message its first part came
+from. A record without such a part (thinking, a note) goes with the record before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.formats.exporters.steps import Step
+from explorer.tree.model import Message, Part
+
+
+def record_origins(back: Sequence[Message], steps: Sequence[Step], agent: str,
+                   first: int) -> dict[str, int]:
+    """Record key → branch message id, for every record on the read-back path; ``first``
+    (the branch's root) for records before any matched part."""
+    sent: list[int | None] = []
+    for step in steps:
+        if _carried(step.role, agent):
+            origin = step.origin.id
+            sent.extend(origin if isinstance(origin, int) else None
+                        for p in step.parts if _kept(p))
+    out: dict[str, int] = {}
+    at, current = 0, first
+    for m in back:
+        mine = [p for p in m.parts if _kept(p)] if _carried(m.role, agent) else []
+        if mine and at < len(sent):
+            origin = sent[at]
+            current = origin if origin is not None else current
+        at += len(mine)
+        out[key(m)] = current
+    return out
+
+
+def key(m: Message) -> str:
+    """The key an import gives a record (its source id, else its id)."""
+    return str(m.source_id if m.source_id is not None else m.id)
+
+
+def _carried(role: str, agent: str) -> bool:
+    return role != "system" or agent == "codex"  # Claude Code and pi bring their own
+
+
+def _kept(p: Part) -> bool:
+    """The parts the hand-back's read-back check compares (see ``handoff._signature``)."""
+    return bool(p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
+                or (p.kind == "text" and p.text.strip()))
