@@ -20,12 +20,13 @@ def settled(qtbot: QtBot, w: MainWindow) -> None:
     qtbot.wait(50)
 
 
-@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800), (2560, 1440)])
 def test_V3_the_preview_strip_never_pushes_the_graph_pane_away(
         qtbot: QtBot, window: Any, size: tuple[int, int]) -> None:
     w: MainWindow = window
     w.resize(*size)
     settled(qtbot, w)
+    assert (w.width(), w.height()) == size
     graph_before, window_before = w.graph.width(), w.width()
     store = w.store
     active = set(store.path_ids(store.conversation(1).tip_id or 0))
@@ -95,7 +96,7 @@ def test_V3_at_1024x700_the_context_title_is_whole_and_no_card_header_overlaps(
     assert headers >= 3
 
 
-@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800), (2560, 1440)])
 @pytest.mark.parametrize("mode", ["turns", "messages"])
 def test_V3_fit_leaves_every_node_clear_of_the_legend_minimap_and_view_switch(
         qtbot: QtBot, window: Any, size: tuple[int, int], mode: str) -> None:
