@@ -8,6 +8,7 @@ snapshots, the one strategy always available (L6).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explorer.compaction.summary import SummaryRequest
@@ -27,9 +28,15 @@ class ProviderSummarizer:
     max_tokens: int = 2048
     cancel: threading.Event | None = None
     sent: list[SummaryRequest] = field(default_factory=list)
+    say: Callable[[str], None] | None = None
+    """Where the call names itself before it waits (the terminal's progress lines), so a
+    second wait after the answer's own is not taken for a hang."""
 
     def summarize(self, request: SummaryRequest) -> str:
         self.sent.append(request)
+        if self.say is not None:
+            self.say(f"the compaction's summary call: asking for a summary of "
+                     f"{len(request.messages)} message(s) first")
         completion = self.provider.complete(
             request.messages, cancel=self.cancel, max_tokens=self.max_tokens
         )

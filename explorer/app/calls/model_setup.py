@@ -129,7 +129,7 @@ def prepare(choice: ModelChoice, on_text: TextCallback | None = None,
         raise SetupError(str(e)) from None
     options = ops.RunOptions(
         target=target,
-        summarizer=ProviderSummarizer(provider) if choice.summary else None,
+        summarizer=ProviderSummarizer(provider, say=notify) if choice.summary else None,
         on_text=on_text,
         cancel=cancel,
     )

@@ -91,9 +91,11 @@ def test_L6_L7_summary_rung_sends_a_request_that_fits(
     state.limit = WINDOW
     conv = seed_conversation(store, 20, chars=1250)
     provider = AnthropicProvider("claude-sonnet-4-5", None, server.url, 1000, policy)
-    summarizer = ProviderSummarizer(provider)
+    said: list[str] = []
+    summarizer = ProviderSummarizer(provider, say=said.append)
     result = ops.send(store, conv, "what next?", provider,
                       _options(vision=False, summarizer=summarizer))
+    assert len(said) == 1 and said[0].startswith("the compaction's summary call")
 
     overflowed, summary_call, final = state.hits_to("/v1/messages")
     assert overflowed.status == 400
