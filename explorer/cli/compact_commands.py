@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.app.context import compacting, loss
+from explorer.app.context import compacting, loss, loss_applied
 from explorer.app.targets import build_target
 from explorer.cli import context_commands
 from explorer.cli.commands import Command, add_conv_arg, add_redact_arg, open_store
@@ -115,12 +115,30 @@ def _pins(args: argparse.Namespace) -> None:
 def _loss_report(args: argparse.Namespace, target: Target) -> int:
     """What the compaction would discard and where each exact string goes; nothing is
     recorded (L8)."""
+    if args.applied:
+        return _applied_reports(args)
     with open_store(args) as s:
         try:
             result = loss.report(s, args.conversation, target, args.rung)
         except (LadderError, ValueError) as e:
             raise StoreError(str(e)) from e
         emit(args, result.report.to_dict(), loss.report_lines(result.report, limit=200))
+    return 0
+
+
+def _applied_reports(args: argparse.Namespace) -> int:
+    """The loss report of the compactions already made on the path (their summaries)."""
+    with open_store(args) as s:
+        reports = loss_applied.applied_reports(s, args.conversation)
+        lines = [] if reports else [
+            f"conversation {args.conversation} has no compaction with a summary on its path"]
+        for r in reports:
+            a = r.about
+            lines.append(f"compaction {a['compaction']} at message {a['message']} "
+                         f"({a['origin'] or 'convo'}): a {a['summary_chars']:,}-char summary "
+                         f"of {a['replaced_messages']} message(s)")
+            lines += loss.report_lines(r, limit=100)[1:]
+        emit(args, {"applied": [r.to_dict() for r in reports]}, lines)
     return 0
 
 
@@ -132,6 +150,9 @@ def _compact_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--loss-report", action="store_true",
                    help="list every exact string the compaction discards and where it goes "
                         "(verbatim, fact sheet, page and line, summary, nowhere); records nothing")
+    p.add_argument("--applied", action="store_true",
+                   help="with --loss-report: for the compactions already made on the path "
+                        "(applied, or imported with the agent's summary), what each summary kept")
     p.add_argument("--pin", action="append", metavar="TEXT",
                    help="keep this exact string as text on the fact sheet (repeatable)")
     p.add_argument("--unpin", action="append", metavar="TEXT", help="remove a pin (repeatable)")

@@ -72,6 +72,7 @@ class LossReport:
     entries: list[Entry] = field(default_factory=list)
     pins: dict[str, str] = field(default_factory=dict)  # pinned text -> its state
     notes: list[str] = field(default_factory=list)
+    about: dict[str, Any] = field(default_factory=dict)  # an applied compaction: which one
 
     def counts(self) -> dict[str, dict[str, int]]:
         out = {k: dict.fromkeys(("total", *BUCKETS), 0) for k in KINDS}
@@ -90,7 +91,7 @@ class LossReport:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rung": self.rung, "counts": self.counts(),
+        return {"rung": self.rung, **self.about, "counts": self.counts(),
                 "items": [e.to_dict() for e in self.entries],
                 "pins": [{"text": t, "state": s} for t, s in self.pins.items()],
                 "notes": list(self.notes)}
@@ -185,6 +186,23 @@ class SheetStrings:
         return one_line(item.text) in self._joined
 
 
+def summary_holds(summary: str, item: Item) -> bool:
+    """True when ``summary`` carries the item's exact string (a number as a whole number)."""
+    if item.kind != "number":
+        return item.text in summary
+    return re.search(rf"(?<![\w.]){re.escape(item.text)}(?![\w]|\.\d)", summary) is not None
+
+
+def summary_report(replaced: Sequence[Message], summary: str, rung: str) -> LossReport:
+    """After the fact: each exact string of ``replaced`` either in the ``summary`` that stands
+    for it now, or nowhere."""
+    report = LossReport(rung)
+    for item in items(replaced):
+        where = "summary" if summary_holds(summary, item) else "nowhere"
+        report.entries.append(Entry(item, where))
+    return report
+
+
 def pin_states(original: Sequence[Message], pins: Sequence[str], known: str, sheet: str
                ) -> dict[str, str]:
     """Each pin's state: on the sheet, kept verbatim, not carried, or ``stale`` (the context no
@@ -203,4 +221,4 @@ def pin_states(original: Sequence[Message], pins: Sequence[str], known: str, she
     return out
 
 
-__all__ = ["BUCKETS", "Entry", "LossReport", "items", "loss_report"]
+__all__ = ["BUCKETS", "Entry", "LossReport", "items", "loss_report", "summary_report"]

@@ -109,3 +109,61 @@ def test_L8_loss_report_on_a_real_agent_session(
     assert {i["kind"] for i in on_pages} >= {"command"}  # a quoted command found on its page
     gone = [i for i in data["items"] if i["destination"] == "nowhere"]
     assert gone and all(i["elided"] for i in gone)  # what elision took, said so
+
+
+FIXTURE = Path(__file__).parents[1] / "formats" / "claude_code" / "fixtures"
+TASK = ("Let's keep the cache. Fix src/app/server.py, then commit "
+        "9fceb02d0ae598e95dc970b74767f19372d61af8 with timeout_ms 4500.")
+
+
+def test_L8_after_the_fact_an_imported_summary_is_compared_with_what_it_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (FIXTURE / "compact_boundary.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    records[0]["message"]["content"] = TASK
+    records[3]["message"]["content"] = ("This session is being continued. Summary: fixing "
+                                        "src/app/server.py with a 4500 ms timeout.")
+    session = tmp_path / "11111111-2222-3333-4444-555555555555.jsonl"
+    session.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    db = tmp_path / "a.db"
+    code, _, err = run(capsys, db, "import", str(session))
+    assert code == 0, err
+    code, out, err = run(capsys, db, "compact", "1", "--loss-report", "--applied", "--json")
+    assert code == 0, err
+    (report,) = json.loads(out)["applied"]
+    assert report["origin"] == "claude_code" and report["replaced_messages"] == 2
+    where = {i["text"]: i["destination"] for i in report["items"]}
+    assert where["src/app/server.py"] == "summary"
+    assert where["4500"] == "summary"
+    assert where["9fceb02d0ae598e95dc970b74767f19372d61af8"] == "nowhere"
+    assert where["Let's keep the cache."] == "nowhere"
+    assert sum(c["total"] for c in report["counts"].values()) == len(report["items"])
+    code, out, _ = run(capsys, db, "compact", "1", "--loss-report", "--applied")
+    assert "compaction 1 at message 3 (claude_code)" in out and "1 path: 1 in the summary" in out
+
+
+def test_L8_after_the_fact_an_applied_summary_covers_the_middle_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from explorer.tree.model import Message, Part
+
+    db = tmp_path / "b.db"
+    with Store(db) as s:
+        conv = s.create_conversation("t")
+        ids = []
+        for text in ("task: build it", TASK, "done with src/app/server.py", "next step"):
+            ids += s.append_turn(conv, [
+                Message(None, None, "user", [Part("text", text)]),
+                Message(None, None, "assistant", [Part("text", "ok")])])
+        split = {"middle_first_id": ids[2], "middle_last_id": ids[3]}
+        s.add_compaction(conv, ids[-1], "summary", {"applied": True}, {"split": split},
+                         "Kept the cache; the timeout is 4500.")
+    code, out, err = run(capsys, db, "compact", str(conv), "--loss-report", "--applied",
+                         "--json")
+    assert code == 0, err
+    (report,) = json.loads(out)["applied"]
+    assert report["replaced_messages"] == 2
+    where = {i["text"]: i["destination"] for i in report["items"]}
+    assert where == {"Let's keep the cache.": "nowhere", "src/app/server.py": "nowhere",
+                     "9fceb02d0ae598e95dc970b74767f19372d61af8": "nowhere", "4500": "summary"}
