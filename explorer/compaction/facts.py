@@ -230,13 +230,15 @@ def message_texts(messages: Iterable[Message]) -> Iterable[tuple[bool, str]]:
                 yield p.kind in NARRATIVE_KINDS, p.text
 
 
-def sourced_facts(messages: Iterable[Message]) -> Iterator[tuple[bool, Fact]]:
+def sourced_facts(messages: Iterable[Message], files: dict[str, str] | None = None
+                  ) -> Iterator[tuple[bool, Fact]]:
     """Every fact of ``messages``, flagged when from the narrative (as ``message_texts``).
 
     In a tool's output, ``Line N`` becomes ``file:N`` and a read's numbered lines their span
     (``file:1-250``), the file being the one the output or its call names (``fact_sources``).
+    ``files`` (call id -> file read) carries that across calls made one message at a time.
     """
-    files: dict[str, str] = {}
+    files = {} if files is None else files
     for m in messages:
         for p in m.parts:
             if p.kind == "tool_use" and p.tool_use_id:

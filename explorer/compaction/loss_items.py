@@ -20,8 +20,8 @@ from explorer.compaction.facts import MARKER_KEYS, NUMERIC_KINDS, Fact, sourced_
 from explorer.tree.model import Message, Part
 
 KINDS = ("command", "path", "id", "url", "number", "error", "decision")
-FACT_KIND = {"url": "url", "uuid": "id", "hash": "id", "id": "id", "version": "id",
-             "path": "path", "location": "path", **{k: "number" for k in NUMERIC_KINDS}}
+FACT_KIND = {**dict.fromkeys(NUMERIC_KINDS, "number"), "url": "url", "uuid": "id",
+             "hash": "id", "id": "id", "version": "id", "path": "path", "location": "path"}
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "run_shell_command", "local_shell",
                          "execute_command", "terminal", "run_terminal_cmd", "powershell"})
 COMMAND_KEYS = ("command", "cmd", "script")
@@ -93,8 +93,11 @@ def _name(fact: Fact) -> str:
     return fact.context.strip(" =:\"'") if fact.kind == "number" else ""
 
 
-def message_items(message: Message) -> Iterator[Item]:
-    """Every item of one message, in order (repeats included; ``items`` drops them)."""
+def message_items(message: Message, files: dict[str, str] | None = None) -> Iterator[Item]:
+    """Every item of one message, in order (repeats included; ``items`` drops them).
+
+    ``files`` (kept across the messages of a path) ties a read's ``Line N`` to its file.
+    """
     mid = message.id
     for part in message.parts:
         if part.kind == "image" or MARKER_KEYS.intersection(part.meta):
@@ -108,7 +111,7 @@ def message_items(message: Message) -> Iterator[Item]:
             yield Item("error", error, mid)
         if message.role == "user" and part.kind == "text":
             yield from (Item("decision", d, mid) for d in decisions(part.text))
-    for narrative, fact in sourced_facts([message]):
+    for narrative, fact in sourced_facts([message], files):
         if fact.kind == "number" and not narrative:
             continue  # as the sheet: a tool's output holds thousands of bare numbers
         yield Item(FACT_KIND.get(fact.kind, "number"), fact.value, mid, _name(fact))
@@ -117,8 +120,9 @@ def message_items(message: Message) -> Iterator[Item]:
 def items(messages: Iterable[Message]) -> Iterator[Item]:
     """Each exact string of ``messages`` once, where it first appears."""
     seen: set[tuple[str, str]] = set()
+    files: dict[str, str] = {}
     for message in messages:
-        for item in message_items(message):
+        for item in message_items(message, files):
             key = (item.kind, item.text)
             if key not in seen:
                 seen.add(key)

@@ -103,12 +103,14 @@ def _discarded(original: Sequence[Message], plan: CompactionPlan) -> Iterator[It
     middle = {m.id for m in plan.split.middle} if plan.split else set()
     built = {m.id: m for m in plan.path}
     seen: set[tuple[str, str]] = set()
+    files: dict[str, str] = {}
+    built_files: dict[str, str] = {}
     for m in original:
         if m.id in middle:
-            found: Iterator[Item] = message_items(m)
+            found: Iterator[Item] = message_items(m, files)
         else:
-            kept = {(i.kind, i.text) for i in message_items(built.get(m.id, m))}
-            found = (i for i in message_items(m) if (i.kind, i.text) not in kept)
+            kept = {(i.kind, i.text) for i in message_items(built.get(m.id, m), built_files)}
+            found = (i for i in message_items(m, files) if (i.kind, i.text) not in kept)
         for item in found:
             if (item.kind, item.text) not in seen:
                 seen.add((item.kind, item.text))

@@ -113,6 +113,8 @@ def test_L8_items_take_commands_errors_and_decisions() -> None:
     assert ("decision", "Let's keep the cache.") in found
     assert ("decision", "Don't touch the schema.") in found
     assert decisions("Why is it slow?") == []
+    b.call("Read", json.dumps({"file_path": "src/app.py"}), "Line 40: x = 1")
+    assert ("path", "src/app.py:40") in {(i.kind, i.text) for i in items(b.path)}
 
 
 def test_L8_a_pin_joins_the_fact_sheet_which_says_it_grew() -> None:
