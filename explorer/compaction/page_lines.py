@@ -9,10 +9,10 @@ there; plain text lands exactly.
 No OCR runs in the product, so "read back exactly" is a proxy, stated here as the rule it is:
 every character of the string is drawn by the page's own font (not a fallback glyph or a box),
 and its glyph differs from every other printable ASCII glyph of that font at that cell by at
-least ``DISTINCT_PIXELS`` pixels. On the dense 5x8 cell ``0``, ``O``, ``a``, ``d``, ``h``, ``n``
-and ``o`` miss that bar (two pixels apart from a neighbour), which is why a hex id on a dense
-page does not count as read back; the benchmarks' OCR exact-id recall on those pages is near
-0 % (tests/benchmarks/RESULTS.md).
+least ``DISTINCT_PIXELS`` pixels. On the 5x8 cell ``0``, ``a``, ``d``, ``h``, ``n``, ``o`` and
+ten capitals miss that bar (two pixels from a neighbour), so a hex id on a 5x8 page does not count
+as read back (the benchmarks' OCR exact-id recall on those pages is near 0 %,
+tests/benchmarks/RESULTS.md); on the 6x13 cell only ``l I O Q ! |`` miss it.
 """
 
 from __future__ import annotations
