@@ -138,3 +138,23 @@ def test_H1_convo_import_of_a_continued_handoff_links_it_too(
             "SELECT parent_id FROM messages WHERE conversation_id = ? ORDER BY id DESC "
             "LIMIT 1 OFFSET 1", (cid,)).fetchone()[0]
         assert parent == tip
+
+
+def test_H1_a_read_only_database_still_hands_off_and_says_it_will_not_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from explorer.app.importing.demo import load_demo
+    from explorer.store import read_only
+
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    db = folder / "explorer.db"
+    with Store(db) as store:
+        cid = load_demo(store)
+    real = read_only.writable
+    monkeypatch.setattr(read_only, "writable", lambda p: p != folder and real(p))
+    with Store(db) as store:
+        assert store.read_only
+        done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
+    assert done.path.is_file()
+    assert any("not recorded in the database" in n for n in done.notes)

@@ -67,19 +67,23 @@ def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
     done, lines = _plan(store, conv_id, agent, at, env, cwd, redact)
     _refuse_a_second_copy(done.path, done.session_id)
     _write_new(done.path, lines)
-    done.differences = _compare(store, conv_id, at, agent, done.path, redact)
+    done.differences = _compare(store, conv_id, at, agent, done.path, redact, done.notes)
     return done
 
 
 def _remember(store: Store, conv_id: int, agent: str, read: ImportedConversation,
               back: Sequence[Message], steps: Sequence[Step], branch: Sequence[Message],
-              differences: list[str]) -> None:
+              differences: list[str], notes: list[str]) -> None:
     """Record which message each record of the file is, so the session the agent continues
     comes back under its branch instead of as a copy (H1); not when it read back otherwise."""
     if differences or not branch or not isinstance(branch[0].id, int):
         return
     keys = record_origins(back, steps, agent, branch[0].id)
-    store.remember_handoff(_SOURCE[agent], identity(read), conv_id, keys)
+    try:
+        store.remember_handoff(_SOURCE[agent], identity(read), conv_id, keys)
+    except StoreError as exc:  # a read-only database: the file is written all the same
+        notes.append(f"not recorded in the database ({exc}): what the agent adds will sync "
+                     "back as a new conversation")
 
 
 def planned(store: Store, conv_id: int, agent: str, at: int | None = None,
@@ -225,7 +229,7 @@ def _private_folders(folder: Path) -> None:
 
 
 def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
-             redact: bool) -> list[str]:
+             redact: bool, notes: list[str]) -> list[str]:
     """Differences between the branch and what the agent's file says, read back."""
     module = {"claude-code": claude_code, "pi": pi, "codex": codex}[agent]
     read = next(iter(module.read(dest))).materialize()  # every part, even of a huge file
@@ -240,7 +244,7 @@ def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
     sent = [Message(i, None, "user" if s.role == "user" else s.role, s.parts)
             for i, s in enumerate(steps)]
     differences = _differences(_signature(sent, agent), _signature(back, agent))
-    _remember(store, conv_id, agent, read, back, steps, branch, differences)
+    _remember(store, conv_id, agent, read, back, steps, branch, differences, notes)
     return differences
 
 
