@@ -146,3 +146,18 @@ def test_H1_a_claude_code_branch_runs_on_the_configured_codex_model(
     contexts = [r["payload"] for r in _records(done.path) if r["type"] == "turn_context"]
     assert contexts and {c["model"] for c in contexts} == {"gpt-5.5"}
     assert all(c["cwd"] == done.cwd and c["approval_policy"] for c in contexts)
+
+
+def test_H1_a_codex_session_newer_than_the_default_keeps_its_version(
+    tmp_path: Path, samples_dir: Path
+) -> None:
+    lines = (samples_dir / CODEX).read_text().splitlines()
+    first = json.loads(lines[0])
+    first["payload"]["cli_version"] = "0.301.2"
+    newer = tmp_path / "rollout-2030-01-01T00-00-00-newer.jsonl"
+    newer.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with new_store(tmp_path) as store:
+        cid = import_paths(store, [newer]).conversations[0].conversation_id
+        done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
+    assert json.loads(done.path.read_text().splitlines()[0])["payload"]["cli_version"] == (
+        "0.301.2")

@@ -69,3 +69,16 @@ def _version(path: Path) -> str | None:
         version = payload.get("cli_version")
         return version if isinstance(version, str) and version else None
     return None
+
+
+def newest(*versions: object) -> str | None:
+    """The newest of some Codex versions ("0.125.0", "0.104.0-alpha.1"), by their numbers."""
+    named = [v for v in versions if isinstance(v, str) and v]
+    return max(named, key=_numbers) if named else None
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for piece in version.split("-")[0].split("."):
+        out.append(int(piece) if piece.isdigit() else 0)
+    return tuple(out)

@@ -28,6 +28,7 @@ from explorer.app.sharing.handoff_links import record_origins
 from explorer.formats import claude_code, codex, pi
 from explorer.formats.base import ImportedConversation
 from explorer.formats.common import finish
+from explorer.formats.exporters.codex import VERSION as CODEX_VERSION
 from explorer.formats.exporters.steps import Step, answered_steps
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import identity
@@ -132,7 +133,9 @@ def place_for(store: Store, conv_id: int, agent: str, cwd: str,
         model = codex_place.configured_model(e)
         if model is not None:
             meta["codex_model"] = model
-        version = codex_place.latest_cli_version(e)
+        # the person's newest rollout's, else no older than this session's own or the default
+        version = codex_place.latest_cli_version(e) or codex_place.newest(
+            CODEX_VERSION, conv.meta.get("version") if own else None)
         if version is not None:
             place["agent_version"] = version
     return place
