@@ -153,9 +153,9 @@ def loss_report(original: Sequence[Message], plan: CompactionPlan,
         if place is not None and place.page >= first_sent:
             report.entries.append(Entry(item, "page", place.page - first_sent + 1, place.line,
                                         index.reads_back(text) if index else None, pin))
-        elif summary and text in summary:
+        elif summary and _within(text, summary):
             report.entries.append(Entry(item, "summary", pinned=pin))
-        elif request and text in request:
+        elif request and _within(text, request):
             report.entries.append(Entry(item, "summary_request", pinned=pin))
         else:
             built = plan_messages.get(item.message_id)
@@ -165,10 +165,14 @@ def loss_report(original: Sequence[Message], plan: CompactionPlan,
     return report
 
 
+def _within(text: str, hay: str) -> bool:
+    """``text`` in ``hay`` as written, or JSON-escaped as a tool call's input holds it."""
+    return text in hay or json.dumps(text, ensure_ascii=False)[1:-1] in hay
+
+
 def _holds(message: Message, text: str) -> bool:
     """True when a part of ``message`` (as the plan built it) still holds ``text``."""
-    escaped = json.dumps(text, ensure_ascii=False)[1:-1]
-    return any(text in t or escaped in t for _, t in message_texts([message]))
+    return any(_within(text, t) for _, t in message_texts([message]))
 
 
 class SheetStrings:

@@ -167,3 +167,18 @@ def test_L8_after_the_fact_an_applied_summary_covers_the_middle_it_names(
     where = {i["text"]: i["destination"] for i in report["items"]}
     assert where == {"Let's keep the cache.": "nowhere", "src/app/server.py": "nowhere",
                      "9fceb02d0ae598e95dc970b74767f19372d61af8": "nowhere", "4500": "summary"}
+
+
+def test_L8_the_summary_rung_is_reported_without_a_model_call(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    code, out, err = run(capsys, db, "compact", "1", "--rung", "summary", "--loss-report",
+                         "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["rung"] == "summary"
+    check_shape(data)
+    assert "summary_request" in {i["destination"] for i in data["items"]}
+    assert not {"page", "fact_sheet"} & {i["destination"] for i in data["items"]}
