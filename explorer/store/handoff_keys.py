@@ -5,8 +5,9 @@ so the agent's file, synced back, would read as a new conversation repeating the
 When the file is written its records are remembered here, by the session and the record
 key the importer gives them; an import of that session then finds the conversation it
 came from, takes those records as the messages they are (no duplicate rows) and hangs
-what the agent added under them (``explorer.app.importing.handed_back``). The table is
-made with the first hand-back, so a file that never had one is not changed by opening it.
+what the agent added under them (``explorer.app.importing.handed_back``). The table is made
+by migration ``0017_handoff_keys``; its rows have no foreign keys on purpose (see
+``_of_session``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ TABLE = (
 def remember(conn: sqlite3.Connection, source_format: str, session: str, conv_id: int,
              keys: Mapping[str, int]) -> None:
     """Record that ``session``'s records ``keys`` are these messages of ``conv_id``."""
-    conn.execute(TABLE)
     conn.executemany(
         "INSERT OR REPLACE INTO handoff_keys VALUES (?, ?, ?, ?, ?)",
         [(source_format, session, key, conv_id, mid) for key, mid in keys.items()])
@@ -43,9 +43,9 @@ class Link:
 
 
 def any_handoffs(conn: sqlite3.Connection) -> bool:
-    """Whether this file ever had a hand-back (the table is made with the first)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                        "AND name = 'handoff_keys'").fetchone() is not None
+    """Whether any hand-back's records are remembered (most files have none: an import
+    then asks nothing more)."""
+    return conn.execute("SELECT 1 FROM handoff_keys LIMIT 1").fetchone() is not None
 
 
 def linked(conn: sqlite3.Connection, source_format: str, session: str,

@@ -289,6 +289,15 @@ def _0016_compaction_pins(db: sqlite_utils.Database) -> None:
     db.execute(pins.TABLE)
 
 
+def _0017_handoff_keys(db: sqlite_utils.Database) -> None:
+    # Which message each record of a hand-back session file is (H1, store.handoff_keys);
+    # a file that had a hand-back before this migration already holds the table.
+    from explorer.store import handoff_keys
+
+    db.execute(handoff_keys.TABLE)
+    db.execute("CREATE INDEX IF NOT EXISTS handoff_keys_message ON handoff_keys(message_id)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -306,6 +315,7 @@ MIGRATIONS: list[Migration] = [
     ("0014_view_cache", _0014_view_cache),
     ("0015_masked_previews", _0015_masked_previews),
     ("0016_compaction_pins", _0016_compaction_pins),
+    ("0017_handoff_keys", _0017_handoff_keys),
 ]
 
 
