@@ -19,8 +19,10 @@ def _probe_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rungs", default="full,snapshot",
                    help=f"comma-separated, from {','.join(probe.PROBE_RUNGS)} "
                         "(default: full,snapshot)")
-    p.add_argument("--quiz", type=int, default=0, metavar="N",
-                   help="also ask N recall questions about the middle and score each context")
+    p.add_argument("--quiz", "--recall", type=int, default=0, metavar="N", dest="quiz",
+                   help="also ask N recall questions about the exact strings and decisions of "
+                        "the middle, and score each context: exact, wrong (counted against "
+                        "it) or not visible")
     _model_args(p)
 
 
@@ -52,8 +54,8 @@ def probe_lines(result: probe.ProbeResult) -> list[str]:
         cost = (f"context {r.context_tokens:,} est., {used:,} measured" if used is not None
                 else f"context {r.context_tokens:,} est.")
         out = r.usage.get("output_tokens")
-        score = (f"; recall {len(r.score.right)}/{r.score.asked} ({r.score.kinds_line})"
-                 if r.score else "")
+        score = (f"; recall {len(r.score.right)}/{r.score.asked} ({r.score.outcome_line}; "
+                 f"{r.score.kinds_line})" if r.score else "")
         lines.append(f"{head} {cost}, answer {out if out is not None else '?'} tokens, "
                      f"{r.pages} page(s){score} → message {r.answer_id}")
         if r.kind == "prompt":

@@ -29,6 +29,7 @@ INSTRUCTIONS = (
     "conversation only, one line per question, as 'N: <the exact string or the chosen "
     "option>', or 'N: unknown' when you cannot tell."
 )
+_NOT_SEEN = re.compile(r"^\s*(?:unknown|not visible|n/?a|\?+|-+|)\s*\.?\s*$", re.IGNORECASE)
 _ANSWER = re.compile(r"^\s*(?:Q)?(\d+)\s*[:.)]\s*(.*?)\s*$", re.MULTILINE)
 
 
@@ -71,8 +72,12 @@ class Quiz:
             tally = by_kind.setdefault(q.kind, [0, 0])
             tally[0] += q.number in right
             tally[1] += 1
+        unsure = tuple(q.number for q in self.questions if q.number not in right
+                       and _NOT_SEEN.match(given.get(q.number, "")))
+        wrong = tuple(q.number for q in self.questions
+                      if q.number not in right and q.number not in unsure)
         return Score(len(self.questions), right, given,
-                     {k: (r, n) for k, (r, n) in by_kind.items()})
+                     {k: (r, n) for k, (r, n) in by_kind.items()}, wrong, unsure)
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,17 @@ class Score:
     right: tuple[int, ...]
     given: dict[int, str] = field(default_factory=dict)
     by_kind: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind: (right, asked)
+    wrong: tuple[int, ...] = ()
+    """Answered with something else: counted against the context (a page that misleads is
+    worse than one that says it cannot be read)."""
+    not_visible: tuple[int, ...] = ()
+    """Answered "unknown" (or not at all): the context did not show it, and said so."""
+
+    @property
+    def outcome_line(self) -> str:
+        """``6 exact, 1 wrong, 1 not visible``."""
+        return (f"{len(self.right)} exact, {len(self.wrong)} wrong, "
+                f"{len(self.not_visible)} not visible")
 
     @property
     def fraction(self) -> float:
@@ -93,6 +109,7 @@ class Score:
 
     def to_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "right": len(self.right), "correct": list(self.right),
+                "wrong": list(self.wrong), "not_visible": list(self.not_visible),
                 "answers": {str(k): v for k, v in self.given.items()},
                 "by_kind": {k: {"right": r, "asked": n} for k, (r, n) in self.by_kind.items()}}
 

@@ -79,6 +79,23 @@ def test_the_quiz_asks_about_exact_strings_of_the_middle_and_scores_exactly() ->
         f"\n{quiz.questions[-1].number}: unknown")
     score = quiz.score(reply)
     assert (score.asked, len(score.right)) == (len(quiz.questions), len(quiz.questions) - 1)
+    assert score.not_visible == (quiz.questions[-1].number,) and score.wrong == ()
+
+
+def test_L8_a_wrong_answer_counts_against_the_pages_and_unknown_is_not_visible() -> None:
+    """The recall check tells a page that misleads (a wrong id) from one that says it cannot
+    be read ("unknown", nothing): exact / wrong / not visible."""
+    middle = [user("we deploy from src/deploy/run_all.py on host build-07x9 every night "
+                   "and the last good commit was 9c0ffee12ab")]
+    quiz = build_quiz(middle, 3)
+    [path] = [q for q in quiz.questions if q.answer == "src/deploy/run_all.py"]
+    [commit] = [q for q in quiz.questions if q.answer == "9c0ffee12ab"]
+    reply = f"{path.number}: 9c0ffee12ab\n{commit.number}: unknown"  # the id in the wrong blank
+    score = quiz.score(reply)
+    assert (score.wrong, score.not_visible) == ((path.number,), (commit.number,))
+    assert score.outcome_line == f"0 exact, 1 wrong, {len(quiz.questions) - 1} not visible"
+    assert quiz.score("").not_visible == tuple(q.number for q in quiz.questions)
+    assert score.to_dict()["wrong"] == [path.number]
 
 
 def test_probe_stores_each_rungs_answer_as_an_archived_probe_and_scores_recall(
