@@ -104,8 +104,8 @@ def summary_line(result: probe.ProbeResult) -> str:
             continue
         measured = sum(int(r.usage.get("input_tokens") or 0) for r in runs)
         score = next((r.score for r in runs if r.score), None)
-        recall = (f", recall {len(score.right)}/{score.asked}: {score.kinds_line}"
-                  if score else "")
+        recall = (f", recall {len(score.right)}/{score.asked} ({score.outcome_line}): "
+                  f"{score.kinds_line}" if score else "")
         bits.append(f"{rung}: {runs[0].context_tokens:,} tokens ({measured:,} measured"
                     f"{recall})")
     return "Probes stored as archived branches · " + " · ".join(bits)
