@@ -16,7 +16,7 @@ from explorer.store import Store, StoreError
 
 MESSAGE_OPS = ("branch", "edit", "rerun", "regenerate", "fork", "checkpoint", "rewind",
                "archive", "unarchive", "delete", "star", "label", "note", "merge", "replay",
-               "fanout", "export", "handoff")
+               "fanout", "export", "handoff", "share")
 """The operations that act on one message: the right-click menu's, and the menu bar's
 "on the selected message" entries."""
 
@@ -38,7 +38,7 @@ def for_message(store: Store, conv_id: int, mid: int) -> dict[str, Availability]
                                "set a checkpoint first"),
         **{key: tend[key] for key in ("archive", "unarchive", "delete", "star", "label",
                                       "note", "merge", "replay", "replay_stale")},
-        "fanout": always, "export": always, "handoff": always,
+        "fanout": always, "export": always, "handoff": always, "share": always,
     }
 
 

@@ -82,8 +82,7 @@ OPERATIONS: tuple[OpSpec, ...] = (
            cli="handoff", context=True),
     OpSpec("share", "Share branch…", "one self-contained HTML page of a branch, with its cost "
            "and a map; secrets, paths and e-mail addresses reviewed first", "data", cli="share",
-           window_absent="the window's File → Share branch… comes with the share review "
-           "dialog"),
+           menu="File", context=True),
 )
 
 BY_ID = {op.id: op for op in OPERATIONS}

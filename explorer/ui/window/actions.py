@@ -17,6 +17,7 @@ from collections.abc import Callable
 from explorer.app.tending.message_actions import MessageActions, actions_for
 from explorer.ui.calls.model_calls import ModelCalls
 from explorer.ui.sharing.exports import Exports
+from explorer.ui.sharing.share_dialog import ShareBranch
 from explorer.ui.tending.branch_actions import BranchActions
 from explorer.ui.tending.tree_commands import TreeCommands
 from explorer.ui.window.dialogs import OpenCompare, WindowDialogs
@@ -31,6 +32,8 @@ class WindowActions:
         self.dialogs = WindowDialogs(view, open_compare)
         self.exports = Exports(view.store, view.tasks, view.ops, lambda: view.conversation_id,
                                lambda: view.redaction.on, view.questions, view.window())
+        self.share = ShareBranch(view.store, view.ops, view.questions, view.window(),
+                                 lambda: view.conversation_id)
         self.model_calls = ModelCalls(
             view.tasks, view.store, view.command_bar, lambda: view.conversation_id,
             lambda: view.redaction.on, lambda *q: view.questions.ask_multiline(*q),
@@ -48,7 +51,7 @@ class WindowActions:
                 "checkpoint": b.checkpoint, "rewind": b.rewind,
                 "export": lambda mid, fmt: e.export(fmt, mid), "copy": e.copy,
                 "rerun": m.rerun, "regenerate": m.regenerate,
-                "handoff": self.dialogs.continue_in}
+                "handoff": self.dialogs.continue_in, "share": self.share.share}
 
     def on_selected(self, then: Callable[[int], None]) -> None:
         """Run ``then`` on the selected message, or say that nothing is selected."""

@@ -68,6 +68,8 @@ class MessageMenu(QMenu):
         self._export(mid)
         if "handoff" in handlers:
             self._handoff(mid)
+        if "share" in handlers:
+            self._op("share")
         self._add("Copy text", "copy", Availability(True))
 
     def _rewind(self, labels: Sequence[str]) -> None:
@@ -119,7 +121,7 @@ class MessageMenu(QMenu):
         availability, and the sentence ``convo`` would print when it is not available."""
         spec = op(op_id)
         assert spec.context, op_id
-        target, found = self.info.message_id, self.available[op_id]
+        target, found = self.info.message_id, self.available.get(op_id, Availability(True))
         if self.whole_node is not None and op_id in WHOLE_NODE:
             target, found = self.whole_node[0], self.whole_node[1][op_id]
         act = self._add(text or spec.title, op_id, found, target)

@@ -1,0 +1,59 @@
+"""File → Share branch… in the window: the path reviewed off the main thread, a box per
+category set to the defaults, then the page written where the person chose (R1, C5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytestqt.qtbot import QtBot
+
+from explorer.ui.sharing.share_dialog import ShareReview
+
+KEY = "sk-ant-api03-" + "Q" * 93 + "AA"
+
+
+def test_R1_share_branch_reviews_redacts_the_defaults_and_writes_the_page(
+        qtbot: QtBot, window: Any, tmp_path: Path) -> None:
+    store = window.store
+    tip = store.conversation(1).tip_id
+    conv = store.create_conversation("with a key")
+    from explorer.tree.model import Message, Part
+
+    store.append_turn(conv, [
+        Message(None, None, "user", [Part("text", f"use {KEY} from /home/ada/keys.txt")]),
+        Message(None, None, "assistant", [Part("text", "mail ops@example.com when done")])])
+    window.open_conversation(conv)
+    qtbot.waitUntil(lambda: not window.graph.is_loading, timeout=10_000)
+    seen: list[ShareReview] = []
+
+    def answer(dialog: ShareReview) -> bool:
+        seen.append(dialog)
+        return True
+
+    dest = tmp_path / "shared.html"
+    window.actions_.share.decide = answer
+    window.questions.ask_save_path = lambda *_a: dest  # type: ignore[method-assign]
+    window.actions_.share.share(store.conversation(conv).tip_id)
+    window.ops.settle()
+    qtbot.waitUntil(lambda: dest.exists() and not window.ops.busy, timeout=10_000)
+    [dialog] = seen
+    choices = dialog.choices()
+    assert choices["secrets"] and choices["home-paths"] and not choices["emails"]
+    assert "1 found" in dialog.boxes["secrets"].text()
+    page = dest.read_text(encoding="utf-8")
+    assert KEY not in page and "/home/ada" not in page
+    assert "ops@example.com" in page  # kept: e-mail addresses are not redacted by default
+    assert "redacted" in page.lower()
+    assert f"wrote 2 messages to {dest}" in window.statusBar().currentMessage()
+    assert tip is not None
+
+
+def test_R1_share_is_offered_in_the_file_menu_and_the_right_click_menu(window: Any) -> None:
+    from PySide6.QtCore import QPoint
+
+    assert window.menus.declared["share"].text() == "Share branch…"
+    window.show_message_menu(window.store.conversation(1).tip_id, QPoint(5, 5))
+    menu = window.last_menu
+    assert menu is not None and menu.action("share").isEnabled()
+    menu.close()
