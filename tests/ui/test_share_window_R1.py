@@ -57,3 +57,16 @@ def test_R1_share_is_offered_in_the_file_menu_and_the_right_click_menu(window: A
     menu = window.last_menu
     assert menu is not None and menu.action("share").isEnabled()
     menu.close()
+
+
+def test_C5_the_status_bar_says_what_the_open_conversation_cost(
+        qtbot: QtBot, window: Any) -> None:
+    """Filled in off the main thread once the window is quiet; the same total as convo cost."""
+    from explorer.app.costs.report import cost_report
+    from explorer.ui.window.cost_line import cost_words
+
+    line = window.cost_line
+    qtbot.waitUntil(lambda: line.text() != "", timeout=10_000)
+    total = cost_report(window.store, 1).total()
+    assert line.text() == cost_words(total)
+    assert line.text().startswith("$") and "tokens" in line.text()

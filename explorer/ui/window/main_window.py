@@ -40,6 +40,7 @@ from explorer.ui.window.branch_state import BranchState
 from explorer.ui.window.command_bar import CommandBar
 from explorer.ui.window.context_menu import MessageMenu
 from explorer.ui.window.conversations import ConversationList
+from explorer.ui.window.cost_line import CostLine
 from explorer.ui.window.menus import WindowMenus
 from explorer.ui.window.slash_dispatch import SlashDispatcher
 
@@ -106,6 +107,9 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
+        self.cost_line = CostLine(store, lambda: (self.transcript.is_loading
+                                                  or self.graph.is_loading), self)
+        self.statusBar().addPermanentWidget(self.cost_line)
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
         self.compares = CompareActions(  # marks, compare windows, refusals
@@ -262,6 +266,7 @@ class MainWindow(QMainWindow):
             self.status_label.setText(str(self.store.db_path))
             return
         self.context_panel.show_conversation(self._conv)
+        self.cost_line.show_conversation(self._conv)
         conv = self.store.conversation(self._conv, boundary=False)
         labels = len(self.store.checkpoints(self._conv))
         self.status_label.setText(
@@ -331,6 +336,7 @@ class MainWindow(QMainWindow):
         self.transcript.shutdown()
         self.transcript_tabs.shutdown()
         self.context_panel.shutdown()
+        self.cost_line.shutdown()
         self.actions_.dialogs.shutdown()
         if self.model_job is not None:
             self.model_job.cancel()

@@ -1,0 +1,79 @@
+"""What the open conversation cost, in the status bar (C5).
+
+``convo cost``'s total, read off the main thread once the window is quiet (the first frame
+and the views' loads come first: a 100,000-message session's cost takes a second or two to
+add up), and said the way the command line says it: money where the models have a price,
+tokens always, and how many answers were estimated rather than measured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from explorer.store import Store
+from explorer.ui.background.first_paint import AfterFirstPaint
+from explorer.ui.background.quiet_gate import QuietGate
+from explorer.ui.background.tasks import LatestRunner, Ticket
+
+if TYPE_CHECKING:
+    from explorer.app.costs.tally import Tally
+
+
+def cost_words(total: Tally) -> str:
+    """``$0.1469 · 3.2M tokens · 2 estimated``; ``no price`` where no answer has one."""
+    usd = total.usd
+    money = "no price" if usd is None else f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
+    tokens = total.tokens
+    amount = f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens / 1e3:.1f}k" if (
+        tokens >= 1e3) else str(tokens)
+    out = f"{money} · {amount} tokens"
+    if total.estimated:
+        out += f" · {len(total.estimated)} estimated"
+    return out
+
+
+class CostLine(QLabel):
+    """The open conversation's cost, filled in when the window is quiet."""
+
+    def __init__(self, store: Store, busy: Callable[[], bool], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setToolTip("What the answers on every branch cost, from the usage the file "
+                        "records (convo cost --by branch says it per branch)")
+        self.runner = LatestRunner(self, threads=1, name="conversation-cost")
+        self.runner.finished.connect(self._shown)
+        self.runner.failed.connect(lambda _e: self.setText(""))
+        self.gate: QuietGate[int] = QuietGate(self._start, painted=False, parent=self)
+        self.gate.wait_for(busy)
+        AfterFirstPaint(parent, self.gate.painted)
+        self.conversation_id: int | None = None
+
+    def show_conversation(self, conv_id: int) -> None:
+        self.conversation_id = conv_id
+        self.setText("")
+        self.gate.offer(conv_id)
+
+    def _start(self, conv_id: int) -> None:
+        if self.runner.runner.closed:
+            return
+
+        def job(ticket: Ticket) -> tuple[int, Tally]:
+            from explorer.app.costs.report import cost_report
+
+            return conv_id, cost_report(self.store, conv_id).total()
+
+        self.runner.submit(job)
+
+    def _shown(self, result: tuple[int, Tally]) -> None:
+        conv_id, total = result
+        if conv_id == self.conversation_id:
+            self.setText(cost_words(total))
+
+    def shutdown(self) -> None:
+        self.gate.drop()
+        self.runner.shutdown()
