@@ -96,3 +96,15 @@ def test_a_closed_compare_window_waits_for_its_next_show_to_take_a_new_theme(
     finally:
         cmp.close()
         apply_theme("system")
+
+
+def test_C5_each_column_says_what_its_own_branch_cost(qtbot: QtBot, window: Any) -> None:
+    from explorer.app.costs.report import cost_report
+    from explorer.ui.window.cost_line import cost_words
+
+    cmp = _open(qtbot, window, window.store.conversation(1).tip_id)
+    assert cmp.comparison is not None
+    qtbot.waitUntil(lambda: all(h.cost_label.text() for h in cmp.headers), timeout=10_000)
+    report = cost_report(window.store, 1)
+    for header, column in zip(cmp.headers, cmp.comparison.columns, strict=True):
+        assert header.cost_label.text() == f"own {cost_words(report.tally(column.message_ids))}"

@@ -51,6 +51,11 @@ class ColumnHeader(QFrame):
         self.model_label.setTextFormat(Qt.TextFormat.PlainText)
         self.facts_label = QLabel(f"{column_time(column)} · {column_tokens(column)}")
         self.facts_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.cost_label = QLabel("")  # the branch's own cost, filled in off the main thread
+        self.cost_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cost_label.setToolTip("what this branch's own answers cost, below the shared "
+                                   "ancestor (measured usage; estimated where the file has none)")
+        self.cost_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # A probe's answer: its rung, tokens in and out, cost and recall score (the bench).
         self.probe_label = QLabel(probe or "")
         self.probe_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -79,7 +84,7 @@ class ColumnHeader(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         for w in (self.title_label, self.probe_label, self.model_label, self.facts_label,
-                  self.where_label):
+                  self.cost_label, self.where_label):
             layout.addWidget(w)
         layout.addStretch(1)
         layout.addLayout(buttons)

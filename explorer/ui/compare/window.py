@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMetaMethod, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QInputDialog,
@@ -40,6 +40,7 @@ from explorer.app.sharing.exporting import EXPORTERS
 from explorer.store import NotFound, Store, StoreError
 from explorer.ui import file_dialogs
 from explorer.ui.compare.cells import CellWidget, DiffColors
+from explorer.ui.compare.costs import ColumnCosts
 from explorer.ui.compare.header import ColumnHeader
 from explorer.ui.compare.toolbar import BranchPicker, DiffBar
 from explorer.ui.sharing.redaction_switch import window_redacts
@@ -75,6 +76,7 @@ class CompareWindow(QWidget):
         self.changes_only = False
         self.colors = DiffColors.from_palette(self.palette())
         self._stale = False  # colours changed while it was closed: rebuild when shown
+        self.costs = ColumnCosts(store, self._show_costs, self)
         self.setWindowTitle(f"Compare branches — {store.conversation(conv_id).display_title}"
                             f" (conversation {conv_id})")
         self.resize(1200, 760)
@@ -126,6 +128,10 @@ class CompareWindow(QWidget):
                 else:
                     self._stale = True
         super().changeEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.costs.runner.cancel()  # a closed window's costs are not waited for
+        super().closeEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -184,6 +190,7 @@ class CompareWindow(QWidget):
         self.comparison = result
         self.bar.show_comparison(result)
         self._build_headers(result)
+        self.costs.ask(result)
         self._build_rows(result)
         self.status.setText(" ".join(summary(result)))
         self.legend.setText("" if result.mode == "off" else LEGEND)
@@ -237,6 +244,10 @@ class CompareWindow(QWidget):
         grid.setRowStretch(2 * len(result.rows), 1)  # rows keep their height, the rest is space
         self.scroll_area.setWidget(body)  # the old body is deleted with it
         self.body = body
+
+    def _show_costs(self, texts: list[str]) -> None:
+        for header, text in zip(self.headers, texts, strict=False):
+            header.cost_label.setText(text)
 
     def mark_active(self) -> None:
         """Which column holds the tip now: its button says "✓ Active", and the summary's
