@@ -10,30 +10,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.app.effects.apply import Effects
 from explorer.app.effects.compare import compare_effects, path_effects
+from explorer.app.effects.text import comparison_lines, effect_lines
 from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.output import emit
 from explorer.store import StoreError
-
-
-def effect_lines(e: Effects) -> list[str]:
-    if not e.files and not e.skipped:
-        return ["no file was created, edited or deleted on this path"]
-    lines: list[str] = []
-    for f in e.files:
-        by = ", ".join(sorted({c.agent for c in f.calls if c.agent}))
-        lines.append(f"{f.status}: {f.path} ({len(f.calls)} call(s)"
-                     + (f"; by subagent {by}" if by else "") + ")")
-        lines += [f"  could not apply: {p.call.tool} {p.call.use_id or ''} in message "
-                  f"{p.call.message_id}: {p.reason}" for p in f.could_not_apply]
-        lines += [f"  a read in message {c.message_id} showed other text: that text wins"
-                  for c, ok in f.checks if not ok]
-        lines += f.diff().rstrip("\n").split("\n")
-    for call, path, why in e.skipped:
-        lines.append(f"changed nothing: {call.tool} {call.use_id or ''} on {path} in message "
-                     f"{call.message_id}: {why}")
-    return lines
 
 
 def run_effects(args: argparse.Namespace) -> int:
@@ -51,14 +32,7 @@ def run_effects(args: argparse.Namespace) -> int:
             "conversation": args.conversation, "at": ats,
             "branches": [{"at": at, **e.to_dict()} for at, e in zip(ats, each, strict=True)],
             "files": [f.to_dict(ats) for f in files]}
-        lines = [f"branches: {', '.join(f'{i + 1} = path to {at}' for i, at in enumerate(ats))}"]
-        for f in files:
-            lines.append(f"{f.path}: {f.where}")
-            for at, diff in zip(ats[1:], f.diffs[1:], strict=True):
-                if diff:
-                    lines.append(f"  {ats[0]} → {at}:")
-                    lines += ["  " + d for d in diff.rstrip("\n").split("\n")]
-        emit(args, payload, lines if files else ["no branch changed a file"])
+        emit(args, payload, comparison_lines(ats, files))
     return 0
 
 

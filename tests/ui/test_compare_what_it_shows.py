@@ -108,3 +108,17 @@ def test_C5_each_column_says_what_its_own_branch_cost(qtbot: QtBot, window: Any)
     report = cost_report(window.store, 1)
     for header, column in zip(cmp.headers, cmp.comparison.columns, strict=True):
         assert header.cost_label.text() == f"own {cost_words(report.tally(column.message_ids))}"
+
+
+def test_C5_the_files_tab_shows_what_each_branch_did_to_files(
+        qtbot: QtBot, window: Any) -> None:
+    """The edited prompt's branch edited jobs/import_orders.py; the other branch did not."""
+    store = window.store
+    [edited] = [n.id for n in store.skeleton(1)
+                if store.message(n.id).source_meta.get("edited_from")]
+    cmp = _open(qtbot, window, edited)
+    assert cmp.files.toPlainText() == ""  # read only when the tab is shown
+    cmp.tabs.setCurrentWidget(cmp.files)
+    qtbot.waitUntil(lambda: "import_orders.py" in cmp.files.toPlainText(), timeout=10_000)
+    text = cmp.files.toPlainText()
+    assert text.startswith("branches: 1 = path to ")

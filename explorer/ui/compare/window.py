@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -41,6 +42,7 @@ from explorer.store import NotFound, Store, StoreError
 from explorer.ui import file_dialogs
 from explorer.ui.compare.cells import CellWidget, DiffColors
 from explorer.ui.compare.costs import ColumnCosts
+from explorer.ui.compare.files_tab import FilesTab
 from explorer.ui.compare.header import ColumnHeader
 from explorer.ui.compare.toolbar import BranchPicker, DiffBar
 from explorer.ui.sharing.redaction_switch import window_redacts
@@ -113,7 +115,13 @@ class CompareWindow(QWidget):
         self.layout_.addWidget(self.status)
         self.layout_.addWidget(self.legend)
         self.layout_.addWidget(self.header_row)
-        self.layout_.addWidget(self.scroll_area, 1)
+        self.files = FilesTab(store)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.scroll_area, "Turns")
+        self.tabs.addTab(self.files, "Files")
+        self.tabs.setTabToolTip(1, "What each branch created, edited or deleted, and the diff "
+                                   "between what they end with (convo effects)")
+        self.layout_.addWidget(self.tabs, 1)
         self.show_branches(first)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -191,6 +199,7 @@ class CompareWindow(QWidget):
         self.bar.show_comparison(result)
         self._build_headers(result)
         self.costs.ask(result)
+        self.files.set_branches(self.conv_id, [c.leaf_id for c in result.columns])
         self._build_rows(result)
         self.status.setText(" ".join(summary(result)))
         self.legend.setText("" if result.mode == "off" else LEGEND)
