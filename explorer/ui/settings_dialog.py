@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.app.calls.model_setup import KEY_SENT_TO_FIELD, OWN_HOSTS
+from explorer.app.costs.price_edits import save_rows
 from explorer.app.preferences import (
     THEMES,
     THRESHOLD_MAX,
@@ -60,6 +61,7 @@ from explorer.providers.settings import (
     save_settings,
     settings_path,
 )
+from explorer.ui.price_editor import PriceEditor
 from explorer.ui.sharing.redaction_switch import REDACT_OFF_WARNING
 from explorer.ui.theme import apply_theme
 
@@ -255,6 +257,8 @@ class SettingsDialog(QDialog):
                                 usable, self)
             self.pages[kind] = page
             self.tabs.addTab(page, kind)
+        self.prices = PriceEditor(self)
+        self.tabs.addTab(self.prices, "Prices")
         self.theme = QComboBox(self)
         for theme in THEMES:
             self.theme.addItem(theme.capitalize(), theme)
@@ -332,7 +336,9 @@ class SettingsDialog(QDialog):
 
     def save(self) -> bool:
         """Write the settings file and apply the theme; on a bad field say why and stay open."""
+        price_rows, price_problem = self.prices.rows()
         problems = [p for p in (page.problem() for page in self.pages.values()) if p]
+        problems += [price_problem] if price_problem else []
         if problems:
             self.message.setText(problems[0])
             return False
@@ -348,6 +354,7 @@ class SettingsDialog(QDialog):
         try:
             save_settings(settings, self.path)
             save_app_prefs(prefs, self.path)
+            save_rows(price_rows, self.path)
         except OSError as e:
             self.message.setText(f"Could not save {self.path}: {e.strerror or e}")
             return False

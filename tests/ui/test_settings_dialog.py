@@ -302,3 +302,32 @@ def test_a_call_refused_for_the_keys_host_names_the_setting_in_the_window(
                             f"{untrusted_server.url}: it goes only to api.anthropic.com")
     assert 'Settings, anthropic, "Send the key also to"' in error
     assert untrusted_server.state.hits == [] and SECRET not in error
+
+
+def test_C5_prices_edited_in_settings_price_the_cost_and_a_bad_one_is_refused(
+        qtbot: QtBot, config: Path, memory_keyring: MemoryKeyring) -> None:
+    """Settings → Prices: a row adds a model the bundled table lacks; saved under "prices"
+    in the table's shape, the cost reads it; a negative price keeps the dialog open."""
+    from explorer.app.costs.price_edits import PriceRow, read_rows
+    from explorer.app.costs.prices import load_prices
+    from explorer.ui.settings_dialog import SettingsDialog
+
+    config.write_text(json.dumps({"app": {"theme": "light"}}))
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    assert load_prices(config).lookup("house-model-1") is None
+    dialog.prices.add_row(PriceRow("openai-compatible", "house-model-1", 0.5, 2.0))
+    assert dialog.save()
+    saved = json.loads(config.read_text())
+    assert saved["prices"] == {"openai-compatible": {"models": {
+        "house-model-1": {"input": 0.5, "output": 2.0}}}}
+    assert saved["app"]["theme"] == "light"  # the other sections stay
+    price = load_prices(config).lookup("house-model-1")
+    assert price is not None and (price.input, price.output) == (0.5, 2.0)
+    assert read_rows(config) == [PriceRow("openai-compatible", "house-model-1", 0.5, 2.0)]
+    again = SettingsDialog()
+    qtbot.addWidget(again)
+    assert again.prices.table.rowCount() == 1  # the row is read back
+    again.prices.add_row(PriceRow("anthropic", "claude-x", -1.0, 2.0))
+    assert not again.save()
+    assert "cannot be negative" in again.message.text()
