@@ -122,3 +122,22 @@ def test_C5_the_files_tab_shows_what_each_branch_did_to_files(
     qtbot.waitUntil(lambda: "import_orders.py" in cmp.files.toPlainText(), timeout=10_000)
     text = cmp.files.toPlainText()
     assert text.startswith("branches: 1 = path to ")
+
+
+def test_C5_a_conversation_whose_agent_wrote_files_gets_a_files_tab(
+        qtbot: QtBot, window: Any) -> None:
+    """The demo's agent edited jobs/import_orders.py: the transcript offers Files, which
+    reads the active path's effects when shown; a plain chat gets no such tab."""
+    tabs = window.transcript_tabs
+    qtbot.waitUntil(lambda: tabs.indexOf(tabs.files) == 1, timeout=10_000)
+    assert tabs.tabBar().isVisible()
+    tabs.setCurrentWidget(tabs.files)
+    qtbot.waitUntil(lambda: "import_orders.py" in tabs.files.toPlainText(), timeout=10_000)
+    assert "edited" in tabs.files.toPlainText() or "created" in tabs.files.toPlainText()
+    from explorer.tree.model import Message, Part
+
+    chat = window.store.create_conversation("a plain chat")
+    window.store.append_turn(chat, [Message(None, None, "user", [Part("text", "hi")]),
+                                    Message(None, None, "assistant", [Part("text", "hello")])])
+    window.open_conversation(chat)
+    qtbot.waitUntil(lambda: tabs.indexOf(tabs.files) < 0, timeout=10_000)

@@ -1,4 +1,4 @@
-"""The compare window's Files tab: what each compared branch did to files, side by side (C5).
+"""A Files tab: what a path did to files, or each compared branch side by side (C5).
 
 Two forks of a coding session differ less in their words than in the code they wrote. The
 branches' file effects (``convo effects --at A --at B``) are rebuilt off the main thread,
@@ -47,9 +47,11 @@ class FilesTab(QPlainTextEdit):
         self.setPlainText("Reading what each branch did to files…")
 
         def job(ticket: Ticket) -> str:
-            from explorer.app.effects.compare import compare_effects
-            from explorer.app.effects.text import comparison_lines
+            from explorer.app.effects.compare import compare_effects, path_effects
+            from explorer.app.effects.text import comparison_lines, effect_lines
 
+            if len(leaves) == 1:  # one path: what it did (the transcript's Files tab)
+                return "\n".join(effect_lines(path_effects(self.store, conv, leaves[0])))
             _each, files = compare_effects(self.store, conv, list(leaves))
             return "\n".join(comparison_lines(list(leaves), files))
 

@@ -1,10 +1,12 @@
-"""The transcript pane as tabs: the conversation first, then any subagent opened from it.
+"""The transcript pane as tabs: the conversation, its Files, then any subagent opened from it.
 
 Clicking a subagent in the graph (its node, or its name beside the dashed link)
 opens that subagent's transcript in a tab of its own, read from its root down to
 its newest message. Nothing moves the tip: a subagent is read beside the
 conversation, never switched to (V1). The tab bar hides itself while only the
-conversation is open, so the pane looks as it always did.
+conversation is open, so the pane looks as it always did. A conversation whose agent
+wrote files gets a Files tab: what its active path created, edited or deleted, read when
+the tab is shown (C5).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from explorer.app.views.subagents import subagent_end
 from explorer.store import Store
 from explorer.store.turn_reads import SubagentInfo
+from explorer.ui.background.tasks import LatestRunner, Ticket
+from explorer.ui.compare.files_tab import FilesTab
 from explorer.ui.transcript import TranscriptView
 
 
@@ -37,6 +41,42 @@ class TranscriptTabs(QTabWidget):
         bar.setTabButton(0, bar.ButtonPosition.LeftSide, None)
         self.tabCloseRequested.connect(self.close_tab)
         self._agents: dict[int, TranscriptView] = {}  # by subagent root
+        self.files = FilesTab(store)
+        self._files_for: tuple[int, int | None] | None = None
+        self._probe = LatestRunner(self, threads=1, name="files-probe")
+        self._probe.finished.connect(self._files_found)
+
+    def show_files(self, conv_id: int) -> None:
+        """Offer the Files tab when the conversation changed any file (asked off the main
+        thread); its text follows the active path's tip."""
+        tip = self.store.conversation(conv_id, boundary=False).tip_id
+        self._files_for = (conv_id, tip)
+        if self._probe.runner.closed:
+            return
+
+        def probe(ticket: Ticket) -> tuple[int, int | None, bool]:
+            from explorer.app.effects.presence import changes_files
+
+            return conv_id, tip, changes_files(self.store, conv_id)
+
+        self._probe.submit(probe)
+
+    def _files_found(self, found: tuple[int, int | None, bool]) -> None:
+        conv_id, tip, changes = found
+        if (conv_id, tip) != self._files_for:
+            return
+        at = self.indexOf(self.files)
+        if changes and tip is not None:
+            if at < 0:
+                at = self.insertTab(1, self.files, "Files")
+                self.setTabToolTip(at, "What the active path created, edited or deleted, "
+                                       "rebuilt from the agent's tool calls (convo effects)")
+                bar = self.tabBar()
+                bar.setTabButton(at, bar.ButtonPosition.RightSide, None)
+                bar.setTabButton(at, bar.ButtonPosition.LeftSide, None)
+            self.files.set_branches(conv_id, [tip])
+        elif at >= 0:
+            self.removeTab(at)
 
     def agent_views(self) -> dict[int, TranscriptView]:
         return dict(self._agents)
@@ -64,13 +104,14 @@ class TranscriptTabs(QTabWidget):
 
     def close_tab(self, index: int) -> None:
         view = self.widget(index)
-        if not isinstance(view, TranscriptView) or view is self.main:
+        if not isinstance(view, TranscriptView) or view is self.main:  # Files stays too
             return
         root = next((r for r, v in self._agents.items() if v is view), None)
         if root is not None:
             del self._agents[root]
         view.shutdown()
         self.removeTab(index)
+        self.setCurrentWidget(self.main)  # back to the conversation, not the tab beside
         view.deleteLater()
 
     def close_subagents(self) -> None:
@@ -80,5 +121,7 @@ class TranscriptTabs(QTabWidget):
         self.setCurrentWidget(self.main)
 
     def shutdown(self) -> None:
+        self._probe.shutdown()
+        self.files.runner.shutdown()
         for view in self._agents.values():
             view.shutdown()

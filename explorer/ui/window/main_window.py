@@ -267,6 +267,7 @@ class MainWindow(QMainWindow):
             return
         self.context_panel.show_conversation(self._conv)
         self.cost_line.show_conversation(self._conv)
+        self.transcript_tabs.show_files(self._conv)
         conv = self.store.conversation(self._conv, boundary=False)
         labels = len(self.store.checkpoints(self._conv))
         self.status_label.setText(
