@@ -17,7 +17,6 @@ from explorer.ui.transcript.cards import MessageCard
 from explorer.ui.window.main_window import MainWindow
 
 
-
 def _views(tabs: object) -> int:
     """Transcripts open in the pane (the Files tab, where there is one, is not one)."""
     return sum(isinstance(tabs.widget(i), TranscriptView)  # type: ignore[attr-defined]
