@@ -70,3 +70,21 @@ def test_C5_the_status_bar_says_what_the_open_conversation_cost(
     total = cost_report(window.store, 1).total()
     assert line.text() == cost_words(total)
     assert line.text().startswith("$") and "tokens" in line.text()
+
+
+def test_C5_the_graph_shows_each_branchs_cost_and_the_paths_at_the_tip(
+        qtbot: QtBot, window: Any) -> None:
+    from explorer.app.costs.chips import cost_chips
+    from explorer.app.costs.report import cost_report
+
+    qtbot.waitUntil(lambda: window.cost_line.text() != "", timeout=10_000)
+    item = window.graph.view.item
+    expected = cost_chips(cost_report(window.store, 1))
+    tip = window.store.conversation(1).tip_id
+    assert expected[tip].startswith("path $")
+    assert sum(1 for m in expected if m != tip) >= 2  # the demo branches more than once
+    index = item.model.index
+    assert item.cost_chips == {index[m]: t for m, t in expected.items()}
+    window.graph.view.viewport().repaint()
+    drawn = {text for _box, text in item.labels.costs}
+    assert expected[tip] in drawn

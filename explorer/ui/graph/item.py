@@ -87,6 +87,7 @@ class GraphItem(QGraphicsItem):
         self.selected = -1
         self.compare_marks: list[tuple[int, int]] = []  # (node, number) marked for compare
         self.live_marks: list[tuple[int, float]] = []  # (node, strength) of followed arrivals
+        self.cost_chips: dict[int, str] = {}  # node → a branch's cost (C5)
         self.sibling_words: SiblingWords | None = None  # what differs at branch points
         self.paint_count = 0
         self.last_lod: Lod | None = None
@@ -172,7 +173,8 @@ class GraphItem(QGraphicsItem):
             paint_live_nodes(painter, [(m.xs[i], m.ys[i], s) for i, s in self.live_marks], scale,
                              None if lod in (Lod.OVERVIEW, Lod.DOTS) else (BOX_W, BOX_H))
         self.labels.paint(painter, self.model, self.palette, self.geometry.spots, view,
-                          [box for box, _node, _kind in self.tending.chip_boxes])
+                          [box for box, _node, _kind in self.tending.chip_boxes],
+                          self.cost_chips)
 
     def _paint_overview(self, painter: QPainter, scale: float, zooming: bool) -> None:
         """The overview image at the exact on-screen size, drawn pixel for pixel: scaled

@@ -10,7 +10,7 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -25,6 +25,7 @@ LABEL_PX = 11
 MAX_BRANCH_LABELS = 120
 MAX_NAME_LABELS = 200
 NAME_CHARS_PX = 220  # longest checkpoint or agent name, in pixels
+COST_MIN_SCALE = 0.3  # below this zoom boxes are dots: their money would only clutter
 NAME_MIN_PX = 70  # names are cut to a column's width on screen, but never below this
 MEMO_PX = 180  # a note shows its first words; the tooltip and the transcript show it all
 _BUCKET_W, _BUCKET_H = 128.0, 32.0  # viewport buckets of drawn labels
@@ -50,6 +51,7 @@ class LabelPainter:
         self.agent_boxes: list[tuple[QRectF, int]] = []  # subagent names drawn (viewport px)
         self.named: list[tuple[QRectF, str]] = []  # branch names drawn in the last paint
         self.flags: list[tuple[QRectF, int]] = []  # checkpoint names drawn, by node
+        self.costs: list[tuple[QRectF, str]] = []  # branch costs drawn in the last paint
         self.memos: list[tuple[QRectF, str]] = []  # notes drawn in the last paint
         self.models: list[tuple[QRectF, str]] = []  # model changes drawn in the last paint
         self.room = float(NAME_CHARS_PX)
@@ -65,10 +67,10 @@ class LabelPainter:
     def paint(
         self, painter: QPainter, model: GraphModel, palette: GraphPalette,
         spots: LabelSpots, view: tuple[float, float, float, float],
-        occupied: Sequence[QRectF] = (),
+        occupied: Sequence[QRectF] = (), costs: Mapping[int, str] | None = None,
     ) -> None:
         """``occupied``: viewport boxes drawn before the labels (tending chips), which no
-        label covers."""
+        label covers; ``costs``: a branch's cost by the node it starts at (C5)."""
         world = painter.worldTransform()
         self._map = (world.m11(), world.m22(), world.dx(), world.dy())
         self.room = float(round(max(NAME_MIN_PX, min(NAME_CHARS_PX, COL_W * world.m11() - 10))))
@@ -80,6 +82,7 @@ class LabelPainter:
         self.flags = []
         self.memos = []
         self.models = []
+        self.costs = []
         self._taken = {}
         for r in occupied:
             self._free((r.left(), r.top(), r.width(), r.height()))
@@ -118,7 +121,32 @@ class LabelPainter:
                 self._branch(painter, model, palette, i)
         for i in spots.memos.query(view, MAX_NAME_LABELS):  # after the counts: they come first
             self._memo(painter, model, i, palette)
+        if costs and world.m11() >= COST_MIN_SCALE:  # where boxes read: money beside them
+            for i, text in costs.items():
+                if 0 <= i < len(model) and _contains(view, model.xs[i], model.ys[i]):
+                    self._cost(painter, model, i, text, palette)
         painter.restore()
+
+    def _cost(self, painter: QPainter, m: GraphModel, i: int, text: str,
+              pal: GraphPalette) -> None:
+        """``$0.042`` under the node's bottom-right corner (a line lower, or right of the box
+        when no box stands there, when that is taken)."""
+        rx, ry = self._at(m.xs[i] + BOX_W / 2, m.ys[i])
+        _, by = self._at(m.xs[i], m.ys[i] + BOX_H / 2)
+        key = ("cost", text, self._ratio)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made_for(key, lambda: _Look(text, 3, _veil(pal), pal.muted_text,
+                                                     pal.muted_text, False, False),
+                                  self.metrics.horizontalAdvance(text) + 8, 15)
+        w = made[1]
+        right = [] if m.node_at(m.xs[i] + COL_W, m.ys[i]) >= 0 else [(rx + 4, ry + 2, w, 15.0)]
+        for box in ((rx - w, by + 2, w, 15.0), (rx - w, by + 18, w, 15.0), *right):
+            box = self._inside_view(box)
+            if self._free(box):
+                self._blit(painter, box, made)
+                self.costs.append((QRectF(*box), text))
+                return
 
     def agent_at(self, x: float, y: float) -> int:
         """The node whose subagent name was drawn under viewport point (x, y), or -1."""

@@ -66,6 +66,7 @@ class TreeGraphWidget(QWidget):
         self.focus = GraphFocus(self.view, lambda: self.is_loading)
         self._compare_marks: list[int] = []
         self._live_marks: dict[int, float] = {}
+        self._cost_chips: dict[int, str] = {}
         self._auto_view = False  # re-fit on resize until the person moves the view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -112,6 +113,7 @@ class TreeGraphWidget(QWidget):
         if conv_id != self._conv:
             self._expanded.clear()
             self.focus.forget()
+            self._cost_chips = {}  # the next conversation's come with its cost
         self._conv = conv_id
         self._start(conv_id)
 
@@ -218,6 +220,7 @@ class TreeGraphWidget(QWidget):
         self.view.set_item(GraphItem(data.model, data.geometry, palette_for_application()))
         self.set_compare_marks(self._compare_marks)
         self.set_live_marks(self._live_marks)
+        self.set_cost_chips(self._cost_chips)
         self.words.attach(data.model)
         if self._keep_view and previous is not None:
             self.view.set_scale(scale)
@@ -284,6 +287,15 @@ class TreeGraphWidget(QWidget):
         if item is not None:
             index = item.model.index
             item.live_marks = [(index[m], s) for m, s in marks.items() if m in index]
+            item.update()
+
+    def set_cost_chips(self, by_message: dict[int, str]) -> None:
+        """A branch's cost on the node it starts at, the path's at the tip (C5)."""
+        self._cost_chips = dict(by_message)
+        item = self.view.item
+        if item is not None:
+            index = item.model.index
+            item.cost_chips = {index[m]: t for m, t in by_message.items() if m in index}
             item.update()
 
     def live_marked_nodes(self) -> list[tuple[int, float]]:

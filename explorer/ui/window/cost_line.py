@@ -39,8 +39,11 @@ def cost_words(total: Tally) -> str:
 class CostLine(QLabel):
     """The open conversation's cost, filled in when the window is quiet."""
 
-    def __init__(self, store: Store, busy: Callable[[], bool], parent: QWidget) -> None:
+    def __init__(self, store: Store, busy: Callable[[], bool], parent: QWidget,
+                 chips: Callable[[dict[int, str]], None] = lambda _c: None) -> None:
         super().__init__(parent)
+        self.chips = chips
+        """Where the branches' cost chips go (the graph), by message id."""
         self.store = store
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setToolTip("What the answers on every branch cost, from the usage the file "
@@ -62,17 +65,20 @@ class CostLine(QLabel):
         if self.runner.runner.closed:
             return
 
-        def job(ticket: Ticket) -> tuple[int, Tally]:
+        def job(ticket: Ticket) -> tuple[int, Tally, dict[int, str]]:
+            from explorer.app.costs.chips import cost_chips
             from explorer.app.costs.report import cost_report
 
-            return conv_id, cost_report(self.store, conv_id).total()
+            report = cost_report(self.store, conv_id)
+            return conv_id, report.total(), cost_chips(report)
 
         self.runner.submit(job)
 
-    def _shown(self, result: tuple[int, Tally]) -> None:
-        conv_id, total = result
+    def _shown(self, result: tuple[int, Tally, dict[int, str]]) -> None:
+        conv_id, total, chips = result
         if conv_id == self.conversation_id:
             self.setText(cost_words(total))
+            self.chips(chips)
 
     def shutdown(self) -> None:
         self.gate.drop()

@@ -108,7 +108,8 @@ class MainWindow(QMainWindow):
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are imported text
         self.statusBar().addPermanentWidget(self.status_label)
         self.cost_line = CostLine(store, lambda: (self.transcript.is_loading
-                                                  or self.graph.is_loading), self)
+                                                  or self.graph.is_loading), self,
+                                  chips=lambda chips: self.graph.set_cost_chips(chips))
         self.statusBar().addPermanentWidget(self.cost_line)
         self.redaction = RedactionSwitch(self)  # secrets in sends, previews, exports (R1)
         self.statusBar().insertPermanentWidget(0, self.redaction.banner)
