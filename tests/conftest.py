@@ -81,6 +81,7 @@ SLOW_MODULES = (
     "test_graph_tending.py", "test_render_snapshot.py", "test_cli.py",
     "test_import_all_samples.py", "test_export_requests.py", "test_tasks.py",
     "test_stream_faults_P2.py", "test_turn_columns_V2.py", "test_layout.py",
+    "test_window_scale_V3.py",
     "test_share_large.py",
     "test_mcp_stdio_A1.py",
 )
