@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from explorer.formats import fast_json
+
 _NOTE_LINE_LIMIT = 20
 
 REPORT_EVERY_BYTES = 256 * 1024
@@ -74,6 +76,16 @@ class JsonlReader:
             raw = raw[3:]
         if not raw.strip():
             return None
+        try:  # the usual line: valid UTF-8 and JSON the fast parser takes
+            value = fast_json.loads_fast(raw)
+        except ValueError:  # json takes it, or says why it is skipped
+            return self._parse_slowly(number, raw)
+        if isinstance(value, dict):
+            return value
+        self._not_object(number, value)
+        return None
+
+    def _parse_slowly(self, number: int, raw: bytes) -> dict[str, Any] | None:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -88,9 +100,12 @@ class JsonlReader:
                 self._skip(number, f"invalid JSON ({_short_error(exc)})")
             return None
         if not isinstance(value, dict):
-            self._skip(number, f"not a JSON object (a {_json_kind(value)})")
+            self._not_object(number, value)
             return None
         return value
+
+    def _not_object(self, number: int, value: Any) -> None:
+        self._skip(number, f"not a JSON object (a {_json_kind(value)})")
 
     def _skip(self, number: int, reason: str) -> None:
         self.skipped.append(SkippedLine(number, reason))

@@ -72,9 +72,21 @@ def _clean(value: Any, counter: list[int]) -> Any:
 
 
 def _walk_object(obj: Any, counter: list[int]) -> None:
-    for f in fields(obj):
-        current = getattr(obj, f.name)
+    for name in _field_names(type(obj)):
+        current = getattr(obj, name)
         if isinstance(current, str | list | dict) or is_dataclass(current):
             cleaned = _clean(current, counter)
             if cleaned is not current:
-                setattr(obj, f.name, cleaned)
+                setattr(obj, name, cleaned)
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names, looked up once per class (``fields`` per message was a
+    fifth of this walk's time on a 100,000-message session)."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
+    return names
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -106,10 +106,33 @@ def _plausible(value: str) -> bool:
     return not (_NOT_A_VALUE.match(value) or _CODE.match(value))
 
 
+def _signs_after_stems(text: str) -> Iterator[int]:
+    """Where each "=" or ":" that could close a key name stands, in order: only within
+    ``KEY_LOOKBACK`` characters after a stem (the name holds one, and lies in the lookback),
+    so text full of signs but without a stem is not walked sign by sign."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer: every sign, as before
+        yield from (sign.start() for sign in _ASSIGN.finditer(text))
+        return
+    starts = sorted(i for stem in _STEMS for i in _find_all(low, stem))
+    done = 0  # signs before this were looked at already
+    for i in starts:  # the shortest stem has 3 letters; the name ends at most at the sign
+        start, end = max(done, i + 3), i + KEY_LOOKBACK + 1
+        for sign in _ASSIGN.finditer(text, start, end):
+            yield sign.start()
+        done = max(done, end)
+
+
+def _find_all(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at != -1:
+        yield at
+        at = text.find(word, at + 1)
+
+
 def _credentials(text: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
-    for sign in _ASSIGN.finditer(text):
-        at = sign.start()
+    for at in _signs_after_stems(text):
         key = _NAME_REVERSED.match(text[max(0, at - KEY_LOOKBACK):at][::-1])
         if key is None:
             continue

@@ -50,6 +50,30 @@ def one_session(out: Path, messages: int, seed: int = 0, rewind_rate: float = 0.
     return path
 
 
+def many_sessions(folder: Path, count: int, messages: int, seed: int = 0) -> list[Path]:
+    """``count`` session files of ``messages`` messages each in ``folder``, as ``one_session``
+    writes one (the text pool is made once: making it per session cost seconds each)."""
+    rng = random.Random(seed)
+    pool = TextPool(rng)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i in range(count):
+        path = folder / f"session-{seed}-{i:05d}.jsonl"
+        budget = _Budget(None, messages)
+        with path.open("wb") as fp:
+            s = _ClaudeSession(fp, rng, pool, f"many-{seed}-{i}", "api-server", START_TIME,
+                               SIZES["realistic"])
+            s.start()
+            spent = (0, 0)
+            while not budget.done():
+                steps = plan_turn(rng, budget.messages_left)
+                s.turn(steps, None, s.can_rewind and rng.random() < 0.05)
+                budget.spend(s.bytes - spent[0], s.tree.messages - spent[1])
+                spent = (s.bytes, s.tree.messages)
+        made.append(path)
+    return made
+
+
 def bushy_tree(store: Store, n: int, seed: int = 0, branch: float = 0.35) -> int:
     """A conversation of ``n`` messages where about ``branch`` of them start a new branch.
 

@@ -17,12 +17,12 @@ offset, which is found (the line's uuid is the message's key) and reported as
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from explorer.formats import fast_json
 from explorer.formats.claude_code.blocks import as_dict, as_str, content_parts, usage_from
 from explorer.formats.claude_code.record_lines import line_meta
 from explorer.formats.claude_code.records import (
@@ -170,7 +170,7 @@ class SessionContent:
         if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:
-            entry = json.loads(raw.decode("utf-8"))
+            entry = fast_json.loads(raw)
         except (ValueError, RecursionError):
             entry = None
         if not isinstance(entry, dict) or (

@@ -1,0 +1,142 @@
+"""Import at disk speed: each first import or sync beside the JSON-parse floor of the same files.
+
+The floor is what no importer can beat: every line of the same files read and parsed with
+``json.loads`` (and with ``msgspec``, the parser the importer uses), in a child process of
+its own. Each import or sync runs in a fresh child too, so its peak resident size
+(``os.wait4``) counts only itself. The sets are generated here, in a temporary folder:
+
+* one 100,000-message Claude Code session (``scale_data.one_session``, seed 3), imported
+  with ``convo import``;
+* 2,000 sessions of 50 messages in a fake home, synced with ``convo sync`` (the first
+  sync, then one with nothing new).
+
+    python -m tests.benchmarks disk_speed
+    BENCH_DISK_SESSIONS=200 python -m tests.benchmarks disk_speed   (a quick run)
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.harness import Result
+
+AREA = "disk speed"
+REPO = Path(__file__).resolve().parents[2]
+BIG_MESSAGES = 100_000
+SESSIONS = int(os.environ.get("BENCH_DISK_SESSIONS", "2000"))
+SESSION_MESSAGES = 50
+FLOOR_TIMES = 5.0  # the target: a first import within 5x the parse floor
+PEAK_MB = 150.0
+MB = 1 << 20
+
+_FLOOR = """
+import json, sys, time
+from pathlib import Path
+import msgspec
+files = [Path(p) for p in sys.argv[2:]]
+decode = msgspec.json.Decoder().decode
+parse = json.loads if sys.argv[1] == "json" else decode
+t = time.perf_counter()
+for f in files:
+    with f.open("rb") as h:
+        for line in h:
+            if line.strip():
+                parse(line)
+print(time.perf_counter() - t)
+"""
+
+
+def _child(args: list[str], home: Path | None = None) -> tuple[float, float, float, str]:
+    """Run ``python args`` in a child: its wall and CPU seconds (a shared machine's other
+    work lengthens the wall time only), its peak RSS in MB and its stdout."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if home is not None:
+        env["HOME"] = str(home)
+        env.pop("CLAUDE_CONFIG_DIR", None)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, *args], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    proc.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"{args[:3]} failed: {out[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+
+
+def _floor(files: list[Path], parser: str) -> float:
+    *_, out = _child(["-c", _FLOOR, parser, *map(str, files)])
+    return float(out.strip())
+
+
+def _convo(db: Path, *args: str, home: Path | None = None) -> tuple[float, float, float]:
+    wall, cpu, peak, _ = _child(["-m", "explorer.cli.main", "--db", str(db), *args], home)
+    return wall, cpu, peak
+
+
+def _sessions(root: Path, count: int) -> list[Path]:
+    """``count`` Claude Code sessions of ``SESSION_MESSAGES`` messages in a fake home."""
+    from tests.benchmarks.scale_data import many_sessions
+
+    folder = root / "home" / ".claude" / "projects" / "-home-dev-api-server"
+    return many_sessions(folder, count, SESSION_MESSAGES, seed=5)
+
+
+def _rows(what: str, files: list[Path], run: tuple[float, float, float], floor: float,
+          fast_floor: float, judged: bool) -> list[Result]:
+    wall, cpu, peak = run
+    size = sum(f.stat().st_size for f in files) / MB
+    times = wall / floor
+    return [
+        Result(AREA, f"{what}: floor, json.loads of every line ({size:,.0f} MB)", floor, "s"),
+        Result(AREA, f"{what}: floor, msgspec of every line", fast_floor, "s"),
+        Result(AREA, f"{what}: first import, wall", wall, "s"),
+        Result(AREA, f"{what}: first import, CPU", cpu, "s"),
+        Result(AREA, f"{what}: first import / json floor", times, "x",
+               f"< {FLOOR_TIMES:.0f}" if judged else "", times < FLOOR_TIMES if judged else None),
+        Result(AREA, f"{what}: peak RSS of the importing process", peak, "MB",
+               f"< {PEAK_MB:.0f}" if judged else "", peak < PEAK_MB if judged else None),
+    ]
+
+
+def _big(root: Path) -> list[Result]:
+    from tests.benchmarks.scale_data import one_session
+
+    print(f"  generating a {BIG_MESSAGES:,}-message session …", file=sys.stderr, flush=True)
+    source = one_session(root / "big", BIG_MESSAGES, seed=3)
+    floor, fast = _floor([source], "json"), _floor([source], "msgspec")
+    run = _convo(root / "big.db", "import", str(source))
+    return _rows(f"one {BIG_MESSAGES:,}-message Claude Code session", [source], run, floor,
+                 fast, judged=True)
+
+
+def _many(root: Path) -> list[Result]:
+    print(f"  generating {SESSIONS:,} sessions …", file=sys.stderr, flush=True)
+    files = _sessions(root, SESSIONS)
+    floor, fast = _floor(files, "json"), _floor(files, "msgspec")
+    home = root / "home"
+    db = root / "many.db"
+    run = _convo(db, "sync", "--tool", "claude-code", home=home)
+    again, *_ = _convo(db, "sync", "--tool", "claude-code", home=home)
+    what = f"{SESSIONS:,} sessions x {SESSION_MESSAGES} messages, convo sync"
+    return [*_rows(what, files, run, floor, fast, judged=False),
+            Result(AREA, f"{what}: again with nothing new (wall, with start-up)", again, "s",
+                   "< 1", again < 1.0)]
+
+
+def run() -> list[Result]:
+    with tempfile.TemporaryDirectory(prefix="bench_disk_") as d:
+        return [*_big(Path(d)), *_many(Path(d))]
+
+
+if __name__ == "__main__":
+    from tests.benchmarks.harness import HEADER
+
+    print("\n".join([HEADER, *(r.row() for r in run())]))
