@@ -125,3 +125,28 @@ def test_V1_a_regenerated_answer_is_titled_by_the_prompt_it_answers(tmp_path: Pa
     assert titles[23].startswith("↳ Write a short commit message")
     assert not any("(continued)" in t for t in titles.values())
     store.close()
+
+
+def test_V1_a_turn_without_answer_words_uses_both_lines_for_its_title(
+        qapp: object, tmp_path: Path) -> None:
+    """"Write a short commit message for this change." has no answer of its own on its node
+    (its answers are the two regenerated siblings): its title takes the box's second line
+    rather than being cut at the first."""
+    from explorer.app.importing.demo import load_demo
+    from explorer.store import Store
+    from explorer.ui.graph.item import GraphItem
+    from explorer.ui.graph.palette import light_palette
+    from explorer.ui.graph.worker import build_turn_graph
+
+    store = Store(tmp_path / "d.db")
+    load_demo(store)
+    data = build_turn_graph(store, 1, light_palette())
+    item = GraphItem(data.model, data.geometry, light_palette())
+    [i] = [k for k in range(len(data.model))
+           if str(data.model.turns.titles[k]).startswith("Write a short commit")]  # type: ignore[union-attr]
+    head, line, _chip, _w, more = item._text(i)
+    assert more and not head.endswith("…")
+    assert f"{head} {line}".rstrip("…").startswith("Write a short commit message")
+    answered = next(k for k in range(len(data.model)) if data.model.turns.answers[k])  # type: ignore[union-attr]
+    assert item._text(answered)[4] is False and item._text(answered)[1].startswith("→ ")
+    store.close()

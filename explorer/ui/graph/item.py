@@ -43,7 +43,9 @@ TEXT_MIN_SCALE = 0.45  # from here on boxes carry their text
 RING_PX = 9.0  # selection ring radius when nodes are dots
 MARGIN = 60.0
 NEW_TEXTS_PER_FRAME = 12
-_Text = tuple[str, str, str, float]  # head, second line, tool chip, chip width
+_Text = tuple[str, str, str, float, bool]
+"""head, second line, tool chip, chip width, whether the second line goes on with the head (a
+turn with no answer words uses both lines for its title)."""
 
 
 class Lod(IntEnum):
@@ -295,7 +297,7 @@ class GraphItem(QGraphicsItem):
                     continue
                 got = self._text(i)
                 fresh += 1
-            head, line, chip, chip_w = got
+            head, line, chip, chip_w, more_head = got
             left, top = m.xs[i] - BOX_W / 2 + 6, m.ys[i] - BOX_H / 2
             painter.setPen(self.palette.text)
             painter.setFont(self._bold)
@@ -303,8 +305,9 @@ class GraphItem(QGraphicsItem):
             if chip:
                 painter.setFont(self._small)
                 painter.drawText(QPointF(m.xs[i] + BOX_W / 2 - 6 - chip_w, top + 17), chip)
-            painter.setPen(self.palette.muted_text if m.turns else self.palette.text)
-            painter.setFont(self._font)
+            painter.setPen(self.palette.muted_text if m.turns and not more_head
+                           else self.palette.text)
+            painter.setFont(self._bold if more_head else self._font)
             painter.drawText(QPointF(left, top + 37), line)
         if self.texts_missing:
             self.update()
@@ -333,7 +336,8 @@ class GraphItem(QGraphicsItem):
         m = self.model
         head = f"#{m.ids[i]} {STYLE_NAMES[m.styles[i]]}"
         differs = self.sibling_words.line(m, i) if self.sibling_words else None
-        return head, self._elide(self._metrics, differs or m.previews[i], BOX_W - 12), "", 0.0
+        return (head, self._elide(self._metrics, differs or m.previews[i], BOX_W - 12), "", 0.0,
+                False)
 
     def _turn_text(self, i: int) -> _Text:
         info = self.model.turns
@@ -342,11 +346,28 @@ class GraphItem(QGraphicsItem):
         chip_w = self._small_metrics.horizontalAdvance(chip) if chip else 0.0
         room = BOX_W - 12 - (chip_w + 8 if chip else 0)
         differs = self.sibling_words.line(self.model, i) if self.sibling_words else None
-        head = self._elide(self._bold_metrics, info.titles[i], room)
+        title = info.titles[i]
+        head = self._elide(self._bold_metrics, title, room)
         answer = differs or info.answers[i]
+        if not answer and head != title:  # no answer words: the title takes both lines
+            first, rest = self._wrap(title, room)
+            if first:
+                return (first, self._elide(self._bold_metrics, rest, BOX_W - 12), chip, chip_w,
+                        True)
         if answer and not self.model.flags[i] & F_RUN:
             answer = "→ " + answer
-        return head, self._elide(self._metrics, answer, BOX_W - 12), chip, chip_w
+        return head, self._elide(self._metrics, answer, BOX_W - 12), chip, chip_w, False
+
+    def _wrap(self, text: str, width: float) -> tuple[str, str]:
+        """The words of ``text`` that fit ``width`` in bold, and the rest ("" when not even
+        the first word fits)."""
+        words, first = text[:self._max_chars * 2].split(" "), ""
+        for n in range(1, len(words) + 1):
+            candidate = " ".join(words[:n])
+            if self._bold_metrics.horizontalAdvance(candidate) > width:
+                break
+            first = candidate
+        return first, text[len(first):].strip()
 
     def _paint_ring(
         self, painter: QPainter, i: int, color: QColor, scale: float, lod: Lod
