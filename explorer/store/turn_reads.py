@@ -53,14 +53,14 @@ class TurnSource:
 def read_subagents(conn: sqlite3.Connection, conv_id: int) -> dict[Hashable, SubagentInfo]:
     """Every subagent transcript of the conversation, by its root message id."""
     roots = _subagent_roots(conn, conv_id)
-    calls = _call_messages(conn, conv_id, [u for _, u in roots.values() if u])
+    calls = _spawning_messages(conn, conv_id, roots)
     meta = _subagent_meta(conn, conv_id)
     subagents: dict[Hashable, SubagentInfo] = {}
-    for root, (agent_id, use_id) in roots.items():
+    for root, (agent_id, use_id, _started) in roots.items():
         info = meta.get(agent_id, {})
         name = _text(info.get("description")) or _text(info.get("agentType")) or agent_id
         subagents[root] = SubagentInfo(root, agent_id, name, _text(info.get("agentType")),
-                                       use_id, calls.get(use_id) if use_id else None)
+                                       use_id, calls.get(root))
     return subagents
 
 
@@ -105,17 +105,51 @@ def read_previews(conn: sqlite3.Connection, ids: list[Hashable]
     return out
 
 
-def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, tuple[str, str | None]]:
-    """Roots that start a subagent transcript: (agent id, spawning tool_use id)."""
+Root = tuple[str, str | None, str | None]
+"""A subagent root's agent id, spawning tool_use id, and the message it started from."""
+
+
+def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, Root]:
+    """Roots that start a subagent transcript. A subagent with no spawning call (Claude
+    Code's compaction agent) names the message it started from instead (``started_from``)."""
     rows = conn.execute(
         "SELECT id, json_extract(source_meta, '$.subagent'), "
-        "json_extract(source_meta, '$.spawned_by_tool_use_id') FROM messages "
+        "json_extract(source_meta, '$.spawned_by_tool_use_id'), "
+        "json_extract(source_meta, '$.started_from') FROM messages "
         f"WHERE conversation_id = ? AND {MARKED} AND parent_id IS NULL "
         "AND json_valid(source_meta) "
         "AND json_type(source_meta, '$.spawned_by_tool_use_id') IS NOT NULL",
         (conv_id,),
     )
-    return {int(mid): (str(agent or mid), str(use) if use else None) for mid, agent, use in rows}
+    return {int(mid): (str(agent or mid), str(use) if use else None,
+                       str(started) if started else None)
+            for mid, agent, use, started in rows}
+
+
+def _spawning_messages(conn: sqlite3.Connection, conv_id: int,
+                       roots: dict[int, Root]) -> dict[int, int]:
+    """Each root's linked message: the one holding its spawning call, else the one it
+    started from; a root whose link is not stored has none."""
+    calls = _call_messages(conn, conv_id, [u for _, u, _ in roots.values() if u])
+    starts = _started_messages(conn, conv_id,
+                               [s for _, u, s in roots.values() if s and not u])
+    out: dict[int, int] = {}
+    for root, (_, use, started) in roots.items():
+        found = calls.get(use) if use else starts.get(started) if started else None
+        if found is not None:
+            out[root] = found
+    return out
+
+
+def _started_messages(conn: sqlite3.Connection, conv_id: int,
+                      keys: list[str]) -> dict[str, int]:
+    if not keys:
+        return {}
+    rows = conn.execute(
+        "SELECT source_id, min(id) FROM messages WHERE conversation_id = ? "
+        "AND source_id IN (SELECT value FROM json_each(?)) GROUP BY source_id",
+        (conv_id, json.dumps(keys)))
+    return {str(k): int(mid) for k, mid in rows}
 
 
 def _call_messages(conn: sqlite3.Connection, conv_id: int, use_ids: list[str]) -> dict[str, int]:
@@ -152,5 +186,5 @@ def _text(value: object) -> str | None:
 def subagent_links(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
     """Subagent root → the message holding the call that started it (-1 when it is not stored)."""
     roots = _subagent_roots(conn, conv_id)
-    calls = _call_messages(conn, conv_id, [u for _, u in roots.values() if u])
-    return {root: calls.get(use, -1) if use else -1 for root, (_, use) in roots.items()}
+    linked = _spawning_messages(conn, conv_id, roots)
+    return {root: linked.get(root, -1) for root in roots}

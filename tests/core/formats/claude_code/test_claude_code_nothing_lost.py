@@ -67,3 +67,20 @@ def test_claude_code_file_without_any_parent_chains_in_file_order() -> None:
         ("n1", None), ("n2", "n1"), ("n3", "n2"), ("n4", "n3")]
     assert _path_texts(conv) == ["One", "Two", "Three", "Four"]
     assert any("chained the messages in file order" in n for n in conv.notes)
+
+
+def test_V1_the_compaction_agent_links_to_the_message_it_started_from(tmp_path: Path) -> None:
+    """It has no spawning call, so the graph's dashed link and the turn view's "from #N"
+    follow ``started_from``: the main-session message the agent read up to."""
+    from explorer.app.importing.run import import_paths
+    from explorer.store import Store
+    from explorer.store.turn_reads import read_subagents, subagent_links
+
+    with Store(tmp_path / "c.db") as store:
+        import_paths(store, [FIXTURES / "compact_agent"])
+        [conv] = [c.id for c in store.conversations()]
+        ids = {n.id: store.message(n.id).source_id for n in store.skeleton(conv)}
+        by_source = {s: i for i, s in ids.items()}
+        [info] = read_subagents(store.reader, conv).values()
+        assert info.call_message == by_source["m4"] and info.tool_use_id is None
+        assert subagent_links(store.reader, conv) == {by_source["c1"]: by_source["m4"]}
