@@ -84,7 +84,7 @@ def test_V2_records_and_subagent_roots_are_what_the_metadata_says(
     assert recorded == {mid for mid in range(1, len(METAS) + 1)
                         if _meta(mid).get("meta_record") or _meta(mid).get("isCompactSummary")}
     assert recorded == {3, 4}
-    assert _subagent_roots(conn, 1) == {10: ("a1", "toolu_1")}
+    assert _subagent_roots(conn, 1) == {10: ("a1", "toolu_1", None)}
 
 
 def test_V2_the_metadata_reads_go_through_the_partial_index(conn: sqlite3.Connection) -> None:

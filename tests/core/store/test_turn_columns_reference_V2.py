@@ -110,7 +110,8 @@ def _check_tally(tree: TurnTree, cols: TurnColumns, conn: sqlite3.Connection) ->
         else:
             role, text = said[cols.ids[label]]
             words = prompt_words(text)
-            assert tree.prompts[t] == (words if bits[label] & PROMPT else f"[{role}] {words}")
+            kind = "note" if bits[label] & RECORD else role  # a tool's own bookkeeping
+            assert tree.prompts[t] == (words if bits[label] & PROMPT else f"[{kind}] {words}")
         answers = [i for i in seg if bits[i] & ANSWER]
         assert tree.answers[t] == (answer_words(said[cols.ids[answers[-1]]][1])
                                    if answers else "")
