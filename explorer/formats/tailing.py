@@ -12,13 +12,13 @@ the messages a whole read would have built for those lines.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from explorer.formats import fast_json
 from explorer.formats.base import ImportedConversation
 from explorer.formats.jsonl import SkippedLine
 
@@ -107,7 +107,7 @@ class LineTail:
         if not raw.strip():
             return None
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = fast_json.loads(raw)
         except UnicodeDecodeError as exc:
             self.skipped.append(SkippedLine(number, f"not valid UTF-8 ({exc.reason})"))
             return None

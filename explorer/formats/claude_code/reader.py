@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.claude_code.agent_listing import agent_paths
 from explorer.formats.claude_code.blocks import as_str
 from explorer.formats.claude_code.content import SessionContent
 from explorer.formats.claude_code.session import Session
@@ -207,9 +208,7 @@ def _read_project(folder: Path) -> Iterator[_Outcome]:
 
 
 def _agent_files(folder: Path) -> list[tuple[str, Path]]:
-    if not folder.is_dir():
-        return []
-    return [(_agent_id(p), p) for p in sorted(folder.glob("agent-*.jsonl")) if p.is_file()]
+    return [(_agent_id(p), p) for p in agent_paths(folder) if p.is_file()]
 
 
 def _agent_id(path: Path) -> str:
