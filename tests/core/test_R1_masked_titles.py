@@ -74,8 +74,11 @@ def test_R1_previews_an_older_version_stored_are_masked_on_upgrade(tmp_path: Pat
         store.append_turn(conv, [user(PROMPT), assistant("fine")])
         store.transact(lambda c: c.execute("UPDATE messages SET preview = ? WHERE role = 'user'",
                                            (PROMPT,)))  # as an older version wrote it
-        store.transact(lambda c: c.execute("DELETE FROM _migrations WHERE name = ?",
-                                           (MIGRATIONS[-1][0],)))
+        at = next(n for n, (name, _) in enumerate(MIGRATIONS)
+                  if name.endswith("_masked_previews"))
+        later = [name for name, _ in MIGRATIONS[at:]]  # as a version before the masking
+        store.transact(lambda c: c.executemany("DELETE FROM _migrations WHERE name = ?",
+                                               [(name,) for name in later]))
     with Store(db) as store:
         (preview,) = store.reader.execute(
             "SELECT preview FROM messages WHERE role = 'user'").fetchone()
