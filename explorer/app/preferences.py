@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.compaction.kinds import PROVIDER_KINDS
-from explorer.providers.settings import settings_path
+from explorer.providers.settings import settings_path, write_sections
 
 APP_SECTION = "app"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
@@ -105,11 +105,4 @@ def load_app_prefs(path: Path | None = None) -> AppPrefs:
 
 def save_app_prefs(prefs: AppPrefs, path: Path | None = None) -> Path:
     """Write the ``"app"`` section into the file, keeping every other section as it is."""
-    path = path or settings_path()
-    data = _read_json(path)
-    data[APP_SECTION] = prefs.to_dict()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_sections({APP_SECTION: prefs.to_dict()}, path)

@@ -143,11 +143,20 @@ def _timeout(value: object, settings: Settings, kind: str, path: Path) -> float 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write atomically (a temporary file renamed over the old one)."""
+    return write_sections(settings.to_dict(), path)
+
+
+def write_sections(sections: dict[str, Any], path: Path | None = None,
+                   drop: tuple[str, ...] = ()) -> Path:
+    """Replace ``sections`` of the settings file (and remove ``drop``), atomically: a
+    temporary file renamed over the old one. Every other section is kept as it is."""
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    data = _existing(path)  # other sections (the app's preferences) are kept as they are
-    data.update(settings.to_dict())
+    data = _existing(path)
+    data.update(sections)
+    for name in drop:
+        data.pop(name, None)
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.costs.prices import SETTINGS_KEY
-from explorer.providers.settings import settings_path
+from explorer.providers.settings import settings_path, write_sections
 
 
 @dataclass(frozen=True)
@@ -49,21 +49,13 @@ def read_rows(path: Path | None = None) -> list[PriceRow]:
 
 def save_rows(rows: list[PriceRow], path: Path | None = None) -> Path:
     """Write ``rows`` as the file's ``"prices"``, atomically; the other sections stay."""
-    path = path or settings_path()
-    data = _read(path)
     section: dict[str, Any] = {}
     for row in rows:
         models = section.setdefault(row.provider.strip(), {}).setdefault("models", {})
         models[row.model.strip()] = {"input": row.input, "output": row.output}
     if section:
-        data[SETTINGS_KEY] = section
-    else:
-        data.pop(SETTINGS_KEY, None)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+        return write_sections({SETTINGS_KEY: section}, path)
+    return write_sections({}, path, drop=(SETTINGS_KEY,))
 
 
 def _read(path: Path) -> dict[str, Any]:
