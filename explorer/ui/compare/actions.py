@@ -50,6 +50,11 @@ class CompareActions:
         box.show()
         self.notice = box
 
+    def close_window(self) -> None:
+        """Close the compare window this window opened (the main window is closing)."""
+        if self.window is not None:
+            self.window.close()
+
     @property
     def marked(self) -> list[int]:
         return self.marks.ids()
@@ -108,6 +113,7 @@ class CompareActions:
             lambda c, mid, w=window: self.branch_in(c, mid, w.mark_active))
         window.runner = lambda what, work, then, failed: self.view.ops.run(
             what, work, then, failed, refresh=lambda _r: False)
+        window.read_beside()  # costs and files: this window's close waits for them
         window.forked.connect(self.view.refresh)
         if self.window is not None:
             self.window.close()

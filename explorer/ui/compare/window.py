@@ -138,8 +138,14 @@ class CompareWindow(QWidget):
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.costs.runner.cancel()  # a closed window's costs are not waited for
+        """A read still running stops and is waited for: the store may close next."""
+        self.settle()
         super().closeEvent(event)
+
+    def settle(self) -> None:
+        for runner in (self.costs.runner, self.files.runner):
+            runner.cancel()
+            runner.wait()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -198,8 +204,8 @@ class CompareWindow(QWidget):
         self.comparison = result
         self.bar.show_comparison(result)
         self._build_headers(result)
-        self.costs.ask(result)
-        self.files.set_branches(self.conv_id, [c.leaf_id for c in result.columns])
+        if self.runner is not None:  # opened by a window, whose close ends these reads
+            self.read_beside()
         self._build_rows(result)
         self.status.setText(" ".join(summary(result)))
         self.legend.setText("" if result.mode == "off" else LEGEND)
@@ -253,6 +259,14 @@ class CompareWindow(QWidget):
         grid.setRowStretch(2 * len(result.rows), 1)  # rows keep their height, the rest is space
         self.scroll_area.setWidget(body)  # the old body is deleted with it
         self.body = body
+
+    def read_beside(self) -> None:
+        """The columns' costs and file effects, read off the main thread. Only a window
+        opened by the main window reads them: its close waits for them before the store
+        can close."""
+        if self.comparison is not None:
+            self.costs.ask(self.comparison)
+            self.files.set_branches(self.conv_id, [c.leaf_id for c in self.comparison.columns])
 
     def _show_costs(self, texts: list[str]) -> None:
         for header, text in zip(self.headers, texts, strict=False):

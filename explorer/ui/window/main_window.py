@@ -334,6 +334,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.sync()
         self.follow.stop()
+        self.compares.close_window()  # its reads end before the store can close
         self.graph.shutdown()
         self.transcript.shutdown()
         self.transcript_tabs.shutdown()
