@@ -6,6 +6,7 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer.store import search_query
 from explorer.store.boundary import Remember, clean_boundary
 from explorer.store.rows import load_messages, loads
 from explorer.tree.errors import ExplorerError
@@ -204,18 +205,30 @@ class SearchHit:
     snippet: str
 
 
-def search(conn: sqlite3.Connection, query: str, limit: int = 50) -> list[SearchHit]:
-    """Full-text search over every part; the query is quoted so user text is never syntax."""
-    terms = " ".join('"' + t.replace('"', '""') + '"' for t in query.split())
-    if not terms:
+def search(conn: sqlite3.Connection, query: str, limit: int = 50,
+           offset: int = 0) -> list[SearchHit]:
+    """Full-text search over every part, ranked, with the filters of
+    :mod:`explorer.store.search_query`; user text is never FTS syntax. A query of filters
+    alone lists the newest messages they allow."""
+    q = search_query.parse(query)
+    where = "".join(f" AND {w}" for w in q.where)
+    if q.terms:
+        rows = conn.execute(
+            "SELECT m.conversation_id, p.message_id, "
+            "snippet(parts_fts, 0, '[', ']', '…', 12) "
+            "FROM parts_fts JOIN parts p ON p.id = parts_fts.rowid "
+            "JOIN messages m ON m.id = p.message_id "
+            "JOIN conversations c ON c.id = m.conversation_id "
+            f"WHERE parts_fts MATCH ?{where} ORDER BY rank LIMIT ? OFFSET ?",
+            (q.match, *q.params, limit, offset)).fetchall()
+    elif q.where:
+        rows = conn.execute(
+            "SELECT m.conversation_id, m.id, coalesce(m.preview, '') FROM messages m "
+            "JOIN conversations c ON c.id = m.conversation_id "
+            f"WHERE 1{where} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?",
+            (*q.params, limit, offset)).fetchall()
+    else:
         return []
-    rows = conn.execute(
-        "SELECT m.conversation_id, p.message_id, snippet(parts_fts, 0, '[', ']', '…', 12) "
-        "FROM parts_fts JOIN parts p ON p.id = parts_fts.rowid "
-        "JOIN messages m ON m.id = p.message_id WHERE parts_fts MATCH ? "
-        "ORDER BY rank LIMIT ?",
-        (terms, limit),
-    ).fetchall()
     return [SearchHit(*r) for r in rows]
 
 

@@ -224,8 +224,8 @@ class Store:
     def compactions(self, conv_id: int) -> list[dict[str, Any]]:
         return reads.compactions(self.reader, conv_id)
 
-    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
-        return reads.search(self.reader, query, limit)
+    def search(self, query: str, limit: int = 50, offset: int = 0) -> list[SearchHit]:
+        return reads.search(self.reader, query, limit, offset)
 
     def clean_boundary(self, conv_id: int) -> int | None:
         """The id of the last clean turn boundary on the active path (P3): the one the
