@@ -179,3 +179,21 @@ def test_each_format_gets_its_own_coloured_badge(qtbot: QtBot) -> None:
         pixel = image.pixelColor(image.width() // 2, 3 * image.height() // 32 + 1)
         assert pixel.name() == QColor(colour).name(), fmt
     assert format_icon("chatgpt").cacheKey() != format_icon("claude_code").cacheKey()
+
+
+def test_the_filter_keeps_the_titles_that_hold_the_text_and_follows_new_rows(
+        qtbot: QtBot, widget: ConversationList, store: Store) -> None:
+    """One pass over the case-folded titles decides; an import that adds rows is filtered
+    by the same text at once (the kept rows are found again, not left pointing elsewhere)."""
+    for n in range(40):
+        store.create_conversation(f"Session {n} about Parsers" if n % 7 == 0 else f"note {n}")
+    widget.reload()
+    widget.search.setText("parsers")
+    shown = {widget.model.conversation(widget.proxy.mapToSource(widget.proxy.index(r, 0)).row())
+             .display_title for r in range(widget.proxy.rowCount())}
+    assert shown == {f"Session {n} about Parsers" for n in range(0, 40, 7)}
+    store.create_conversation("More PARSERS")
+    widget.reload()
+    titles = {widget.proxy.index(r, 0).data() for r in range(widget.proxy.rowCount())}
+    assert "More PARSERS" in titles and len(titles) == len(shown) + 1
+    ModelTester(qtbot).check(widget.proxy)
