@@ -60,3 +60,15 @@ def test_V3_a_tree_that_reads_at_fit_gets_no_far_marks(qtbot: QtBot, window: obj
     w.fit()
     w.view.viewport().repaint()
     assert w.view.far.drawn == 0 and w.minimap.far_drawn == 0
+
+
+def test_V3_the_minimap_marks_the_part_on_screen_even_on_a_tall_tree(
+        qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "tall.db"
+    with Store(path) as store:
+        cid = generated_conversation(store, 6000, seed=4, branch=0.02)
+    with loaded_graph(qtbot, path, cid, (500, 600)) as w:
+        w.view.set_scale(1.0)  # 100 %: a few rows of thousands on screen
+        w.minimap.repaint()
+        box = w.minimap.last_box
+        assert box.width() >= 8 - 1e-6 and box.height() >= 8 - 1e-6

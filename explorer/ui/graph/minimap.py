@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
@@ -12,6 +12,7 @@ from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.view import GraphView
 
 SIZE = QSize(180, 120)
+MIN_BOX = 8.0  # px: the part on screen stays findable when the tree is far taller
 PAD = 4.0
 
 
@@ -26,6 +27,7 @@ class Minimap(QWidget):
         self._still_cache: tuple[tuple[object, ...], QPixmap] | None = None
         self.scaled_count = 0  # times the overview was scaled down (once per tree and size)
         self.far_drawn = 0  # glyphs of the far view in the still image (0: none needed)
+        self.last_box = QRectF()  # where the last paint outlined the part on screen
         view.viewChanged.connect(self.update)
 
     def _frame(self) -> tuple[QRectF, float] | None:
@@ -58,9 +60,14 @@ class Minimap(QWidget):
         box = QRectF(target.left() + (visible.left() - left) * scale,
                      target.top() + (visible.top() - top) * scale,
                      visible.width() * scale, visible.height() * scale)
+        if box.width() < MIN_BOX or box.height() < MIN_BOX:  # a big tree: still a mark
+            centre = box.center()
+            box.setSize(box.size().expandedTo(QSizeF(MIN_BOX, MIN_BOX)))
+            box.moveCenter(centre)
         pen = QPen(item.palette.selection, 1.5)
         painter.setPen(pen)
-        painter.drawRect(box.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1)))
+        self.last_box = box.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
+        painter.drawRect(self.last_box)
         painter.end()
 
     def _still(self, item: GraphItem | None, frame: tuple[QRectF, float] | None) -> QPixmap:
