@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, child_env
+from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -185,6 +186,7 @@ class ChildImport:
 
     def _write(self) -> None:
         batch, self.batch = self.batch, []
+        batch = [relinked(self.store, ic) for ic in batch]  # a continued hand-back (H1)
         for n, ic in enumerate(batch):
             ic.written = self._written(n)
         results = self.store.import_conversations(batch, self.cancel)
