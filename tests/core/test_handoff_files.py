@@ -25,7 +25,6 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-@pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 @pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
 def test_H1_a_handoff_file_is_0600_in_folders_made_0700(agent: str, tmp_path: Path,
                                                        samples_dir: Path) -> None:

@@ -121,9 +121,15 @@ def test_H1_a_hand_back_resumed_into_a_new_session_file_still_links(
         assert parent == tip
 
 
-def test_H1_convo_import_of_a_continued_handoff_links_it_too(
-    tmp_path: Path, samples_dir: Path
+@pytest.mark.parametrize("reader", ["convo import", "the window's import"])
+def test_H1_an_import_of_a_continued_handoff_links_it_too(
+    tmp_path: Path, samples_dir: Path, reader: str
 ) -> None:
+    """``convo import`` reads in this process; the window reads in a child process and
+    writes itself: both relink, so the agent's continuation lands under the branch, once."""
+    from explorer.app.importing.process import import_in_child
+
+    imports = import_paths if reader == "convo import" else import_in_child
     with new_store(tmp_path) as store:
         cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
         tip = store.conversation(cid).tip_id
@@ -131,7 +137,7 @@ def test_H1_convo_import_of_a_continued_handoff_links_it_too(
         with done.path.open("a") as f:
             f.writelines(json.dumps(r) + "\n" for r in _codex([]))
         before = _rows(store)
-        report = import_paths(store, [done.path])
+        report = imports(store, [done.path])
         assert [c.conversation_id for c in report.conversations] == [cid]
         assert _rows(store) == before + 2
         parent = store.reader.execute(
@@ -158,26 +164,3 @@ def test_H1_a_read_only_database_still_hands_off_and_says_it_will_not_link(
         done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
     assert done.path.is_file()
     assert any("not recorded in the database" in n for n in done.notes)
-
-
-def test_H1_the_windows_import_of_a_continued_handoff_links_it_too(
-    tmp_path: Path, samples_dir: Path
-) -> None:
-    """The window reads imports in a child process and writes them itself: the same
-    relinking, so the agent's continuation lands under the branch, once."""
-    from explorer.app.importing.process import import_in_child
-
-    with new_store(tmp_path) as store:
-        cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
-        tip = store.conversation(cid).tip_id
-        done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
-        with done.path.open("a") as f:
-            f.writelines(json.dumps(r) + "\n" for r in _codex([]))
-        before = _rows(store)
-        report = import_in_child(store, [done.path])
-        assert [c.conversation_id for c in report.conversations] == [cid]
-        assert _rows(store) == before + 2
-        parent = store.reader.execute(
-            "SELECT parent_id FROM messages WHERE conversation_id = ? ORDER BY id DESC "
-            "LIMIT 1 OFFSET 1", (cid,)).fetchone()[0]
-        assert parent == tip
