@@ -12,14 +12,11 @@ from typing import Any
 from explorer.app.costs.branches import branch_json, by_branch
 from explorer.app.costs.groupings import by_model, by_turn
 from explorer.app.costs.report import cost_report
+from explorer.app.costs.words import money
 from explorer.cli.commands import Command, add_conv_arg, open_store
 from explorer.cli.output import emit
 
 _HEAD = f"{'':<34}{'input':>11}{'output':>10}{'cache read':>13}{'cache write':>13}{'cost':>12}"
-
-
-def money(value: float | None) -> str:
-    return "no price" if value is None else f"${value:,.4f}"
 
 
 def row(label: str, t: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from explorer.app.costs.words import money
 from explorer.app.preferences import load_app_prefs
 from explorer.app.sharing import safe_write
 from explorer.app.sharing.share_html import Shared, write_share
@@ -46,13 +47,13 @@ def decide(review: Review, yes: bool) -> dict[str, bool]:
 
 
 def result_lines(done: Shared) -> list[str]:
-    money = "no price" if done.cost.usd is None else f"${done.cost.usd:,.4f}"
+    spent = money(done.cost.usd)
     redacted = "; ".join(
         f"{NAMES[c]}: " + ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items()))
         for c, kinds in done.redacted.items()) or "nothing"
     kept = ", ".join(f"{NAMES[c]} ({n})" for c, n in done.kept.items() if n)
     return [f"wrote {done.path}: {done.messages} messages, {done.bytes:,} bytes; the branch "
-            f"cost {money}", f"redacted: {redacted}"] + ([f"kept: {kept}"] if kept else [])
+            f"cost {spent}", f"redacted: {redacted}"] + ([f"kept: {kept}"] if kept else [])
 
 
 def run_share(args: argparse.Namespace) -> int:

@@ -100,7 +100,7 @@ def test_a_closed_compare_window_waits_for_its_next_show_to_take_a_new_theme(
 
 def test_C5_each_column_says_what_its_own_branch_cost(qtbot: QtBot, window: Any) -> None:
     from explorer.app.costs.report import cost_report
-    from explorer.ui.window.cost_line import cost_words
+    from explorer.app.costs.words import cost_words
 
     cmp = _open(qtbot, window, window.store.conversation(1).tip_id)
     assert cmp.comparison is not None

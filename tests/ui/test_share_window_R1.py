@@ -63,7 +63,7 @@ def test_C5_the_status_bar_says_what_the_open_conversation_cost(
         qtbot: QtBot, window: Any) -> None:
     """Filled in off the main thread once the window is quiet; the same total as convo cost."""
     from explorer.app.costs.report import cost_report
-    from explorer.ui.window.cost_line import cost_words
+    from explorer.app.costs.words import cost_words
 
     line = window.cost_line
     qtbot.waitUntil(lambda: line.text() != "", timeout=10_000)

@@ -9,17 +9,7 @@ from __future__ import annotations
 
 from explorer.app.costs.branches import by_branch
 from explorer.app.costs.report import CostReport
-from explorer.app.costs.tally import Tally
-
-
-def short_cost(t: Tally) -> str:
-    """``$0.042``, ``$1.27``, or ``12.3k tok`` when nothing on it has a price."""
-    usd = t.usd
-    if usd is not None and (usd > 0 or t.tokens == 0):
-        return f"${usd:.3f}" if usd < 1 else f"${usd:,.2f}"
-    tokens = t.tokens
-    return f"{tokens / 1e6:.1f}M tok" if tokens >= 1e6 else (
-        f"{tokens / 1e3:.1f}k tok" if tokens >= 1e3 else f"{tokens} tok")
+from explorer.app.costs.words import short_cost
 
 
 def cost_chips(report: CostReport) -> dict[int, str]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from explorer.app.costs.report import cost_report, path_cost
 from explorer.app.costs.tally import Tally
+from explorer.app.costs.words import money
 from explorer.app.sharing import safe_write
 from explorer.app.sharing.image_ocr import pixel_reader
 from explorer.app.sharing.share_map import MAP_STYLE, tree_map
@@ -133,7 +134,7 @@ def _code(m: re.Match[str]) -> str:
 
 
 def _cost_html(cost: Tally) -> str:
-    money = "no price" if cost.usd is None else f"${cost.usd:,.4f}"
+    spent = money(cost.usd)
     rows = [("input", cost.input), ("output", cost.output), ("cache read", cost.cache_read),
             ("cache write", cost.cache_write)]
     cells = "".join(f'<tr><td>{k} tokens</td><td class="n">{v:,}</td></tr>' for k, v in rows)
@@ -143,7 +144,7 @@ def _cost_html(cost: Tally) -> str:
     if cost.no_price:
         notes.append("no price for " + ", ".join(sorted(cost.no_price)))
     more = f"<p>{shown('; '.join(notes))}</p>" if notes else ""
-    return (f'<section class="summary"><h2>What this branch cost: {money} '
+    return (f'<section class="summary"><h2>What this branch cost: {spent} '
             f"({cost.answers} answers)</h2><table>{cells}</table>{more}</section>")
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from explorer.app.costs.words import cost_words
 from explorer.store import Store
 from explorer.ui.background.tasks import LatestRunner, Ticket
-from explorer.ui.window.cost_line import cost_words
 
 if TYPE_CHECKING:
     from explorer.app.comparing.columns import Comparison

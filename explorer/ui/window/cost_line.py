@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from explorer.app.costs.words import cost_words
 from explorer.store import Store
 from explorer.ui.background.first_paint import AfterFirstPaint
 from explorer.ui.background.quiet_gate import QuietGate
@@ -21,19 +22,6 @@ from explorer.ui.background.tasks import LatestRunner, Ticket
 
 if TYPE_CHECKING:
     from explorer.app.costs.tally import Tally
-
-
-def cost_words(total: Tally) -> str:
-    """``$0.1469 · 3.2M tokens · 2 estimated``; ``no price`` where no answer has one."""
-    usd = total.usd
-    money = "no price" if usd is None else f"${usd:,.4f}" if usd < 1 else f"${usd:,.2f}"
-    tokens = total.tokens
-    amount = f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens / 1e3:.1f}k" if (
-        tokens >= 1e3) else str(tokens)
-    out = f"{money} · {amount} tokens"
-    if total.estimated:
-        out += f" · {len(total.estimated)} estimated"
-    return out
 
 
 class CostLine(QLabel):
