@@ -38,6 +38,9 @@ class OpSpec:
     """Where else in the window it is offered (a button of another window)."""
     window_absent: str = ""
     """Why the window offers it nowhere (empty when it does)."""
+    whole_turn: bool = False
+    """On a turn node of the graph it acts from the turn's first message (archive, delete:
+    the whole turn goes), not from the last message that names the node."""
 
     @property
     def in_window(self) -> bool:

@@ -17,8 +17,6 @@ from explorer.app.tending.menu import TEND_KEYS
 from explorer.app.tending.message_actions import Availability, MessageActions
 
 MAX_MARKED = 4
-WHOLE_NODE = ("archive", "delete")
-"""What acts on a graph node's whole turn, from its first message, not on its last."""
 
 
 class MessageMenu(QMenu):
@@ -122,7 +120,7 @@ class MessageMenu(QMenu):
         spec = op(op_id)
         assert spec.context, op_id
         target, found = self.info.message_id, self.available.get(op_id, Availability(True))
-        if self.whole_node is not None and op_id in WHOLE_NODE:
+        if self.whole_node is not None and spec.whole_turn:
             target, found = self.whole_node[0], self.whole_node[1][op_id]
         act = self._add(text or spec.title, op_id, found, target)
         act.setProperty("op", op_id)

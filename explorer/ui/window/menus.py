@@ -19,7 +19,6 @@ from explorer.app.ops import OPERATIONS, op
 from explorer.app.ops.availability import for_message, sentence
 from explorer.app.ops.catalog import CONV, TEND
 from explorer.app.tending.message_actions import Availability
-from explorer.ui.window.context_menu import WHOLE_NODE
 
 if TYPE_CHECKING:
     from explorer.ui.window.main_window import MainWindow
@@ -131,7 +130,7 @@ class WindowMenus:
         whole = available if root == mid else for_message(
             self.w.store, self.w.conversation_id or 0, root)
         for op_id in self.on_message:
-            at, table = (root, whole) if op_id in WHOLE_NODE else (mid, available)
+            at, table = (root, whole) if op(op_id).whole_turn else (mid, available)
             act, here = self.declared[op_id], table[op_id]
             act.setEnabled(here.enabled)
             act.setToolTip(op(op_id).help if here.enabled else sentence(op_id, at, here))
@@ -151,7 +150,7 @@ class WindowMenus:
         """``handler`` on the selected message, unless the operation cannot run there: then
         the sentence ``convo`` would print is told instead."""
         def run(mid: int) -> None:
-            if op_id in WHOLE_NODE:  # a turn node's archive or delete takes the whole turn
+            if op(op_id).whole_turn:  # a turn node's archive or delete takes the whole turn
                 mid = self.w.graph.node_root(mid)
             available = for_message(self.w.store, self.w.conversation_id or 0, mid)[op_id]
             if not available.enabled:
