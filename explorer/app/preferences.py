@@ -8,13 +8,12 @@ always redacts unless it is given ``--no-redact``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from explorer.compaction.kinds import PROVIDER_KINDS
-from explorer.providers.settings import settings_path, write_sections
+from explorer.providers.settings import read_sections, settings_path, write_sections
 
 APP_SECTION = "app"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
@@ -49,17 +48,9 @@ class AppPrefs:
         return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def load_app_prefs(path: Path | None = None) -> AppPrefs:
     """The ``"app"`` section over the defaults; a bad value keeps its default and adds a note."""
-    raw = _read_json(path or settings_path()).get(APP_SECTION)
+    raw = read_sections(path or settings_path()).get(APP_SECTION)
     prefs = AppPrefs()
     if not isinstance(raw, dict):
         return prefs

@@ -153,7 +153,7 @@ def write_sections(sections: dict[str, Any], path: Path | None = None,
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    data = _existing(path)
+    data = read_sections(path)
     data.update(sections)
     for name in drop:
         data.pop(name, None)
@@ -162,7 +162,9 @@ def write_sections(sections: dict[str, Any], path: Path | None = None,
     return path
 
 
-def _existing(path: Path) -> dict[str, Any]:
+def read_sections(path: Path) -> dict[str, Any]:
+    """The settings file's sections as written ({} when it is missing or not an object;
+    ``load_settings`` is what tells a person the file is broken)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

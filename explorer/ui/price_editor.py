@@ -30,6 +30,10 @@ class PriceEditor(QWidget):
                        "(cache reads and writes keep the provider's multipliers). A model in "
                        "neither has no price: its tokens are counted, its money is not guessed.")
         about.setWordWrap(True)
+        broken = QLabel("\n".join(f"{n} (Save leaves it out)" for n in table.notes))
+        broken.setWordWrap(True)
+        broken.setVisible(bool(table.notes))
+        self.notes = broken
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -44,6 +48,7 @@ class PriceEditor(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(about)
+        layout.addWidget(broken)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
 

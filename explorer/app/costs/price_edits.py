@@ -7,13 +7,12 @@ keeps its provider's cache multipliers. Every other section of the file is kept 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from explorer.app.costs.prices import SETTINGS_KEY
-from explorer.providers.settings import settings_path, write_sections
+from explorer.providers.settings import read_sections, settings_path, write_sections
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,7 @@ class PriceRow:
 
 def read_rows(path: Path | None = None) -> list[PriceRow]:
     """The rows the settings file holds (none when it holds no prices, or is unreadable)."""
-    section = _read(path or settings_path()).get(SETTINGS_KEY)
+    section = read_sections(path or settings_path()).get(SETTINGS_KEY)
     rows: list[PriceRow] = []
     for provider, body in (section.items() if isinstance(section, dict) else ()):
         models = body.get("models") if isinstance(body, dict) else None
@@ -43,7 +42,7 @@ def read_rows(path: Path | None = None) -> list[PriceRow]:
                 rows.append(PriceRow(str(provider), str(model), float(price["input"]),
                                      float(price["output"])))
             except (KeyError, TypeError, ValueError):
-                continue  # the cost command names a broken row; the editor leaves it out
+                continue  # load_prices names a broken row; the editor leaves it out
     return rows
 
 
@@ -56,11 +55,3 @@ def save_rows(rows: list[PriceRow], path: Path | None = None) -> Path:
     if section:
         return write_sections({SETTINGS_KEY: section}, path)
     return write_sections({}, path, drop=(SETTINGS_KEY,))
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -73,12 +73,15 @@ def load_prices(settings: Path | None = None) -> PriceTable:
     prices = _read_providers(table.get("providers", {}))
     notes: list[str] = []
     override = _settings_prices(settings or settings_path(), notes)
-    extra = _read_providers(override, base=table.get("providers", {}))
+    extra = _read_providers(override, base=table.get("providers", {}), notes=notes)
     prices.update(extra)
     return PriceTable(str(table.get("date", "")), prices, tuple(sorted(extra)), tuple(notes))
 
 
-def _read_providers(providers: Any, base: Any = None) -> dict[str, Price]:
+def _read_providers(providers: Any, base: Any = None,
+                    notes: list[str] | None = None) -> dict[str, Price]:
+    """Prices by model; a row that is not one (no input or output number) is named in
+    ``notes`` when given (the settings file's rows: a person wrote them), never guessed."""
     out: dict[str, Price] = {}
     if not isinstance(providers, dict):
         return out
@@ -91,6 +94,9 @@ def _read_providers(providers: Any, base: Any = None) -> dict[str, Price]:
             price = _price(str(provider), str(model).lower(), _dict(row), cache)
             if price is not None:
                 out[price.model] = price
+            elif notes is not None:
+                notes.append(f"prices.{provider}.models.{model}: not a price (it needs "
+                             "\"input\" and \"output\" numbers); ignored")
     return out
 
 

@@ -246,3 +246,17 @@ def test_C5_subagents_sit_beside_their_call_or_apart_when_it_is_missing(
     assert whole_path.input == 300
     assert_adds_up([*turns["turns"], turns["unattached_subagents"]], turns["total"])
     assert by_model(report)["total"] == data["total"]
+
+
+def test_C5_a_price_the_settings_file_gets_wrong_is_named_not_guessed(tmp_path: Path) -> None:
+    import json
+
+    from explorer.app.costs.prices import load_prices
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"prices": {"openai": {"models": {
+        "house-1": {"input": 1, "output": 2}, "house-2": {"input": "cheap"}}}}}))
+    table = load_prices(settings)
+    assert table.lookup("house-1") is not None and table.lookup("house-2") is None
+    assert table.notes == ('prices.openai.models.house-2: not a price (it needs "input" and '
+                           '"output" numbers); ignored',)
