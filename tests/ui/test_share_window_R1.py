@@ -88,3 +88,19 @@ def test_C5_the_graph_shows_each_branchs_cost_and_the_paths_at_the_tip(
     window.graph.view.viewport().repaint()
     drawn = {text for _box, text in item.labels.costs}
     assert expected[tip] in drawn
+
+
+def test_C5_a_refresh_that_changed_nothing_does_not_add_the_cost_up_again(
+        qtbot: QtBot, window: Any) -> None:
+    line = window.cost_line
+    qtbot.waitUntil(lambda: line.text() != "", timeout=10_000)
+    asked = line.runner.serial
+    window.update_status()  # a refresh with the same messages and tip
+    assert line.runner.serial == asked and line.text() != ""
+    store = window.store
+    active = set(store.path_ids(store.conversation(1).tip_id))
+    leaf = next(n.id for n in store.skeleton(1)
+                if n.id not in active and not store.children(n.id))
+    window.actions_.branches.branch(leaf)  # the tip moves: the path's cost is another
+    window.ops.settle()
+    qtbot.waitUntil(lambda: line.runner.serial > asked and line.text() != "", timeout=10_000)

@@ -43,8 +43,16 @@ class CostLine(QLabel):
         self.gate.wait_for(busy)
         AfterFirstPaint(parent, self.gate.painted)
         self.conversation_id: int | None = None
+        self._shown_for: tuple[int, int | None, int | None] | None = None
 
     def show_conversation(self, conv_id: int) -> None:
+        """Add the conversation up again, unless nothing it is made of changed since (the
+        window refreshes after every action; a 100k session takes a second or two)."""
+        key = (conv_id, self.store.revision(conv_id),
+               self.store.conversation(conv_id, boundary=False).tip_id)
+        if key == self._shown_for and self.text():
+            return
+        self._shown_for = key
         self.conversation_id = conv_id
         self.setText("")
         self.gate.offer(conv_id)
