@@ -15,6 +15,13 @@ from explorer.store import Store
 from explorer.ui.background.tasks import Task, TaskRunner
 from explorer.ui.graph.compare_marks import mark_indices
 from explorer.ui.graph.focus import OPEN_SCALE, GraphFocus
+from explorer.ui.graph.framing import (
+    MINIMAP_MARGIN,
+    band_scale,
+    covered_below,
+    frame_whole,
+    place_overlays,
+)
 from explorer.ui.graph.item import GraphItem
 from explorer.ui.graph.legend import Legend, ModeSwitch
 from explorer.ui.graph.minimap import Minimap
@@ -24,7 +31,6 @@ from explorer.ui.graph.word_reading import BoxWordReader
 from explorer.ui.graph.worker import GraphData, Mode, graph_job
 
 FIT_MIN_SCALE = 0.75  # a tree that fits only below this opens at 100 % on its tip
-MINIMAP_MARGIN = 10
 FIT_SLACK = 0.97  # Fit leaves a hair of room, so no box touches the pane's edge
 MODE_SHORTCUT = "Ctrl+M"
 
@@ -246,30 +252,21 @@ class TreeGraphWidget(QWidget):
         otherwise 100 % on the tip, slid toward the tree and clear of the overlays."""
         self._auto_view = True
         self.view.fit_all()
-        model, item = self.view.model, self.view.item
-        if model is None or item is None:
+        model = self.view.model
+        if model is None or self.view.item is None:
             return
-        top, bottom = self._overlay_insets()
-        bounds, vp = item.boundingRect(), self.view.viewport().rect()
-        free = vp.height() - top - bottom
-        fit = min(vp.width() / max(bounds.width(), 1.0), free / max(bounds.height(), 1.0))
+        bottom = self._covered_below()
+        fit = band_scale(self.view, bottom)
         if fit >= FIT_MIN_SCALE:
-            self.view.set_scale(min(fit, OPEN_SCALE))
-            s = self.view.scale_factor()
-            self.view.centerOn(bounds.center() - QPointF(0, (top - bottom) / s / 2))
+            frame_whole(self.view, min(fit, OPEN_SCALE), bottom)
             return
         self.view.set_scale(OPEN_SCALE)
         focus = model.tip if model.tip >= 0 else (model.roots[0] if len(model) else -1)
-        self.view.open_on_node(focus, top=top, bottom=bottom)
+        self.view.open_on_node(focus, top=0, bottom=bottom)
 
-    def _overlay_insets(self) -> tuple[int, int]:
-        """Viewport pixels the view switch covers at the top and the legend/minimap at the
-        bottom."""
+    def _covered_below(self) -> int:
         self._place_overlays()
-        vp = self.view.viewport().geometry()
-        covered = [w.geometry() for w in (self.legend, self.minimap) if w.isVisible()]
-        bottom = max((vp.bottom() - r.top() + MINIMAP_MARGIN for r in covered), default=0)
-        return 0, max(bottom, 0)  # the view switch sits above the view
+        return covered_below(self.view, (self.legend, self.minimap))
 
     # -- selection and focus --------------------------------------------------
     def set_compare_marks(self, mids: list[int]) -> None:
@@ -335,17 +332,9 @@ class TreeGraphWidget(QWidget):
         """The whole tree in the band the legend and the minimap leave free."""
         self._auto_view = False
         self.view.fit_all()
-        item = self.view.item
-        if item is None:
-            return
-        top, bottom = self._overlay_insets()
-        bounds, vp = item.boundingRect(), self.view.viewport().rect()
-        free = max(vp.height() - top - bottom, 40)
-        scale = min(vp.width() / max(bounds.width(), 1.0), free / max(bounds.height(), 1.0))
-        self.view.set_scale(scale * FIT_SLACK)
-        s = self.view.scale_factor()
-        self.view.centerOn(bounds.center() - QPointF(0, (top - bottom) / s / 2))
-        self.view.viewChanged.emit()
+        if self.view.item is not None:
+            bottom = self._covered_below()
+            frame_whole(self.view, band_scale(self.view, bottom) * FIT_SLACK, bottom)
 
     def node_position(self, mid: int) -> QPointF | None:
         """Scene centre of a message's node (for tests and for placing popups)."""
@@ -388,17 +377,7 @@ class TreeGraphWidget(QWidget):
         QTimer.singleShot(0, self._place_overlays)  # after the window's final geometry
 
     def _place_overlays(self) -> None:
-        """Minimap in the bottom-right corner, legend bottom-left."""
-        vp = self.view.viewport().geometry()
-        self.minimap.move(vp.right() - self.minimap.width() - MINIMAP_MARGIN,
-                          vp.bottom() - self.minimap.height() - MINIMAP_MARGIN)
-        room = vp.width() - self.minimap.width() - 3 * MINIMAP_MARGIN
-        if self.legend.fold_to_fit(room):
-            self.legend.adjustSize()
-        self.legend.move(vp.left() + MINIMAP_MARGIN,
-                         vp.bottom() - self.legend.height() - MINIMAP_MARGIN)
-        for w in (self.minimap, self.legend):
-            w.raise_()
+        place_overlays(self.view, self.legend, self.minimap)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
