@@ -9,15 +9,14 @@ on a 100,000-message map), that kind is left out and the tooltip still tells.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
 
 from explorer.app.graph.model import STAR
 from explorer.app.graph.spots import LabelSpots
+from explorer.ui.graph.label_stamps import Look, render_stamp, veil
 from explorer.ui.graph.model import BOX_H, BOX_W, COL_W, F_ACTIVE, GraphModel
 from explorer.ui.graph.palette import GraphPalette
 
@@ -136,7 +135,7 @@ class LabelPainter:
         key = ("cost", text, self._ratio)
         made = self._made.get(key)
         if made is None:
-            made = self._made_for(key, lambda: _Look(text, 3, _veil(pal), pal.muted_text,
+            made = self._made_for(key, lambda: Look(text, 3, veil(pal), pal.muted_text,
                                                      pal.muted_text, False, False),
                                   self.metrics.horizontalAdvance(text) + 8, 15)
         w = made[1]
@@ -190,7 +189,7 @@ class LabelPainter:
         cx, cy = self._at(m.xs[i], m.ys[i])
         rx, ty = self._at(m.xs[i] + BOX_W / 2, m.ys[i] - BOX_H / 2)
         x, y = max(rx, cx + 6), min(ty, cy - 6)
-        made = self._made_for(("tip", self._ratio), lambda: _Look(
+        made = self._made_for(("tip", self._ratio), lambda: Look(
             "TIP", 4, pal.tip, None, QColor("#ffffff"), True, True),
             self.bold_metrics.horizontalAdvance("TIP") + 10, 16)
         box = self._inside_view((x - made[1] / 2, y - 9, made[1], 16))
@@ -208,7 +207,7 @@ class LabelPainter:
         made = self._made.get(key)
         if made is None:
             shown = self.metrics.elidedText(text, elide, self.room)
-            made = self._made_for(key, lambda: _Look(shown, 3, _veil(pal), None, color, False,
+            made = self._made_for(key, lambda: Look(shown, 3, veil(pal), None, color, False,
                                                      False),
                                   self.metrics.horizontalAdvance(shown) + 8, 15)
         box = self._inside_view((x, top, made[1], 15))
@@ -247,7 +246,7 @@ class LabelPainter:
         if made is None:
             mark = "" if text.startswith(STAR) else "⎇ "
             shown = self.bold_metrics.elidedText(mark + text, Qt.TextElideMode.ElideRight, room)
-            made = self._made_for(key, lambda: _Look(shown, 7.5, pal.branch_name, None,
+            made = self._made_for(key, lambda: Look(shown, 7.5, pal.branch_name, None,
                                                      pal.background, True, True),
                                   self.bold_metrics.horizontalAdvance(shown) + 12, 15)
         w = made[1]
@@ -273,7 +272,7 @@ class LabelPainter:
         made = self._made.get(key)
         if made is None:
             shown = self.metrics.elidedText("✎ " + text, Qt.TextElideMode.ElideRight, room)
-            made = self._made_for(key, lambda: _Look(shown, 3, pal.note, pal.note_text,
+            made = self._made_for(key, lambda: Look(shown, 3, pal.note, pal.note_text,
                                                      pal.note_text, False, False),
                                   self.metrics.horizontalAdvance(shown) + 8, 15)
         x = max(rx, cx + 8) + 4
@@ -297,7 +296,7 @@ class LabelPainter:
         made = self._made.get(key)
         if made is None:
             text = self.metrics.elidedText("⇄ " + name, Qt.TextElideMode.ElideRight, self.room)
-            made = self._made_for(key, lambda: _Look(text, 3, _veil(pal), pal.muted_text,
+            made = self._made_for(key, lambda: Look(text, 3, veil(pal), pal.muted_text,
                                                      pal.muted_text, False, False),
                                   self.metrics.horizontalAdvance(text) + 8, 15)
         w = made[1]
@@ -318,7 +317,7 @@ class LabelPainter:
             kids = m.own_children(i)
             active = next((k for k, c in enumerate(kids, 1) if m.flags[c] & F_ACTIVE), 0)
             text = f"{active}/{len(kids)}" if active else str(len(kids))
-            made = self._made_for(key, lambda: _Look(text, 7, pal.background, pal.badge,
+            made = self._made_for(key, lambda: Look(text, 7, pal.background, pal.badge,
                                                      pal.badge, False, True),
                                   self.metrics.horizontalAdvance(text) + 10, 15)
         cx, cy = self._at(m.xs[i], m.ys[i])
@@ -327,7 +326,7 @@ class LabelPainter:
         if self._free(box):
             self._blit(painter, box, made)
 
-    def _made_for(self, key: tuple[object, ...], look: Callable[[], _Look], w: float,
+    def _made_for(self, key: tuple[object, ...], look: Callable[[], Look], w: float,
                   h: float) -> _Made:
         got = self._made.get(key)
         if got is None:
@@ -342,61 +341,18 @@ class LabelPainter:
         painter.drawPixmap(QPointF(round(box[0]), round(box[1])), made[0])
         self.drawn += 1
 
-    def _stamp(self, look: _Look, w: float, h: float) -> QPixmap:
+    def _stamp(self, look: Look, w: float, h: float) -> QPixmap:
         ratio = self._ratio
         key = (look.key(), round(w, 2), round(h, 2), ratio)
         got = self._stamps.get(key)
         if got is not None:
             return got
-        pix = QPixmap(max(1, math.ceil(w * ratio)), max(1, math.ceil(h * ratio)))
-        pix.setDevicePixelRatio(ratio)
-        pix.fill(Qt.GlobalColor.transparent)
-        p = QPainter(pix)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        rect = QRectF(0, 0, w, h)
-        p.setPen(QPen(look.border, 1) if look.border is not None else Qt.PenStyle.NoPen)
-        p.setBrush(look.fill)
-        p.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5) if look.border else rect,
-                          look.radius, look.radius)
-        p.setPen(look.color)
-        p.setFont(self.bold if look.bold else self.font)
-        if look.centred:
-            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, look.text)
-        else:
-            p.drawText(rect.adjusted(4, 0, 0, 0),
-                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, look.text)
-        p.end()
+        pix = render_stamp(look, w, h, ratio, self.bold if look.bold else self.font)
         if len(self._stamps) > MAX_STAMPS:
             self._stamps.clear()
         self._stamps[key] = pix
         self.stamped += 1
         return pix
-
-
-def _veil(pal: GraphPalette) -> QColor:
-    """A name's background: the graph's own, nearly opaque, so edges under it fade."""
-    back = QColor(pal.background)
-    back.setAlpha(225)
-    return back
-
-
-@dataclass(frozen=True)
-class _Look:
-    """What one label looks like: its text, box and colours (the stamp cache's key)."""
-
-    text: str
-    radius: float
-    fill: QColor
-    border: QColor | None
-    color: QColor
-    bold: bool
-    centred: bool
-
-    def key(self) -> tuple[object, ...]:
-        return (self.text, self.radius, self.fill.rgba(),
-                None if self.border is None else self.border.rgba(), self.color.rgba(),
-                self.bold, self.centred)
 
 
 def _contains(view: tuple[float, float, float, float], x: float, y: float) -> bool:
