@@ -16,7 +16,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.app.importing.run import ImportProgress, ImportReport, input_size
+from explorer.app.importing.plan import input_size
+from explorer.app.importing.run import ImportProgress, ImportReport
 from explorer.formats.base import ImportedConversation
 from explorer.formats.jsonl import REPORT_EVERY_BYTES
 from explorer.store import Store, StoreError

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.app.importing import plan
 from explorer.app.importing import run as importing
 from explorer.app.importing.run import ImportReport, import_paths
 from explorer.formats import claude_code
@@ -83,7 +84,7 @@ def test_one_bad_file_never_stops_the_others(tmp_path: Path, store: Store,
         yield from real_read(path)
 
     monkeypatch.setattr(claude_code, "read", read)
-    monkeypatch.setattr(importing, "detect", lambda p: claude_code if p.is_file() else None)
+    monkeypatch.setattr(plan, "detect", lambda p: claude_code if p.is_file() else None)
     report = import_paths(store, [folder])
     assert sorted(_texts(store)) == ["file a", "file c"]
     (error,) = report.errors
