@@ -9,7 +9,7 @@ same sentence before it writes anything. The operations' own checks stay where t
 
 from __future__ import annotations
 
-from explorer.app.ops.catalog import op
+from explorer.app.ops.catalog import OPERATIONS, op
 from explorer.app.tending.menu import tending_availability
 from explorer.app.tending.message_actions import Availability, actions_for
 from explorer.store import Store, StoreError
@@ -40,6 +40,14 @@ def for_message(store: Store, conv_id: int, mid: int) -> dict[str, Availability]
                                       "note", "merge", "replay", "replay_stale")},
         "fanout": always, "export": always, "handoff": always, "share": always,
     }
+
+
+def for_whole_turn(store: Store, conv_id: int, root: int) -> dict[str, Availability]:
+    """The availability of the operations that take a turn node whole, at its first
+    message: only those (a full :func:`for_message` reads the path twice, on a big tree a
+    second of the window's time on each right-click of a turn node)."""
+    tend = tending_availability(store, conv_id, root)
+    return {o.id: tend[o.id] for o in OPERATIONS if o.whole_turn}
 
 
 def sentence(op_id: str, mid: int, found: Availability) -> str:

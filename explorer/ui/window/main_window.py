@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from explorer.app import error_log
-from explorer.app.ops.availability import for_message
+from explorer.app.ops.availability import for_message, for_whole_turn
 from explorer.store import Store
 from explorer.ui.background.first_paint import AfterFirstPaint
 from explorer.ui.background.memory import release_after_load
@@ -302,7 +302,7 @@ class MainWindow(QMainWindow):
         if self._conv is None:
             return
         available = for_message(self.store, self._conv, mid)
-        whole = (root, for_message(self.store, self._conv, root)) if (
+        whole = (root, for_whole_turn(self.store, self._conv, root)) if (
             root is not None and root != mid) else None
         menu = MessageMenu(self.actions_.availability(mid), self.op_handlers(), self,
                            marked=self.compares.marked, available=available,

@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from explorer.app.ops import OPERATIONS, op
-from explorer.app.ops.availability import for_message, sentence
+from explorer.app.ops.availability import for_message, for_whole_turn, sentence
 from explorer.app.ops.catalog import CONV, TEND
 from explorer.app.tending.message_actions import Availability
 
@@ -127,7 +127,7 @@ class WindowMenus:
             return
         mid, available = found
         root = self.w.graph.node_root(mid)  # archive and delete take a turn node whole
-        whole = available if root == mid else for_message(
+        whole = available if root == mid else for_whole_turn(
             self.w.store, self.w.conversation_id or 0, root)
         for op_id in self.on_message:
             at, table = (root, whole) if op(op_id).whole_turn else (mid, available)
