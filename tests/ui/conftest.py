@@ -144,3 +144,29 @@ def store(tmp_path: Path) -> Iterator[Any]:
     s = Store(tmp_path / "d.db")
     yield s
     s.close()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[Any, int]]:
+    """A store on a fresh file holding the bundled demo conversation, and its id."""
+    from explorer.app.importing.demo import load_demo
+    from explorer.store import Store
+
+    with Store(tmp_path / "demo.db") as s:
+        yield s, load_demo(s)
+
+
+@pytest.fixture
+def preview(qtbot: Any, demo: tuple[Any, int]) -> Iterator[Any]:
+    """The compaction preview on the demo, shown and settled; no thread outlives it."""
+    from explorer.ui.preview.window import CompactionPreview
+
+    store, cid = demo
+    window = CompactionPreview(store, cid)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: not window.busy, timeout=20_000)
+    yield window
+    window.close()
+    assert window.runner.pool.activeThreadCount() == 0
+    assert QThreadPool.globalInstance().activeThreadCount() == 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QColor, QPalette
@@ -11,17 +10,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 from ui_compare import marked_runs
 
-from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.compare.cells import DiffColors, contrast
 from explorer.ui.compare.window import CompareWindow
 from explorer.ui.settings_dialog import apply_theme
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
-    with Store(tmp_path / "demo.db") as store:
-        yield store, load_demo(store)
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from pytestqt.qtbot import QtBot
 
 from explorer.app.calls import conversation_ops as ops
 from explorer.app.context import compacting, prompt_cache
-from explorer.app.importing.demo import load_demo
 from explorer.compaction.context import PART_NAMES
 from explorer.compaction.ladder import DEFAULT_OUTPUT_RESERVE
 from explorer.compaction.target import Target
@@ -30,13 +29,6 @@ from explorer.ui.preview.context_bar import (
     threshold_tokens,
 )
 from explorer.ui.preview.context_panel import ContextPanel
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "d.db")
-    yield store, load_demo(store)
-    store.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from helpers import chat_turn
@@ -12,22 +11,12 @@ from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.store.layout_store import ERROR, TOOL_CALL
 from explorer.ui.background.tasks import TaskRunner
 from explorer.ui.graph import TreeGraphWidget
 from explorer.ui.graph.item import Lod
 from explorer.ui.graph.model import F_ACTIVE, F_CHECKPOINT, F_ERROR, F_REWIND, F_TOOL_CALL
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "demo.db")
-    try:
-        yield store, load_demo(store)
-    finally:
-        store.close()
 
 
 def _open(qtbot: QtBot, store: Store, cid: int) -> TreeGraphWidget:

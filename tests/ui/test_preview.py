@@ -9,14 +9,13 @@ import itertools
 import json
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
-from PySide6.QtCore import QPoint, QRect, Qt, QThreadPool
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
@@ -26,7 +25,6 @@ from provider_server import ProviderServer, ServerState
 
 from explorer.app.calls import conversation_ops as ops
 from explorer.app.context import compacting
-from explorer.app.importing.demo import load_demo
 from explorer.compaction.page_geometry import page_geometry
 from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.target import DEFAULT_WINDOWS, ProviderKind
@@ -63,26 +61,6 @@ def snapshot_images(body: dict[str, Any]) -> list[bytes]:
                 assert url.startswith("data:image/png;base64,")
                 found.append(base64.b64decode(url.split(",", 1)[1]))
     return found
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "d.db")
-    yield store, load_demo(store)
-    store.close()
-
-
-@pytest.fixture
-def preview(qtbot: QtBot, demo: tuple[Store, int]) -> Iterator[CompactionPreview]:
-    store, cid = demo
-    window = CompactionPreview(store, cid)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.busy, timeout=20_000)
-    yield window
-    window.close()
-    assert window.runner.pool.activeThreadCount() == 0
-    assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 
 def settle(qtbot: QtBot, window: CompactionPreview, **options: Any) -> None:

@@ -4,38 +4,16 @@ plan off the main thread, and Pin moves a string to the fact sheet of the next p
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from explorer.app.context import loss
-from explorer.app.importing.demo import load_demo
 from explorer.store import Store
 from explorer.ui.preview import worker
 from explorer.ui.preview.window import CompactionPreview
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Iterator[tuple[Store, int]]:
-    store = Store(tmp_path / "d.db")
-    yield store, load_demo(store)
-    store.close()
-
-
-@pytest.fixture
-def preview(qtbot: QtBot, demo: tuple[Store, int]) -> Iterator[CompactionPreview]:
-    store, cid = demo
-    window = CompactionPreview(store, cid)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.busy, timeout=20_000)
-    yield window
-    window.close()
-    assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 
 def settle(qtbot: QtBot, window: CompactionPreview, **options: Any) -> None:
