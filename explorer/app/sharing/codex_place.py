@@ -30,7 +30,7 @@ def configured_model(e: Environment) -> str | None:
 def _configured(e: Environment, key: str) -> str | None:
     try:
         config = tomllib.loads((codex_home(e) / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError):  # Codex refuses a broken one itself
         return None
     profile = config.get("profile")
     profiles = config.get("profiles")
