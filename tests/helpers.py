@@ -10,6 +10,7 @@ from pathlib import Path
 
 import keyring.backend
 import keyring.errors
+import pytest
 
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
@@ -126,3 +127,12 @@ def newer_database(db: Path) -> None:
                  "VALUES ('0099_future', 0, '2.3.0')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    """``convo --db DB ARGS…`` in this process: its exit code, stdout and stderr."""
+    from explorer.cli.main import main
+
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -9,20 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli.main import main
-
-
-def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
-    code = main(["--db", str(db), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    path = tmp_path / "cli.db"
-    assert run(capsys, path, "demo")[0] == 0
-    return path
+from tests.helpers import run_cli as run
 
 
 def test_list_and_show_in_text_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:

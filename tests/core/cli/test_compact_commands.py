@@ -8,22 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli.main import main
 from explorer.compaction.page_geometry import page_geometry
 from explorer.store.store import Store
-
-
-def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
-    code = main(["--db", str(db), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    path = tmp_path / "c.db"
-    run(capsys, path, "demo")
-    return path
+from tests.helpers import run_cli as run
 
 
 def test_context_shows_every_part_estimated_and_measured(

@@ -7,24 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli.main import main
 from explorer.store.store import Store
+from tests.helpers import run_cli as run
 
 SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 KEYS = {"kind", "text", "destination", "page", "line", "read_back", "pinned", "message"}
-
-
-def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
-    code = main(["--db", str(db), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    path = tmp_path / "c.db"
-    run(capsys, path, "demo")
-    return path
 
 
 def report(capsys: pytest.CaptureFixture[str], db: Path, conv: str = "1") -> dict:  # type: ignore[type-arg]

@@ -8,12 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.main import main
-
-
-def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
-    code = main(["--db", str(db), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import run_cli as run
 
 
 def js(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> dict[str, object]:
@@ -21,14 +16,6 @@ def js(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> dict[str, ob
     assert code == 0, err
     loaded: dict[str, object] = json.loads(out)
     return loaded
-
-
-@pytest.fixture
-def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    """The demo: 8 (chardet) and 12 (utf-8 fallback) are siblings under 7; the tip is 24."""
-    path = tmp_path / "cli.db"
-    assert run(capsys, path, "demo")[0] == 0
-    return path
 
 
 def test_T6_archive_folds_into_a_marker_and_all_unfolds(
