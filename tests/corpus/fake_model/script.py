@@ -1,0 +1,137 @@
+"""What the fake model says next, decided from the user's words and the tools on offer.
+
+A prompt may hold marker lines, each one tool call, taken in order as the results come
+back: ``TOOL:bash:<command>``, ``TOOL:read:<path>``, ``TOOL:write:<path>:<text>`` and
+``TOOL:edit:<path>:<old>=><new>``. When the markers are used up the model answers in text,
+quoting the last result, so a recording shows that the result reached it. A request that
+asks for JSON (titles, routing, "who speaks next") gets an object that fits its schema.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+TOOL_NAMES = {
+    "bash": ("bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell",
+             "execute", "run_terminal_cmd", "terminal", "run_command", "shell_exec"),
+    "read": ("read", "read_file", "view", "readfile", "file_read", "cat"),
+    "write": ("write", "write_file", "create_file", "writefile", "file_write", "write_to_file"),
+    "edit": ("edit", "replace", "edit_file", "str_replace", "str_replace_editor",
+             "strreplacefile", "search_replace", "file_edit", "replace_in_file"),
+}
+ARG_KEYS = {
+    "command": ("command", "cmd", "commandline", "script"),
+    "path": ("file_path", "filepath", "path", "absolute_path", "file", "filename", "target_file"),
+    "content": ("content", "contents", "text", "file_text"),
+    "old": ("old_string", "oldstring", "old_str", "old", "old_text", "search"),
+    "new": ("new_string", "newstring", "new_str", "new", "new_text", "replace"),
+}
+MARKER = re.compile(r"^\s*TOOL:(bash|read|write|edit):(.*)$")
+_counter = itertools.count(1)
+_lock = threading.Lock()
+
+
+@dataclass
+class Exchange:
+    """A request, as every wire format reduces to it."""
+    prompt: str
+    results: list[str] = field(default_factory=list)  # tool results since the prompt
+    tools: list[dict[str, Any]] = field(default_factory=list)  # {"name", "schema"}
+    json_schema: dict[str, Any] | None = None
+
+
+@dataclass
+class Text:
+    text: str
+
+
+@dataclass
+class Call:
+    name: str
+    args: dict[str, Any]
+    preamble: str
+
+
+def reply(ex: Exchange) -> Text | Call:
+    with _lock:
+        n = next(_counter)
+    if ex.json_schema is not None:
+        import json
+        return Text(json.dumps(fill(ex.json_schema)))
+    markers = [m for m in (MARKER.match(line) for line in ex.prompt.splitlines()) if m]
+    if len(ex.results) < len(markers):
+        kind, arg = markers[len(ex.results)].groups()
+        call = _call(ex.tools, kind, arg.strip())
+        if call is not None:
+            call.preamble = f"Calling {call.name} (reply {n})."
+            return call
+    if ex.results:
+        seen = " ".join(ex.results[-1].split())[:60]
+        return Text(f"Saw tool result: {seen!r} (reply {n})")
+    head = " ".join(re.sub(r"<system-reminder>.*?</system-reminder>", "", ex.prompt,
+                           flags=re.S).split())[:60]
+    return Text(f"Answer {n} to: {head}")
+
+
+def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
+    by_name = {_norm(t["name"]): t for t in tools if t.get("name")}
+    tool = next((by_name[c] for c in TOOL_NAMES[kind] if c in by_name), None)
+    if tool is None:
+        return None
+    values = _values(kind, arg)
+    props: dict[str, Any] = (tool.get("schema") or {}).get("properties") or {}
+    args: dict[str, Any] = {}
+    for prop, spec in props.items():
+        role = next((r for r, keys in ARG_KEYS.items() if _norm(prop) in keys), None)
+        if role in values:
+            value: Any = values[role]
+            if role == "command" and (spec or {}).get("type") == "array":
+                value = ["bash", "-lc", value]
+            args[prop] = value
+        elif _norm(prop) == "description":
+            args[prop] = f"{kind} for the recording"
+    required = (tool.get("schema") or {}).get("required") or []
+    for prop in required:
+        if prop not in args:
+            args[prop] = fill(props.get(prop) or {"type": "string"})
+    return Call(tool["name"], args, "")
+
+
+def _values(kind: str, arg: str) -> dict[str, str]:
+    if kind == "bash":
+        return {"command": arg}
+    if kind == "read":
+        return {"path": arg}
+    path, _, rest = arg.partition(":")
+    if kind == "write":
+        return {"path": path, "content": rest.replace("\\n", "\n")}
+    old, _, new = rest.partition("=>")
+    return {"path": path, "old": old, "new": new}
+
+
+def fill(schema: dict[str, Any]) -> Any:
+    """A small value of the shape ``schema`` asks for."""
+    if schema.get("enum"):
+        values = schema["enum"]
+        return "user" if "user" in values else values[0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        return {k: fill(v) for k, v in props.items()}
+    if kind == "array":
+        return []
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return 1
+    return "Recorded session"
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", "_")
