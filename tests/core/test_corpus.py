@@ -4,7 +4,6 @@ tool call has its result), and a second sync writes nothing (S1)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,9 @@ from explorer.app.importing.sources import find_sources
 from explorer.app.importing.sync import sync_sources
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages
+from tests.corpus import CORPUS, manifests
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
-MANIFEST: dict[str, dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
+MANIFEST: dict[str, dict[str, Any]] = manifests()
 
 
 def home_of(agent: str) -> Environment:
@@ -31,7 +30,7 @@ def every_message(store: Store) -> list[Any]:
 
 def test_the_manifest_names_every_file_and_only_those() -> None:
     for agent, entry in MANIFEST.items():
-        listed = {CORPUS / f for f in entry["files"]}
+        listed = {CORPUS / agent / f for f in entry["files"]} | {CORPUS / agent / "manifest.json"}
         on_disk = {p for p in (CORPUS / agent).rglob("*") if p.is_file()}
         assert listed == on_disk, agent
         assert entry["version"] and entry["client"].split(":")[0] in ("npm", "pypi")

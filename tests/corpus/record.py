@@ -2,8 +2,9 @@
 
 ``--agent NAME`` (repeatable) records only those; ``--list`` names the recipes. Needs node
 and npm (or a Python for PyPI clients) and the package registries; it is not part of the
-test run. Each agent's files replace ``tests/corpus/<agent>/`` and its entry in
-``manifest.json``; the client's own output is kept in ``/tmp/convo-corpus/<agent>.log``.
+test run. Each agent's files replace ``tests/corpus/<agent>/``, with ``manifest.json``
+there saying which client version wrote them, the prompts sent and what they exercise; the
+client's own output is kept in ``/tmp/convo-corpus/<agent>.log``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from tests.corpus.agents import RECIPES
 from tests.corpus.fake_model.server import FakeModel
 from tests.corpus.recipe import SCRATCH, Recipe
 
-MANIFEST = CORPUS / "manifest.json"
-
 
 def record(recipe: Recipe) -> dict[str, object]:
     exe = recipe.install()
@@ -33,11 +32,13 @@ def record(recipe: Recipe) -> dict[str, object]:
         requests = len(fake.requests)
     dest = CORPUS / recipe.name
     files = recipe.harvest(run, dest)
-    return {"client": recipe.package, "version": recipe.version, "tool": recipe.tool,
+    manifest = {"client": recipe.package, "version": recipe.version, "tool": recipe.tool,
             "format": recipe.format, "prompts": run.prompts,
             "recorded": dt.date.today().isoformat(), "requests": requests,
             "exercises": recipe.exercises,
-            "files": [str(f.relative_to(CORPUS)) for f in files]}
+            "files": [str(f.relative_to(dest)) for f in files]}
+    (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,18 +50,16 @@ def main(argv: list[str] | None = None) -> int:
         for name, r in sorted(RECIPES.items()):
             print(f"{name:14} {r.package}@{r.version}  {r.exercises}")
         return 0
-    manifest = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else {}
     failed = []
     for name in args.agent or sorted(RECIPES):
         print(f"recording {name} …", flush=True)
         try:
-            manifest[name] = record(RECIPES[name])
+            files = record(RECIPES[name])["files"]
         except Exception as exc:  # one agent failing never loses the others' recordings
             failed.append(name)
             print(f"  {name} failed: {exc}", file=sys.stderr)
             continue
-        MANIFEST.write_text(json.dumps(dict(sorted(manifest.items())), indent=2) + "\n")
-        print(f"  {len(manifest[name]['files'])} files")  # type: ignore[arg-type]
+        print(f"  {len(files)} files")  # type: ignore[arg-type]
     return 1 if failed else 0
 
 
