@@ -19,7 +19,8 @@ TOOL_NAMES = {
     "bash": ("bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell",
              "execute", "run_terminal_cmd", "terminal", "run_command", "shell_exec"),
     "read": ("read", "read_file", "view", "readfile", "file_read", "cat"),
-    "write": ("write", "write_file", "create_file", "writefile", "file_write", "write_to_file"),
+    "write": ("write", "write_file", "create_file", "writefile", "file_write", "write_to_file",
+              "create"),
     "edit": ("edit", "replace", "edit_file", "str_replace", "str_replace_editor",
              "strreplacefile", "search_replace", "file_edit", "replace_in_file"),
 }
@@ -72,7 +73,7 @@ def reply(ex: Exchange) -> Text | Call:
     if ex.results:
         seen = " ".join(ex.results[-1].split())[:60]
         return Text(f"Saw tool result: {seen!r} (reply {n})")
-    head = " ".join(re.sub(r"<system-reminder>.*?</system-reminder>", "", ex.prompt,
+    head = " ".join(re.sub(r"<(system-reminder|current_datetime)>.*?</\1>", "", ex.prompt,
                            flags=re.S).split())[:60]
     return Text(f"Answer {n} to: {head}")
 
