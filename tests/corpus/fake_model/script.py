@@ -28,8 +28,8 @@ ARG_KEYS = {
     "command": ("command", "cmd", "commandline", "script"),
     "path": ("file_path", "filepath", "path", "absolute_path", "file", "filename", "target_file"),
     "content": ("content", "contents", "text", "file_text"),
-    "old": ("old_string", "oldstring", "old_str", "old", "old_text", "search"),
-    "new": ("new_string", "newstring", "new_str", "new", "new_text", "replace"),
+    "old": ("old_string", "oldstring", "old_str", "old", "old_text", "oldtext", "search"),
+    "new": ("new_string", "newstring", "new_str", "new", "new_text", "newtext", "replace"),
 }
 MARKER = re.compile(r"^\s*TOOL:(bash|read|write|edit):(.*)$")
 _counter = itertools.count(1)
@@ -95,11 +95,25 @@ def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
             args[prop] = value
         elif _norm(prop) == "description":
             args[prop] = f"{kind} for the recording"
+        elif (spec or {}).get("type") == "array" and _item(spec.get("items"), values):
+            args[prop] = [_item(spec.get("items"), values)]  # pi's edits: [{oldText, newText}]
     required = (tool.get("schema") or {}).get("required") or []
     for prop in required:
         if prop not in args:
             args[prop] = fill(props.get(prop) or {"type": "string"})
     return Call(tool["name"], args, "")
+
+
+def _item(schema: Any, values: dict[str, str]) -> dict[str, str] | None:
+    """An array item whose properties are all roles the marker gives (an edit list)."""
+    props = (schema or {}).get("properties") if isinstance(schema, dict) else None
+    if not props:
+        return None
+    roles = {p: next((r for r, keys in ARG_KEYS.items() if _norm(p) in keys), None)
+             for p in props}
+    if not all(r in values for r in roles.values()):
+        return None
+    return {p: values[r] for p, r in roles.items() if r is not None}
 
 
 def _values(kind: str, arg: str) -> dict[str, str]:
