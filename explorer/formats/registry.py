@@ -20,6 +20,7 @@ from explorer.store.guard import database_of
 IMPORTERS: tuple[str, ...] = (
     "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
+    "copilot_cli",
 )
 
 
@@ -31,6 +32,7 @@ def formats() -> dict[str, Capabilities]:
         claude_ai,
         claude_code,
         codex,
+        copilot_cli,
         gemini_cli,
         librechat,
         llm,
@@ -57,6 +59,8 @@ def formats() -> dict[str, Capabilities]:
         "librechat": Capabilities(librechat, limit=SizeLimit(EXPORTS, "LibreChat exports")),
         "claude_ai": Capabilities(claude_ai, limit=SizeLimit(EXPORTS, "claude.ai exports")),
         "llm": Capabilities(llm, changes=llm, limit=SizeLimit(DATABASES, "llm databases")),
+        "copilot_cli": Capabilities(copilot_cli, tail=copilot_cli,
+                                    limit=SizeLimit(SESSIONS, "Copilot CLI sessions")),
     }
     return {name: table[name] for name in IMPORTERS}
 

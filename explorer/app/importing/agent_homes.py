@@ -81,6 +81,12 @@ def llm_logs(e: Environment) -> Path:
     return base / "io.datasette.llm" / "logs.db"
 
 
+def copilot_sessions(e: Environment) -> Path:
+    """GitHub Copilot CLI's ``session-state`` (one folder per session, its ``events.jsonl``)
+    in ``$COPILOT_HOME`` (else ``~/.copilot``, on every OS)."""
+    return (e.var("COPILOT_HOME") or e.home / ".copilot") / "session-state"
+
+
 def claude_project_folder(cwd: str) -> str:
     """The folder name Claude Code files a working directory's sessions under.
 

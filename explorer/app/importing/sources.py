@@ -186,6 +186,13 @@ def _llm(found: Found) -> None:
     found.units.append(Unit(path, "llm", st.st_size, st.st_mtime_ns))
 
 
+def _copilot(found: Found) -> None:
+    """``<session id>/events.jsonl``, one folder per Copilot CLI session."""
+    for entry in _walk(found.path, found, 1):
+        if entry.name == "events.jsonl" and os.path.dirname(entry.path) != str(found.path):
+            _count(found, entry, "copilot_cli")
+
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
@@ -194,6 +201,7 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
     ("gemini-cli", homes.gemini_tmp, _gemini),
     ("opencode", homes.opencode_data, _opencode),
     ("llm", homes.llm_logs, _llm),
+    ("copilot", homes.copilot_sessions, _copilot),
 )
 TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 
