@@ -57,6 +57,13 @@ def _own_log_folder(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The transcripts kept in the repository (``tests/corpus``): agents' sessions recorded by
+    their real clients, and chat products' exports under ``exports/``; always there."""
+    return REPO / "tests" / "corpus"
+
+
+@pytest.fixture(scope="session")
 def samples_dir() -> Path:
     """The real transcripts other tools wrote (kept outside the repository); a test that
     needs them is skipped, saying why, where they are not."""
