@@ -3,29 +3,29 @@
 The branch (root to ``at``, or to the tip) is exported in the agent's own format
 and written as a *new* session in the agent's folder for the working directory
 (Claude Code: ``~/.claude/projects/<cwd encoded>/<id>.jsonl``; pi: its sessions
-folder; Codex: a new rollout under ``sessions/YYYY/MM/DD``). An existing file is
-never replaced: the agent may have continued that session since. The written
-file is then read back with this program's own importer and its path compared
-with the branch, so a session the agent would misread is reported, not assumed.
+folder; Codex: a new rollout under ``sessions/YYYY/MM/DD``; Gemini CLI: the project's
+``chats`` folder; OpenCode: an export its ``import`` command takes — see
+:mod:`handoff_targets`). An existing file is never replaced: the agent may have
+continued that session since. The written file is then read back with this program's
+own importer and its path compared with the branch, so a session the agent would
+misread is reported, not assumed.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
-import shlex
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
-from explorer.app.sharing import codex_place
+from explorer.app.sharing import codex_place, opencode_place
 from explorer.app.sharing.exporting import export_lines
 from explorer.app.sharing.handoff_links import record_origins
-from explorer.formats import claude_code, codex, pi
+from explorer.app.sharing.handoff_targets import AGENTS, CODEX_PICKER, TARGETS
 from explorer.formats.base import ImportedConversation
 from explorer.formats.common import finish
 from explorer.formats.exporters.codex import VERSION as CODEX_VERSION
@@ -36,8 +36,16 @@ from explorer.tree import secrets
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
 
-AGENTS = ("claude-code", "pi", "codex")
-_SOURCE = {"claude-code": "claude_code", "pi": "pi", "codex": "codex"}
+__all__ = [
+    "AGENTS",
+    "CODEX_PICKER",
+    "Handoff",
+    "handoff",
+    "place_for",
+    "planned",
+    "resume_command",
+    "resume_hint",
+]
 
 
 @dataclass
@@ -66,7 +74,8 @@ def handoff(store: Store, conv_id: int, agent: str, at: int | None = None,
     The agent sends the session to its model: secrets are replaced and listed in the notes
     unless ``redact`` is False (SPEC R1)."""
     done, lines = _plan(store, conv_id, agent, at, env, cwd, redact)
-    _refuse_a_second_copy(done.path, done.session_id)
+    _refuse_a_second_copy(agent, done.path, done.session_id)
+    TARGETS[agent].prepare(env or Environment.current(), done.cwd)
     _write_new(done.path, lines)
     done.differences = _compare(store, conv_id, at, agent, done.path, redact, done.notes)
     return done
@@ -81,7 +90,7 @@ def _remember(store: Store, conv_id: int, agent: str, read: ImportedConversation
         return
     keys = record_origins(back, steps, agent, branch[0].id)
     try:
-        store.remember_handoff(_SOURCE[agent], identity(read), conv_id, keys)
+        store.remember_handoff(TARGETS[agent].source, identity(read), conv_id, keys)
     except StoreError as exc:  # a read-only database: the file is written all the same
         notes.append(f"not recorded in the database ({exc}): what the agent adds will sync "
                      "back as a new conversation")
@@ -107,8 +116,10 @@ def _plan(store: Store, conv_id: int, agent: str, at: int | None, env: Environme
     lines = list(export_lines(store, conv_id, agent, at, notes,
                               place=place_for(store, conv_id, agent, where, e),
                               redact=redact))
-    session = _session_id(agent, lines)
-    dest = _destination(agent, e, where, session)
+    session = TARGETS[agent].session_of(lines)
+    if session is None:
+        raise StoreError("the export names no session")
+    dest = TARGETS[agent].destination(e, where, session)
     return Handoff(agent, dest, session, where, resume_command(agent, session, where, dest),
                    len(lines), notes), lines
 
@@ -119,7 +130,7 @@ def place_for(store: Store, conv_id: int, agent: str, cwd: str,
     (for Codex: the provider and version of the person's own Codex, see :mod:`codex_place`)."""
     conv = store.conversation(conv_id)
     meta = dict(conv.meta)
-    own = conv.source_format == _SOURCE[agent]
+    own = conv.source_format == TARGETS[agent].source
     if not own:
         meta.pop("version", None)  # another agent's version means nothing to this one
     place: dict[str, Any] = {"cwd": cwd, "meta": meta}
@@ -138,63 +149,30 @@ def place_for(store: Store, conv_id: int, agent: str, cwd: str,
             CODEX_VERSION, conv.meta.get("version") if own else None)
         if version is not None:
             place["agent_version"] = version
+    if agent == "opencode":
+        model = opencode_place.configured_model(env or Environment.current())
+        if model is not None:
+            meta["opencode_model"] = model
     return place
 
 
-def _session_id(agent: str, lines: Sequence[str]) -> str:
-    for line in lines:
-        record = json.loads(line)
-        if agent == "claude-code" and "sessionId" in record:
-            return str(record["sessionId"])
-        if agent == "pi" and record.get("type") == "session":
-            return str(record["id"])
-        if agent == "codex" and record.get("type") == "session_meta":
-            return str(record["payload"]["id"])
-    raise StoreError("the export names no session")
-
-
-def _destination(agent: str, e: Environment, cwd: str, session: str) -> Path:
-    now = time.time()
-    if agent == "claude-code":
-        return homes.claude_projects(e) / homes.claude_project_folder(cwd) / f"{session}.jsonl"
-    if agent == "pi":
-        stamp = time.strftime("%Y-%m-%dT%H-%M-%S-000Z", time.gmtime(now))
-        return homes.pi_sessions(e) / homes.pi_session_folder(cwd) / f"{stamp}_{session}.jsonl"
-    local = time.localtime(now)
-    day = homes.codex_home(e) / "sessions" / time.strftime("%Y/%m/%d", local)
-    return day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{session}.jsonl"
-
-
-def _refuse_a_second_copy(dest: Path, session: str) -> None:
-    """pi and Codex put the time in the file name: the same branch must not land twice."""
-    folder = dest.parent if not dest.name.startswith("rollout-") else dest.parents[3]
-    if not folder.is_dir():
-        return
-    pattern = f"*{session}.jsonl"
-    found = next(folder.rglob(pattern) if dest.name.startswith("rollout-") else
-                 folder.glob(pattern), None)
+def _refuse_a_second_copy(agent: str, dest: Path, session: str) -> None:
+    """The same branch must not land twice (pi, Codex and Gemini CLI put the time in the
+    file name, so a second hand-back would otherwise make a second copy)."""
+    found = next(TARGETS[agent].twins(dest, session), None)
     if found is not None:
         raise StoreError(f"{found} already holds this branch (the agent may have continued it); "
                          "nothing was written")
 
 
 def resume_command(agent: str, session: str, cwd: str, path: Path) -> str:
-    go = f"cd {shlex.quote(cwd)} && "
-    if agent == "claude-code":
-        return go + f"claude --resume {session}"
-    if agent == "pi":
-        return go + f"pi --session {shlex.quote(str(path))}"
-    return go + f"codex resume {session}"
-
-
-CODEX_PICKER = ("Codex's session picker (codex resume without an id) lists this session only "
-                "after it was resumed once by id: use the command above the first time")
+    return TARGETS[agent].resume(session, cwd, path)
 
 
 def resume_hint(agent: str) -> str | None:
     """What the person needs to know besides the command (Codex lists a session it did not
-    start itself only once it has been resumed by id)."""
-    return CODEX_PICKER if agent == "codex" else None
+    start itself only once it has been resumed by id; OpenCode imports the file first)."""
+    return TARGETS[agent].hint if agent in TARGETS else None
 
 
 def _write_new(dest: Path, lines: Sequence[str]) -> None:
@@ -234,7 +212,7 @@ def _private_folders(folder: Path) -> None:
 def _compare(store: Store, conv_id: int, at: int | None, agent: str, dest: Path,
              redact: bool, notes: list[str]) -> list[str]:
     """Differences between the branch and what the agent's file says, read back."""
-    module = {"claude-code": claude_code, "pi": pi, "codex": codex}[agent]
+    module = importlib.import_module(f"explorer.formats.{TARGETS[agent].source}")
     read = next(iter(module.read(dest))).materialize()  # every part, even of a huge file
     if read.tip is None and read.messages:
         read = finish(read, read.messages[-1].id)
@@ -265,8 +243,8 @@ def _signature(path: Sequence[Message], agent: str) -> list[tuple[str, str, str]
     """What must survive the trip: text, calls and results, in order (thinking may not)."""
     out: list[tuple[str, str, str]] = []
     for m in path:
-        if m.role == "system" and agent != "codex":
-            continue  # Claude Code and pi bring their own system prompt
+        if m.role == "system" and not TARGETS[agent].keeps_system:
+            continue  # the others bring their own system prompt
         for p in m.parts:
             kept = (p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
                     or (p.kind == "text" and p.text.strip()))  # id-less calls become text

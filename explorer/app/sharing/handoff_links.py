@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer.app.sharing.handoff_targets import TARGETS
 from explorer.formats.exporters.steps import Step
 from explorer.tree.model import Message, Part
 
@@ -44,7 +45,7 @@ def key(m: Message) -> str:
 
 
 def _carried(role: str, agent: str) -> bool:
-    return role != "system" or agent == "codex"  # Claude Code and pi bring their own
+    return role != "system" or TARGETS[agent].keeps_system  # the others bring their own
 
 
 def _kept(p: Part) -> bool:

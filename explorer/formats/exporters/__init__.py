@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from explorer.formats.exporters import claude_code, codex, html, markdown, pi
+from explorer.formats.exporters import claude_code, codex, gemini_cli, html, markdown, opencode, pi
 from explorer.tree.model import Message
 
 
@@ -46,4 +46,8 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
              claude_code.lines),
     Exporter("pi", ".jsonl", "pi coding-agent session file (version 3)", pi.lines),
     Exporter("codex", ".jsonl", "Codex CLI rollout that codex resume continues", codex.lines),
+    Exporter("gemini-cli", ".jsonl", "Gemini CLI chat file that gemini --resume continues",
+             gemini_cli.lines),
+    Exporter("opencode", ".json", "OpenCode session export that opencode import takes",
+             opencode.lines),
 )}

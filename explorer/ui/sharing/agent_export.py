@@ -1,8 +1,9 @@
 """Exporting for a coding agent: the agent's own session folder is the default place.
 
-For Claude Code, pi and Codex the save dialog proposes where a hand-back would put
-the branch (``~/.claude/projects/<project folder>/<session id>.jsonl``, pi's sessions
-folder for the project, a new Codex rollout), computed off the main thread; the
+For every agent a branch can be handed to, the save dialog proposes where a hand-back
+would put the branch (``~/.claude/projects/<project folder>/<session id>.jsonl``, pi's
+sessions folder for the project, a new Codex rollout, the Gemini CLI project's chats),
+computed off the main thread; the
 person may choose elsewhere. After writing, the same window as "Continue in …" shows
 the path, with Copy and Open folder, and the command that resumes it; saved outside
 the agent's folder, it says that the agent will not find it there.
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
+from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import exporting, handoff
 from explorer.app.sharing.handoff import Handoff
+from explorer.app.sharing.handoff_targets import TARGETS
 from explorer.ui.sharing.handoff_dialog import AGENT_NAMES, HandoffDialog
 
 if TYPE_CHECKING:
@@ -35,8 +38,9 @@ def chosen_format(answer: str) -> str:
 
 
 def findable(done: Handoff, plan: Handoff) -> bool:
-    """True when the agent lists the file where it was saved (pi opens any path)."""
-    return done.agent == "pi" or done.path.parent == plan.path.parent
+    """True when the agent finds the file where it was saved (pi opens any path; OpenCode
+    imports it from anywhere)."""
+    return TARGETS[done.agent].listed_anywhere or done.path.parent == plan.path.parent
 
 
 def export_for_agent(exports: Exports, conv: int, agent: str, at: int | None) -> None:
@@ -63,6 +67,7 @@ def _write(exports: Exports, conv: int, agent: str, at: int | None, plan: Handof
     """Write the branch as the agent's session at ``dest`` (on the operation runner)."""
     notes: list[str] = []
     if dest.parent == plan.path.parent:  # the agent's folder for a project it has not seen yet
+        TARGETS[agent].prepare(Environment.current(), plan.cwd)
         dest.parent.mkdir(parents=True, exist_ok=True)
     place = handoff.place_for(exports.store, conv, agent, plan.cwd)
     lines = exporting.export_to_file(exports.store, conv, dest, agent, at, notes, place=place,

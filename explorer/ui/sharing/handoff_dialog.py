@@ -15,8 +15,9 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.app.sharing.handoff import Handoff, resume_hint
+from explorer.app.sharing.handoff_targets import TARGETS
 
-AGENT_NAMES = {"claude-code": "Claude Code", "pi": "pi", "codex": "Codex CLI"}
+AGENT_NAMES = {agent: t.name for agent, t in TARGETS.items()}
 
 
 class HandoffDialog(QDialog):
