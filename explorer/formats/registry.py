@@ -18,7 +18,8 @@ from explorer.store.guard import database_of
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
-    "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "sillytavern", "chatgpt",
+    "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "crush", "continue_cli",
+    "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli",
 )
@@ -32,7 +33,9 @@ def formats() -> dict[str, Capabilities]:
         claude_ai,
         claude_code,
         codex,
+        continue_cli,
         copilot_cli,
+        crush,
         gemini_cli,
         librechat,
         llm,
@@ -53,6 +56,9 @@ def formats() -> dict[str, Capabilities]:
         "codex": Capabilities(codex, tail=codex, limit=SizeLimit(SESSIONS, "Codex CLI sessions")),
         "opencode": Capabilities(opencode, changes=opencode,
                                  limit=SizeLimit(DATABASES, "OpenCode exports and databases")),
+        "crush": Capabilities(crush, changes=crush, limit=SizeLimit(DATABASES, "Crush databases")),
+        "continue_cli": Capabilities(continue_cli,
+                                     limit=SizeLimit(SESSIONS, "Continue CLI sessions")),
         "sillytavern": Capabilities(sillytavern, limit=SizeLimit(OTHER, "SillyTavern chats")),
         "chatgpt": Capabilities(chatgpt, limit=SizeLimit(EXPORTS, "ChatGPT exports")),
         "openwebui": Capabilities(openwebui, limit=SizeLimit(EXPORTS, "Open WebUI exports")),
