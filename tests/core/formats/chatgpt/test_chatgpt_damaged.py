@@ -174,15 +174,15 @@ def mutate(value: Any, data: st.DataObject, depth: int = 0) -> Any:
     return value
 
 
-@pytest.mark.parametrize("sample", ["chatgpt-tree.json", "single-conversation.json"])
+@pytest.mark.parametrize("sample", ["branching.json", "single-conversation.json"])
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_fuzzed_samples_raise_nothing_but_format_error(
-    sample: str, samples_dir: Path, tmp_path: Path, data: st.DataObject
+    sample: str, corpus_dir: Path, tmp_path: Path, data: st.DataObject
 ) -> None:
-    original = json.loads((samples_dir / "chatgpt" / sample).read_text())
+    original = json.loads((corpus_dir / "exports" / "chatgpt" / sample).read_text())
     damaged = original
     for _ in range(data.draw(st.integers(1, 4))):
         damaged = mutate(copy.deepcopy(damaged), data)
