@@ -10,7 +10,9 @@ The rules follow each tool's own code: Claude Code reads ``$CLAUDE_CONFIG_DIR``
 oh-my-pi ``~/.omp/agent``; Codex ``$CODEX_HOME`` (else ``~/.codex``); Gemini CLI
 ``~/.gemini``; OpenCode the XDG data folder (``$XDG_DATA_HOME/opencode``, else
 ``~/.local/share/opencode``, on every OS); llm ``$LLM_USER_PATH``, else click's
-per-OS application folder ``io.datasette.llm``.
+per-OS application folder ``io.datasette.llm``; Continue CLI ``$CONTINUE_GLOBAL_DIR``
+(else ``~/.continue``); Crush ``$CRUSH_GLOBAL_DATA`` (else its XDG data folder), whose
+``projects.json`` names each project's own data folder.
 """
 
 from __future__ import annotations
@@ -79,6 +81,26 @@ def llm_logs(e: Environment) -> Path:
     else:
         base = e.var("XDG_CONFIG_HOME") or e.home / ".config"
     return base / "io.datasette.llm" / "logs.db"
+
+
+def continue_sessions(e: Environment) -> Path:
+    """Continue CLI's sessions: ``$CONTINUE_GLOBAL_DIR`` (else ``~/.continue``) ``/sessions``."""
+    return (e.var("CONTINUE_GLOBAL_DIR") or e.home / ".continue") / "sessions"
+
+
+def crush_data(e: Environment) -> Path:
+    """Crush's global data folder (``projects.json``): ``$CRUSH_GLOBAL_DATA``, else
+    ``$XDG_DATA_HOME/crush``, else ``%LOCALAPPDATA%/crush`` on Windows and
+    ``~/.local/share/crush`` elsewhere (``config.GlobalConfigData``)."""
+    own = e.var("CRUSH_GLOBAL_DATA")
+    if own is not None:
+        return own
+    xdg = e.var("XDG_DATA_HOME")
+    if xdg is not None:
+        return xdg / "crush"
+    if e.system == "win32":
+        return (e.var("LOCALAPPDATA") or e.home / "AppData" / "Local") / "crush"
+    return e.home / ".local" / "share" / "crush"
 
 
 def copilot_sessions(e: Environment) -> Path:

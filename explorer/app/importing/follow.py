@@ -23,7 +23,8 @@ from explorer.formats.opencode.storage import layout_at
 from explorer.store import Store
 
 FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
-              "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm"}
+              "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm",
+              "crush": "Crush", "continue_cli": "Continue CLI"}
 """Formats an agent keeps writing while it runs, by the agent's name."""
 
 

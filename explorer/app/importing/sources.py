@@ -20,6 +20,8 @@ from typing import Any
 
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
+from explorer.formats.crush import databases as crush_databases
+from explorer.formats.crush.database import is_database as crush_database
 from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import find_layouts
 
@@ -193,6 +195,35 @@ def _copilot(found: Found) -> None:
             _count(found, entry, "copilot_cli")
 
 
+def _continue(found: Found) -> None:
+    """``<session id>.json``, one file per Continue CLI session, beside its ``sessions.json``."""
+    for entry in _walk(found.path, found, 0):
+        if entry.name.endswith(".json") and entry.name != "sessions.json":
+            _count(found, entry, "continue_cli")
+
+
+def _crush(found: Found) -> None:
+    """Crush's ``crush.db`` of every project its ``projects.json`` names, each written
+    through its ``-wal`` file (title sessions are no conversation and are not counted)."""
+    for db in crush_databases(found.path, found.problems):
+        if not crush_database(db):
+            found.problems.append(f"{db}: not a Crush database this program can read; skipped")
+            continue
+        try:
+            with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+                count = int(conn.execute(
+                    "SELECT count(*) FROM sessions WHERE parent_session_id IS NULL "
+                    "OR id != 'title-' || parent_session_id").fetchone()[0])
+            stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
+        except (OSError, sqlite3.Error) as exc:
+            found.problems.append(f"{db}: cannot be read ({exc}); skipped")
+            continue
+        size, newest = sum(st.st_size for st in stats), max(st.st_mtime_ns for st in stats)
+        found.sessions += count
+        found.size += size
+        found.newest = max(found.newest or 0.0, newest / 1e9)
+        found.units.append(Unit(db, "crush", size, newest))
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
@@ -202,6 +233,8 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
     ("opencode", homes.opencode_data, _opencode),
     ("llm", homes.llm_logs, _llm),
     ("copilot", homes.copilot_sessions, _copilot),
+    ("crush", homes.crush_data, _crush),
+    ("continue", homes.continue_sessions, _continue),
 )
 TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 
