@@ -20,13 +20,13 @@ def _with_bad_byte(source: Path, dest: Path, after: bytes) -> int:
 
 
 @pytest.mark.parametrize(("folder", "name", "module", "after"), [
-    ("chatgpt", "chatgpt-tree.json", chatgpt, b'"parts": ["'),
-    ("openwebui", "openwebui-export.json", openwebui, b'"content": "'),
+    ("chatgpt", "branching.json", chatgpt, b'"parts": ["hi'),
+    ("openwebui", "chat-export-1716802100.json", openwebui, b'"content":"'),
 ])
 def test_a_bad_byte_is_replaced_named_and_the_rest_imported(
-        samples_dir: Path, tmp_path: Path, folder: str, name: str, module: Importer,
+        corpus_dir: Path, tmp_path: Path, folder: str, name: str, module: Importer,
         after: bytes) -> None:
-    source = samples_dir / folder / name
+    source = corpus_dir / "exports" / folder / name
     whole = list(module.read(source))
     damaged = tmp_path / name
     at = _with_bad_byte(source, damaged, after)

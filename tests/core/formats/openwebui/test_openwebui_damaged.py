@@ -157,9 +157,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "details.json"
 )
 @given(data=st.data())
 def test_fuzzed_exports_raise_nothing_but_format_error(
-    source: str, samples_dir: Path, tmp_path: Path, data: st.DataObject
+    source: str, corpus_dir: Path, tmp_path: Path, data: st.DataObject
 ) -> None:
-    real = samples_dir / "openwebui" / "openwebui-export.json"
+    real = corpus_dir / "exports" / "openwebui" / "chat-export-1716802100.json"
     damaged = json.loads((real if source == "sample" else FIXTURE).read_text())
     for _ in range(data.draw(st.integers(1, 4))):
         damaged = mutate(copy.deepcopy(damaged), data)
