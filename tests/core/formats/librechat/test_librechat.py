@@ -1,4 +1,4 @@
-"""LibreChat exports: the real nested tree, a flat export with content parts, repairs, fuzz."""
+"""LibreChat exports: the corpus's nested tree, a flat export with content parts, repairs, fuzz."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from explorer.formats.base import FormatError, ImportedConversation
 from explorer.tree.paths import children_map, message_path
 
 ZERO = librechat.NO_PARENT
+SAMPLE = Path("exports") / "librechat" / "librechat-tree.json"
 
 
 def _one(path: Path) -> ImportedConversation:
@@ -30,26 +31,33 @@ def _write(tmp_path: Path, data: Any, name: str = "export.json") -> Path:
     return path
 
 
-def test_sample_nested_tree_counts(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "librechat" / "librechat-tree.json")
+def test_sample_nested_tree_counts(corpus_dir: Path) -> None:
+    conv = _one(corpus_dir / SAMPLE)
     assert len(conv.messages) == 9
     kids = children_map(conv.messages)
     branch_points = sorted(str(k)[:8] for k, v in kids.items() if k is not None and len(v) > 1)
-    assert branch_points == ["4c395510", "6e4c95ca"]
+    assert branch_points == ["00000002", "00000003"]  # two follow-ups; a regenerated reply
     assert len(kids[None]) == 1  # the all-zero parent is no parent
     assert [m.role for m in conv.messages].count("user") == 4
-    assert conv.title == "Troubleshooting Python Virtual Environment Activation Issue"
-    assert conv.source_id == "4a86c40e-e627-4454-b158-889680e23ad3"
+    assert conv.title == "Undoing a Git commit"
+    assert conv.source_id == "3f9d8a62-5b1e-4c77-9e0a-2d6c81f4b0aa"
+    assert conv.meta["endpoint"] == "openAI" and conv.meta["options"]["model"] == "gpt-4o"
+    assert conv.created_at == pytest.approx(1725351339.861)  # 2024-09-03T08:15:39.861Z
     assert conv.notes == [] and not conv.ignored_records
 
 
-def test_sample_tip_is_the_last_leaf_when_leaves_are_undated(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "librechat" / "librechat-tree.json")
-    assert conv.tip == "1f062c99-ff0a-4cf4-a1cf-7150261a24e2"
+def test_sample_tip_is_the_last_leaf_when_leaves_are_undated(corpus_dir: Path) -> None:
+    conv = _one(corpus_dir / SAMPLE)
+    assert conv.tip == "00000009-6c1d-4e2f-9a3b-000000011667"
     path = message_path({m.id: m for m in conv.messages}, conv.tip)
     assert [m.text.split("\n")[0][:20] for m in path] == [
-        "How do I use source ", "It looks like you're", "lol", "It looks like you mi"]
-    assert path[1].model == "gpt-4-turbo" and path[1].source_meta["sender"] == "Software Engineer"
+        "How do I undo my las", "It sounds like you w", "why is it called HEA",
+        "HEAD is Git's name f"]
+    assert path[1].model == "gpt-4o" and path[1].source_meta["sender"] == "Git Helper"
+    assert "```bash\ngit reset --soft HEAD~1\n```" in path[1].text
+    assert path[1].usage is not None and path[1].usage.output_tokens == 96
+    assert path[3].usage is not None and path[3].usage.input_tokens == 205
+    assert path[0].usage is None and path[2].created_at is None
     assert conv.incomplete is False
 
 
@@ -110,13 +118,15 @@ def test_not_an_export_is_a_format_error(tmp_path: Path) -> None:
         list(librechat.read(bad))
 
 
-def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
-    assert librechat.sniff(samples_dir / "librechat" / "librechat-tree.json")
+def test_sniff(corpus_dir: Path, tmp_path: Path) -> None:
+    assert librechat.sniff(corpus_dir / SAMPLE)
     assert librechat.sniff(_write(tmp_path, FLAT))
-    for name in ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "pi/branching.jsonl",
-                 "openwebui/openwebui-export.json", "chatgpt/single-conversation.json",
-                 "sillytavern/Aqua-1673181146000.jsonl"):
-        assert not librechat.sniff(samples_dir / name), name
+    others = [p for p in sorted((corpus_dir / "exports").rglob("*"))
+              if p.is_file() and p.parent.name != "librechat"]
+    others += sorted((corpus_dir / "codex").rglob("*.jsonl"))
+    assert len(others) >= 9
+    for path in others:
+        assert not librechat.sniff(path), path
     text = tmp_path / "t.txt"
     text.write_text("conversationId messages")
     assert not librechat.sniff(text)
@@ -126,9 +136,9 @@ def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_sample_reads_or_raises_format_error(
-    data: st.DataObject, samples_dir: Path, tmp_path: Path
+    data: st.DataObject, corpus_dir: Path, tmp_path: Path
 ) -> None:
-    sample = json.loads((samples_dir / "librechat" / "librechat-tree.json").read_text())
+    sample = json.loads((corpus_dir / SAMPLE).read_text())
     for _ in range(data.draw(st.integers(1, 4))):
         sample = mutate_value(data, sample)
     text = json.dumps(sample)
