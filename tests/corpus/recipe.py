@@ -86,8 +86,8 @@ class Recipe:
                             f"{pkg}=={self.version}"], check=True)
         return exe
 
-    def fresh_run(self, exe: Path, model_url: str) -> Run:
-        base = SCRATCH / self.name
+    def fresh_run(self, exe: Path, model_url: str, scratch: Path = SCRATCH) -> Run:
+        base = scratch / self.name
         shutil.rmtree(base, ignore_errors=True)
         run = Run(self.name, exe, base / "home", base / "work", model_url)
         run.home.mkdir(parents=True)
