@@ -69,13 +69,17 @@ def test_a_refusal_is_one_line_and_exits_1(db: Path, capsys: pytest.CaptureFixtu
     assert code == 1 and one_line(err).startswith("convo: error:")
 
 
-@pytest.mark.parametrize("sample", ["sillytavern/Aqua-1673181146000.jsonl",
-                                    "claude_code/dag_cycle.jsonl"])
+@pytest.mark.parametrize(("source", "sample"), [
+    ("corpus_dir", "exports/sillytavern/Ferro - 2023-11-14@22h13m10s.jsonl"),
+    ("samples_dir", "claude_code/dag_cycle.jsonl"),
+])
 def test_shake_and_elide_on_paths_without_a_prompt(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], samples_dir: Path, sample: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
+    source: str, sample: str
 ) -> None:
+    folder: Path = request.getfixturevalue(source)
     db = str(tmp_path / "s.db")
-    assert run(capsys, "--db", db, "import", str(samples_dir / sample))[0] == 0
+    assert run(capsys, "--db", db, "import", str(folder / sample))[0] == 0
     for args in (["shake", "1"], ["compact", "1", "--rung", "elide"],
                  ["compact", "1", "--rung", "elide", "--json"], ["context", "1"]):
         code, out, err = run(capsys, "--db", db, *args)

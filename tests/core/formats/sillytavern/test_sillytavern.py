@@ -1,4 +1,4 @@
-"""SillyTavern chats: the real sample, swipes as sibling answers, damaged lines, fuzz."""
+"""SillyTavern chats: the corpus's chats, swipes as sibling answers, damaged lines, fuzz."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from explorer.formats import sillytavern
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.tree.paths import children_map, message_path
 
-SAMPLE = "sillytavern/Aqua-1673181146000.jsonl"
+FOLDER = Path("exports") / "sillytavern"
+SAMPLE = FOLDER / "Ferro - 2023-11-14@22h13m10s.jsonl"  # a greeting only, older dates
+SWIPES = FOLDER / "Nonna Rosa - 2024-05-05@22h11m35s.jsonl"
 
 
 def _one(path: Path) -> ImportedConversation:
@@ -30,16 +32,43 @@ def _write(tmp_path: Path, records: list[Any]) -> Path:
     return path
 
 
-def test_sample_header_and_greeting(samples_dir: Path) -> None:
-    conv = _one(samples_dir / SAMPLE)
+def test_sample_header_and_greeting(corpus_dir: Path) -> None:
+    path = corpus_dir / SAMPLE
+    assert not path.read_bytes().endswith(b"\n")
+    conv = _one(path)
     [greeting] = conv.messages
     assert greeting.role == "assistant" and greeting.parent_id is None
-    assert greeting.text.startswith('*I am in the town square at a city named "Axel".')
-    assert greeting.created_at == pytest.approx(1674563371.558)  # epoch milliseconds
-    assert greeting.source_meta["name"] == "Aqua"
-    assert conv.title == "Chat with Aqua" and conv.meta["user_name"] == "You"
-    assert conv.created_at == pytest.approx(1674559896.839)
+    assert greeting.text.startswith("*The lighthouse keeper looks up from his logbook.*")
+    assert greeting.created_at == pytest.approx(1700000000.0)  # epoch milliseconds
+    assert greeting.source_meta["name"] == "Ferro"
+    assert conv.title == "Chat with Ferro" and conv.meta["user_name"] == "You"
+    assert conv.created_at == pytest.approx(1699999990.0)
     assert conv.tip == greeting.id and conv.notes == [] and not conv.ignored_records
+
+
+def test_sample_swipes_narrator_and_date_forms(corpus_dir: Path) -> None:
+    conv = _one(corpus_dir / SWIPES)
+    assert conv.title == "Chat with Nonna Rosa" and conv.meta["user_name"] == "Giulia"
+    assert conv.meta["chat_metadata"]["note_interval"] == 1
+    assert conv.created_at == pytest.approx(1714947095.0)  # "2024-05-05@22h11m35s"
+    assert len(conv.messages) == 7 and conv.notes == [] and not conv.ignored_records
+    prompt = next(m for m in conv.messages if m.text == "No nonna, cosa cucini stasera?")
+    answers = [m for m in conv.messages if m.parent_id == prompt.id]
+    assert [(m.text[:8], m.source_meta["swipe_index"]) for m in answers] == [
+        ("Pasta e ", 0), ("Lasagne,", 1), ("Risotto ", 2)]
+    assert [m.created_at for m in answers] == [1714947150.0, 1714947180.0, 1714947200.0]
+    path = message_path({m.id: m for m in conv.messages}, conv.tip)
+    assert [(m.role, m.text) for m in path] == [
+        ("assistant", "Ciao tesoro! Hai già mangiato?"),
+        ("user", "No nonna, cosa cucini stasera?"),
+        ("assistant", "Lasagne, come ogni domenica!"),
+        ("system", "*Il profumo riempie la cucina.*"),
+        ("user", "Arrivo subito!"),
+    ]
+    assert path[2].model == "gpt-4o-mini" and path[2].source_meta["extra"]["api"] == "openai"
+    assert [m.created_at for m in path] == [  # "May 5, 2024 10:11pm", …, ISO, "…@22h15m02s"
+        1714947060.0, 1714947120.0, 1714947180.0, 1714947240.0, 1714947302.0]
+    assert path[3].source_meta["name"] == "Narratore" and path[3].source_meta["is_system"]
 
 
 HEADER = {"user_name": "Me", "character_name": "Bot", "create_date": "2024-05-05@22h11m35s",
@@ -107,12 +136,16 @@ def test_headerless_chat_and_empty_file(tmp_path: Path) -> None:
         list(sillytavern.read(empty))
 
 
-def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
-    assert sillytavern.sniff(samples_dir / SAMPLE)
+def test_sniff(corpus_dir: Path, tmp_path: Path) -> None:
+    assert sillytavern.sniff(corpus_dir / SAMPLE)
+    assert sillytavern.sniff(corpus_dir / SWIPES)
     assert sillytavern.sniff(_write(tmp_path, SWIPED))
-    for name in ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "pi/branching.jsonl",
-                 "librechat/librechat-tree.json"):
-        assert not sillytavern.sniff(samples_dir / name), name
+    others = [p for p in sorted((corpus_dir / "exports").rglob("*"))
+              if p.is_file() and p.parent.name != "sillytavern"]
+    others += sorted((corpus_dir / "codex").rglob("*.jsonl"))
+    assert len(others) >= 8
+    for path in others:
+        assert not sillytavern.sniff(path), path
     text = tmp_path / "t.txt"
     text.write_text("user_name character_name")
     assert not sillytavern.sniff(text)
@@ -122,9 +155,9 @@ def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_chats_read_or_raise_format_error(
-    data: st.DataObject, samples_dir: Path, tmp_path: Path
+    data: st.DataObject, corpus_dir: Path, tmp_path: Path
 ) -> None:
-    lines = (samples_dir / SAMPLE).read_text().splitlines() + [json.dumps(r) for r in SWIPED]
+    lines = (corpus_dir / SWIPES).read_text().splitlines() + [json.dumps(r) for r in SWIPED]
     path = tmp_path / "m.jsonl"
     path.write_text("\n".join(mutate_lines(data, lines)))
     try:
