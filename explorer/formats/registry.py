@@ -21,7 +21,7 @@ IMPORTERS: tuple[str, ...] = (
     "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "crush", "continue_cli",
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
-    "copilot_cli",
+    "copilot_cli", "cline", "cline_tasks",
 )
 
 
@@ -32,6 +32,8 @@ def formats() -> dict[str, Capabilities]:
         chatgpt,
         claude_ai,
         claude_code,
+        cline,
+        cline_tasks,
         codex,
         continue_cli,
         copilot_cli,
@@ -67,6 +69,8 @@ def formats() -> dict[str, Capabilities]:
         "llm": Capabilities(llm, changes=llm, limit=SizeLimit(DATABASES, "llm databases")),
         "copilot_cli": Capabilities(copilot_cli, tail=copilot_cli,
                                     limit=SizeLimit(SESSIONS, "Copilot CLI sessions")),
+        "cline": Capabilities(cline, limit=SizeLimit(EXPORTS, "Cline CLI sessions")),
+        "cline_tasks": Capabilities(cline_tasks, limit=cline_tasks.LIMIT),
     }
     return {name: table[name] for name in IMPORTERS}
 

@@ -12,7 +12,9 @@ oh-my-pi ``~/.omp/agent``; Codex ``$CODEX_HOME`` (else ``~/.codex``); Gemini CLI
 ``~/.local/share/opencode``, on every OS); llm ``$LLM_USER_PATH``, else click's
 per-OS application folder ``io.datasette.llm``; Continue CLI ``$CONTINUE_GLOBAL_DIR``
 (else ``~/.continue``); Crush ``$CRUSH_GLOBAL_DATA`` (else its XDG data folder), whose
-``projects.json`` names each project's own data folder.
+``projects.json`` names each project's own data folder; Cline CLI ``$CLINE_DATA_DIR``
+(else ``$CLINE_DIR/data``, ``~/.cline/data``); Kilo CLI OpenCode's rules under ``kilo``;
+the Cline, Roo Code and Kilo Code extensions each editor's ``User/globalStorage``.
 """
 
 from __future__ import annotations
@@ -107,6 +109,35 @@ def copilot_sessions(e: Environment) -> Path:
     """GitHub Copilot CLI's ``session-state`` (one folder per session, its ``events.jsonl``)
     in ``$COPILOT_HOME`` (else ``~/.copilot``, on every OS)."""
     return (e.var("COPILOT_HOME") or e.home / ".copilot") / "session-state"
+
+
+def cline_sessions(e: Environment) -> Path:
+    """Cline CLI's sessions: ``$CLINE_DATA_DIR``, else ``$CLINE_DIR/data`` (``~/.cline/data``)."""
+    data = e.var("CLINE_DATA_DIR") or (e.var("CLINE_DIR") or e.home / ".cline") / "data"
+    return data / "sessions"
+
+
+def kilo_data(e: Environment) -> Path:
+    """Kilo CLI (built on OpenCode): ``kilo.db`` in ``$XDG_DATA_HOME/kilo``, else
+    ``~/.local/share/kilo``, on every OS."""
+    return (e.var("XDG_DATA_HOME") or e.home / ".local" / "share") / "kilo"
+
+
+EDITORS = ("Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium")
+"""The VS Code family, by the folder each keeps its user data in."""
+
+
+def editor_tasks(e: Environment, extension: str) -> list[Path]:
+    """An extension's ``tasks`` folder in every editor of the VS Code family: under
+    ``%APPDATA%`` on Windows, ``~/Library/Application Support`` on macOS, else
+    ``$XDG_CONFIG_HOME`` (``~/.config``)."""
+    if e.system == "win32":
+        base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
+    elif e.system == "darwin":
+        base = e.home / "Library" / "Application Support"
+    else:
+        base = e.var("XDG_CONFIG_HOME") or e.home / ".config"
+    return [base / editor / "User" / "globalStorage" / extension / "tasks" for editor in EDITORS]
 
 
 def claude_project_folder(cwd: str) -> str:

@@ -224,7 +224,47 @@ def _crush(found: Found) -> None:
         found.newest = max(found.newest or 0.0, newest / 1e9)
         found.units.append(Unit(db, "crush", size, newest))
 
-TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
+def _cline(found: Found) -> None:
+    """Cline CLI's ``<session id>/*.messages.json``, or an extension's task folders."""
+    if found.path.name == "tasks":
+        _tasks(found)
+        return
+    for entry in _walk(found.path, found, 1):
+        if entry.name.endswith(".messages.json") and os.path.dirname(entry.path) != str(found.path):
+            _count(found, entry, "cline")
+
+
+def _tasks(found: Found) -> None:
+    """``<task id>/api_conversation_history.json`` and its siblings: one unit a task folder
+    (Cline's, Roo Code's or Kilo Code's extension), rewritten whole."""
+    for entry in _walk(found.path, found, 1):
+        if entry.name != "api_conversation_history.json":
+            continue
+        folder = Path(entry.path).parent
+        found.sessions += 1
+        found.units.append(Unit(folder, "cline_tasks"))
+        for item in os.scandir(folder):
+            try:
+                st = item.stat()
+            except OSError:
+                continue
+            if item.is_file():
+                found.size += st.st_size
+                found.newest = max(found.newest or 0.0, st.st_mtime)
+
+
+def _places(where: Path | list[Path]) -> list[Path]:
+    """Every place of a tool kept in several (one per editor): those there, else the first."""
+    if isinstance(where, Path):
+        return [where]
+    there = [p for p in where if p.exists()]
+    return there or where[:1]
+
+
+_EXT = {"cline": "saoudrizwan.claude-dev", "roo-code": "rooveterinaryinc.roo-cline",
+        "kilo-code": "kilocode.kilo-code"}
+
+TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
     ("oh-my-pi", homes.omp_sessions, _session_files("pi")),
@@ -235,6 +275,10 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path], Scanner], ...] = (
     ("copilot", homes.copilot_sessions, _copilot),
     ("crush", homes.crush_data, _crush),
     ("continue", homes.continue_sessions, _continue),
+    ("cline", lambda e: [homes.cline_sessions(e), *homes.editor_tasks(e, _EXT["cline"])], _cline),
+    ("roo-code", lambda e: homes.editor_tasks(e, _EXT["roo-code"]), _tasks),
+    ("kilo-code", lambda e: homes.editor_tasks(e, _EXT["kilo-code"]), _tasks),
+    ("kilo-cli", homes.kilo_data, lambda found: _opencode_db(found, found.path / "kilo.db")),
 )
 TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 
@@ -246,9 +290,10 @@ def find_sources(env: Environment | None = None, only: set[str] | None = None) -
     for name, where, scan in TOOLS:
         if only is not None and name not in only:
             continue
-        found = Found(name, where(e))
-        found.exists = found.path.exists()
-        if found.exists:
-            scan(found)
-        out.append(found)
+        for path in _places(where(e)):
+            found = Found(name, path)
+            found.exists = found.path.exists()
+            if found.exists:
+                scan(found)
+            out.append(found)
     return out
