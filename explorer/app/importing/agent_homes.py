@@ -140,6 +140,21 @@ def editor_tasks(e: Environment, extension: str) -> list[Path]:
     return [base / editor / "User" / "globalStorage" / extension / "tasks" for editor in EDITORS]
 
 
+def cursor_chats(e: Environment) -> Path:
+    """The ``cursor-agent`` CLI's chats, ``~/.cursor/chats/<workspace md5>/<chat>/store.db``."""
+    return e.home / ".cursor" / "chats"
+
+
+def cursor_user(e: Environment) -> Path:
+    """The Cursor editor's ``User`` folder (VS Code's per-OS application data folder), whose
+    ``globalStorage/state.vscdb`` holds the composer chats."""
+    if e.system == "win32":
+        return (e.var("APPDATA") or e.home / "AppData" / "Roaming") / "Cursor" / "User"
+    if e.system == "darwin":
+        return e.home / "Library" / "Application Support" / "Cursor" / "User"
+    return (e.var("XDG_CONFIG_HOME") or e.home / ".config") / "Cursor" / "User"
+
+
 def claude_project_folder(cwd: str) -> str:
     """The folder name Claude Code files a working directory's sessions under.
 

@@ -22,6 +22,7 @@ from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
 from explorer.formats.crush import databases as crush_databases
 from explorer.formats.crush.database import is_database as crush_database
+from explorer.formats.cursor.sql import tables_at
 from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import find_layouts
 
@@ -264,6 +265,44 @@ def _places(where: Path | list[Path]) -> list[Path]:
 _EXT = {"cline": "saoudrizwan.claude-dev", "roo-code": "rooveterinaryinc.roo-cline",
         "kilo-code": "kilocode.kilo-code"}
 
+def _database(found: Found, db: Path, fmt: str, count_sql: str) -> None:
+    """One SQLite file a tool writes through its ``-wal`` file: its size and newest change
+    count both, so a sync sees what is only in the WAL yet."""
+    try:
+        uri = f"{db.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
+            count = int(conn.execute(count_sql).fetchone()[0])
+        stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
+    except (OSError, sqlite3.Error) as exc:
+        found.problems.append(f"{db}: cannot be read ({exc}); skipped")
+        return
+    if not count:
+        return
+    size, newest = sum(st.st_size for st in stats), max(st.st_mtime_ns for st in stats)
+    found.sessions += count
+    found.size += size
+    found.newest = max(found.newest or 0.0, newest / 1e9)
+    found.units.append(Unit(db, fmt, size, newest))
+
+
+def _cursor_chats(found: Found) -> None:
+    """``<workspace md5>/<chat id>/store.db``, one cursor-agent chat each."""
+    for entry in _walk(found.path, found, 2):
+        if entry.name == "store.db":
+            _database(found, Path(entry.path), "cursor", "SELECT count(*) FROM meta WHERE key = '0'")
+
+
+def _cursor_editor(found: Found) -> None:
+    """The editor's composer chats, in ``globalStorage/state.vscdb`` (and, from older
+    builds, a workspace's own ``workspaceStorage/<id>/state.vscdb``)."""
+    dbs = [found.path / "globalStorage" / "state.vscdb",
+           *sorted((found.path / "workspaceStorage").glob("*/state.vscdb"))]
+    for db in dbs:
+        if db.is_file() and "cursorDiskKV" in tables_at(db):
+            _database(found, db, "cursor",
+                      "SELECT count(*) FROM cursorDiskKV WHERE key LIKE 'composerData:%'")
+
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
@@ -273,6 +312,8 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ..
     ("opencode", homes.opencode_data, _opencode),
     ("llm", homes.llm_logs, _llm),
     ("copilot", homes.copilot_sessions, _copilot),
+    ("cursor", homes.cursor_chats, _cursor_chats),
+    ("cursor-editor", homes.cursor_user, _cursor_editor),
     ("crush", homes.crush_data, _crush),
     ("continue", homes.continue_sessions, _continue),
     ("cline", lambda e: [homes.cline_sessions(e), *homes.editor_tasks(e, _EXT["cline"])], _cline),
