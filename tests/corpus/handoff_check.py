@@ -6,8 +6,10 @@ Edit calls with their results). For each agent it is handed back into a fresh fa
 the agent's real client (the recipe's pinned version) resumes it against the fake model
 with one more prompt, and the first request that carries that prompt is checked: every
 prompt of the branch in order, then the new one, and every call answered by its result
-before the next prompt. Not part of the test run (it installs and runs the clients); run
-it before a release and quote its table.
+before the next prompt. Then ``convo sync`` reads the agent's folder back: the
+continued session must land under the branch's end, not as a copy (H1). Not part of
+the test run (it installs and runs the clients); run it before a release and quote its
+table.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.run import import_paths
+from explorer.app.importing.sync import sync_sources
 from explorer.app.sharing.handoff import Handoff, handoff
 from explorer.store import Store
+from explorer.store.reads_all import conversation_messages
 from tests.corpus import CORPUS, manifests
 from tests.corpus.agents import RECIPES
 from tests.corpus.fake_model.server import FakeModel
@@ -63,23 +67,41 @@ def check(agent: str) -> dict[str, Any]:
     with FakeModel(LOGS / f"{agent}.requests.jsonl") as fake, \
             tempfile.TemporaryDirectory() as scratch:
         run = recipe.fresh_run(exe, fake.url, Path(scratch) / "agents")
+        env = Environment(run.home, run.env)
         with Store(Path(scratch) / "check.db") as store:
             cid = import_paths(store, [branch_file()]).conversations[0].conversation_id
-            prompts = [m.text.strip() for m in store.path(cid)
-                       if m.role == "user" and m.text.strip()]
-            calls = sum(len(m.tool_uses()) for m in store.path(cid))
-            done = handoff(store, cid, agent, env=Environment(run.home, run.env),
-                           cwd=str(run.work))
-        try:
-            resume(run, done)
-        finally:
-            (LOGS / f"{agent}.log").write_text("\n".join(run.log))
-        bodies = [r for r in fake.requests if r.get("method") == "POST"]
+            branch = store.path(cid)
+            prompts = [m.text.strip() for m in branch if m.role == "user" and m.text.strip()]
+            calls = sum(len(m.tool_uses()) for m in branch)
+            done = handoff(store, cid, agent, env=env, cwd=str(run.work))
+            try:
+                resume(run, done)
+            finally:
+                (LOGS / f"{agent}.log").write_text("\n".join(run.log))
+            bodies = [r for r in fake.requests if r.get("method") == "POST"]
+            back = _synced_back(store, env, agent, cid, branch[-1].id)
     first = next((events(r["path"], r["body"]) for r in bodies
                   if any(NEXT in e.text for e in events(r["path"], r["body"]))), None)
     problems = done.differences + _problems(first, prompts, calls)
     return {"agent": agent, "client": f"{recipe.package.split(':', 1)[1]}@{recipe.version}",
-            "file": str(done.path), "calls": calls, "problems": problems}
+            "file": str(done.path), "calls": calls, "problems": problems, "back": back}
+
+
+def _synced_back(store: Store, env: Environment, agent: str, cid: int, end: int) -> str:
+    """What ``convo sync`` makes of the continued session: under the branch (H1), or not."""
+    before = {c.id for c in store.conversations()}
+    report = sync_sources(store, env, {agent})
+    if report.errors:
+        return "sync failed: " + "; ".join(report.errors)[:200]
+    added = {c.id for c in store.conversations()} - before
+    asked = [m for m in conversation_messages(store.reader, cid)
+             if m.role == "user" and NEXT in m.text]
+    if not asked:
+        return f"not linked: {len(added)} new conversation(s)"
+    under = end in store.path_ids(asked[0].id)
+    copies = f", {len(added)} new conversation(s)" if added else ""
+    return ("linked under the branch" if under else "in the conversation, off the branch") \
+        + copies
 
 
 def _problems(sent: list[Event] | None, prompts: list[str], calls: int) -> list[str]:
@@ -112,16 +134,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agent", action="append", choices=sorted(RESUMES))
     args = parser.parse_args(argv)
     failed = 0
-    print("| agent | client | calls sent | resumed by the real client |\n|---|---|---|---|")
+    print("| agent | client | calls sent | resumed by the real client | synced back |\n"
+          "|---|---|---|---|---|")
     for agent in args.agent or list(RESUMES):
         try:
             row = check(agent)
         except Exception as exc:  # one agent failing never hides the others
-            row = {"agent": agent, "client": "?", "calls": "?", "problems": [str(exc)[:300]]}
+            row = {"agent": agent, "client": "?", "calls": "?", "problems": [str(exc)[:300]],
+                   "back": "?"}
         failed += bool(row["problems"])
         verdict = "yes, branch in order, calls paired" if not row["problems"] else \
             "NO: " + "; ".join(row["problems"])
-        print(f"| {agent} | {row['client']} | {row['calls']} | {verdict} |", flush=True)
+        failed += not str(row["back"]).startswith("linked under the branch")
+        print(f"| {agent} | {row['client']} | {row['calls']} | {verdict} | {row['back']} |",
+              flush=True)
     return 1 if failed else 0
 
 
