@@ -15,6 +15,8 @@ from explorer.formats import claude_ai
 from explorer.formats.base import FormatError
 from explorer.tree.paths import message_path
 
+EXPORT = Path("exports") / "claude_ai" / "conversations.json"
+
 CHAT = {
     "uuid": "conv-1", "name": "Fixing a test", "created_at": "2024-03-01T10:00:00.000000Z",
     "updated_at": "2024-03-01T10:05:00Z",
@@ -102,12 +104,36 @@ def test_a_single_object_is_one_conversation(tmp_path: Path) -> None:
     assert [m.text for m in conv.messages] == ["hi", "hello"]
 
 
-def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
+def test_the_corpus_export_reads_blocks_names_and_an_empty_chat(corpus_dir: Path) -> None:
+    tides, nameless, draft = claude_ai.read(corpus_dir / EXPORT)
+    assert [c.title for c in (tides, nameless, draft)] == [
+        "Tides in Brest", "Qual é a capital da Austrália?", "Untitled draft"]
+    assert [len(c.messages) for c in (tides, nameless, draft)] == [3, 2, 0]
+    assert draft.tip is None and draft.notes == []
+    ask, answer, thanks = message_path({m.id: m for m in tides.messages}, tides.tip)
+    assert [p.kind for p in ask.parts] == ["text", "text"]
+    assert ask.parts[1].text == "[plan.txt]\nWalk to the Pointe Saint-Mathieu at low tide."
+    assert ask.source_meta["files"] == ["map.png"]
+    assert [p.kind for p in answer.parts] == ["thinking", "tool_use", "tool_result", "text"]
+    call, result = answer.parts[1:3]
+    assert call.tool_name == "web_search" and json.loads(call.text) == {
+        "query": "tide table Brest 12 October"}
+    assert result.tool_use_id == call.tool_use_id == "b6a0d5f2-0002:1"  # no id: the open call
+    assert result.text.startswith("High tide 06:41") and result.is_error is False
+    assert thanks.text == "merci !" and thanks.created_at == 1728669820.5
+    assert tides.created_at == 1728669731.412947  # microseconds kept
+    assert not tides.incomplete and not tides.ignored_records
+
+
+def test_sniff(corpus_dir: Path, tmp_path: Path) -> None:
     assert claude_ai.sniff(_write(tmp_path, [CHAT]))
-    for name in ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "pi/branching.jsonl",
-                 "librechat/librechat-tree.json", "openwebui/openwebui-export.json",
-                 "sillytavern/Aqua-1673181146000.jsonl"):
-        assert not claude_ai.sniff(samples_dir / name), name
+    assert claude_ai.sniff(corpus_dir / EXPORT)
+    others = [p for p in sorted((corpus_dir / "exports").rglob("*"))
+              if p.is_file() and p.parent.name != "claude_ai"]
+    others += sorted((corpus_dir / "codex").rglob("*.jsonl"))
+    assert len(others) >= 9
+    for path in others:
+        assert not claude_ai.sniff(path), path
     text = tmp_path / "t.txt"
     text.write_text("chat_messages uuid")
     assert not claude_ai.sniff(text)
