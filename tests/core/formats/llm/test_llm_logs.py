@@ -231,11 +231,14 @@ def test_not_sqlite_or_no_llm_tables_is_a_format_error(tmp_path: Path) -> None:
         list(llm.read(other))
 
 
-def test_sniff(samples_dir: Path, tmp_path: Path) -> None:
+def test_sniff(corpus_dir: Path, tmp_path: Path) -> None:
     assert llm.sniff(classic_db(tmp_path / "a.db"))
     assert llm.sniff(store_db(tmp_path / "b.db"))
-    for name in ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "pi/branching.jsonl"):
-        assert not llm.sniff(samples_dir / name)
+    others = [p for p in sorted((corpus_dir / "exports").rglob("*")) if p.is_file()]
+    others += sorted((corpus_dir / "codex").rglob("*.jsonl"))
+    assert len(others) >= 10
+    for path in others:
+        assert not llm.sniff(path), path
     text = tmp_path / "t.txt"
     text.write_text("hello")
     assert not llm.sniff(text)
