@@ -22,6 +22,7 @@ IMPORTERS: tuple[str, ...] = (
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli", "cline", "cline_tasks",
+    "cursor",
 )
 
 
@@ -38,6 +39,7 @@ def formats() -> dict[str, Capabilities]:
         continue_cli,
         copilot_cli,
         crush,
+        cursor,
         gemini_cli,
         librechat,
         llm,
@@ -69,6 +71,8 @@ def formats() -> dict[str, Capabilities]:
         "llm": Capabilities(llm, changes=llm, limit=SizeLimit(DATABASES, "llm databases")),
         "copilot_cli": Capabilities(copilot_cli, tail=copilot_cli,
                                     limit=SizeLimit(SESSIONS, "Copilot CLI sessions")),
+        "cursor": Capabilities(cursor, changes=cursor,
+                               limit=SizeLimit(DATABASES, "Cursor chat databases")),
         "cline": Capabilities(cline, limit=SizeLimit(EXPORTS, "Cline CLI sessions")),
         "cline_tasks": Capabilities(cline_tasks, limit=cline_tasks.LIMIT),
     }

@@ -289,7 +289,8 @@ def _cursor_chats(found: Found) -> None:
     """``<workspace md5>/<chat id>/store.db``, one cursor-agent chat each."""
     for entry in _walk(found.path, found, 2):
         if entry.name == "store.db":
-            _database(found, Path(entry.path), "cursor", "SELECT count(*) FROM meta WHERE key = '0'")
+            _database(found, Path(entry.path), "cursor",
+                      "SELECT count(*) FROM meta WHERE key = '0'")
 
 
 def _cursor_editor(found: Found) -> None:
