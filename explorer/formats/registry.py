@@ -22,7 +22,7 @@ IMPORTERS: tuple[str, ...] = (
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli", "cline", "cline_tasks",
-    "cursor",
+    "cursor", "aider",
 )
 
 
@@ -30,6 +30,7 @@ IMPORTERS: tuple[str, ...] = (
 def formats() -> dict[str, Capabilities]:
     """Every format by name, in detection order (imported on first use)."""
     from explorer.formats import (
+        aider,
         chatgpt,
         claude_ai,
         claude_code,
@@ -75,6 +76,7 @@ def formats() -> dict[str, Capabilities]:
                                limit=SizeLimit(DATABASES, "Cursor chat databases")),
         "cline": Capabilities(cline, limit=SizeLimit(EXPORTS, "Cline CLI sessions")),
         "cline_tasks": Capabilities(cline_tasks, limit=cline_tasks.LIMIT),
+        "aider": Capabilities(aider, tail=aider, limit=SizeLimit(SESSIONS, "aider chat histories")),
     }
     return {name: table[name] for name in IMPORTERS}
 
