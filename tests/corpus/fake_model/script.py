@@ -17,7 +17,8 @@ from typing import Any
 
 TOOL_NAMES = {
     "bash": ("bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell",
-             "execute", "run_terminal_cmd", "terminal", "run_command", "shell_exec"),
+             "execute", "run_terminal_cmd", "terminal", "run_command", "shell_exec",
+             "run_commands"),
     "read": ("read", "read_file", "view", "readfile", "file_read", "cat"),
     "write": ("write", "write_file", "create_file", "writefile", "file_write", "write_to_file",
               "create"),
@@ -93,6 +94,8 @@ def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
             if role == "command" and (spec or {}).get("type") == "array":
                 value = ["bash", "-lc", value]
             args[prop] = value
+        elif _norm(prop) == "commands" and "command" in values:  # Cline: a list of commands
+            args[prop] = [values["command"]]
         elif _norm(prop) == "description":
             args[prop] = f"{kind} for the recording"
         elif (spec or {}).get("type") == "array" and _item(spec.get("items"), values):
