@@ -22,7 +22,7 @@ IMPORTERS: tuple[str, ...] = (
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli", "cline", "cline_tasks",
-    "cursor", "aider",
+    "cursor", "aider", "goose",
 )
 
 
@@ -42,6 +42,7 @@ def formats() -> dict[str, Capabilities]:
         crush,
         cursor,
         gemini_cli,
+        goose,
         librechat,
         llm,
         native,
@@ -74,6 +75,8 @@ def formats() -> dict[str, Capabilities]:
                                     limit=SizeLimit(SESSIONS, "Copilot CLI sessions")),
         "cursor": Capabilities(cursor, changes=cursor,
                                limit=SizeLimit(DATABASES, "Cursor chat databases")),
+        "goose": Capabilities(goose, changes=goose,
+                              limit=SizeLimit(DATABASES, "Goose sessions")),
         "cline": Capabilities(cline, limit=SizeLimit(EXPORTS, "Cline CLI sessions")),
         "cline_tasks": Capabilities(cline_tasks, limit=cline_tasks.LIMIT),
         "aider": Capabilities(aider, tail=aider, limit=SizeLimit(SESSIONS, "aider chat histories")),

@@ -155,6 +155,19 @@ def cursor_user(e: Environment) -> Path:
     return (e.var("XDG_CONFIG_HOME") or e.home / ".config") / "Cursor" / "User"
 
 
+def goose_sessions(e: Environment) -> Path:
+    """Goose's ``sessions`` folder (``<id>.jsonl`` files, or ``sessions.db`` from 1.10):
+    ``$GOOSE_PATH_ROOT/data``, else ``%APPDATA%/Block/goose/data`` on Windows and the XDG
+    data folder's ``goose`` elsewhere, macOS too."""
+    root = e.var("GOOSE_PATH_ROOT")
+    if root is not None:
+        return root / "data" / "sessions"
+    if e.system == "win32":
+        base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
+        return base / "Block" / "goose" / "data" / "sessions"
+    return (e.var("XDG_DATA_HOME") or e.home / ".local" / "share") / "goose" / "sessions"
+
+
 def claude_project_folder(cwd: str) -> str:
     """The folder name Claude Code files a working directory's sessions under.
 

@@ -304,6 +304,16 @@ def _cursor_editor(found: Found) -> None:
                       "SELECT count(*) FROM cursorDiskKV WHERE key LIKE 'composerData:%'")
 
 
+def _goose(found: Found) -> None:
+    """``<id>.jsonl`` sessions and, from Goose 1.10, ``sessions.db`` holding them all."""
+    for entry in _walk(found.path, found, 0):
+        if entry.name.endswith(".jsonl"):
+            _count(found, entry, "goose")
+    db = found.path / "sessions.db"
+    if db.is_file():
+        _database(found, db, "goose", "SELECT count(*) FROM sessions")
+
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
@@ -315,6 +325,7 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ..
     ("copilot", homes.copilot_sessions, _copilot),
     ("cursor", homes.cursor_chats, _cursor_chats),
     ("cursor-editor", homes.cursor_user, _cursor_editor),
+    ("goose", homes.goose_sessions, _goose),
     ("crush", homes.crush_data, _crush),
     ("continue", homes.continue_sessions, _continue),
     ("cline", lambda e: [homes.cline_sessions(e), *homes.editor_tasks(e, _EXT["cline"])], _cline),
