@@ -1,4 +1,4 @@
-"""The real samples with branches, imported into a fresh database, and ways to find their
+"""The corpus's exports with branches, imported into a fresh database, and ways to find their
 messages by what they say (ids depend on import order, words do not)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 from explorer.app.importing.run import import_paths
 from explorer.store import Store
 
+# name -> (file under tests/corpus, the title of the conversation in it)
 BRANCHING = {
-    "chatgpt": "chatgpt/chatgpt-tree.json",
-    "librechat": "librechat/librechat-tree.json",
-    "pi": "pi/branching.jsonl",
-    "claude_code": "claude_code/dag_fork.jsonl",
+    "chatgpt": ("exports/chatgpt/branching.json", "Rain, a poem and a French joke"),
+    "librechat": ("exports/librechat/librechat-tree.json", "Undoing a Git commit"),
+    "openwebui": ("exports/openwebui/chat-export-1716802100.json", "Reading notes.txt"),
 }
 
 
@@ -32,11 +32,12 @@ class Samples:
         return found
 
 
-def import_samples(samples_dir: Path, db: Path) -> Samples:
+def import_samples(corpus_dir: Path, db: Path) -> Samples:
     store = Store(db)
     conv: dict[str, int] = {}
-    for name, rel in BRANCHING.items():
-        report = import_paths(store, [samples_dir / rel])
-        [c] = report.conversations
+    for name, (rel, title) in BRANCHING.items():
+        report = import_paths(store, [corpus_dir / rel])
+        [c] = [c for c in report.conversations if store.conversation(c.conversation_id).title
+               == title]
         conv[name] = c.conversation_id
     return Samples(store, conv)

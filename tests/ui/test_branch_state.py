@@ -1,4 +1,4 @@
-"""Branch state a person can trust, on real exports: a preview says it is one and shows the
+"""Branch state a person can trust, on the corpus's exports: a preview says it is one and shows the
 branch to its leaf, one selection is shared by graph, transcript and ◀ ▶, and siblings are
 told apart by the words that differ."""
 
@@ -21,8 +21,8 @@ from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture
-def samples(samples_dir: Path, tmp_path: Path) -> Iterator[Samples]:
-    s = import_samples(samples_dir, tmp_path / "samples.db")
+def samples(corpus_dir: Path, tmp_path: Path) -> Iterator[Samples]:
+    s = import_samples(corpus_dir, tmp_path / "samples.db")
     yield s
     s.store.close()
 
@@ -54,17 +54,17 @@ def test_an_off_path_node_is_a_visible_preview_down_to_its_leaf_and_esc_goes_bac
     w = open_main(qtbot, samples, tmp_path, "librechat")
     store, conv = samples.store, samples.conv["librechat"]
     tip = store.conversation(conv).tip_id
-    thanks = samples.one("librechat", "user", "thanks")
-    leaf = branch_target(store, thanks)
-    assert leaf != thanks and thanks not in store.path_ids(tip or 0)
-    w.graph.select_node(thanks)
-    w.graph.nodeSelected.emit(thanks)
+    cheers = samples.one("librechat", "user", "cheers, that worked")
+    leaf = branch_target(store, cheers)
+    assert leaf != cheers and cheers not in store.path_ids(tip or 0)
+    w.graph.select_node(cheers)
+    w.graph.nodeSelected.emit(cheers)
     loaded(qtbot, w)
     banner = w.branch_state.banner
     assert banner.isVisible() and banner.title.full == BANNER_TEXT
     assert f"message {leaf}" in banner.detail.full and "1 of 2" in banner.detail.full
     assert w.transcript.message_ids()[-1] == leaf, "the branch is shown down to its leaf"
-    assert w.transcript.selected() == thanks
+    assert w.transcript.selected() == cheers
     assert store.conversation(conv).tip_id == tip, "previewing moves nothing"
     w.graph.view.setFocus()
     qtbot.keyClick(w.graph.view, Qt.Key.Key_Escape)
@@ -79,16 +79,16 @@ def test_enter_while_previewing_switches_to_the_previewed_branch(
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "librechat")
     store, conv = samples.store, samples.conv["librechat"]
-    thanks = samples.one("librechat", "user", "thanks")
-    w.graph.select_node(thanks)
-    w.graph.nodeSelected.emit(thanks)
+    cheers = samples.one("librechat", "user", "cheers, that worked")
+    w.graph.select_node(cheers)
+    w.graph.nodeSelected.emit(cheers)
     loaded(qtbot, w)
     w.graph.view.setFocus()
     qtbot.keyClick(w.graph.view, Qt.Key.Key_Return)
     loaded(qtbot, w)
-    assert store.conversation(conv).tip_id == branch_target(store, thanks)
+    assert store.conversation(conv).tip_id == branch_target(store, cheers)
     assert not w.branch_state.banner.isVisible()
-    assert w.graph.selected_node() == thanks, "the selection stays where the person was"
+    assert w.graph.selected_node() == cheers, "the selection stays where the person was"
 
 
 def test_the_switcher_moves_the_one_selection_so_enter_does_not_switch_back(
@@ -96,8 +96,8 @@ def test_the_switcher_moves_the_one_selection_so_enter_does_not_switch_back(
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "chatgpt")
     store, conv = samples.store, samples.conv["chatgpt"]
-    original = samples.one("chatgpt", "user", "so cool bro")
-    edited = samples.one("chatgpt", "user", "hi again")
+    original = samples.one("chatgpt", "user", "tell me about the rain in Bergen")
+    edited = samples.one("chatgpt", "user", "parlons français")
     assert edited in store.path_ids(store.conversation(conv).tip_id or 0)
     w.transcript.siblingChosen.emit(original)
     loaded(qtbot, w)
@@ -126,34 +126,34 @@ def test_graph_boxes_at_a_branch_point_show_what_differs(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "librechat")
-    luck, happy = samples.find("librechat", "assistant", "You're welcome!")
-    lines = [t[1] for t in box_texts(qtbot, w, [luck, happy])]
-    assert lines[0].startswith("…") and "Good luck" in lines[0]
-    assert lines[1].startswith("…") and "Happy coding" in lines[1]
-    lol = samples.one("librechat", "user", "lol")
-    assert box_texts(qtbot, w, [lol])[0][1].startswith("lol"), "no shared start, no …"
+    enjoy, happy = samples.find("librechat", "assistant", "Glad it worked!")
+    lines = [t[1] for t in box_texts(qtbot, w, [enjoy, happy])]
+    assert lines[0].startswith("…") and "Enjoy the rest" in lines[0]
+    assert lines[1].startswith("…") and "Happy committing" in lines[1]
+    head = samples.one("librechat", "user", "why is it called HEAD?")
+    assert box_texts(qtbot, w, [head])[0][1].startswith("why is it"), "no shared start, no …"
 
 
 def test_turn_view_boxes_at_a_branch_point_show_what_differs(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "chatgpt", mode="turns")
-    original = samples.one("chatgpt", "user", "so cool bro")
-    edited = samples.one("chatgpt", "user", "hi again")
+    original = samples.one("chatgpt", "user", "tell me about the rain in Bergen")
+    edited = samples.one("chatgpt", "user", "parlons français")
     item = w.graph.view.item
     assert item is not None and item.model.turns is not None
     texts = box_texts(qtbot, w, [original, edited])
-    assert "so cool bro" in texts[0][0] and "hi again" in texts[1][0]
-    luck, happy = box_texts(qtbot, w, list(samples.find(
-        "chatgpt", "assistant", "Sure, here's one for you")))
-    assert luck[1] == happy[1], "identical answers read the same (compare says so)"
+    assert "tell me about the rain" in texts[0][0] and "parlons français" in texts[1][0]
+    enjoy, happy = box_texts(qtbot, w, list(samples.find(
+        "chatgpt", "assistant", "Bien sûr, en voici une")))
+    assert enjoy[1] == happy[1], "identical answers read the same (compare says so)"
 
 
 def test_switcher_tooltip_lists_the_siblings_by_what_differs(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "librechat")
-    luck, happy = samples.find("librechat", "assistant", "You're welcome!")
+    enjoy, happy = samples.find("librechat", "assistant", "Glad it worked!")
     w.transcript.siblingChosen.emit(happy)
     loaded(qtbot, w)
     w.transcript.scroll_to(happy)
@@ -165,5 +165,5 @@ def test_switcher_tooltip_lists_the_siblings_by_what_differs(
     QApplication.sendEvent(card, QHelpEvent(QHelpEvent.Type.ToolTip, at, card.mapToGlobal(at)))
     tip = QToolTip.text()
     assert "alternative 2 of 2" in tip
-    assert f"1. assistant · gpt-4-turbo #{luck}: “…Good luck" in tip
-    assert f"2. assistant · gpt-4-turbo #{happy} (shown): “…Happy coding!”" in tip
+    assert f"1. assistant · gpt-4o #{enjoy}: “…Enjoy the rest" in tip
+    assert f"2. assistant · gpt-4o #{happy} (shown): “…Happy committing!”" in tip

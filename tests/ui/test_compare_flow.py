@@ -1,4 +1,4 @@
-"""Compare from the main window on real exports: the window keeps to its conversation,
+"""Compare from the main window on the corpus's exports: the window keeps to its conversation,
 cells render as the transcript does, marks show and survive a refused compare, and the
 whole thing works from the keyboard."""
 
@@ -22,8 +22,8 @@ from explorer.ui.window.main_window import MainWindow
 
 
 @pytest.fixture
-def samples(samples_dir: Path, tmp_path: Path) -> Iterator[Samples]:
-    s = import_samples(samples_dir, tmp_path / "samples.db")
+def samples(corpus_dir: Path, tmp_path: Path) -> Iterator[Samples]:
+    s = import_samples(corpus_dir, tmp_path / "samples.db")
     yield s
     s.store.close()
 
@@ -45,7 +45,7 @@ def test_fork_then_make_active_acts_on_the_compare_windows_conversation(
     store = samples.store
     w = open_main(qtbot, samples, tmp_path, "chatgpt")
     conv = samples.conv["chatgpt"]
-    original = samples.one("chatgpt", "user", "so cool bro")
+    original = samples.one("chatgpt", "user", "tell me about the rain in Bergen")
     w.compares.compare(original)
     cmp = w.compares.window
     assert isinstance(cmp, CompareWindow) and cmp.conv_id == conv
@@ -64,21 +64,21 @@ def test_fork_then_make_active_acts_on_the_compare_windows_conversation(
 def test_cells_render_markdown_with_marks_on_the_right_words(
     qtbot: QtBot, samples: Samples,
 ) -> None:
-    luck, happy = samples.find("librechat", "assistant", "You're welcome!")
-    w = CompareWindow(samples.store, samples.conv["librechat"], [luck, happy])
+    enjoy, happy = samples.find("librechat", "assistant", "Glad it worked!")
+    w = CompareWindow(samples.store, samples.conv["librechat"], [enjoy, happy])
     qtbot.addWidget(w)
     w.set_base(0)
     assert w.comparison is not None and w.comparison.base == 0
-    assert marked_runs(w.cell(0, 1), "changed") == ["Happy", "coding!"]
-    assert marked_runs(w.cell(0, 1), "struck") == ["Good", "luck", "with", "your", "project!"]
-    assert "welcome!" not in marked_runs(w.cell(0, 1), "changed")
+    assert marked_runs(w.cell(0, 1), "changed") == ["Happy", "committing!"]
+    assert marked_runs(w.cell(0, 1), "struck") == ["Enjoy", "the", "rest", "of", "your", "day!"]
+    assert "worked!" not in marked_runs(w.cell(0, 1), "changed")
     long_answer = w.cell(1, 1)
     text = long_answer.plain_text()
-    assert "**" not in text and "Problem Solving" in text, "Markdown is rendered, not shown"
+    assert "**" not in text and "The reflog" in text, "Markdown is rendered, not shown"
     doc = long_answer.texts[-1].document()
     bold = [it.fragment().text() for b in _blocks(doc) for it in b
             if it.fragment().charFormat().fontWeight() == QFont.Weight.Bold]
-    assert "Problem Solving" in bold
+    assert "The reflog" in bold
     assert any(b.textList() is not None for b in _blocks(doc)), "the numbered list is a list"
     assert "\ue000" not in text and "\ue001" not in text, "no marker is left behind"
 
@@ -94,12 +94,13 @@ def test_thinking_in_its_own_box_and_tool_calls_as_rows(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     store = samples.store
-    answers = store.children(samples.one("pi", "user", "sanitized"))
-    w = CompareWindow(store, samples.conv["pi"], answers)
+    answers = store.children(samples.one("openwebui", "user", "what is in notes.txt"))
+    w = CompareWindow(store, samples.conv["openwebui"], answers)
     qtbot.addWidget(w)
     rows = [r for j in (0, 1) for r in w.cell(0, j).tool_rows]
     assert {r.objectName() for r in rows} == {"tool_use", "tool_result"}
-    assert any("read" in r.text() for r in rows) and any("bash" in r.text() for r in rows)
+    assert any("read_file" in r.text() for r in rows)
+    assert any("run_bash" in r.text() for r in rows)
     with Store(tmp_path / "t.db") as s:
         conv = s.create_conversation("thinking")
         [q, a] = s.append_turn(conv, [
@@ -124,8 +125,8 @@ def test_thinking_in_its_own_box_and_tool_calls_as_rows(
 
 
 def test_diff_toggle_and_changes_only_in_the_window(qtbot: QtBot, samples: Samples) -> None:
-    luck, happy = samples.find("librechat", "assistant", "You're welcome!")
-    w = CompareWindow(samples.store, samples.conv["librechat"], [luck, happy])
+    enjoy, happy = samples.find("librechat", "assistant", "Glad it worked!")
+    w = CompareWindow(samples.store, samples.conv["librechat"], [enjoy, happy])
     qtbot.addWidget(w)
     w.show()
     qtbot.mouseClick(w.bar.buttons["off"], Qt.MouseButton.LeftButton)
@@ -139,8 +140,8 @@ def test_diff_toggle_and_changes_only_in_the_window(qtbot: QtBot, samples: Sampl
     w.bar.changes_only.setChecked(True)
     assert w.comparison.changes_only
     other = 1 - w.comparison.base
-    assert "… 8 words …" in w.cell(0, other).plain_text()
-    a, b = samples.find("chatgpt", "assistant", "Sure, here's one for you")
+    assert "… 4 words …" in w.cell(0, other).plain_text()
+    a, b = samples.find("chatgpt", "assistant", "Bien sûr, en voici une")
     same = CompareWindow(samples.store, samples.conv["chatgpt"], [a, b])
     qtbot.addWidget(same)
     assert "identical" in same.status.text()
@@ -156,7 +157,7 @@ def test_marks_show_in_graph_and_transcript_and_survive_a_refused_compare(
     store = samples.store
     w.graph.set_mode("messages")
     qtbot.waitUntil(lambda: not w.graph.is_loading, timeout=10_000)
-    joke = samples.one("chatgpt", "user", "tell me a joke")
+    joke = samples.one("chatgpt", "user", "raconte-moi une blague")
     tip = store.conversation(samples.conv["chatgpt"]).tip_id or 0
     w.compares.toggle_mark(joke)
     w.compares.toggle_mark(tip)
@@ -173,7 +174,7 @@ def test_marks_show_in_graph_and_transcript_and_survive_a_refused_compare(
     assert "on the path to" in w.compares.last_error
     assert w.compares.notice is not None and w.compares.notice.isVisible()
     assert w.compares.marked == [joke, tip], "a refused compare keeps the marks"
-    other = samples.find("chatgpt", "assistant", "Sure, here's one for you")
+    other = samples.find("chatgpt", "assistant", "Bien sûr, en voici une")
     w.compares.toggle_mark(joke)
     w.compares.toggle_mark(tip)
     for mid in other:
@@ -190,7 +191,7 @@ def test_compare_with_siblings_on_a_lone_message_says_why(
     qtbot: QtBot, samples: Samples, tmp_path: Path,
 ) -> None:
     w = open_main(qtbot, samples, tmp_path, "chatgpt")
-    joke = samples.one("chatgpt", "user", "tell me a joke")
+    joke = samples.one("chatgpt", "user", "raconte-moi une blague")
     w.graph.select_node(joke)
     w.menu_action("compare_with_siblings").trigger()
     assert w.compares.window is None
@@ -203,18 +204,18 @@ def test_keyboard_path_select_mark_compare(
     w = open_main(qtbot, samples, tmp_path, "librechat")
     w.graph.set_mode("messages")
     qtbot.waitUntil(lambda: not w.graph.is_loading, timeout=10_000)
-    luck, happy = samples.find("librechat", "assistant", "You're welcome!")
+    enjoy, happy = samples.find("librechat", "assistant", "Glad it worked!")
     w.activateWindow()
     w.graph.view.setFocus()
-    for mid in (luck, happy):
+    for mid in (enjoy, happy):
         assert w.graph.select_node(mid)
         qtbot.keyClick(w.graph.view, Qt.Key.Key_M)
-    assert w.compares.marked == [luck, happy]
+    assert w.compares.marked == [enjoy, happy]
     qtbot.keyClick(w.graph.view, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
     QApplication.processEvents()
     cmp = w.compares.window
     assert isinstance(cmp, CompareWindow)
-    assert [c.chosen_id for c in cmp.comparison.columns] == [luck, happy]  # type: ignore[union-attr]
+    assert [c.chosen_id for c in cmp.comparison.columns] == [enjoy, happy]  # type: ignore[union-attr]
     qtbot.keyClick(cmp, Qt.Key.Key_Escape)
     assert not cmp.isVisible()
     w.activateWindow()
@@ -225,7 +226,7 @@ def test_keyboard_path_select_mark_compare(
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     siblings = w.compares.window
     assert isinstance(siblings, CompareWindow) and siblings is not cmp
-    assert {c.chosen_id for c in siblings.comparison.columns} == {luck, happy}  # type: ignore[union-attr]
+    assert {c.chosen_id for c in siblings.comparison.columns} == {enjoy, happy}  # type: ignore[union-attr]
 
 
 def test_compare_on_a_turn_node_of_the_turn_view(
@@ -235,8 +236,8 @@ def test_compare_on_a_turn_node_of_the_turn_view(
     if w.graph.mode != "turns":
         with qtbot.waitSignal(w.graph.loaded, timeout=10_000):
             w.graph.set_mode("turns")
-    cool = samples.one("chatgpt", "user", "so cool bro")
-    again = samples.one("chatgpt", "user", "hi again")
+    cool = samples.one("chatgpt", "user", "tell me about the rain in Bergen")
+    again = samples.one("chatgpt", "user", "parlons français")
     model = w.graph.view.model
     assert model is not None and model.turns is not None
     node_id = int(model.ids[model.index[cool]])  # a turn node is named by its last message

@@ -1,4 +1,4 @@
-"""Pictures of compare on the real ChatGPT export: its regeneration, its edited prompt, all
+"""Pictures of compare on the corpus's ChatGPT export: its regeneration, its edited prompt, all
 three branches, and four (a fourth made in the app by editing a prompt). Each picture is
 checked for what a reader needs: every column present, labels that differ, highlights on
 the non-base columns only. With CONVO_UPDATE_SCREENSHOTS=1 they refresh
@@ -22,27 +22,28 @@ SIZE = (1500, 900)
 
 
 @pytest.fixture(scope="module")
-def samples(samples_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Samples]:
-    s = import_samples(samples_dir, tmp_path_factory.mktemp("shots") / "samples.db")
+def samples(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Samples]:
+    s = import_samples(corpus_dir, tmp_path_factory.mktemp("shots") / "samples.db")
     yield s
     s.store.close()
 
 
 def choices(samples: Samples, name: str) -> list[int]:
-    a, b = samples.find("chatgpt", "assistant", "Sure, here's one for you")
-    cool = samples.one("chatgpt", "user", "so cool bro")
-    again = samples.one("chatgpt", "user", "hi again")
+    a, b = samples.find("chatgpt", "assistant", "Bien sûr, en voici une")
+    cool = samples.one("chatgpt", "user", "tell me about the rain in Bergen")
+    again = samples.one("chatgpt", "user", "parlons français")
     if name == "compare-2-regenerated":
         return [a, b]
     if name == "compare-2-edited":
         return [cool, again]
     if name == "compare-3":
         return [cool, a, b]
-    joke = samples.one("chatgpt", "user", "tell me a joke")
-    puns = samples.find("chatgpt", "user", "tell me a pun")
+    joke = samples.one("chatgpt", "user", "raconte-moi une blague")
+    puns = samples.find("chatgpt", "user", "raconte-moi un jeu de mots")
     if puns:
         return [cool, a, b, puns[0]]
-    pun = samples.store.edit_prompt(samples.conv["chatgpt"], joke, "tell me a pun about atoms")
+    pun = samples.store.edit_prompt(samples.conv["chatgpt"], joke,
+                                    "raconte-moi un jeu de mots sur la pluie")
     samples.store.branch(samples.conv["chatgpt"], b)  # back on the regenerated answer
     return [cool, a, b, pun]
 
@@ -63,7 +64,7 @@ def highlighted(image: QImage, w: CompareWindow, col: int, color: QColor) -> int
 
 @pytest.mark.parametrize("name", ["compare-2-regenerated", "compare-2-edited", "compare-3",
                                   "compare-4"])
-def test_compare_pictures_on_the_real_chatgpt_export(
+def test_compare_pictures_on_the_chatgpt_export(
     qtbot: QtBot, samples: Samples, screenshot_dir: Path, name: str,
 ) -> None:
     ids = choices(samples, name)
