@@ -14,7 +14,9 @@ per-OS application folder ``io.datasette.llm``; Continue CLI ``$CONTINUE_GLOBAL_
 (else ``~/.continue``); Crush ``$CRUSH_GLOBAL_DATA`` (else its XDG data folder), whose
 ``projects.json`` names each project's own data folder; Cline CLI ``$CLINE_DATA_DIR``
 (else ``$CLINE_DIR/data``, ``~/.cline/data``); Kilo CLI OpenCode's rules under ``kilo``;
-the Cline, Roo Code and Kilo Code extensions each editor's ``User/globalStorage``.
+the Cline, Roo Code and Kilo Code extensions each editor's ``User/globalStorage``;
+Qwen Code ``$QWEN_RUNTIME_DIR`` (else ``$QWEN_HOME``, ``~/.qwen``); Kimi CLI
+``$KIMI_SHARE_DIR`` (else ``~/.kimi``).
 """
 
 from __future__ import annotations
@@ -166,6 +168,19 @@ def goose_sessions(e: Environment) -> Path:
         base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
         return base / "Block" / "goose" / "data" / "sessions"
     return (e.var("XDG_DATA_HOME") or e.home / ".local" / "share") / "goose" / "sessions"
+
+
+def qwen_projects(e: Environment) -> Path:
+    """Qwen Code's ``projects`` folder (``<cwd with non-alphanumerics as ->/chats/<id>.jsonl``)
+    under its runtime folder: ``$QWEN_RUNTIME_DIR``, else ``$QWEN_HOME``, else ``~/.qwen``, on
+    every OS (a ``runtimeOutputDir`` in its settings file is not followed)."""
+    return (e.var("QWEN_RUNTIME_DIR") or e.var("QWEN_HOME") or e.home / ".qwen") / "projects"
+
+
+def kimi_sessions(e: Environment) -> Path:
+    """Kimi CLI's ``sessions`` folder (``<md5 of the work folder>/<id>/wire.jsonl``) in its
+    share folder: ``$KIMI_SHARE_DIR``, else ``~/.kimi``, on every OS."""
+    return (e.var("KIMI_SHARE_DIR") or e.home / ".kimi") / "sessions"
 
 
 def claude_project_folder(cwd: str) -> str:
