@@ -10,7 +10,7 @@ from agent_home import fake_home
 
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
-from explorer.app.importing.sources import find_sources
+from explorer.app.importing.sources import TOOL_NAMES, find_sources
 from explorer.formats.registry import IMPORTERS
 
 
@@ -22,8 +22,8 @@ def test_every_tool_is_found_with_its_sessions(tmp_path: Path, samples_dir: Path
     home = fake_home(tmp_path / "home", samples_dir)
     found = {f.tool: f for f in find_sources(Environment(home))}
     counts = {t: f.sessions for t, f in found.items()}
-    assert counts == {"claude-code": 1, "pi": 1, "oh-my-pi": 0, "codex": 1, "gemini-cli": 2,
-                      "opencode": 1, "llm": 1}
+    assert counts == {**dict.fromkeys(TOOL_NAMES, 0), "claude-code": 1, "pi": 1, "codex": 1,
+                      "gemini-cli": 2, "opencode": 1, "llm": 1}  # none of the others
     assert not found["oh-my-pi"].exists and found["codex"].exists
     codex = found["codex"]
     assert codex.size == codex.units[0].path.stat().st_size
