@@ -1,4 +1,5 @@
-"""Every real sample imports through format detection; importing again adds nothing."""
+"""The corpus's whole exports folder, and a folder or zip of one agent's sessions, import
+through format detection; importing again adds nothing."""
 
 from __future__ import annotations
 
@@ -9,22 +10,24 @@ from helpers import new_store
 from explorer.app.importing.run import import_paths
 
 
-def test_the_whole_samples_folder_imports_once(tmp_path: Path, samples_dir: Path) -> None:
+def test_the_whole_exports_folder_imports_once(tmp_path: Path, corpus_dir: Path) -> None:
+    exports = corpus_dir / "exports"
     with new_store(tmp_path) as s:
-        first = import_paths(s, [samples_dir])
+        first = import_paths(s, [exports])
         assert first.errors == []
         formats = {c.source_format for c in first.conversations}
-        assert formats == {"chatgpt", "claude_code", "codex", "gemini_cli", "librechat",
-                           "opencode", "openwebui", "pi", "sillytavern"}
-        assert len(first.conversations) == 24
+        assert formats == {"chatgpt", "claude_ai", "librechat", "openwebui", "sillytavern"}
+        assert len(first.conversations) == 11  # 2 + 3 + 1 + 3 + 2
         assert first.skipped_files == [
-            f"{samples_dir / 'README.md'}: not a transcript; skipped",
-            f"{samples_dir / 'gemini_cli' / 'logs.json'}: not a transcript; skipped",
+            f"{exports / 'README.md'}: not a transcript; skipped",
+            f"{exports / 'chatgpt' / 'file-K4tR8wQm2ZpXy7-despensa.png'}: not a transcript; "
+            "skipped",
         ]
-        total = sum(c.message_count for c in s.conversations())
-        assert total == first.added_messages
-        again = import_paths(s, [samples_dir])
-        assert again.added_messages == 0 and len(s.conversations()) == 24
+        counts = sorted(c.message_count for c in s.conversations())
+        assert counts == [0, 1, 2, 2, 3, 3, 4, 7, 9, 10, 14]  # the empty claude.ai chat too
+        assert first.added_messages == sum(counts) == 55
+        again = import_paths(s, [exports])
+        assert again.added_messages == 0 and len(s.conversations()) == 11
 
 
 def test_a_folder_of_one_format_goes_to_that_importer_whole(
