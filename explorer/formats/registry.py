@@ -18,10 +18,10 @@ from explorer.store.guard import database_of
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
-    "native", "gemini_cli", "claude_code", "pi", "codex", "opencode", "crush", "continue_cli",
+    "native", "gemini_cli", "qwen_code", "kimi_cli", "cline", "claude_code", "pi", "codex", "opencode", "crush", "continue_cli",
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
-    "copilot_cli", "cline", "cline_tasks",
+    "copilot_cli", "cline_tasks",
     "cursor", "aider", "goose",
 )
 
@@ -43,12 +43,14 @@ def formats() -> dict[str, Capabilities]:
         cursor,
         gemini_cli,
         goose,
+        kimi_cli,
         librechat,
         llm,
         native,
         opencode,
         openwebui,
         pi,
+        qwen_code,
         sillytavern,
     )
 
@@ -56,6 +58,10 @@ def formats() -> dict[str, Capabilities]:
         "native": Capabilities(native, limit=SizeLimit(EXPORTS, "Conversation Explorer files")),
         "gemini_cli": Capabilities(gemini_cli, tail=gemini_cli,
                                    limit=SizeLimit(SESSIONS, "Gemini CLI chats")),
+        "qwen_code": Capabilities(qwen_code, tail=qwen_code,
+                                  limit=SizeLimit(SESSIONS, "Qwen Code chats")),
+        "kimi_cli": Capabilities(kimi_cli, tail=kimi_cli,
+                                 limit=SizeLimit(SESSIONS, "Kimi CLI sessions")),
         "claude_code": Capabilities(claude_code, tail=claude_code, two_pass=claude_code,
                                     limit=SizeLimit(SESSIONS, "Claude Code sessions")),
         "pi": Capabilities(pi, tail=pi, limit=SizeLimit(SESSIONS, "pi sessions")),

@@ -29,8 +29,9 @@ def sniff(path: Path) -> bool:
     if not path.is_file():
         return False
     head = peek_prefix(path, max_bytes=4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"{") and all(
-        k in head for k in (b'"sessionId"', b'"updated_at"', b'"messages"', b'"agent"'))
+    # Cline writes the header first: {"version", "updated_at", "agent", "sessionId", "origin"
+    return head.startswith(b"{") and head[1:].lstrip().startswith(b'"version"') and all(
+        k in head for k in (b'"sessionId"', b'"updated_at"', b'"agent"', b'"origin"'))
 
 
 def load_json(path: Path, what: str) -> Any:
