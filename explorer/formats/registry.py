@@ -18,7 +18,8 @@ from explorer.store.guard import database_of
 
 # Order matters only where two formats could both claim a file: specific first.
 IMPORTERS: tuple[str, ...] = (
-    "native", "gemini_cli", "qwen_code", "kimi_cli", "cline", "claude_code", "pi", "codex", "opencode", "crush", "continue_cli",
+    "native", "gemini_cli", "qwen_code", "kimi_cli", "cline", "claude_code", "pi", "codex",
+    "opencode", "crush", "continue_cli",
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli", "cline_tasks",
