@@ -40,9 +40,9 @@ def test_sources_lists_each_tool(home: Path, capsys: pytest.CaptureFixture[str])
 
 def test_an_unknown_tool_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
-        main(["sources", "--tool", "cursor"])
+        main(["sources", "--tool", "windsurf"])
     assert stop.value.code == 2
-    assert "unknown tool cursor" in capsys.readouterr().err
+    assert "unknown tool windsurf" in capsys.readouterr().err
 
 
 def test_S1_sync_twice_adds_once(home: Path, tmp_path: Path,
