@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_home import fake_home
 from coding_session import png_bytes
 from costs_by_message import cost_into
 from hypothesis import given, settings
@@ -86,7 +85,7 @@ def _assert_sized(store: Store) -> int:
 
 
 def test_V2_every_writer_stores_the_sizes_of_the_parts_it_writes(
-        tmp_path: Path, samples_dir: Path) -> None:
+        tmp_path: Path, corpus_dir: Path) -> None:
     with Store(tmp_path / "x.db") as store:
         load_demo(store)
         conv = _conversation(store)
@@ -98,13 +97,15 @@ def test_V2_every_writer_stores_the_sizes_of_the_parts_it_writes(
         store.branch(conv, tip)
         tree_actions.delete(store, doomed)
         undo.undo(store, conv)  # the deleted branch comes back, sizes and all
-        report = import_paths(store, [samples_dir / "chatgpt", samples_dir / "openwebui"])
-        assert report.errors == [] and report.added_messages > 0
-        synced = sync_sources(store, Environment(fake_home(tmp_path / "home", samples_dir)))
+        report = import_paths(store, [corpus_dir / "exports"])  # images, tools, thinking
+        assert report.errors == [] and report.added_messages == 55
+        synced = sync_sources(store, Environment(corpus_dir / "codex" / "home", {}))
         assert synced.errors == [] and synced.added_messages > 0
         assert store.reader.execute(
             "SELECT count(*) FROM parts WHERE size_chars IS NULL").fetchone() == (0,)
-        assert _assert_sized(store) > 300
+        kinds = {k for (k,) in store.reader.execute("SELECT DISTINCT kind FROM parts")}
+        assert kinds >= {"text", "thinking", "tool_use", "tool_result", "image"}
+        assert _assert_sized(store) > 150
 
 
 def test_V2_the_figure_equals_the_one_from_texts_after_import_edit_and_fork(
