@@ -20,6 +20,7 @@ from typing import Any
 
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.aider_places import histories
 from explorer.formats.crush import databases as crush_databases
 from explorer.formats.crush.database import is_database as crush_database
 from explorer.formats.cursor.sql import tables_at
@@ -132,6 +133,23 @@ def _gemini(found: Found) -> None:
         name, parent = entry.name, os.path.basename(os.path.dirname(entry.path))
         if parent == "chats" and name.startswith("session-") and name.endswith((".json", ".jsonl")):
             _count(found, entry, "gemini_cli")
+
+
+def _qwen(found: Found) -> None:
+    """``<project>/chats/<session id>.jsonl``: one chat recording per session."""
+    for entry in _walk(found.path, found, 2):
+        parent = os.path.basename(os.path.dirname(entry.path))
+        if parent == "chats" and entry.name.endswith(".jsonl"):
+            _count(found, entry, "qwen_code")
+
+
+def _kimi(found: Found) -> None:
+    """``<work folder hash>/<session id>/wire.jsonl``: each session's append-only wire log
+    (its subagents' logs, a folder deeper, are not sessions of their own)."""
+    for entry in _walk(found.path, found, 2):
+        if entry.name == "wire.jsonl" and os.path.dirname(
+                os.path.dirname(os.path.dirname(entry.path))) == str(found.path):
+            _count(found, entry, "kimi_cli")
 
 
 def _opencode(found: Found) -> None:
@@ -314,12 +332,28 @@ def _goose(found: Found) -> None:
         _database(found, db, "goose", "SELECT count(*) FROM sessions")
 
 
+def _aider(found: Found) -> None:
+    """aider's histories in the project folders under the home (see ``aider_places``)."""
+    for path in histories(found.path):
+        try:
+            st = path.stat()
+        except OSError as exc:
+            found.problems.append(f"{path}: cannot be read ({exc.strerror or exc}); skipped")
+            continue
+        found.sessions += 1
+        found.size += st.st_size
+        found.newest = max(found.newest or 0.0, st.st_mtime)
+        found.units.append(Unit(path, "aider", st.st_size, st.st_mtime_ns))
+
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
     ("oh-my-pi", homes.omp_sessions, _session_files("pi")),
     ("codex", lambda e: homes.codex_home(e) / "sessions", _codex),
     ("gemini-cli", homes.gemini_tmp, _gemini),
+    ("qwen-code", homes.qwen_projects, _qwen),
+    ("kimi-cli", homes.kimi_sessions, _kimi),
     ("opencode", homes.opencode_data, _opencode),
     ("llm", homes.llm_logs, _llm),
     ("copilot", homes.copilot_sessions, _copilot),
@@ -332,6 +366,7 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ..
     ("roo-code", lambda e: homes.editor_tasks(e, _EXT["roo-code"]), _tasks),
     ("kilo-code", lambda e: homes.editor_tasks(e, _EXT["kilo-code"]), _tasks),
     ("kilo-cli", homes.kilo_data, lambda found: _opencode_db(found, found.path / "kilo.db")),
+    ("aider", lambda e: e.home, _aider),
 )
 TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 

@@ -15,6 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.corpus.fake_model.edit_blocks import edit_reply
+
 TOOL_NAMES = {
     "bash": ("bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell",
              "execute", "run_terminal_cmd", "terminal", "run_command", "shell_exec",
@@ -64,6 +66,9 @@ def reply(ex: Exchange) -> Text | Call:
     if ex.json_schema is not None:
         import json
         return Text(json.dumps(fill(ex.json_schema)))
+    edits = edit_reply(ex.prompt, n) if not ex.tools and not ex.results else None
+    if edits is not None:
+        return Text(edits)
     markers = [m for m in (MARKER.match(line) for line in ex.prompt.splitlines()) if m]
     if len(ex.results) < len(markers):
         kind, arg = markers[len(ex.results)].groups()
