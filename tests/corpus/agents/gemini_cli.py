@@ -23,7 +23,7 @@ def _setup(run: Run) -> None:
     home.mkdir()
     settings = {"security": {"auth": {"selectedType": "gemini-api-key"},
                              "folderTrust": {"enabled": False}},
-                "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
                 "privacy": {"usageStatisticsEnabled": False},
                 "telemetry": {"enabled": False}}
     (home / "settings.json").write_text(json.dumps(settings, indent=2))
