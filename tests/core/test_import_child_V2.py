@@ -21,6 +21,7 @@ from explorer.app.importing import process as import_process
 from explorer.app.importing.process import ChildImport, import_in_child
 from explorer.app.importing.run import ImportProgress, ImportReport, import_paths
 from explorer.store import Store
+from tests.corpus import manifests
 
 CONVERSATIONS = ("SELECT c.title, c.source_format, c.source_id, t.source_id, k.source_id "
                  "FROM conversations c LEFT JOIN messages t ON t.id = c.tip_id "
@@ -104,9 +105,13 @@ def test_V2_a_child_import_reports_the_same_skipped_lines_and_repairs(
 
 
 def test_V2_a_child_import_of_every_sample_stores_the_same_rows(
-        stores: tuple[Store, Store], samples_dir: Path) -> None:
-    here, there = both(stores, [samples_dir])
-    assert there.conversations and not there.cancelled
+        stores: tuple[Store, Store], corpus_dir: Path) -> None:
+    sessions = corpus_dir / "codex" / "home" / ".codex" / "sessions"
+    here, there = both(stores, [corpus_dir / "exports", sessions])
+    recorded = len(manifests()["codex"]["files"])  # one conversation a rollout
+    assert len(there.conversations) == 11 + recorded and not there.cancelled
+    assert {c.source_format for c in there.conversations} == {
+        "chatgpt", "claude_ai", "codex", "librechat", "openwebui", "sillytavern"}
     same_report(here, there)
     assert contents(stores[0]) == contents(stores[1])
 
