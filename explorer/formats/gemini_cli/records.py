@@ -88,16 +88,23 @@ def response_messages(record: dict[str, Any], parent: str | None,
         cid = as_text(response.get("id")) or f"{rid}#{n}"
         if cid in answered:
             continue
-        body = response.get("response")
-        failed = isinstance(body, dict) and "error" in body
-        text = (as_text(body.get("output", body.get("error", body))) if isinstance(body, dict)
-                else as_text(body))
+        text, failed = response_body_text(response.get("response"))
         parts.append(Part("tool_result", text, tool_name=as_text(response.get("name")) or None,
                           tool_use_id=cid, is_error=failed))
     if not parts or not rid:
         return []
     return [Message(rid, parent, "tool", parts, parse_time(record.get("timestamp")),
                     source_id=rid, source_meta={"gemini_type": "tool_response"})]
+
+
+def response_body_text(body: object) -> tuple[str, bool]:
+    """The text of a ``functionResponse.response`` and whether it reports a failure.
+
+    Gemini CLI and its forks (Qwen Code) wrap what a tool returned as ``{"output": ...}`` or
+    ``{"error": ...}``; anything else is shown as it is."""
+    if isinstance(body, dict):
+        return as_text(body.get("output", body.get("error", body))), "error" in body
+    return as_text(body), False
 
 
 def _use(call: dict[str, Any], index: int, rid: str) -> Part:

@@ -105,6 +105,8 @@ def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
             args[prop] = f"{kind} for the recording"
         elif (spec or {}).get("type") == "array" and _item(spec.get("items"), values):
             args[prop] = [_item(spec.get("items"), values)]  # pi's edits: [{oldText, newText}]
+        elif _one_of_objects(spec, values) is not None:  # Kimi CLI's edit: {old, new} or a list
+            args[prop] = _one_of_objects(spec, values)
     required = (tool.get("schema") or {}).get("required") or []
     for prop in required:
         if prop not in args:
@@ -122,6 +124,21 @@ def _item(schema: Any, values: dict[str, str]) -> dict[str, str] | None:
     if not all(r in values for r in roles.values()):
         return None
     return {p: values[r] for p, r in roles.items() if r is not None}
+
+
+def _one_of_objects(spec: Any, values: dict[str, str]) -> dict[str, str] | None:
+    """The object branch of an ``anyOf`` whose required properties are roles the marker gives."""
+    branches = (spec or {}).get("anyOf") if isinstance(spec, dict) else None
+    for branch in branches or ():
+        props = (branch or {}).get("properties") if isinstance(branch, dict) else None
+        if not props:
+            continue
+        roles = {p: next((r for r, keys in ARG_KEYS.items() if _norm(p) in keys), None)
+                 for p in props}
+        needed = branch.get("required") or list(props)
+        if all(roles.get(p) in values for p in needed):
+            return {p: values[r] for p, r in roles.items() if r in values}
+    return None
 
 
 def _values(kind: str, arg: str) -> dict[str, str]:
