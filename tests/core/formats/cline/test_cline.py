@@ -13,6 +13,7 @@ import pytest
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment, cline_sessions, kilo_data
+from explorer.app.importing.follow import followable
 from explorer.app.importing.sources import find_sources
 from explorer.app.importing.sync import sync_sources
 from explorer.cli.main import main
@@ -91,6 +92,8 @@ def test_S1_a_rewritten_session_adds_only_its_new_message(tmp_path: Path) -> Non
         said = [m.text for c in store.conversations()
                 for m in conversation_messages(store.reader, c.id) if m.role == "user"]
         assert said.count("One more thing.") == 1
+        followed = followable(store, store.conversations()[0].id)  # live follow re-reads it
+        assert followed.agent == "Cline" and followed.unit.fmt == "cline"
 
 
 def test_damaged_files_are_named(tmp_path: Path) -> None:
