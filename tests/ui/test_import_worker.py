@@ -101,9 +101,9 @@ def stored_messages(store: Store) -> int:
 
 
 def test_progress_reaches_the_total_and_the_report_matches_the_store(
-    qtbot: QtBot, store: Store, samples_dir: Path
+    qtbot: QtBot, store: Store, corpus_dir: Path
 ) -> None:
-    job = ImportJob(store, [samples_dir])
+    job = ImportJob(store, [corpus_dir / "exports"])
     seen: list[ImportProgress] = []
     threads: set[threading.Thread] = set()
 
@@ -117,7 +117,7 @@ def test_progress_reaches_the_total_and_the_report_matches_the_store(
     report: ImportReport = blocker.args[0]
     assert not job.is_running() and job.report is report
     assert threads == {threading.main_thread()}
-    total = input_size(samples_dir)
+    total = input_size(corpus_dir / "exports")
     assert total > 0 and {p.bytes_total for p in seen} == {total}
     assert seen[-1].bytes_done == total
     done = [p.bytes_done for p in seen]
@@ -128,10 +128,10 @@ def test_progress_reaches_the_total_and_the_report_matches_the_store(
 
 
 def test_the_event_loop_keeps_running_while_the_worker_imports(
-    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+    qtbot: QtBot, gated: GatedStore, corpus_dir: Path
 ) -> None:
     """Ticks are counted while the worker is held mid-import; a frozen loop would count none."""
-    job = ImportJob(gated, [samples_dir])
+    job = ImportJob(gated, [corpus_dir / "exports"])
     ticks_while_importing = 0
 
     def tick() -> None:
@@ -156,9 +156,9 @@ def test_the_event_loop_keeps_running_while_the_worker_imports(
 
 
 def test_cancel_after_the_first_conversation_leaves_only_whole_conversations(
-    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+    qtbot: QtBot, gated: GatedStore, corpus_dir: Path
 ) -> None:
-    job = ImportJob(gated, [samples_dir])
+    job = ImportJob(gated, [corpus_dir / "exports"])
     with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
         job.start()
         qtbot.waitUntil(gated.holding.is_set, timeout=FINISH_TIMEOUT_MS)
@@ -173,11 +173,11 @@ def test_cancel_after_the_first_conversation_leaves_only_whole_conversations(
 
 
 def test_a_failure_inside_the_import_ends_the_job_with_what_was_done(
-    qtbot: QtBot, tmp_path: Path, samples_dir: Path
+    qtbot: QtBot, tmp_path: Path, corpus_dir: Path
 ) -> None:
     s = GatedStore(tmp_path / "f.db", hold_after=0, fail_on=2)
     try:
-        job = ImportJob(s, [samples_dir])
+        job = ImportJob(s, [corpus_dir / "exports"])
         with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS) as blocker:
             job.start()
         report: ImportReport = blocker.args[0]
@@ -189,9 +189,9 @@ def test_a_failure_inside_the_import_ends_the_job_with_what_was_done(
 
 
 def test_the_dialog_ends_with_the_report(
-    qtbot: QtBot, store: Store, samples_dir: Path
+    qtbot: QtBot, store: Store, corpus_dir: Path
 ) -> None:
-    dialog = ImportDialog(store, [samples_dir])
+    dialog = ImportDialog(store, [corpus_dir / "exports"])
     qtbot.addWidget(dialog)
     dialog.show()
     with qtbot.waitSignal(dialog.importFinished, timeout=FINISH_TIMEOUT_MS) as blocker:
@@ -216,9 +216,9 @@ def test_the_dialog_ends_with_the_report(
 
 
 def test_cancel_in_the_dialog_keeps_it_open_until_the_report(
-    qtbot: QtBot, gated: GatedStore, samples_dir: Path
+    qtbot: QtBot, gated: GatedStore, corpus_dir: Path
 ) -> None:
-    dialog = ImportDialog(gated, [samples_dir])
+    dialog = ImportDialog(gated, [corpus_dir / "exports"])
     qtbot.addWidget(dialog)
     dialog.show()
     with qtbot.waitSignal(dialog.importFinished, timeout=FINISH_TIMEOUT_MS):
@@ -427,10 +427,10 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
 
 
 def test_V2_a_small_window_import_starts_no_preparing(
-        qtbot: QtBot, store: Store, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        qtbot: QtBot, store: Store, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[object] = []
     monkeypatch.setattr(import_worker, "prepare_in_child", lambda *a: started.append(a))
-    job = ImportJob(store, [samples_dir])
+    job = ImportJob(store, [corpus_dir / "exports"])
     with qtbot.waitSignal(job.finished, timeout=FINISH_TIMEOUT_MS):
         job.start()
     assert job.report is not None and job.report.added_messages > 0 and started == []
