@@ -47,7 +47,7 @@ class _Builder:
         if t:
             tree.starts.append(len(self.order))
         tree.parent.append(parent_turn)
-        tree.records_only.append(1 if self.cols.bits[i] & RECORD else 0)
+        tree.records_only.append(1 if _setup(self.cols.bits[i], parent_turn < 0) else 0)
         agent = tree.agent_index[parent_turn] if parent_turn >= 0 else -1
         sub = self.cols.subagents.get(i)
         if sub is not None:
@@ -74,7 +74,7 @@ class _Builder:
         tooled = bytearray(map(ne, tool_starts[1:], tool_starts[:-1]))
         for t in range(len(tree.parent)):
             seg = order[starts[t]:starts[t + 1]]
-            self.labels.append(_label(seg, bits))
+            self.labels.append(_label(seg, bits, tree.parent[t] < 0))
             self.answers.append(next((i for i in reversed(seg) if bits[i] & ANSWER), -1))
             tree.calls.append(sum(map(calls.__getitem__, seg)))
             tree.errors.append(sum(map(errors.__getitem__, seg)))
@@ -91,17 +91,24 @@ class _Builder:
             tree.tool_starts.append(len(tree.tool_counts))
 
 
-def _label(seg: array[int], bits: bytearray) -> int:
+def _setup(b: int, root: bool) -> bool:
+    """A message that sets a turn up rather than speaks in it: a tool's own record, or, in a
+    conversation's first turn, its system text (Codex opens every session with its
+    instructions and environment): the first prompt below joins that turn and names it."""
+    return bool(b & RECORD or (root and b & SYSTEM))
+
+
+def _label(seg: array[int], bits: bytearray, root: bool) -> int:
     """The message whose words label a turn: its first one when that is a prompt or a system
-    message, else the last prompt while the turn held only tools' records before it."""
+    message, else the last prompt while the turn held only what set it up before it."""
     label = seg[0] if bits[seg[0]] & (PROMPT | SYSTEM) else -1
-    if not bits[seg[0]] & RECORD:
+    if not _setup(bits[seg[0]], root):
         return label
     for k in range(1, len(seg)):
         b = bits[seg[k]]
         if b & PROMPT:
             label = seg[k]
-        if not b & RECORD:
+        if not _setup(b, root):
             break
     return label
 
@@ -147,13 +154,15 @@ def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: arra
     """Depth first from ``starts``; each message joins its parent's turn or opens one.
 
     A message opens a turn when it starts a walk, is a subagent's root, is one of several
-    children, or is a prompt below anything but tools' own records (Claude Code writes a
-    file snapshot above each prompt, so a session does not start with a node for them).
+    children, or is a prompt below anything but what set its turn up (tools' own records:
+    Claude Code writes a file snapshot above each prompt; and a first turn's system text),
+    so a session does not start with a node for them.
     A chain (one child after another) is followed without a trip through the stack.
     """
     todo = array("i", reversed(starts))
     turns = array("i", [-1]) * len(todo)  # the turn each waiting message's parent is in
     seen, bits, records_only = build.turn_at, build.cols.bits, build.tree.records_only
+    parents = build.tree.parent
     order = build.order
     while todo:
         i, t = todo.pop(), turns.pop()
@@ -163,7 +172,7 @@ def _walk(build: _Builder, starts: list[int], kid_starts: array[int], kids: arra
             if (t < 0 or kid_starts[p + 1] - kid_starts[p] > 1
                     or (b & PROMPT and not records_only[t])):
                 t = build.open(i, t)
-            elif records_only[t] and not b & RECORD:
+            elif records_only[t] and not _setup(b, parents[t] < 0):
                 records_only[t] = 0
             order.append(i)
             seen[i] = t

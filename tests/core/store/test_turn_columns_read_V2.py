@@ -156,7 +156,9 @@ def test_V2_turns_grouped_from_the_stores_columns_are_the_per_message_inputs_tur
         tree = group_columns(read.columns, partial(read_previews, store.reader))
         expected = group_turns(inputs)
         assert len(expected) > 300 and expected.subagent and expected.side_roots == []
-        assert any(p.startswith("[system]") for p in expected.prompts)
+        first = expected.turns[0]  # the system text sets up the first turn; a prompt names it
+        assert first.messages[0] == inputs[0].id and len(first.messages) > 1
+        assert not expected.prompts[0].startswith("[system]")
         _same_tree(tree, expected)
     finally:
         store.close()

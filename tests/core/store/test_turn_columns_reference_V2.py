@@ -99,12 +99,16 @@ def _check_tally(tree: TurnTree, cols: TurnColumns, conn: sqlite3.Connection) ->
         named = [cols.model_names[cols.models[i]] for i in seg if cols.models[i]]
         assert tree.turns[t].first_model == (named[0] if named else None)
         assert tree.turns[t].last_model == (named[-1] if named else None)
-        assert bool(tree.records_only[t]) == all(bits[i] & RECORD for i in seg)
+        first = tree.parent[t] < 0 or t in tree.subagent  # a session's or subagent's first
+
+        def setup(i: int, first: bool = first) -> bool:  # a record, or a first turn's system
+            return bool(bits[i] & RECORD or (first and bits[i] & SYSTEM))
+        assert bool(tree.records_only[t]) == all(setup(i) for i in seg)
         label, only = -1, True
         for k, i in enumerate(seg):
             if (k == 0 and bits[i] & (PROMPT | SYSTEM)) or (k and bits[i] & PROMPT and only):
                 label = i
-            only = only and bool(bits[i] & RECORD)
+            only = only and setup(i)
         if label < 0:
             assert tree.prompts[t] == ""
         else:

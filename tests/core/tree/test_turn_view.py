@@ -78,8 +78,11 @@ def test_V1_a_turn_is_a_straight_chain_opened_by_a_prompt_root_branch_or_subagen
         for a, b in zip(turn.messages, turn.messages[1:], strict=False):
             assert parent[b] == a and kids[a] == 1  # straight: no branch inside a turn
             before = turn.messages[:turn.messages.index(b)]
-            # a prompt opens its own turn, unless only tools' own records came before it
-            assert not by_id[b].prompt or all(by_id[x].record for x in before)
+            # a prompt opens its own turn, unless only what set the turn up came before it:
+            # tools' own records, and in a first turn (of a session or subagent) system text
+            first = turn.parent < 0 or turn.index in tree.subagent
+            assert not by_id[b].prompt or all(
+                by_id[x].record or (first and by_id[x].role == "system") for x in before)
         assert turn.tool_calls == sum(by_id[m].tool_calls for m in turn.messages)
 
 
@@ -177,12 +180,12 @@ def test_V1_a_prompt_joins_the_file_snapshot_above_it_instead_of_a_node_of_its_o
         TurnInput(5, 4, "user", "go on", prompt=True),
         TurnInput(6, 3, "system", snapshot, record=True),  # the prompt edited: a branch
         TurnInput(7, 6, "user", "stop", prompt=True),
-        TurnInput(8, None, "system", "[system] Stop hook summary"),  # not a record: its own
+        TurnInput(8, 5, "system", "[system] Stop hook summary"),  # not a record: joins
         TurnInput(9, 8, "user", "hello", prompt=True),
     ]
     tree = group_turns(msgs)
-    assert [t.messages for t in tree.turns] == [[1, 2, 3], [4, 5], [6, 7], [8], [9]]
-    assert [t.prompt for t in tree.turns][:3] == ["make a plan", "go on", "stop"]
+    assert [t.messages for t in tree.turns] == [[1, 2, 3], [4, 5, 8], [9], [6, 7]]
+    assert [t.prompt for t in tree.turns] == ["make a plan", "go on", "hello", "stop"]
     assert tree.turns[0].answer == "Here is the plan."
 
 
@@ -194,6 +197,27 @@ def test_V1_a_straight_run_collapses_but_its_ends_stay() -> None:
     proj = project(msgs, keep={20})
     assert [len(n.turns) for n in proj.nodes] == [1, 8, 1]
     assert proj.messages(1)[0] == 3 and proj.messages(2) == [19, 20]
+
+
+def test_V1_a_sessions_opening_system_text_sets_up_the_first_turn() -> None:
+    """Codex opens every session with its instructions and environment: the first prompt
+    joins them and names the turn; later system text (and a root one that branches) does
+    not."""
+    msgs = [
+        TurnInput(1, None, "system", "<skills_instructions> Skills …"),
+        TurnInput(2, 1, "system", "<environment_context> cwd …"),
+        TurnInput(3, 2, "user", "Say hello", prompt=True),
+        TurnInput(4, 3, "assistant", "Hello."),
+        TurnInput(5, 4, "system", "Context compacted"),
+        TurnInput(6, 5, "user", "go on", prompt=True),
+        TurnInput(10, None, "system", "You are terse."),  # two first prompts: a branch point
+        TurnInput(11, 10, "user", "a", prompt=True),
+        TurnInput(12, 10, "user", "b", prompt=True),
+    ]
+    tree = group_turns(msgs)
+    assert [t.messages for t in tree.turns] == [[1, 2, 3, 4, 5], [6], [10], [11], [12]]
+    assert [t.prompt for t in tree.turns][:3] == ["Say hello", "go on", "[system] You are terse."]
+    assert tree.turns[0].answer == "Hello." and not tree.turns[0].records_only
 
 
 def test_local_command_echoes_do_not_open_turns() -> None:
