@@ -23,7 +23,7 @@ IMPORTERS: tuple[str, ...] = (
     "sillytavern", "chatgpt",
     "openwebui", "librechat", "claude_ai", "llm",
     "copilot_cli", "cline_tasks",
-    "cursor", "aider", "goose",
+    "cursor", "aider", "goose", "mistral_vibe",
 )
 
 
@@ -47,6 +47,7 @@ def formats() -> dict[str, Capabilities]:
         kimi_cli,
         librechat,
         llm,
+        mistral_vibe,
         native,
         opencode,
         openwebui,
@@ -87,6 +88,8 @@ def formats() -> dict[str, Capabilities]:
         "cline": Capabilities(cline, limit=SizeLimit(EXPORTS, "Cline CLI sessions")),
         "cline_tasks": Capabilities(cline_tasks, limit=cline_tasks.LIMIT),
         "aider": Capabilities(aider, tail=aider, limit=SizeLimit(SESSIONS, "aider chat histories")),
+        "mistral_vibe": Capabilities(mistral_vibe,
+                                     limit=SizeLimit(SESSIONS, "Mistral Vibe sessions")),
     }
     return {name: table[name] for name in IMPORTERS}
 

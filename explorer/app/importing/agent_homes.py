@@ -183,6 +183,11 @@ def kimi_sessions(e: Environment) -> Path:
     return (e.var("KIMI_SHARE_DIR") or e.home / ".kimi") / "sessions"
 
 
+def vibe_sessions(e: Environment) -> Path:
+    """Mistral Vibe's sessions: ``$VIBE_HOME`` (else ``~/.vibe``) ``/logs/session/unified``."""
+    return (e.var("VIBE_HOME") or e.home / ".vibe") / "logs" / "session" / "unified"
+
+
 def claude_project_folder(cwd: str) -> str:
     """The folder name Claude Code files a working directory's sessions under.
 

@@ -346,6 +346,23 @@ def _aider(found: Found) -> None:
         found.units.append(Unit(path, "aider", st.st_size, st.st_mtime_ns))
 
 
+def _vibe(found: Found) -> None:
+    """One unit a session folder (its journal grows in segments), read whole and merged."""
+    for entry in _walk(found.path, found, 1):
+        if entry.name != "CURRENT":
+            continue
+        folder = Path(entry.path).parent
+        found.sessions += 1
+        found.units.append(Unit(folder, "mistral_vibe"))
+        for name in ("CURRENT", "meta.json"):
+            try:
+                st = (folder / name).stat()
+            except OSError:
+                continue
+            found.size += st.st_size
+            found.newest = max(found.newest or 0.0, st.st_mtime)
+
+
 TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ...] = (
     ("claude-code", homes.claude_projects, _session_files("claude_code")),
     ("pi", homes.pi_sessions, _session_files("pi")),
@@ -367,6 +384,7 @@ TOOLS: tuple[tuple[str, Callable[[Environment], Path | list[Path]], Scanner], ..
     ("kilo-code", lambda e: homes.editor_tasks(e, _EXT["kilo-code"]), _tasks),
     ("kilo-cli", homes.kilo_data, lambda found: _opencode_db(found, found.path / "kilo.db")),
     ("aider", lambda e: e.home, _aider),
+    ("mistral-vibe", homes.vibe_sessions, _vibe),
 )
 TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 
