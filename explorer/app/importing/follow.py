@@ -24,7 +24,8 @@ from explorer.store import Store
 
 FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
               "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm",
-              "crush": "Crush", "continue_cli": "Continue CLI", "cline": "Cline"}
+              "crush": "Crush", "continue_cli": "Continue CLI", "cline": "Cline",
+              "aider": "aider"}
 """Formats an agent keeps writing while it runs, by the agent's name."""
 
 

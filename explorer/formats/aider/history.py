@@ -78,13 +78,14 @@ class Pieces:
 
     def __iter__(self) -> Iterator[Piece]:
         lines, i, answer = self.lines, 0, False
-        prev_blank = True
+        prev_blank, last = True, ""
         while i < len(lines):
             raw = lines[i]
             body = raw.body
             if body.startswith(SESSION):
                 answer = False
                 yield Piece("session", body[len(SESSION):].strip(), raw.line, raw.offset)
+                last = "session"
                 i += 1
             elif _is_user(raw) and (prev_blank or not answer):
                 j = i
@@ -95,14 +96,16 @@ class Pieces:
                 answer = False
                 text = "\n".join(said)
                 yield Piece("user", "" if text == "<blank>" else text, raw.line, raw.offset)
+                last = "user"
                 i = j
-            elif _is_quote(raw) and (not answer or (prev_blank and _ends_like_aider(raw))):
+            elif _is_quote(raw) and self._output(raw, answer, prev_blank, last):
                 end = self._record_end(i)
                 if end is None:
                     return  # its last line is still to come
                 text = "\n".join([_unquote(raw.body), *(r.body for r in lines[i + 1:end + 1])])
                 answer = False
                 yield Piece("record", _trim(text).strip(), raw.line, raw.offset)
+                last = "record"
                 i = end + 1
             elif not body.strip():
                 i += 1
@@ -113,8 +116,18 @@ class Pieces:
                 text = "".join(r.text for r in lines[i:j]).strip()
                 answer = True
                 yield Piece("assistant", text, raw.line, raw.offset)
+                last = "assistant"
                 i = j
             prev_blank = i > 0 and not lines[i - 1].body.strip()
+
+    @staticmethod
+    def _output(raw: Raw, answer: bool, prev_blank: bool, last: str) -> bool:
+        """Whether a ``>`` line is aider's: a quote after a blank line that does not end
+        the way aider ends its lines opens the model's answer, unless it follows a run's
+        start or aider's own output."""
+        if _ends_like_aider(raw):
+            return not answer or prev_blank
+        return not answer and (not prev_blank or last in ("session", "record"))
 
     def _answer_ends(self, j: int) -> bool:
         raw = self.lines[j]

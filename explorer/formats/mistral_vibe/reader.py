@@ -75,8 +75,8 @@ def read(path: Path) -> Iterator[ImportedConversation]:
         reader = JsonlReader(segment)
         for lineno, record in reader:
             seq = record.get("sequence")
-            if isinstance(seq, int) and seq <= since:
-                continue
+            if isinstance(seq, int) and seq <= since and record.get("type") != "action_result":
+                continue  # the snapshot holds its entries; results still give usage
             builder.record(record, f"{segment.name} line {lineno}")
         conv.notes.extend(f"{segment.name}: {n}" for n in skipped_notes(reader.skipped))
     builder.build()
@@ -110,16 +110,18 @@ def _snapshot(folder: Path, builder: _Builder) -> int:
     manifest = _json(folder / "generations" / generation / "manifest.json")
     state = manifest.get("projection_state") if isinstance(manifest, dict) else None
     chunks = state.get("chunks") if isinstance(state, dict) else None
+    whole = True
     for chunk in chunks or ():
         entries = _json(folder / "chunks" / f"{chunk}.json")
         if not isinstance(entries, list):
             builder.conv.notes.append(f"snapshot {generation}: chunk {chunk} is missing or "
-                                      "unreadable; its entries are not shown")
+                                      "unreadable; read what the journal still holds instead")
+            whole = False
             continue
         for entry in entries:
             builder.entry(entry)
     seq = manifest.get("snapshot_sequence") if isinstance(manifest, dict) else None
-    return seq if isinstance(seq, int) else 0
+    return seq if isinstance(seq, int) and whole else 0
 
 
 class _Builder:
