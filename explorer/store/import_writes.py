@@ -40,12 +40,14 @@ class ImportOutcome:
     notes: list[str] = field(default_factory=list)
     ignored_records: dict[str, int] = field(default_factory=dict)
     incomplete: bool = False
+    joined: str | None = None  # the session this one copied, when it joined that conversation
 
     def note_lines(self) -> list[str]:
         """What this conversation's import repaired or skipped, one line each (the same
         words for ``convo import``, ``convo sync`` and the window)."""
         where = f"conversation {self.conversation_id}"
-        lines = [f"{where}: repaired/skipped: {n}" for n in self.notes]
+        lines = [f"{where}: {self.joined}"] if self.joined else []
+        lines += [f"{where}: repaired/skipped: {n}" for n in self.notes]
         lines += [f"{where}: not messages: {k} ×{v}"
                   for k, v in sorted(self.ignored_records.items())]
         if self.incomplete:
@@ -62,6 +64,7 @@ def identity(ic: ImportedConversation) -> str:
 
 
 _OWN_EXPORT = re.compile(r"^ce:([0-9a-f]{32})$")
+JOINED = "_joined_copy"  # set on an import's meta while it is stored: it joined a conversation
 
 
 def _existing(
@@ -90,14 +93,34 @@ def _existing(
             "SELECT id, json_extract(meta, '$.uid') FROM conversations "
             "WHERE json_extract(meta, '$.uid') = ? ORDER BY id LIMIT 1", (own.group(1),),
         ).fetchall()
+    copied = not found and not own and bool(found := _copy_of(conn, fmt, sid, msgs))
     for conv_id, uid in found:
         rows = conn.execute(
             "SELECT id, source_id, role, coalesce(preview, '') FROM messages "
             "WHERE conversation_id = ?", (conv_id,),
         ).fetchall()
         if own or _same_conversation(rows, uid, msgs, ic):
+            if copied:
+                ic.meta[JOINED] = (f"a copy of this conversation's session (the agent forked "
+                                   f"it, as session {sid}): what the copy adds is a branch here")
             return conv_id, {(s or f"ce:{uid}:{i}"): i for i, s, _, _ in rows}, False
-    return None, {}, bool(found)
+    return None, {}, bool(found) and not copied
+
+
+def _copy_of(conn: sqlite3.Connection, fmt: str, sid: str,
+             msgs: list[Message]) -> list[Any]:
+    """The conversation whose session this one copies: another session of the format that
+    starts with the same message (Claude Code's ``--fork-session`` copies the records it
+    forks with their ids under a new session id). One lookup in the index of roots."""
+    root = next((m for m in msgs if m.parent_id is None), None)
+    if root is None or root.source_id is None:
+        return []
+    return conn.execute(
+        "SELECT c.id, json_extract(c.meta, '$.uid') FROM messages m "
+        "JOIN conversations c ON c.id = m.conversation_id "
+        "WHERE m.parent_id IS NULL AND m.source_id = ? AND c.source_format = ? "
+        "AND c.source_id IS NOT ? ORDER BY c.id LIMIT 1", (str(root.source_id), fmt, sid),
+    ).fetchall()
 
 
 def _renamed(conn: sqlite3.Connection, fmt: str, alias: str, sid: str) -> list[Any]:
@@ -204,6 +227,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
+        ic.meta.pop(JOINED, None),
     )
 
 

@@ -298,6 +298,13 @@ def _0017_handoff_keys(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS handoff_keys_message ON handoff_keys(message_id)")
 
 
+def _0018_root_keys(db: sqlite_utils.Database) -> None:
+    # A session that copies another (Claude Code's --fork-session) starts with the same
+    # message: its import finds that conversation by the root's key (import_writes._copy_of).
+    db.execute("CREATE INDEX IF NOT EXISTS messages_root_keys ON messages(source_id) "
+               "WHERE parent_id IS NULL")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -316,6 +323,7 @@ MIGRATIONS: list[Migration] = [
     ("0015_masked_previews", _0015_masked_previews),
     ("0016_compaction_pins", _0016_compaction_pins),
     ("0017_handoff_keys", _0017_handoff_keys),
+    ("0018_root_keys", _0018_root_keys),
 ]
 
 

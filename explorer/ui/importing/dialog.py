@@ -66,7 +66,8 @@ def report_summary(report: ImportReport) -> str:
 
 
 def _conversation_line(c: ImportOutcome) -> ReportLine:
-    notes = [ReportLine(f"repaired/skipped: {n}", "note") for n in c.notes]
+    notes = [ReportLine(c.joined, "note")] if c.joined else []
+    notes += [ReportLine(f"repaired/skipped: {n}", "note") for n in c.notes]
     notes += [ReportLine(f"not messages: {k} ×{v}", "note")
               for k, v in sorted(c.ignored_records.items())]
     if c.incomplete:
