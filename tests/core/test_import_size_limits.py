@@ -98,6 +98,7 @@ def test_every_format_declares_its_limit_beside_its_capabilities() -> None:
     table = formats()
     assert all(f.limit is not ANY_FILE and f.limit.holds for f in table.values())
     assert {n for n, f in table.items() if f.limit.max_bytes == SESSIONS} == {
-        "claude_code", "codex", "pi", "gemini_cli", "qwen_code", "kimi_cli"}
+        "claude_code", "codex", "pi", "gemini_cli", "qwen_code", "kimi_cli", "copilot_cli",
+        "continue_cli", "aider", "mistral_vibe"}
     assert table["chatgpt"].limit.max_bytes == EXPORTS
     assert min(f.limit.max_bytes for f in table.values()) >= GIB

@@ -23,9 +23,10 @@ def test_the_table_names_every_format_by_its_own_constant() -> None:
 def test_the_agent_formats_tail_and_the_databases_read_changes() -> None:
     table = formats()
     assert {n for n, c in table.items() if c.tail is not None} == {
-        "claude_code", "pi", "codex", "gemini_cli", "copilot_cli", "qwen_code", "kimi_cli"}
+        "claude_code", "pi", "codex", "gemini_cli", "copilot_cli", "qwen_code", "kimi_cli",
+        "aider"}
     assert {n for n, c in table.items() if c.changes is not None} == {
-        "llm", "opencode", "cursor", "goose"}
+        "llm", "opencode", "cursor", "goose", "crush"}
     assert {n for n, c in table.items() if c.two_pass is not None} == {"claude_code"}
 
 
