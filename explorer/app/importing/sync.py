@@ -172,6 +172,7 @@ def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature
         report.appended += 1
     record = _record(unit, sig, None)
     record.cursor = {CHANGED: cursor}
+    convs = [relinked(store, c) for c in convs]  # a hand-back imported into OpenCode (H1)
     report.absorb(store.sync_import(convs, record), str(unit.path))
     return True
 
