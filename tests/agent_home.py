@@ -1,4 +1,5 @@
-"""A fake home folder holding real session files where each tool writes them (for tests)."""
+"""A fake home folder holding session files the agents' real clients recorded (the corpus),
+each where its tool writes it, plus an llm database (for tests)."""
 
 from __future__ import annotations
 
@@ -6,28 +7,48 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-CODEX_MAY = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
-CLAUDE = "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+from tests.corpus import CORPUS
+
+AGENTS = ("claude_code", "pi", "codex", "gemini_cli", "opencode")
+CODEX_DAY = Path(".codex", "sessions", "2026", "12", "04")
+# The Codex session resumed twice (three prompts, two shell calls) and the one beside it.
+CODEX_LONG = "rollout-2026-12-04T23-35-13-01a24369-7080-7f33-80e6-888c77e99a4c.jsonl"
+CODEX_SHORT = "rollout-2026-12-04T23-35-14-01a24369-73c3-7780-82e6-3404c6dc8faa.jsonl"
+CLAUDE_DIR = Path(".claude", "projects", "-tmp-convo-corpus-claude-code-work")
+# The Claude Code session resumed twice (three prompts, four tool calls) and the copy
+# --fork-session made of it, which goes on with a fourth prompt.
+CLAUDE = "88ee5e96-bf61-44db-b45e-8e68e550ef6a.jsonl"
+CLAUDE_FORK = "559dcc8d-8861-4967-8b6f-42f7287bf928.jsonl"
+PI_DIR = Path(".pi", "agent", "sessions", "--tmp-convo-corpus-pi-work--")
+# The pi session with a second branch, and the file --fork copied it into.
+PI = "2026-12-04T23-39-19-427Z_01a2436d-3203-742a-b948-b985f4b16523.jsonl"
+PI_FORK = "2026-12-04T23-39-23-350Z_01a2436d-4156-74d1-aebe-3fb41a107acb.jsonl"
+GEMINI = Path(".gemini", "tmp", "work", "chats", "session-2026-12-04T23-45-47adf9f6.jsonl")
+OPENCODE_DB = Path(".local", "share", "opencode", "opencode.db")
 
 
-def fake_home(home: Path, samples: Path) -> Path:
-    """Claude Code, pi, Codex, Gemini CLI, OpenCode and llm sessions under ``home``."""
-    def put(src: Path, dest: Path) -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+def recorded(agent: str, relative: Path | str) -> Path:
+    """A file ``agent``'s client wrote, at its place under the recorded home."""
+    return CORPUS / agent / "home" / relative
 
-    put(samples / "claude_code" / "-experiments-ideas" / CLAUDE,
-        home / ".claude" / "projects" / "-experiments-ideas" / CLAUDE)
-    put(samples / "pi" / "branching.jsonl",
-        home / ".pi" / "agent" / "sessions" / "--work-app--" / "2026-01-01_branching.jsonl")
-    put(samples / "codex" / CODEX_MAY, home / ".codex" / "sessions" / "2026" / "05" / "11"
-        / CODEX_MAY)
-    chats = home / ".gemini" / "tmp" / "9da8b3df" / "chats"
-    put(samples / "gemini_cli" / "gemini.jsonl", chats / "session-2026-04-23T12-52-0ab84937.jsonl")
-    put(samples / "gemini_cli" / "session-2025-12-01T21-45-5b959dae.json",
-        chats / "session-2025-12-01T21-45-5b959dae.json")
-    shutil.copytree(samples / "opencode" / "project",
-                    home / ".local" / "share" / "opencode" / "project")
+
+def codex_rollout(name: str = CODEX_LONG) -> Path:
+    return recorded("codex", CODEX_DAY / name)
+
+
+def claude_session(name: str = CLAUDE) -> Path:
+    return recorded("claude_code", CLAUDE_DIR / name)
+
+
+def pi_session(name: str = PI) -> Path:
+    return recorded("pi", PI_DIR / name)
+
+
+def fake_home(home: Path) -> Path:
+    """Claude Code, pi, Codex, Gemini CLI and OpenCode recordings and an llm database under
+    ``home``: 2 + 2 + 2 + 1 session files, OpenCode's database and llm's."""
+    for agent in AGENTS:
+        shutil.copytree(CORPUS / agent / "home", home, dirs_exist_ok=True)
     llm = home / ".config" / "io.datasette.llm"
     llm.mkdir(parents=True)
     llm_db(llm / "logs.db")

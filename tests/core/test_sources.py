@@ -18,31 +18,32 @@ def by_tool(env: Environment) -> dict[str, object]:
     return {f.tool: f for f in find_sources(env)}
 
 
-def test_every_tool_is_found_with_its_sessions(tmp_path: Path, samples_dir: Path) -> None:
-    home = fake_home(tmp_path / "home", samples_dir)
+def test_every_tool_is_found_with_its_sessions(tmp_path: Path) -> None:
+    home = fake_home(tmp_path / "home")
     found = {f.tool: f for f in find_sources(Environment(home))}
     counts = {t: f.sessions for t, f in found.items()}
-    assert counts == {**dict.fromkeys(TOOL_NAMES, 0), "claude-code": 1, "pi": 1, "codex": 1,
-                      "gemini-cli": 2, "opencode": 1, "llm": 1}  # none of the others
+    assert counts == {**dict.fromkeys(TOOL_NAMES, 0), "claude-code": 2, "pi": 2, "codex": 2,
+                      "gemini-cli": 1, "opencode": 2, "llm": 1}  # none of the others
     assert not found["oh-my-pi"].exists and found["codex"].exists
     codex = found["codex"]
-    assert codex.size == codex.units[0].path.stat().st_size
-    assert codex.newest == pytest.approx(codex.units[0].path.stat().st_mtime)
+    assert codex.size == sum(u.path.stat().st_size for u in codex.units)
+    assert codex.newest == pytest.approx(max(u.path.stat().st_mtime for u in codex.units))
+    assert [u.path.name for u in found["opencode"].units] == ["opencode.db"]  # two sessions
     fmts = {u.fmt for f in found.values() for u in f.units}
     assert fmts == {"claude_code", "pi", "codex", "gemini_cli", "opencode", "llm"}
     assert fmts <= set(IMPORTERS)  # each names an importer package a sync can load
     as_json = found["gemini-cli"].to_dict()
-    assert as_json["sessions"] == 2 and as_json["newest"].endswith("Z")
+    assert as_json["sessions"] == 1 and as_json["newest"].endswith("Z")
 
 
-def test_environment_overrides_win(tmp_path: Path, samples_dir: Path) -> None:
-    home = fake_home(tmp_path / "home", samples_dir)
+def test_environment_overrides_win(tmp_path: Path) -> None:
+    home = fake_home(tmp_path / "home")
     moved = tmp_path / "elsewhere"
     os.rename(home / ".codex", moved)
     env = Environment(home, {"CODEX_HOME": str(moved), "CLAUDE_CONFIG_DIR": str(tmp_path / "no"),
                              "LLM_USER_PATH": str(home / ".config" / "io.datasette.llm")})
     found = {f.tool: f for f in find_sources(env)}
-    assert found["codex"].sessions == 1 and found["codex"].path == moved / "sessions"
+    assert found["codex"].sessions == 2 and found["codex"].path == moved / "sessions"
     assert not found["claude-code"].exists
     assert found["llm"].sessions == 1
 
@@ -64,8 +65,8 @@ def test_folder_names_are_encoded_as_the_agents_do() -> None:
     assert homes.pi_session_folder("/home/me/app") == "--home-me-app--"
 
 
-def test_an_unreadable_folder_is_named_and_skipped(tmp_path: Path, samples_dir: Path) -> None:
-    home = fake_home(tmp_path / "home", samples_dir)
+def test_an_unreadable_folder_is_named_and_skipped(tmp_path: Path) -> None:
+    home = fake_home(tmp_path / "home")
     sessions = home / ".pi" / "agent" / "sessions"
     for f in sessions.rglob("*.jsonl"):
         f.unlink()
@@ -76,4 +77,4 @@ def test_an_unreadable_folder_is_named_and_skipped(tmp_path: Path, samples_dir: 
     found = {f.tool: f for f in find_sources(Environment(home))}
     assert found["pi"].exists and found["pi"].sessions == 0
     assert any(str(sessions) in p and "cannot be read" in p for p in found["pi"].problems)
-    assert found["codex"].sessions == 1
+    assert found["codex"].sessions == 2

@@ -6,7 +6,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent_home import CLAUDE, CODEX_MAY, fake_home
+from agent_home import (
+    CLAUDE,
+    CLAUDE_DIR,
+    CODEX_DAY,
+    CODEX_LONG,
+    GEMINI,
+    claude_session,
+    codex_rollout,
+    fake_home,
+    recorded,
+)
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment
@@ -21,7 +31,7 @@ def commits_seen(store: Store) -> int:
 
 
 def rollout(home: Path) -> Path:
-    return home / ".codex" / "sessions" / "2026" / "05" / "11" / CODEX_MAY
+    return home / CODEX_DAY / CODEX_LONG
 
 
 def stored_keys(store: Store, fmt: str) -> list[str]:
@@ -30,17 +40,18 @@ def stored_keys(store: Store, fmt: str) -> list[str]:
         "WHERE c.source_format = ? ORDER BY m.id", (fmt,))]
 
 
-def test_S1_syncing_an_unchanged_source_writes_nothing(tmp_path: Path, samples_dir: Path) -> None:
-    env = Environment(fake_home(tmp_path / "home", samples_dir))
+def test_S1_syncing_an_unchanged_source_writes_nothing(tmp_path: Path) -> None:
+    env = Environment(fake_home(tmp_path / "home"))
     with new_store(tmp_path) as store:
         first = sync_sources(store, env)
         assert first.errors == [] and first.added_messages > 0
-        assert first.reread == 7 and first.unchanged == 0
+        assert first.reread == 9 and first.unchanged == 0
+        assert len(store.conversations()) == 8  # the Claude Code and pi copies join theirs
         formats = {c.source_format for c in store.conversations()}
         assert formats == {"claude_code", "pi", "codex", "gemini_cli", "opencode", "llm"}
         before = commits_seen(store)
         again = sync_sources(store, env)
-        assert again.unchanged == 7 and again.added_messages == 0
+        assert again.unchanged == 9 and again.added_messages == 0
         assert again.appended == again.reread == 0
         assert commits_seen(store) == before
         sync_sources(store, env, {"codex"})
@@ -51,26 +62,27 @@ def test_S1_syncing_an_unchanged_source_writes_nothing(tmp_path: Path, samples_d
         assert commits_seen(store) > before  # the new mtime is remembered: this one writes
 
 
-def test_S1_lines_appended_to_a_session_import_once(tmp_path: Path, samples_dir: Path) -> None:
+def test_S1_lines_appended_to_a_session_import_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    whole = (samples_dir / "codex" / CODEX_MAY).read_bytes()
+    whole = codex_rollout().read_bytes()
     lines = whole.splitlines(keepends=True)
     target = rollout(home)
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:200]) + lines[200][:40])  # Codex is mid-line
+    target.write_bytes(b"".join(lines[:20]) + lines[20][:40])  # Codex is mid-line
     env = Environment(home)
     with new_store(tmp_path) as store:
         first = sync_sources(store, env, {"codex"})
         assert first.reread == 1
         count = len(stored_keys(store, "codex"))
-        target.write_bytes(b"".join(lines[:350]))
+        assert count == 5  # two opening system texts, a prompt, its answer, the next prompt
+        target.write_bytes(b"".join(lines[:35]))
         grown = sync_sources(store, env, {"codex"})
         assert grown.appended == 1 and grown.reread == 0
-        assert grown.added_messages == len(stored_keys(store, "codex")) - count > 0
+        assert grown.added_messages == len(stored_keys(store, "codex")) - count == 7
         target.write_bytes(whole)
         assert sync_sources(store, env, {"codex"}).appended == 1
         assert sync_sources(store, env, {"codex"}).unchanged == 1
-        expected = [m.id for m in next(codex.read(samples_dir / "codex" / CODEX_MAY)).messages]
+        expected = [m.id for m in next(codex.read(codex_rollout())).messages]
         assert stored_keys(store, "codex") == expected  # every line once, in order
         conv = store.conversations()[0]
         path = store.path(conv.id)
@@ -79,10 +91,10 @@ def test_S1_lines_appended_to_a_session_import_once(tmp_path: Path, samples_dir:
 
 
 def test_S1_a_truncated_or_rewritten_session_is_reread_and_merged(
-    tmp_path: Path, samples_dir: Path
+    tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    whole = (samples_dir / "codex" / CODEX_MAY).read_bytes()
+    whole = codex_rollout().read_bytes()
     lines = whole.splitlines(keepends=True)
     target = rollout(home)
     target.parent.mkdir(parents=True)
@@ -91,13 +103,13 @@ def test_S1_a_truncated_or_rewritten_session_is_reread_and_merged(
     with new_store(tmp_path) as store:
         sync_sources(store, env, {"codex"})
         keys = stored_keys(store, "codex")
-        target.write_bytes(b"".join(lines[:100]))  # truncated
+        target.write_bytes(b"".join(lines[:25]))  # truncated after a command's output
         cut = sync_sources(store, env, {"codex"})
         assert cut.reread == 1 and cut.added_messages == 0
         # rewritten: the line before the old end changes, the rest follows as before
-        edited = lines[99].replace(b'"type":', b'"type": ', 1)
-        assert edited != lines[99]
-        target.write_bytes(b"".join([*lines[:99], edited, *lines[100:]]))
+        edited = lines[24].replace(b'"type":', b'"type": ', 1)
+        assert edited != lines[24]
+        target.write_bytes(b"".join([*lines[:24], edited, *lines[25:]]))
         rewritten = sync_sources(store, env, {"codex"})
         assert rewritten.reread == 1 and rewritten.appended == 0
         after = stored_keys(store, "codex")
@@ -107,12 +119,12 @@ def test_S1_a_truncated_or_rewritten_session_is_reread_and_merged(
 
 
 def test_a_rewritten_gemini_record_adds_its_calls_below_the_stored_text(
-    tmp_path: Path, samples_dir: Path
+    tmp_path: Path
 ) -> None:
-    lines = (samples_dir / "gemini_cli" / "gemini.jsonl").read_bytes().splitlines(keepends=True)
+    lines = recorded("gemini_cli", GEMINI).read_bytes().splitlines(keepends=True)
     chat = tmp_path / "home" / ".gemini" / "tmp" / "p" / "chats" / "session-1.jsonl"
     chat.parent.mkdir(parents=True)
-    chat.write_bytes(b"".join(lines[:6]))
+    chat.write_bytes(b"".join(lines[:14]))  # the answer's first copy: words, no call yet
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store:
         sync_sources(store, env, {"gemini-cli"})
@@ -122,15 +134,15 @@ def test_a_rewritten_gemini_record_adds_its_calls_below_the_stored_text(
         rows = dict(store.reader.execute(
             "SELECT m.source_id, p.source_id FROM messages m "
             "LEFT JOIN messages p ON p.id = m.parent_id"))
-        rid = "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4"
+        rid = "f35a2764-f90d-45f3-b86c-d8185eeee24a"
         assert rows[f"{rid}:calls"] == rid and rows[f"{rid}:results"] == f"{rid}:calls"
-        assert len(rows) == 21
+        assert len(rows) == 18  # 3 prompts, 7 answers, 4 calls, 4 results
 
 
-def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path, samples_dir: Path) -> None:
-    source = samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE
+def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path) -> None:
+    source = claude_session()
     lines = source.read_bytes().splitlines(keepends=True)
-    target = tmp_path / "home" / ".claude" / "projects" / "-experiments-ideas" / CLAUDE
+    target = tmp_path / "home" / CLAUDE_DIR / CLAUDE
     target.parent.mkdir(parents=True)
     target.write_bytes(b"".join(lines[: len(lines) // 2]))
     env = Environment(tmp_path / "home")
@@ -152,13 +164,13 @@ def parts_by_key(store: Store) -> list[tuple[str, int, int]]:
 
 
 def test_a_response_stored_mid_write_gets_the_parts_written_after(
-    tmp_path: Path, samples_dir: Path
+    tmp_path: Path
 ) -> None:
-    source = samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE
+    source = claude_session()
     lines = source.read_bytes().splitlines(keepends=True)
-    target = tmp_path / "home" / ".claude" / "projects" / "-experiments-ideas" / CLAUDE
+    target = tmp_path / "home" / CLAUDE_DIR / CLAUDE
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:5]))  # cut inside a response written over several lines
+    target.write_bytes(b"".join(lines[:32]))  # cut inside a response written over two lines
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store, new_store(tmp_path, "direct.db") as direct:
         sync_sources(store, env, {"claude-code"})
@@ -169,15 +181,15 @@ def test_a_response_stored_mid_write_gets_the_parts_written_after(
         after = parts_by_key(store)
         assert after == parts_by_key(direct)
         assert any(n > early[k] for k, n, _ in after if k in early)  # a message really grew
-        for word in ("Let me", "directory", "project"):  # replaced parts left the index
+        for word in ("Calling", "Bash", "notes"):  # replaced parts left the index
             assert sorted(h.snippet for h in store.search(word)) == sorted(
                 h.snippet for h in direct.search(word))
 
 
 def test_a_file_that_cannot_be_read_is_named_once_and_skipped(
-    tmp_path: Path, samples_dir: Path
+    tmp_path: Path
 ) -> None:
-    home = fake_home(tmp_path / "home", samples_dir)
+    home = fake_home(tmp_path / "home")
     broken = rollout(home).with_name("rollout-2026-05-12T00-00-00-broken.jsonl")
     broken.write_bytes(b"\x00\x01 not json\n[1]\n")
     with new_store(tmp_path) as store:
@@ -187,13 +199,13 @@ def test_a_file_that_cannot_be_read_is_named_once_and_skipped(
         assert sync_sources(store, Environment(home), {"codex"}).errors == []
 
 
-def test_watch_follows_a_session_as_it_grows(tmp_path: Path, samples_dir: Path) -> None:
+def test_watch_follows_a_session_as_it_grows(tmp_path: Path) -> None:
     from explorer.app.importing.sync import SyncReport, watch
 
-    lines = (samples_dir / "codex" / CODEX_MAY).read_bytes().splitlines(keepends=True)
+    lines = codex_rollout().read_bytes().splitlines(keepends=True)
     target = rollout(tmp_path / "home")
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:50]))
+    target.write_bytes(b"".join(lines[:20]))
     reports: list[SyncReport] = []
     polls = []
 
@@ -201,7 +213,7 @@ def test_watch_follows_a_session_as_it_grows(tmp_path: Path, samples_dir: Path) 
         polls.append(1)
         if len(polls) == 3:  # the agent writes more while we follow
             with target.open("ab") as f:
-                f.write(b"".join(lines[50:120]))
+                f.write(b"".join(lines[20:35]))
         return len(polls) > 12
 
     with new_store(tmp_path) as store:

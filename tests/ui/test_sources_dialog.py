@@ -27,16 +27,16 @@ def parts(qtbot: QtBot, tmp_path: Path) -> Iterator[tuple[Store, TaskRunner]]:
 
 
 def test_found_tools_are_listed_ticked_and_the_ticked_ones_import(
-    qtbot: QtBot, tmp_path: Path, samples_dir: Path, parts: tuple[Store, TaskRunner]
+    qtbot: QtBot, tmp_path: Path, parts: tuple[Store, TaskRunner]
 ) -> None:
     store, tasks = parts
-    env = Environment(fake_home(tmp_path / "home", samples_dir))
+    env = Environment(fake_home(tmp_path / "home"))
     dialog = SourcesDialog(store, tasks, env=env)
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.import_button.isEnabled(), timeout=10_000)
     rows = {dialog.table.topLevelItem(i).text(0): dialog.table.topLevelItem(i)
             for i in range(dialog.table.topLevelItemCount())}
-    assert rows["codex"].text(1) == "1" and rows["oh-my-pi"].text(1) == "not found"
+    assert rows["codex"].text(1) == "2" and rows["oh-my-pi"].text(1) == "not found"
     assert rows["oh-my-pi"].checkState(0) == Qt.CheckState.Unchecked
     assert dialog.checked_tools() == {"claude-code", "pi", "codex", "gemini-cli", "opencode",
                                       "llm"}
@@ -46,17 +46,18 @@ def test_found_tools_are_listed_ticked_and_the_ticked_ones_import(
         dialog.import_button.click()
     assert got.args[0].added_messages > 0
     assert {c.source_format for c in store.conversations()} == {"codex"}
-    assert "new messages in 1 conversations" in dialog.status.text()
+    assert len(store.conversations()) == 2  # the two recorded Codex sessions
+    assert "21 new messages in 2 conversations" in dialog.status.text()
     QApplication.processEvents()
 
 
-def test_the_file_menu_opens_it(qtbot: QtBot, tmp_path: Path, samples_dir: Path,
+def test_the_file_menu_opens_it(qtbot: QtBot, tmp_path: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtCore import QSettings
 
     from explorer.ui.window.main_window import MainWindow
 
-    monkeypatch.setenv("HOME", str(fake_home(tmp_path / "home", samples_dir)))
+    monkeypatch.setenv("HOME", str(fake_home(tmp_path / "home")))
     store = Store(tmp_path / "w.db")
     w = MainWindow(store, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)

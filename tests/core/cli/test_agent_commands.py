@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_home import fake_home
+from agent_home import codex_rollout, fake_home
 
 from explorer.cli.main import main
 
 
 @pytest.fixture
-def home(tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = fake_home(tmp_path / "home", samples_dir)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = fake_home(tmp_path / "home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("USERPROFILE", str(home))
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "LLM_USER_PATH", "PI_CODING_AGENT_DIR",
@@ -32,10 +32,12 @@ def test_sources_lists_each_tool(home: Path, capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "sources", "--json")
     assert code == 0
     rows = {r["tool"]: r for r in json.loads(out)}
-    assert rows["codex"]["sessions"] == 1 and rows["codex"]["path"].startswith(str(home))
+    assert rows["codex"]["sessions"] == 2 and rows["codex"]["path"].startswith(str(home))
     assert rows["oh-my-pi"]["exists"] is False
     code, out, _ = run(capsys, "sources", "--tool", "codex,gemini-cli")
-    assert code == 0 and "codex" in out and "2 sessions" in out and "claude-code" not in out
+    assert code == 0 and "claude-code" not in out
+    assert [line.split()[:3] for line in out.splitlines() if line.split()[:1] in (
+        ["codex"], ["gemini-cli"])] == [["codex", "2", "sessions"], ["gemini-cli", "1", "sessions"]]
 
 
 def test_an_unknown_tool_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,14 +54,14 @@ def test_S1_sync_twice_adds_once(home: Path, tmp_path: Path,
     first = json.loads(out)
     assert code == 0 and first["added_messages"] > 0 and first["errors"] == []
     code, out, _ = run(capsys, "sync", "--db", db)
-    assert code == 0 and out.startswith("0 new messages") and "7 unchanged" in out
+    assert code == 0 and out.startswith("0 new messages") and "9 unchanged" in out
 
 
 def test_handoff_prints_the_file_and_the_resume_command(
-    home: Path, tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "h.db")
-    assert run(capsys, "import", "--db", db, str(samples_dir / "codex" / "codex.jsonl"))[0] == 0
+    assert run(capsys, "import", "--db", db, str(codex_rollout()))[0] == 0
     code, out, _ = run(capsys, "handoff", "1", "--agent", "codex", "--db", db, "--json")
     done = json.loads(out)
     assert code == 0 and Path(done["path"]).is_file()
