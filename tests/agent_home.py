@@ -15,10 +15,6 @@ CODEX_DAY = Path(".codex", "sessions", "2026", "12", "04")
 CODEX_LONG = "rollout-2026-12-04T23-35-13-01a24369-7080-7f33-80e6-888c77e99a4c.jsonl"
 CODEX_SHORT = "rollout-2026-12-04T23-35-14-01a24369-73c3-7780-82e6-3404c6dc8faa.jsonl"
 CLAUDE_DIR = Path(".claude", "projects", "-tmp-convo-corpus-claude-code-work")
-# The Claude Code session resumed twice (three prompts, four tool calls) and the copy
-# --fork-session made of it, which goes on with a fourth prompt.
-CLAUDE = "88ee5e96-bf61-44db-b45e-8e68e550ef6a.jsonl"
-CLAUDE_FORK = "559dcc8d-8861-4967-8b6f-42f7287bf928.jsonl"
 PI_DIR = Path(".pi", "agent", "sessions", "--tmp-convo-corpus-pi-work--")
 # The pi session with a second branch, and the file --fork copied it into.
 PI = "2026-12-04T23-39-19-427Z_01a2436d-3203-742a-b948-b985f4b16523.jsonl"
@@ -36,8 +32,16 @@ def codex_rollout(name: str = CODEX_LONG) -> Path:
     return recorded("codex", CODEX_DAY / name)
 
 
-def claude_session(name: str = CLAUDE) -> Path:
-    return recorded("claude_code", CLAUDE_DIR / name)
+def claude_sessions() -> list[Path]:
+    """The recorded Claude Code session files (subagents' files aside): the session, then the
+    copy ``--fork-session`` made of it. The session goes on after the copy was made, so it
+    is the longer file."""
+    files = recorded("claude_code", CLAUDE_DIR).glob("*.jsonl")
+    return sorted(files, key=lambda p: -p.stat().st_size)
+
+
+def claude_session(fork: bool = False) -> Path:
+    return claude_sessions()[1 if fork else 0]
 
 
 def pi_session(name: str = PI) -> Path:

@@ -3,11 +3,11 @@ truncated source is re-read and merged by ids without duplicates."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 from agent_home import (
-    CLAUDE,
     CLAUDE_DIR,
     CODEX_DAY,
     CODEX_LONG,
@@ -142,7 +142,7 @@ def test_a_rewritten_gemini_record_adds_its_calls_below_the_stored_text(
 def test_a_grown_claude_code_session_is_merged_by_ids(tmp_path: Path) -> None:
     source = claude_session()
     lines = source.read_bytes().splitlines(keepends=True)
-    target = tmp_path / "home" / CLAUDE_DIR / CLAUDE
+    target = tmp_path / "home" / CLAUDE_DIR / source.name
     target.parent.mkdir(parents=True)
     target.write_bytes(b"".join(lines[: len(lines) // 2]))
     env = Environment(tmp_path / "home")
@@ -163,14 +163,21 @@ def parts_by_key(store: Store) -> list[tuple[str, int, int]]:
         "LEFT JOIN parts p ON p.message_id = m.id GROUP BY m.id ORDER BY m.source_id").fetchall()
 
 
+def split_response(lines: list[bytes]) -> int:
+    """Where to cut so a response Claude Code wrote over several lines is cut after its first."""
+    api = [json.loads(line).get("message", {}).get("id") if b'"assistant"' in line else None
+           for line in lines]
+    return next(i + 1 for i in range(len(api) - 1) if api[i] and api[i] == api[i + 1])
+
+
 def test_a_response_stored_mid_write_gets_the_parts_written_after(
     tmp_path: Path
 ) -> None:
     source = claude_session()
     lines = source.read_bytes().splitlines(keepends=True)
-    target = tmp_path / "home" / CLAUDE_DIR / CLAUDE
+    target = tmp_path / "home" / CLAUDE_DIR / source.name
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:32]))  # cut inside a response written over two lines
+    target.write_bytes(b"".join(lines[:split_response(lines)]))
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store, new_store(tmp_path, "direct.db") as direct:
         sync_sources(store, env, {"claude-code"})

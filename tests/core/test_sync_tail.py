@@ -13,19 +13,36 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_home import CLAUDE
+from agent_home import PI, PI_FORK, pi_session
+from agent_home import claude_session as recorded_claude
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.sync import SyncReport, sync_sources
+from explorer.formats import pi
 from explorer.store import Store
 
 SPLITS = settings(max_examples=6, deadline=None,
                   suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-CLAUDE_SAMPLES = ("-experiments-ideas/" + CLAUDE, "tool_heavy.jsonl", "short.jsonl",
-                  "dag_fork.jsonl")
+
+
+def rewound_claude() -> bytes:
+    """The recorded Claude Code session, then its last prompt asked again from the first
+    answer, as a rewind writes it: a new line whose parent is an earlier message."""
+    data = recorded_claude().read_bytes()
+    lines = [json.loads(line) for line in data.splitlines()]
+    first_answer = next(v["uuid"] for v in lines if v.get("type") == "assistant")
+    prompt = [v for v in lines if v.get("type") == "user"
+              and isinstance(v["message"]["content"], str)][-1]
+    again = {**prompt, "uuid": "0b5e7c1a-rewound-prompt", "parentUuid": first_answer}
+    return data + json.dumps(again).encode() + b"\n"
+
+
+CLAUDE_SAMPLES = {"session.jsonl": lambda: recorded_claude().read_bytes(),
+                  "fork.jsonl": lambda: recorded_claude(fork=True).read_bytes(),
+                  "rewound.jsonl": rewound_claude}
 
 
 def tree_rows(store: Store) -> list[tuple[Any, ...]]:
@@ -80,12 +97,12 @@ def grow(data: bytes, target: Path, home: Path, only: str, cuts: list[int]) -> l
     return reports
 
 
-@pytest.mark.parametrize("name", CLAUDE_SAMPLES)
+@pytest.mark.parametrize("name", sorted(CLAUDE_SAMPLES))
 @SPLITS
 @given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=8))
 def test_S1_claude_code_appended_in_random_chunks_equals_one_whole_import(
-        samples_dir: Path, name: str, cuts: list[float]) -> None:
-    data = (samples_dir / "claude_code" / name).read_bytes()
+        name: str, cuts: list[float]) -> None:
+    data = CLAUDE_SAMPLES[name]()
     home = fresh_home()
     grow(data, claude_target(home, name), home, "claude-code",
          [int(c * len(data)) for c in cuts])
@@ -93,27 +110,33 @@ def test_S1_claude_code_appended_in_random_chunks_equals_one_whole_import(
 
 @SPLITS
 @given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=8))
-def test_S1_pi_appended_in_random_chunks_equals_one_whole_import(
-        samples_dir: Path, cuts: list[float]) -> None:
-    data = pi_session(40)
+def test_S1_pi_appended_in_random_chunks_equals_one_whole_import(cuts: list[float]) -> None:
+    data = made_pi_session(40)
     home = fresh_home()
     grow(data, pi_target(home), home, "pi", [int(c * len(data)) for c in cuts])
 
 
-def test_S1_the_real_pi_sample_grown_line_by_line_equals_one_whole_import(
-        samples_dir: Path, tmp_path: Path) -> None:
-    data = (samples_dir / "pi" / "branching.jsonl").read_bytes()
+@pytest.mark.parametrize("name", [PI, PI_FORK])
+def test_S1_the_recorded_pi_sessions_grown_line_by_line_equal_one_whole_import(
+        name: str, tmp_path: Path) -> None:
+    """The session with its second branch (the leaf moved back), and its --fork copy."""
+    data = pi_session(name).read_bytes()
     ends = [i + 1 for i, b in enumerate(data) if b == 10]
     reports = grow(data, pi_target(tmp_path), tmp_path, "pi", ends)
-    assert sum(r.appended for r in reports) >= 3  # the lines after the header, mostly tails
+    # The header and pi's first entries name no message yet; after the first message
+    # every line is read as a tail.
+    first = next(i for i, r in enumerate(reports) if r.added_messages)
+    assert all(r.appended == 1 for r in reports[first + 1:])
+    assert sum(r.added_messages for r in reports) == len(next(pi.read(pi_session(name))).messages)
 
 
-def test_S1_claude_code_appends_are_read_from_the_offset(
-        samples_dir: Path, tmp_path: Path) -> None:
-    data = (samples_dir / "claude_code" / "-experiments-ideas" / CLAUDE).read_bytes()
+def test_S1_claude_code_appends_are_read_from_the_offset(tmp_path: Path) -> None:
+    data = recorded_claude().read_bytes()
     ends = [i + 1 for i, b in enumerate(data) if b == 10]
-    reports = grow(data, claude_target(tmp_path, CLAUDE), tmp_path, "claude-code", ends[::3])
-    assert reports[0].reread == 1 and reports[0].added_messages == 0  # a snapshot line only
+    target = claude_target(tmp_path, "session.jsonl")
+    reports = grow(data, target, tmp_path, "claude-code", ends[::3])
+    assert json.loads(data[:ends[0]])["type"] not in ("user", "assistant")
+    assert reports[0].reread == 1 and reports[0].added_messages == 0  # no message yet
     assert reports[1].reread == 1  # the first message names the session
     assert all(r.appended == 1 or r.unchanged == 1 for r in reports[2:])  # no whole read again
 
@@ -184,7 +207,7 @@ def test_S1_a_line_that_cannot_be_placed_is_read_whole(tmp_path: Path) -> None:
     assert reports[-1].reread == 1 and reports[-1].appended == 0
 
 
-def pi_session(entries: int) -> bytes:
+def made_pi_session(entries: int) -> bytes:
     """A pi v3 session: messages, model changes and labels between them, one rewind."""
     lines: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "pi-1",
                                     "timestamp": "2026-01-01T00:00:00Z", "cwd": "/work/app"}]
@@ -210,14 +233,14 @@ def pi_session(entries: int) -> bytes:
 
 
 def test_S1_a_light_first_read_then_tails_equal_one_whole_import(
-        samples_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A session large enough to be read light the first time goes on by tails."""
     from explorer.formats.claude_code import reader
 
     monkeypatch.setattr(reader, "LAZY_BYTES", 0)
-    data = (samples_dir / "claude_code" / "tool_heavy.jsonl").read_bytes()
+    data = recorded_claude().read_bytes()
     ends = [i + 1 for i, b in enumerate(data) if b == 10]
-    reports = grow(data, claude_target(tmp_path, "tool_heavy.jsonl"), tmp_path, "claude-code",
+    reports = grow(data, claude_target(tmp_path, "session.jsonl"), tmp_path, "claude-code",
                    ends[len(ends) // 3::4])
     assert reports[0].reread == 1 and sum(r.appended for r in reports) >= 2
 
@@ -259,7 +282,7 @@ def test_S1_a_rewritten_file_moves_the_tip_only_from_where_the_agent_left_off(
 
 def test_S1_a_session_whose_first_line_is_still_being_written_is_no_error(
         tmp_path: Path) -> None:
-    data = pi_session(4)
+    data = made_pi_session(4)
     target = pi_target(tmp_path)
     target.write_bytes(data[:20])  # the header, cut before its newline
     with Store(tmp_path / "t.db") as store:
