@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_home import CODEX_MAY
+from agent_home import CODEX_LONG, codex_rollout
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 from transcript_helpers import settle
@@ -22,11 +22,11 @@ TIMEOUT_MS = 10_000
 
 
 @pytest.fixture
-def session(tmp_path: Path, samples_dir: Path) -> tuple[Path, list[bytes]]:
-    lines = (samples_dir / "codex" / CODEX_MAY).read_bytes().splitlines(keepends=True)
-    target = tmp_path / "sessions" / CODEX_MAY
+def session(tmp_path: Path) -> tuple[Path, list[bytes]]:
+    lines = codex_rollout().read_bytes().splitlines(keepends=True)
+    target = tmp_path / "sessions" / CODEX_LONG
     target.parent.mkdir(parents=True)
-    target.write_bytes(b"".join(lines[:200]))
+    target.write_bytes(b"".join(lines[:20]))  # up to the second prompt
     return target, lines
 
 
@@ -79,8 +79,9 @@ def test_S1_a_followed_session_shows_new_turns_and_takes_the_person_at_the_end_a
     w.transcript.select(old_tip)  # the person is at the end, on the tip
     w.transcript.scroll_to_end()
     count = len(w.transcript.message_ids())
-    done = _grow_and_wait(qtbot, w, target, b"".join(lines[:260]))
+    done = _grow_and_wait(qtbot, w, target, b"".join(lines[:28]))
     new_tip = w.store.conversation(conv).tip_id
+    assert done.added == 4  # the words before a shell call, the call, its output, more words
     assert new_tip != old_tip and done.tip == new_tip
     assert len(w.transcript.message_ids()) == count + done.added
     assert w.transcript.message_ids()[-1] == new_tip
@@ -101,14 +102,17 @@ def test_a_person_reading_further_up_is_not_moved(
     conv = w.conversation_id
     assert conv is not None
     _start(qtbot, w)
-    reading = w.transcript.message_ids()[3]
+    w.resize(1300, 360)  # the recorded session is short: a low window so it scrolls
+    settle(qtbot, w.transcript)
+    reading = w.transcript.message_ids()[1]
     w.transcript.select(reading)
     w.transcript.scroll_to(reading)
     settle(qtbot, w.transcript)
+    assert not w.transcript.at_end()  # the person reads further up, not at the end
     card = w.transcript.card_for(reading)
     assert card is not None
     top = card.geometry().top()  # where the text being read is on screen
-    done = _grow_and_wait(qtbot, w, target, b"".join(lines[:260]))
+    done = _grow_and_wait(qtbot, w, target, b"".join(lines[:28]))
     assert done.added > 0
     assert w.transcript.message_ids()[-1] == w.store.conversation(conv).tip_id
     assert w.transcript.selected() == reading and w.graph.selected_node() == reading
@@ -155,9 +159,9 @@ def test_new_messages_are_marked_live_one_by_one_without_moving_the_selection(
     w.transcript.select(reading)
     w.transcript.scroll_to(reading)
     settle(qtbot, w.transcript)
-    first = _grow_and_wait(qtbot, w, target, b"".join(lines[:230]))
+    first = _grow_and_wait(qtbot, w, target, b"".join(lines[:24]))
     now[0] += 5
-    second = _grow_and_wait(qtbot, w, target, b"".join(lines[:260]))
+    second = _grow_and_wait(qtbot, w, target, b"".join(lines[:28]))
     assert first.new_ids and second.new_ids and max(first.new_ids) < min(second.new_ids)
     arrived = [*first.new_ids, *second.new_ids]
     assert w.transcript.live_marks.keys() == set(arrived)
