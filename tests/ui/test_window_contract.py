@@ -133,7 +133,7 @@ def test_an_off_path_search_hit_opens_as_a_branch_preview(
 
 
 def test_import_from_the_menu_asks_for_files_imports_and_opens_a_conversation(
-    window: MainWindow, qtbot: QtBot, samples_dir: Path
+    window: MainWindow, qtbot: QtBot, corpus_dir: Path
 ) -> None:
     store = window.store
     before = {c.id for c in store.conversations()}
@@ -141,7 +141,7 @@ def test_import_from_the_menu_asks_for_files_imports_and_opens_a_conversation(
 
     def paths(title: str) -> list[Path]:
         asked.append(title)
-        return [samples_dir / "pi" / "branching.jsonl"]
+        return [next(corpus_dir.glob("pi/home/.pi/agent/sessions/*/*.jsonl"))]
     window.questions.ask_open_paths = paths  # type: ignore[method-assign]
     window.menu_action("import").trigger()
     window.ops.settle()

@@ -253,8 +253,8 @@ def test_L5_legible_tier_draws_larger_or_roomier_glyphs_than_dense(provider: str
     assert (legible_width, legible_pitch) != (dense_width, dense_pitch)
 
 
-def test_real_transcript_renders_and_reports_consistently(samples_dir: Path) -> None:
-    sample = sorted(samples_dir.glob("claude_code/**/*.jsonl"))[0]
+def test_real_transcript_renders_and_reports_consistently(corpus_dir: Path) -> None:
+    sample = sorted(corpus_dir.glob("claude_code/home/**/*.jsonl"))[0]
     lines = sample.read_text(encoding="utf-8").splitlines()
     entries = [SourceEntry(str(i), line) for i, line in enumerate(lines)]
     g = page_geometry("anthropic", tier="dense")

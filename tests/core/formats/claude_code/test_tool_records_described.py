@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_home import CODEX_MAY
+from agent_home import codex_rollout
 
 from explorer.app.importing.run import import_paths
 from explorer.app.views.meta_records import folded_preview, meta_record
@@ -28,12 +28,12 @@ def test_claude_code_tool_records_are_named_and_prompts_are_not() -> None:
     }
 
 
-def test_codex_injected_context_is_a_tool_record(samples_dir: Path) -> None:
-    conv = next(codex.read(samples_dir / "codex" / CODEX_MAY))
-    kinds = {r.kind for m in conv.messages if (r := meta_record(m)) is not None}
-    assert kinds == {"injected_context"}
+def test_codex_injected_context_is_a_tool_record() -> None:
+    conv = next(codex.read(codex_rollout()))
+    kinds = [r.kind for m in conv.messages if (r := meta_record(m)) is not None]
+    assert kinds == ["injected_context"] * 2  # the skills text and the environment context
     typed = [m for m in conv.messages if m.role == "user"]
-    assert typed and all(meta_record(m) is None for m in typed)
+    assert len(typed) == 3 and all(meta_record(m) is None for m in typed)
 
 
 def test_a_long_record_is_folded_after_its_first_lines() -> None:

@@ -111,12 +111,12 @@ def test_a_read_from_a_cursor_goes_on_where_the_last_stopped(tmp_path: Path) -> 
     assert kimi_cli.read_tail(live, second.cursor).conversation.messages == []
 
 
-def test_detection_claims_wire_logs_and_only_those(samples_dir: Path) -> None:
+def test_detection_claims_wire_logs_and_only_those() -> None:
     for path in WIRES:
         assert detect(path) is kimi_cli
     for path in [*sorted((CORPUS / "qwen_code").rglob("*.jsonl")),
                  *sorted((CORPUS / "codex").rglob("*.jsonl")),
-                 *sorted((samples_dir / "claude_code").rglob("*.jsonl"))[:3]]:
+                 *sorted((CORPUS / "claude_code").rglob("*.jsonl"))]:
         assert not kimi_cli.sniff(path), path
         assert detect(path) in (qwen_code, codex, claude_code)
     assert not kimi_cli.sniff(SHARE / "kimi.json")

@@ -1,4 +1,4 @@
-"""pi / oh-my-pi sessions: the real v3 sample, hand-written v1 and v2 sessions, repairs."""
+"""pi / oh-my-pi sessions: the recorded v3 session, hand-written v1 and v2 sessions, repairs."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_home import GEMINI, PI_FORK, claude_session, codex_rollout, pi_session, recorded
+
 from explorer.formats import pi
 from explorer.formats.base import ImportedConversation
 from explorer.tree.paths import children_map, message_path
+from tests.corpus import CORPUS
 
 
 def _write(tmp_path: Path, records: list[Any], name: str = "s.jsonl") -> Path:
@@ -37,49 +40,92 @@ def _msg(
     return entry
 
 
-# -- the real sample -------------------------------------------------------------
+# -- the recorded session ------------------------------------------------------
+# pi 0.73.1 wrote it (tests/corpus/pi): a model_change and a thinking_level_change entry
+# open the tree, then three prompts on one branch and a fourth from the first answer.
+
+ANSWER = "5b25cd53"  # the first answer: both branches grow from it
+FIRST_ROAD = ["3657adb1", ANSWER, "260a907d", "9a6f39dc", "c1c7384e", "bd4ea676", "64bf4254",
+              "94c7e834", "10497bc6", "c5ae7d94", "4bf68a59", "36d8a140", "ccf002ce", "0924d35c"]
+SECOND_ROAD = ["bd322d26", "dedd98a7", "7e0301af", "cbd32194"]
 
 
-def test_sample_messages_skip_non_message_entries(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "pi" / "branching.jsonl")
+def _recorded_lines() -> list[str]:
+    return pi_session().read_text().splitlines()
+
+
+def test_recorded_messages_skip_non_message_entries() -> None:
+    conv = _one(pi_session())
     msgs = _by_id(conv)
-    # e2 (model_change) and e5 (compaction) are tree nodes, not messages.
-    assert list(msgs) == ["e1", "e3", "e4", "e6", "e7"]
-    assert msgs["e3"].parent_id == "e1"  # through the model_change entry
-    assert msgs["e6"].parent_id == "e4"  # through the compaction entry
-    assert msgs["e7"].parent_id == "e1"  # the branch
-    assert children_map(conv.messages)["e1"] == ["e3", "e7"]
-    roles = ["user", "assistant", "tool", "assistant", "assistant"]
-    assert [m.role for m in conv.messages] == roles
+    # the session header, model_change and thinking_level_change entries are not messages
+    assert list(msgs) == FIRST_ROAD + SECOND_ROAD
+    assert msgs["3657adb1"].parent_id is None  # through both opening entries
+    assert msgs["bd322d26"].parent_id == ANSWER  # the second branch
+    assert children_map(conv.messages)[ANSWER] == ["260a907d", "bd322d26"]
+    roles = [m.role for m in conv.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "tool", "assistant", "tool",
+                     "assistant", "user", "assistant", "tool", "assistant", "tool", "assistant",
+                     "user", "assistant", "tool", "assistant"]
+    assert conv.meta["model_changes"] == [{"provider": "localfake", "modelId": "fake-model"}]
+    assert conv.meta["thinking_levels"] == ["off"]
 
 
-def test_sample_parts_usage_and_model(samples_dir: Path) -> None:
-    msgs = _by_id(_one(samples_dir / "pi" / "branching.jsonl"))
-    call = msgs["e3"].parts[0]
-    assert (call.kind, call.tool_name, call.tool_use_id, call.text) == (
-        "tool_use", "read", "call-1", "{}")
-    result = msgs["e4"].parts[0]
+def test_recorded_parts_usage_and_model() -> None:
+    msgs = _by_id(_one(pi_session()))
+    words, call = msgs["9a6f39dc"].parts
+    assert (words.kind, words.text) == ("text", "Calling bash (reply 2).")
+    assert (call.kind, call.tool_name, call.tool_use_id, json.loads(call.text)) == (
+        "tool_use", "bash", "call_560462315909", {"command": "ls -1"})
+    result = msgs["c1c7384e"].parts[0]
     assert (result.kind, result.tool_use_id, result.text, result.is_error) == (
-        "tool_result", "call-1", "redacted fixture", False)
-    assert msgs["e3"].usage is not None and msgs["e3"].usage.input_tokens == 10
-    assert msgs["e3"].usage.output_tokens == 5
-    assert msgs["e3"].model == "alpha"
-    assert msgs["e4"].usage is None  # tool results carry no model usage
-    assert msgs["e1"].source_id == "e1"
+        "tool_result", "call_560462315909", "notes.txt\n", False)
+    read = msgs["64bf4254"].parts[0]
+    assert read.text == "first line of the notes\nsecond line\n"
+    usage = msgs["9a6f39dc"].usage
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (1234, 9)
+    assert msgs["9a6f39dc"].model == "fake-model"
+    assert msgs["c1c7384e"].usage is None  # tool results carry no model usage
+    assert msgs["3657adb1"].source_id == "3657adb1"
 
 
-def test_sample_compaction_unknown_entry_tip_and_incomplete(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "pi" / "branching.jsonl")
+def test_recorded_tip_folder_and_a_clean_end() -> None:
+    conv = _one(pi_session())
+    assert conv.tip == "cbd32194"  # the last entry written: the end of the second branch
+    assert conv.incomplete is False and conv.compactions == [] and conv.context_start is None
+    assert conv.source_id == "01a2436d-3203-742a-b948-b985f4b16523"
+    assert conv.meta["cwd"] == "/tmp/convo-corpus/pi/work" and conv.meta["version"] == 3
+    assert conv.ignored_records == {} and conv.notes == []
+    assert conv.title == "Say hello and tell me what this folder is for."
+
+
+def test_recorded_session_with_a_compaction_an_unknown_entry_and_an_open_call(
+        tmp_path: Path) -> None:
+    """The recording rewritten: a compaction entry after the first branch's reading turn
+    (keeping that turn from its prompt on), an entry of a kind not yet known after the second
+    branch's call, and that call's result and answer cut off."""
+    lines = _recorded_lines()
+    compaction = {"type": "compaction", "id": "c0mpact1", "parentId": "94c7e834",
+                  "timestamp": "2026-12-04T23:39:22.000Z", "summary": "Looked around.",
+                  "firstKeptEntryId": "260a907d", "tokensBefore": 4936}
+    entries = [json.loads(line) for line in lines]
+    entries.insert(11, compaction)
+    entries[12]["parentId"] = "c0mpact1"  # the next prompt now hangs from the compaction
+    future = {"type": "future_entry", "id": "f0f0f0f0", "parentId": "dedd98a7",
+              "timestamp": "2026-12-04T23:39:25.000Z", "secret": "ignored"}
+    entries = [e for e in entries if e.get("id") not in ("7e0301af", "cbd32194")] + [future]
+    conv = _one(_write(tmp_path, entries))
+    msgs = _by_id(conv)
+    assert msgs["10497bc6"].parent_id == "94c7e834"  # through the compaction entry
     assert conv.ignored_records == {"future_entry": 1}
     [comp] = conv.compactions
-    assert (comp.message_key, comp.kind, comp.summary) == ("e4", "summary", "sanitized")
-    assert comp.meta["first_kept_key"] == "e3" and comp.meta["tokens_before"] == 100
-    # The last entry (e8, unknown) hangs under e7: the tip walks back to it.
-    assert conv.tip == "e7"
-    # P3: e7 calls a tool that never answered, so the session ended mid-turn.
+    assert (comp.message_key, comp.kind, comp.summary) == ("94c7e834", "summary",
+                                                           "Looked around.")
+    assert comp.meta["first_kept_key"] == "260a907d" and comp.meta["tokens_before"] == 4936
+    # The unknown entry hangs under the bash call: the tip walks back to it.
+    assert conv.tip == "dedd98a7"
+    # P3: the call never answered, so the session ended mid-turn.
     assert conv.incomplete is True
     assert conv.context_start is None  # the compaction is on the other branch
-    assert conv.source_id == "fixture-session" and conv.meta["cwd"] == "/fixture"
     assert conv.notes == []
 
 
@@ -225,19 +271,19 @@ def test_missing_header_is_a_format_error(tmp_path: Path) -> None:
 
 # -- sniffing -----------------------------------------------------------------------
 
-OTHERS = ("claude_code/short.jsonl", "chatgpt/chatgpt-tree.json", "librechat/librechat-tree.json",
-          "sillytavern/Aqua-1673181146000.jsonl", "openwebui/openwebui-export.json")
 
-
-def test_sniff_accepts_pi_sessions(samples_dir: Path, tmp_path: Path) -> None:
-    assert pi.sniff(samples_dir / "pi" / "branching.jsonl")
+def test_sniff_accepts_pi_sessions(tmp_path: Path) -> None:
+    assert pi.sniff(pi_session()) and pi.sniff(pi_session(PI_FORK))
     assert pi.sniff(_write(tmp_path, V1, "v1.jsonl"))
     assert pi.sniff(_write(tmp_path, V2, "v2.jsonl"))
 
 
-def test_sniff_rejects_other_formats(samples_dir: Path, tmp_path: Path) -> None:
-    for name in OTHERS:
-        assert not pi.sniff(samples_dir / name), name
+def test_sniff_rejects_other_formats(tmp_path: Path) -> None:
+    others = [codex_rollout(), claude_session(), recorded("gemini_cli", GEMINI),
+              *sorted((CORPUS / "exports").rglob("*.json*"))]
+    assert len(others) > 5
+    for path in others:
+        assert not pi.sniff(path), path
     text = tmp_path / "notes.txt"
     text.write_text("just some words\nabout a session\n")
     assert not pi.sniff(text)

@@ -1,4 +1,4 @@
-"""Mutated real pi sessions: whatever the damage, reading ends in records or a FormatError."""
+"""Mutated recorded pi sessions: whatever the damage, reading ends in records or a FormatError."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_home import pi_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,9 +65,9 @@ def mutate_lines(data: st.DataObject, lines: list[str]) -> list[str]:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_sample_reads_or_raises_format_error(
-    data: st.DataObject, samples_dir: Path, tmp_path: Path
+    data: st.DataObject, tmp_path: Path
 ) -> None:
-    lines = (samples_dir / "pi" / "branching.jsonl").read_text().splitlines()
+    lines = pi_session().read_text().splitlines()  # the recorded session with two branches
     path = tmp_path / "mutated.jsonl"
     path.write_text("\n".join(mutate_lines(data, lines)))
     try:
