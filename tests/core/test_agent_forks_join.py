@@ -21,7 +21,8 @@ FORKED = {"claude_code": "A different road from here", "pi": "A copy of its own"
 def test_H1_a_forked_session_is_a_branch_of_the_conversation_it_copies(
         agent: str, tmp_path: Path) -> None:
     entry = manifests()[agent]
-    files = len(entry["files"])
+    files = len([f for f in entry["files"]  # session files; subagents' are beside them
+                 if f.endswith(".jsonl") and "/subagents/" not in f])
     with new_store(tmp_path) as store:
         report = sync_sources(store, Environment(CORPUS / agent / "home", {}), {entry["tool"]})
         assert report.errors == [] and files == 2

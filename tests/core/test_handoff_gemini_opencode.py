@@ -18,17 +18,15 @@ from explorer.app.sharing.handoff import handoff, planned
 from explorer.formats import gemini_cli, opencode
 from explorer.formats.registry import detect
 from explorer.store import Store, StoreError
-from tests.corpus import CORPUS, manifests
+from tests.corpus import claude_code_sessions
 
-CLAUDE = manifests()["claude_code"]
 CWD = "/tmp/convo-corpus/claude_code/work"
 
 
 def recorded(store: Store) -> int:
-    """The recorded Claude Code session with Bash, Read, Write and Edit calls."""
-    biggest = max((CORPUS / "claude_code" / f for f in CLAUDE["files"]),
-                  key=lambda p: p.stat().st_size)
-    report = import_paths(store, [biggest])
+    """The recorded Claude Code fork: Bash, Read, Write and Edit calls with their results
+    (the original's picture in a tool result is not carried to these agents)."""
+    report = import_paths(store, [claude_code_sessions.fork()])
     assert report.errors == []
     return report.conversations[0].conversation_id
 

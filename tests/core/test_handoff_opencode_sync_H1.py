@@ -18,7 +18,7 @@ from explorer.app.importing.run import import_paths
 from explorer.app.importing.sync import sync_sources
 from explorer.app.sharing.handoff import handoff
 from explorer.store.reads_all import conversation_messages
-from tests.corpus import CORPUS, manifests
+from tests.corpus import CORPUS, claude_code_sessions
 
 ASKED = "Carry on in OpenCode: what changed?"
 
@@ -69,8 +69,7 @@ def test_H1_a_branch_continued_in_opencode_syncs_back_under_its_end(tmp_path: Pa
     shutil.copytree(CORPUS / "opencode" / "home", home)
     db = home / ".local" / "share" / "opencode" / "opencode.db"
     env = Environment(home, {})
-    claude = max((CORPUS / "claude_code" / f for f in manifests()["claude_code"]["files"]),
-                 key=lambda p: p.stat().st_size)
+    claude = claude_code_sessions.fork()  # Bash, Read, Write and Edit; no picture
     with new_store(tmp_path) as store:
         sync_sources(store, env, {"opencode"})  # OpenCode's own sessions, already known
         cid = import_paths(store, [claude]).conversations[0].conversation_id

@@ -27,7 +27,7 @@ from explorer.app.importing.sync import sync_sources
 from explorer.app.sharing.handoff import Handoff, handoff
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages
-from tests.corpus import CORPUS, manifests
+from tests.corpus import claude_code_sessions
 from tests.corpus.agents import RECIPES
 from tests.corpus.fake_model.server import FakeModel
 from tests.corpus.handoff_bodies import Event, events
@@ -55,8 +55,8 @@ RESUMES: dict[str, tuple[str, Resume]] = {
 
 
 def branch_file() -> Path:
-    files = [CORPUS / "claude_code" / f for f in manifests()["claude_code"]["files"]]
-    return max(files, key=lambda p: p.stat().st_size)
+    """The recorded Claude Code fork: every kind of call, no picture in a result."""
+    return claude_code_sessions.fork()
 
 
 def check(agent: str) -> dict[str, Any]:

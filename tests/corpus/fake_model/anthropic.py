@@ -1,4 +1,5 @@
-"""Anthropic Messages: ``POST …/messages``, streamed or not, refusing unpaired tool calls."""
+"""Anthropic Messages: ``POST …/messages``, streamed or not, refusing unpaired tool calls;
+parallel calls and a signed thinking block when the script asks for them."""
 
 from __future__ import annotations
 
@@ -64,14 +65,19 @@ def answer(h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
                            "error": {"type": "invalid_request_error", "message": error}})
         return
     said = reply(exchange(body))
+    content: list[dict[str, Any]] = []
+    if said.thinking is not None:
+        content.append({"type": "thinking", "thinking": said.thinking,
+                        "signature": f"fake-signature-{time.time_ns()}"})
     if isinstance(said, Call):
-        content: list[dict[str, Any]] = [
-            {"type": "text", "text": said.preamble},
-            {"type": "tool_use", "id": f"toolu_{time.time_ns() % 10**12:012d}",
-             "name": said.name, "input": said.args}]
+        now = time.time_ns()
+        content.append({"type": "text", "text": said.preamble})
+        content += [{"type": "tool_use", "id": f"toolu_{(now + i) % 10**12:012d}",
+                     "name": c.name, "input": c.args} for i, c in enumerate([said, *said.also])]
         stop = "tool_use"
     else:
-        content, stop = [{"type": "text", "text": said.text}], "end_turn"
+        content.append({"type": "text", "text": said.text})
+        stop = "end_turn"
     usage = {"input_tokens": USAGE_IN, "output_tokens": USAGE_OUT,
              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     mid = f"msg_{time.time_ns()}"
@@ -91,16 +97,22 @@ def _stream(h: BaseHTTPRequestHandler, body: dict[str, Any], mid: str,
                "usage": {**usage, "output_tokens": 1}}
     event(h, {"type": "message_start", "message": message}, "message_start")
     for i, block in enumerate(content):
-        if block["type"] == "text":
+        deltas: list[dict[str, Any]]
+        if block["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]},
+                      {"type": "signature_delta", "signature": block["signature"]}]
+        elif block["type"] == "text":
             start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
+            deltas = [{"type": "text_delta", "text": block["text"]}]
         else:
             start = {**block, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
         event(h, {"type": "content_block_start", "index": i, "content_block": start},
               "content_block_start")
-        event(h, {"type": "content_block_delta", "index": i, "delta": delta},
-              "content_block_delta")
+        for delta in deltas:
+            event(h, {"type": "content_block_delta", "index": i, "delta": delta},
+                  "content_block_delta")
         event(h, {"type": "content_block_stop", "index": i}, "content_block_stop")
     event(h, {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
               "usage": {"output_tokens": USAGE_OUT}}, "message_delta")

@@ -2,8 +2,12 @@
 
 A prompt may hold marker lines, each one tool call, taken in order as the results come
 back: ``TOOL:bash:<command>``, ``TOOL:read:<path>``, ``TOOL:write:<path>:<text>`` and
-``TOOL:edit:<path>:<old>=><new>``. When the markers are used up the model answers in text,
-quoting the last result, so a recording shows that the result reached it. A request that
+``TOOL:edit:<path>:<old>=><new>`` and ``TOOL:task:<description>:<prompt>`` (a subagent; a
+``\\n`` in its prompt is a line break, so the prompt may hold markers of its own). A marker
+written ``TOOL+:`` is called in the same reply as the one before it (parallel calls; the
+Anthropic wire sends them together). A ``THINK:<text>`` line opens the first reply with a
+signed thinking block. When the markers are used up the model answers in text, quoting the
+last result, so a recording shows that the result reached it. A request that
 asks for JSON (titles, routing, "who speaks next") gets an object that fits its schema.
 """
 
@@ -26,6 +30,7 @@ TOOL_NAMES = {
               "create"),
     "edit": ("edit", "replace", "edit_file", "str_replace", "str_replace_editor",
              "strreplacefile", "search_replace", "file_edit", "replace_in_file"),
+    "task": ("task", "agent"),
 }
 ARG_KEYS = {
     "command": ("command", "cmd", "commandline", "script"),
@@ -33,8 +38,10 @@ ARG_KEYS = {
     "content": ("content", "contents", "text", "file_text"),
     "old": ("old_string", "oldstring", "old_str", "old", "old_text", "oldtext", "search"),
     "new": ("new_string", "newstring", "new_str", "new", "new_text", "newtext", "replace"),
+    "prompt": ("prompt",),
 }
-MARKER = re.compile(r"^\s*TOOL:(bash|read|write|edit):(.*)$")
+MARKER = re.compile(r"^\s*TOOL(\+?):(bash|read|write|edit|task):(.*)$")
+THINK = re.compile(r"^\s*THINK:(.*)$", re.M)
 _counter = itertools.count(1)
 _lock = threading.Lock()
 
@@ -51,6 +58,7 @@ class Exchange:
 @dataclass
 class Text:
     text: str
+    thinking: str | None = None  # a signed thinking block before the text
 
 
 @dataclass
@@ -58,6 +66,8 @@ class Call:
     name: str
     args: dict[str, Any]
     preamble: str
+    also: list[Call] = field(default_factory=list)  # called in the same reply
+    thinking: str | None = None
 
 
 def reply(ex: Exchange) -> Text | Call:
@@ -69,19 +79,39 @@ def reply(ex: Exchange) -> Text | Call:
     edits = edit_reply(ex.prompt, n) if not ex.tools and not ex.results else None
     if edits is not None:
         return Text(edits)
-    markers = [m for m in (MARKER.match(line) for line in ex.prompt.splitlines()) if m]
-    if len(ex.results) < len(markers):
-        kind, arg = markers[len(ex.results)].groups()
-        call = _call(ex.tools, kind, arg.strip())
-        if call is not None:
-            call.preamble = f"Calling {call.name} (reply {n})."
-            return call
+    think = THINK.search(ex.prompt)
+    thinking = think.group(1).strip() if think and not ex.results else None
+    batch = _next_batch(ex.prompt, len(ex.results))
+    calls = [c for c in (_call(ex.tools, kind, arg.strip()) for kind, arg in batch) if c]
+    if calls:
+        call = calls[0]
+        call.preamble = f"Calling {call.name} (reply {n})."
+        call.also, call.thinking = calls[1:], thinking
+        return call
     if ex.results:
         seen = " ".join(ex.results[-1].split())[:60]
-        return Text(f"Saw tool result: {seen!r} (reply {n})")
+        return Text(f"Saw tool result: {seen!r} (reply {n})", thinking)
     head = " ".join(re.sub(r"<(system-reminder|current_datetime)>.*?</\1>", "", ex.prompt,
                            flags=re.S).split())[:60]
-    return Text(f"Answer {n} to: {head}")
+    return Text(f"Answer {n} to: {head}", thinking)
+
+
+def _next_batch(prompt: str, answered: int) -> list[tuple[str, str]]:
+    """The markers of the reply after ``answered`` results: one, or a ``TOOL+`` run."""
+    batches: list[list[tuple[str, str]]] = []
+    for m in (MARKER.match(line) for line in prompt.splitlines()):
+        if m is None:
+            continue
+        plus, kind, arg = m.groups()
+        if plus and batches:
+            batches[-1].append((kind, arg))
+        else:
+            batches.append([(kind, arg)])
+    for batch in batches:
+        if answered <= 0:
+            return batch
+        answered -= len(batch)
+    return []
 
 
 def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
@@ -102,7 +132,9 @@ def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
         elif _norm(prop) == "commands" and "command" in values:  # Cline: a list of commands
             args[prop] = [values["command"]]
         elif _norm(prop) == "description":
-            args[prop] = f"{kind} for the recording"
+            args[prop] = values.get("description") or f"{kind} for the recording"
+        elif kind == "task" and _norm(prop) == "run_in_background":
+            args[prop] = False  # the answer waits for the subagent's report
         elif (spec or {}).get("type") == "array" and _item(spec.get("items"), values):
             args[prop] = [_item(spec.get("items"), values)]  # pi's edits: [{oldText, newText}]
         elif _one_of_objects(spec, values) is not None:  # Kimi CLI's edit: {old, new} or a list
@@ -146,6 +178,9 @@ def _values(kind: str, arg: str) -> dict[str, str]:
         return {"command": arg}
     if kind == "read":
         return {"path": arg}
+    if kind == "task":
+        what, _, prompt = arg.partition(":")
+        return {"description": what, "prompt": prompt.replace("\\n", "\n")}
     path, _, rest = arg.partition(":")
     if kind == "write":
         return {"path": path, "content": rest.replace("\\n", "\n")}

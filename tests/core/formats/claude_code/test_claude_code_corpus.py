@@ -1,10 +1,10 @@
 """The Claude Code 2.1.332 session the real client recorded (``tests/corpus/claude_code``).
 
-``claude -p`` answered, ran Bash, Read, Write and Edit, was resumed twice by id and then
-forked with ``--resume <id> --fork-session``. The fork is a second session file that
-repeats the original's lines, same uuids, under its own ``sessionId``, then adds its turn.
-Today each file is a conversation of its own: the fork's copy of the shared turns is
-stored again, not linked to the original.
+``claude -p`` answered, ran Bash, Read, Write and Edit, was resumed by id and then forked
+with ``--resume <id> --fork-session``. The fork is a second session file that repeats the
+original's lines, same uuids, under its own ``sessionId``, then adds its turn. The original
+went on (commands, thinking, parallel and failing calls, subagents, a compaction). Read
+alone, each file is a conversation of its own; a sync joins them (test_agent_forks_join).
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ from typing import Any
 
 from explorer.formats import claude_code
 from explorer.formats.base import ImportedConversation
-from tests.corpus import CORPUS, manifests
+from tests.corpus import claude_code_sessions as cc
 
-HOME = CORPUS / "claude_code" / "home"
-MANIFEST: dict[str, Any] = manifests()["claude_code"]
+MANIFEST: dict[str, Any] = cc.MANIFEST
 
 
 def _files() -> dict[str, Path]:
     """The two session files by their session id (the file name)."""
-    return {p.stem: p for p in (HOME / ".claude" / "projects").glob("*/*.jsonl")}
+    return {p.stem: p for p in cc.sessions()}
 
 
 def _read(path: Path) -> ImportedConversation:
@@ -32,9 +31,8 @@ def _read(path: Path) -> ImportedConversation:
 
 
 def _original_and_fork() -> tuple[ImportedConversation, ImportedConversation]:
-    convs = sorted((_read(p) for p in _files().values()), key=lambda c: len(c.messages))
-    assert len(convs) == 2
-    return convs[0], convs[1]
+    assert len(_files()) == 2
+    return _read(cc.original()), _read(cc.fork())
 
 
 def test_every_tool_the_session_ran_is_paired_with_what_it_returned() -> None:
@@ -42,10 +40,20 @@ def test_every_tool_the_session_ran_is_paired_with_what_it_returned() -> None:
     results = {p.tool_use_id: p for m in original.messages for p in m.tool_results()}
     ran = {p.tool_name: results[p.tool_use_id].text
            for m in original.messages for p in m.tool_uses()}
-    assert set(ran) == {"Bash", "Read", "Write", "Edit"}
-    assert "notes.txt" in ran["Bash"]
-    assert "first line of the notes" in ran["Read"]
-    assert "todo.txt" in ran["Write"] and "todo.txt" in ran["Edit"]
+    assert set(ran) == {"Agent", "Bash", "Read", "Write", "Edit"}
+    outputs = {p.tool_use_id: results[p.tool_use_id] for m in original.messages
+               for p in m.tool_uses()}
+    said = [(p.tool_name, outputs[p.tool_use_id].text, outputs[p.tool_use_id].is_error)
+            for m in original.messages for p in m.tool_uses()]
+    assert ("Bash", "dot.png\nnotes.txt", False) in said  # ls -1, before todo.txt existed
+    assert any(n == "Read" and "first line of the notes" in t for n, t, _ in said)
+    assert any(n == "Write" and "todo.txt" in t for n, t, _ in said)
+    assert any(n == "Edit" and "todo.txt" in t for n, t, _ in said)
+    assert any(n == "Bash" and t.startswith("1\n2\n3") and t.endswith("400")
+               for n, t, _ in said)
+    failed = [(n, t) for n, t, e in said if e]
+    assert failed == [("Bash", "Exit code 1"), ("Read", failed[1][1])]
+    assert failed[1][1].startswith("File does not exist.")
     assert all(m.model == "claude-sonnet-4-5" for m in original.messages
                if m.role == "assistant")
 
@@ -56,27 +64,47 @@ def test_the_fork_is_a_file_of_its_own_that_repeats_the_originals_uuids() -> Non
                    for sid, path in files.items()}
     uuids = {sid: [r["uuid"] for r in lines if r.get("type") in ("user", "assistant")]
              for sid, lines in first_lines.items()}
-    original, fork = sorted(uuids, key=lambda s: len(uuids[s]))
-    assert uuids[fork][:len(uuids[original])] == uuids[original]
+    original, fork = cc.original().stem, cc.fork().stem
+    shared = uuids[fork].index(next(
+        r["uuid"] for r in first_lines[fork] if r.get("type") == "user"
+        and r["message"]["content"] == cc.FORK_PROMPT))
+    assert uuids[fork][:shared] == uuids[original][:shared]  # the copy of the start
+    assert not set(uuids[fork][shared:]) & set(uuids[original])  # then its own turn
     assert {r.get("sessionId") for r in first_lines[fork] if "sessionId" in r} == {fork}
 
 
 def test_today_the_fork_imports_as_a_second_conversation_holding_the_shared_turns() -> None:
     original, fork = _original_and_fork()
     assert original.source_id != fork.source_id
-    shared = [m.source_id for m in original.messages]
-    assert [m.source_id for m in fork.messages][:len(shared)] == shared
-    own = [m.text for m in fork.messages[len(shared):] if m.role == "user" and m.text]
-    assert own == [MANIFEST["prompts"][-1]]
-    said = [m.text for m in original.messages if m.role == "user" and m.text]
-    assert said == MANIFEST["prompts"][:-1]
+    keys = [m.source_id for m in fork.messages]
+    shared = len(set(keys) & {m.source_id for m in original.messages})
+    assert keys[:shared] == [m.source_id for m in original.messages][:shared]
+    own = [m.text for m in fork.messages[shared:] if m.role == "user" and m.text]
+    assert own == [cc.FORK_PROMPT]
+    said = [m.text for m in original.messages if m.is_prompt and "<" not in m.text[:1]
+            and not m.source_meta.get("isCompactSummary") and "subagent" not in m.source_meta]
+    assert said == [p for p in MANIFEST["prompts"] if p != cc.FORK_PROMPT]
+    handed = sorted(m.text for m in original.messages if m.is_prompt
+                    and "subagent" in m.source_meta)  # the prompts of the two Agent calls
+    asked = sorted(str(json.loads(p.text)["prompt"]) for m in original.messages
+                   for p in m.tool_uses() if p.tool_name == "Agent")
+    assert handed == asked and len(asked) == 2
 
 
 def test_the_newer_bookkeeping_lines_are_counted_by_kind_never_repaired() -> None:
     """2.1.332 writes attachments, request snapshots, queue and mode lines between the
-    messages: each kind is counted once, no line is called damaged."""
+    messages: each kind is counted once, no line is called damaged. The original's notes
+    say only how its compaction and its parallel results were linked."""
+    entries = cc.records(cc.original())
+    (boundary,) = [e for e in entries if e.get("subtype") == "compact_boundary"]
+    assert boundary["parentUuid"] is None
+    assert _read(cc.original()).notes == [
+        f"compact boundary {boundary['uuid']}: linked to its logical parent "
+        f"{boundary['logicalParentUuid']} to keep the tree connected",
+        "3 parallel tool result(s) chained one after another (written parent kept as "
+        "reparented_from)"]
+    assert _read(cc.fork()).notes == []
     for path in _files().values():
         conv = _read(path)
-        assert conv.notes == []
         assert {"attachment", "api-request", "last-prompt"} <= set(conv.ignored_records)
         assert not any(k.startswith(("user (", "assistant (")) for k in conv.ignored_records)

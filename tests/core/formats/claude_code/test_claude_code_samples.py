@@ -1,14 +1,18 @@
-"""Claude Code importer against real session files (counts checked by reading each file).
+"""Claude Code importer against the session files Claude Code 2.1.332 wrote (the corpus
+recording), and shapes built from them: a person's rewind in one file, a loop of parents,
+a reply without its prompt.
 
-Messages after grouping = user lines + distinct ``message.id`` of assistant lines.
-Branch points count nodes with more than one child once parallel tool results
-are chained; they must equal the real user forks found in the file.
+Messages after grouping = user lines + distinct ``message.id`` of assistant lines + the
+file-history snapshots + Claude Code's system records; every other record is counted by
+type as ignored. Each expectation below is worked out from the raw lines, not from what the
+importer says.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 
 import pytest
@@ -18,15 +22,17 @@ from explorer.formats.base import ImportedConversation
 from explorer.formats.claude_code.tree import path_to
 from explorer.tree.model import Message
 from explorer.tree.turns import boundary_flags, pending_after
+from tests.corpus import CORPUS
+from tests.corpus import claude_code_sessions as cc
+from tests.corpus.agents.claude_code import DOT
 
-WORKTREES = "-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
-IDEAS = "-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+CWD = "/tmp/convo-corpus/claude_code/work"
 
 
 def _one(path: Path) -> ImportedConversation:
     convs = list(claude_code.read(path))
     assert len(convs) == 1
-    return convs[0]
+    return convs[0].materialize()
 
 
 def _branch_points(messages: list[Message]) -> dict[Hashable, list[Hashable]]:
@@ -50,157 +56,223 @@ def _main(conv: ImportedConversation) -> list[Message]:
     return [m for m in conv.messages if root(m) == tip_root]
 
 
-# file, messages (main, after grouping, with Claude Code's notices and file snapshots),
-# branch points, tip uuid, ignored records
-CASES = [
-    (WORKTREES, 71, 0, "8ce37950-bcf0-4605-a4f3-e49a2accf726",
-     {"permission-mode": 8, "attachment": 49, "last-prompt": 7}),
-    (IDEAS, 36, 1, "d107d4c0-ae71-4d3d-af3a-cf7a370bd21f",
-     {"progress": 11, "file-history-snapshot (no prompt)": 1}),
-    ("dag_fork.jsonl", 11, 1, "k", {}),
-    ("dag_cycle.jsonl", 1, 0, "d320fe20-b73c-4246-a089-a557d4a0672b", {}),
-    ("short.jsonl", 8, 0, "40003bdd-2613-4975-83d5-36fb0b6bbc59", {"progress": 3}),
-    ("tool_heavy.jsonl", 22, 0, "29e6224a-ea4f-445c-964f-d2bbddd138d0",
-     {"progress": 10, "queue-operation": 2}),
-]  # fmt: skip
+def _grouped(entries: list[cc.Record]) -> int:
+    """Messages the lines make, counted from the raw records."""
+    kinds = Counter(e.get("type") for e in entries)
+    replies = {e["message"]["id"] for e in entries if e.get("type") == "assistant"}
+    return (kinds["user"] + len(replies) + kinds["file-history-snapshot"]
+            + kinds["system"])
 
 
-@pytest.mark.parametrize(("name", "count", "forks", "tip", "ignored"), CASES)
+def _session(tmp: Path) -> Path:
+    return cc.original()
+
+
+def _fork(tmp: Path) -> Path:
+    return cc.fork()
+
+
+# builder, messages of the tip's tree (as worked out from the lines), branch points,
+# files whose bookkeeping records the read counts (the session and its subagents)
+CASES: list[tuple[Callable[[Path], Path], int, int, bool]] = [
+    (_session, 51, 0, True),  # 26 user lines, 15 replies, 7 snapshots, 3 system records
+    (_fork, 22, 0, False),  # 9 user lines, 9 replies, 4 snapshots
+    (cc.fork_in_one_file, 56, 1, False),  # the original's 51 and the fork's 2+2+1 own
+    (cc.looped, 22, 0, False),
+    (cc.reply_alone, 1, 0, False),
+]
+
+
+@pytest.mark.parametrize(("build", "count", "forks", "with_subagents"), CASES,
+                         ids=["session", "fork", "fork_in_one_file", "looped", "reply_alone"])
 def test_sample_imports_with_verified_counts(
-    samples_dir: Path, name: str, count: int, forks: int, tip: str, ignored: dict[str, int]
+    tmp_path: Path, build: Callable[[Path], Path], count: int, forks: int,
+    with_subagents: bool,
 ) -> None:
-    conv = _one(samples_dir / "claude_code" / name)
+    path = build(tmp_path)
+    entries = cc.records(path)
+    conv = _one(path)
     assert conv.source_format == "claude_code"
+    assert _grouped(entries) == count
     assert len(_main(conv)) == count
     assert len(_branch_points(conv.messages)) == forks
-    assert conv.tip == tip
-    assert conv.ignored_records == Counter(ignored)
+    assert conv.tip == cc.last_uuid(entries)  # the last answer written
+    ignored = cc.ignored(entries)
+    for sub in cc.subagents() if with_subagents else []:
+        ignored += cc.ignored(cc.records(sub))
+    assert conv.ignored_records == ignored
     assert not conv.incomplete
     assert conv.title
 
 
-def test_sniff_accepts_every_sample(samples_dir: Path) -> None:
-    files = sorted((samples_dir / "claude_code").rglob("*.jsonl"))
-    assert len(files) == 12
+def test_sniff_accepts_every_recorded_file() -> None:
+    files = sorted(cc.PROJECTS.rglob("*.jsonl"))
+    assert len(files) == 4  # the session, its fork and two subagents
     assert all(claude_code.sniff(f) for f in files)
-    assert claude_code.sniff(samples_dir / "claude_code")
+    assert claude_code.sniff(cc.original().parent)
 
 
-def test_sniff_rejects_other_formats(samples_dir: Path, tmp_path: Path) -> None:
+def test_sniff_rejects_other_formats(tmp_path: Path) -> None:
     text = tmp_path / "notes.jsonl"
     text.write_text("just some text\nsecond line\n")
-    for other in [
-        samples_dir / "chatgpt" / "chatgpt-tree.json",
-        samples_dir / "chatgpt" / "single-conversation.json",
-        samples_dir / "pi" / "branching.jsonl",
-        samples_dir / "sillytavern" / "Aqua-1673181146000.jsonl",
+    exports = CORPUS / "exports"
+    others = [
+        exports / "chatgpt" / "branching.json",
+        exports / "chatgpt" / "single-conversation.json",
+        *sorted((CORPUS / "pi" / "home").rglob("*.jsonl")),
+        *sorted((exports / "sillytavern").glob("*.jsonl")),
         text,
-    ]:
+    ]
+    assert len(others) == 7
+    for other in others:
         assert not claude_code.sniff(other), other
 
 
-def test_P1_parallel_tool_calls_leave_every_result_on_the_active_path(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / WORKTREES)
+def test_P1_parallel_tool_calls_leave_every_result_on_the_active_path() -> None:
+    entries = cc.records(cc.original())
+    conv = _one(cc.original())
     path = path_to(conv.messages, conv.tip)
     assert path == _main(conv)
     uses = {p.tool_use_id for m in path for p in m.tool_uses()}
     results = {p.tool_use_id for m in path for p in m.tool_results()}
-    assert len(uses) == 40
+    written = {b["id"] for e in entries if e.get("type") == "assistant"
+               for b in e["message"]["content"] if b.get("type") == "tool_use"}
+    assert uses == written and len(uses) == 11
     assert uses <= results
     assert pending_after(path)[-1] == []
     flags = boundary_flags(path)
     prompts = [i for i, m in enumerate(path) if m.is_prompt and i > 0]
     assert all(flags[i - 1] for i in prompts)
     moved = [m for m in path if "reparented_from" in m.source_meta]
-    assert len([m for m in moved if m.is_tool_result_only]) == 25
+    # three parallel results make a chain (two moved), the two subagents' results one
+    assert len([m for m in moved if m.is_tool_result_only]) == 3
     below_snapshots = [m for m in moved if not m.is_tool_result_only]
-    assert len(below_snapshots) == 3 and all(m.is_prompt for m in below_snapshots)
+    snapshots = [e for e in entries if e.get("type") == "file-history-snapshot"]
+    assert len(below_snapshots) == len(snapshots) == 7
+    assert all(m.is_prompt for m in below_snapshots)
 
 
-def test_one_api_response_becomes_one_message_with_ordered_parts(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / "short.jsonl")
-    reply = next(m for m in conv.messages if m.role == "assistant")
-    assert [p.kind for p in reply.parts] == ["text", "thinking", "text", "tool_use", "tool_use"]
-    assert reply.id == "1b7d717f-d6a2-46a6-8575-fa4f937450ea"
-    assert len(reply.source_meta["uuids"]) == 5
-    assert reply.parts[1].meta.get("signature")
+def test_one_api_response_becomes_one_message_with_ordered_parts() -> None:
+    entries = cc.records(cc.original())
+    thought = next(e for e in entries if e.get("type") == "assistant"
+                   and e["message"]["content"][0]["type"] == "thinking")
+    lines = [e for e in entries if e.get("type") == "assistant"
+             and e["message"]["id"] == thought["message"]["id"]]
+    conv = _one(cc.original())
+    reply = next(m for m in conv.messages if m.id == thought["uuid"])
+    assert [p.kind for p in reply.parts] == ["thinking", "text", "tool_use", "tool_use",
+                                             "tool_use"]
+    assert reply.source_meta["uuids"] == [e["uuid"] for e in lines] and len(lines) == 5
+    assert reply.parts[0].meta["signature"] == thought["message"]["content"][0]["signature"]
+    assert reply.parts[0].text == "The notes first, then the todo list and the picture."
     assert reply.usage is not None and reply.usage.output_tokens is not None
+    assert reply.source_meta["message_id"] == thought["message"]["id"]
     assert reply.source_meta["message_id"].startswith("msg_")
-    results = [m for m in conv.messages if m.is_tool_result_only]
-    assert [m.parent_id for m in results] == [reply.id, results[0].id]
+    index = conv.messages.index(reply)
+    results = conv.messages[index + 1:index + 4]
+    assert all(m.is_tool_result_only for m in results)
+    assert [m.parent_id for m in results] == [reply.id, results[0].id, results[1].id]
+    image = [p for m in results for p in m.parts if p.meta.get("image")]
+    assert len(image) == 1 and image[0].data == DOT  # the picture the Read call returned
 
 
-def test_user_fork_is_kept_as_a_branch(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / "dag_fork.jsonl")
-    assert _branch_points(conv.messages) == {"c": ["d", "i"]}
-    assert [m.id for m in path_to(conv.messages, conv.tip)] == ["a", "b", "c", "i", "j", "k"]
-    assert conv.meta["session_ids"] == ["s1", "s2", "s3"]
-    assert conv.title == "Start"
-    assert conv.created_at == pytest.approx(1751364000.0)
+def test_a_rewind_in_one_file_is_kept_as_a_branch(tmp_path: Path) -> None:
+    path = cc.fork_in_one_file(tmp_path)
+    original, fork = cc.records(cc.original()), cc.records(cc.fork())
+    asked = next(e for e in fork if e.get("type") == "user"
+                 and e["message"]["content"] == cc.FORK_PROMPT)
+    shared = {e["uuid"] for e in original if "uuid" in e}
+    before = [e for e in fork[:fork.index(asked)] if e.get("type") == "assistant"]
+    answer = before[-1]["uuid"]  # the last answer both sessions hold
+    assert answer in shared
+    after = original[next(i for i, e in enumerate(original) if e.get("uuid") == answer) + 1:]
+    went_on = next(e["uuid"] for e in after if e.get("parentUuid") == answer
+                   and e.get("type") == "user")  # the /model command's caveat
+    conv = _one(path)
+    assert _branch_points(conv.messages) == {answer: [went_on, f"snapshot:{asked['uuid']}"]}
+    tip_path = [m.id for m in path_to(conv.messages, conv.tip)]
+    # the fork's own turn: its prompt under its snapshot, a call, the result, the answer
+    assert tip_path[-5:-3] == [f"snapshot:{asked['uuid']}", asked["uuid"]]
+    assert len(tip_path) == 22
+    assert conv.tip == cc.last_uuid(fork)
+    assert conv.meta["session_ids"] == [cc.original().stem, cc.fork().stem]
+    assert conv.title == cc.MANIFEST["prompts"][0]
+    first = next(e for e in original if "timestamp" in e)
+    stamp = dt.datetime.fromisoformat(first["timestamp"].replace("Z", "+00:00"))
+    assert conv.created_at == pytest.approx(stamp.timestamp())
 
 
-def test_ideas_fork_is_the_only_branch_point(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / IDEAS)
-    forks = _branch_points(conv.messages)
-    assert forks == {  # the stop hook's notice after the answer; a snapshot above each prompt
-        "eb84e3ee-fc54-4fe4-ad76-badc5ebb4671": [
-            "snapshot:5270777a-1975-4e8a-9cad-b36280ae0ec5",
-            "snapshot:9edc38e6-0ac0-42c0-b911-e24611af2a5b",
-        ]
-    }
+def test_a_loop_of_parents_is_cut_and_every_message_kept(tmp_path: Path) -> None:
+    entries = cc.records(cc.looped(tmp_path))
+    conv = _one(tmp_path / f"{cc.fork().stem}.jsonl")
+    first = next(e for e in entries if e.get("type") == "user")
+    cut = f"snapshot:{first['uuid']}"  # the prompt's snapshot heads it: the loop is cut there
+    assert [n for n in conv.notes if "cycle" in n] == [
+        f"message {cut!r}: parent pointers form a cycle; cut it here"]
     by_id = {m.id: m for m in conv.messages}
-    assert by_id["eb84e3ee-fc54-4fe4-ad76-badc5ebb4671"].parent_id == (
-        "3220c04b-b0dc-48b5-845b-3c1c10f6a684")
-    assert by_id["5270777a-1975-4e8a-9cad-b36280ae0ec5"].parent_id == (
-        "snapshot:5270777a-1975-4e8a-9cad-b36280ae0ec5")
-    assert len(path_to(conv.messages, conv.tip)) == 24
-    assert conv.meta["file_history_snapshots"] == 9
+    assert by_id[cut].parent_id is None and by_id[first["uuid"]].parent_id == cut
+    assert len(path_to(conv.messages, conv.tip)) == len(conv.messages) == 22
 
 
-SUBAGENTS = {  # agent id → (messages, tool call that spawned it)
-    "a36efb2a1231c41e2": (14, "toolu_017y4gSjMWeQ3L2DAKiygU2y"),
-    "a4ca7529859c158c2": (45, "toolu_01GmrK6tgdD9D5xD6W5X9UUy"),
-    "a52886dc180afb356": (34, "toolu_016neBD9WjCCZqzRTP3afGDT"),
-    "a6aa8ad077d9ea083": (12, "toolu_0151DrVyXBXfb63SXGNF1qDb"),
-    "ab1e6e141221a29ab": (33, "toolu_01EaAN7bPNQrMTGoKhbEjVrx"),
-    "aef063ba534d73153": (12, "toolu_01N26s4U6vDxE1NRAH5CyCNf"),
-}
+def test_subagents_are_separate_roots_linked_to_their_agent_call() -> None:
+    import json
 
-
-def test_subagents_are_separate_roots_linked_to_their_agent_call(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / WORKTREES)
-    assert len(conv.messages) == 71 + sum(n for n, _ in SUBAGENTS.values())
+    conv = _one(cc.original())
+    subagents = cc.subagents()
+    assert len(subagents) == 2
+    sizes = {p.stem.removeprefix("agent-"): _grouped(cc.records(p)) for p in subagents}
+    assert list(sizes.values()) == [4, 4]  # a prompt, a call, its result, an answer
+    assert len(conv.messages) == 51 + sum(sizes.values())
     agent_calls = {
         p.tool_use_id for m in _main(conv) for p in m.tool_uses() if p.tool_name == "Agent"
     }
+    assert len(agent_calls) == 2
     roots = [m for m in conv.messages if m.parent_id is None]
-    assert len(roots) == 1 + len(SUBAGENTS)
-    for agent_id, (count, use_id) in SUBAGENTS.items():
-        mine = [m for m in conv.messages if m.source_meta.get("subagent") == agent_id]
-        assert len(mine) == count
-        (root,) = [m for m in mine if m.parent_id is None]
-        assert root.source_meta["spawned_by_tool_use_id"] == use_id
-        assert use_id in agent_calls
+    assert len(roots) == 1 + len(subagents)
     described = {s["agent_id"]: s["description"] for s in conv.meta["subagents"]}
-    assert described["ab1e6e141221a29ab"] == "Research Steve Yegge Beads"
+    for path in subagents:
+        agent_id = path.stem.removeprefix("agent-")
+        meta = json.loads(path.with_suffix(".meta.json").read_text())
+        mine = [m for m in conv.messages if m.source_meta.get("subagent") == agent_id]
+        assert len(mine) == sizes[agent_id]
+        (root,) = [m for m in mine if m.parent_id is None]
+        assert root.source_meta["spawned_by_tool_use_id"] == meta["toolUseId"]
+        assert meta["toolUseId"] in agent_calls
+        assert described[agent_id] == meta["description"]
+    assert sorted(described.values()) == ["Count the notes", "Read the todo list"]
 
 
-def test_projects_folder_yields_one_conversation_per_session(samples_dir: Path) -> None:
-    convs = list(claude_code.read(samples_dir / "claude_code"))
+def test_projects_folder_yields_one_conversation_per_session() -> None:
+    convs = list(claude_code.read(cc.original().parent))
     assert sorted(Path(c.source_path or "").name for c in convs) == sorted(
-        [Path(IDEAS).name, Path(WORKTREES).name, "dag_cycle.jsonl", "dag_fork.jsonl",
-         "short.jsonl", "tool_heavy.jsonl"]
-    )  # fmt: skip
-    project = list(claude_code.read(samples_dir / "claude_code" / "-experiments-worktrees"))
-    assert [c.source_id for c in project] == ["ef958aa1-0e93-49f0-bb71-150f63befcd1"]
-    assert len(project[0].meta["subagents"]) == 6
+        p.name for p in cc.sessions())
+    assert sorted(c.source_id for c in convs) == sorted(p.stem for p in cc.sessions())
+    by_id = {c.source_id: c for c in convs}
+    assert len(by_id[cc.original().stem].meta["subagents"]) == 2
+    assert "subagents" not in by_id[cc.fork().stem].meta
 
 
-def test_title_and_metadata_come_from_the_first_real_prompt(samples_dir: Path) -> None:
-    conv = _one(samples_dir / "claude_code" / "tool_heavy.jsonl")
-    assert conv.title == "start phoenix in background"
-    assert conv.source_id == "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+def test_title_and_metadata_come_from_the_first_real_prompt() -> None:
+    conv = _one(cc.original())
+    assert conv.title == "Say hello and tell me what this folder is for."
+    assert conv.source_id == cc.original().stem
     first = next(m for m in conv.messages if "meta_record" not in m.source_meta)
-    assert first.source_meta["cwd"] == "/home/marco/projects/spotter"
-    assert first.source_meta["gitBranch"] == "master"
-    assert conv.created_at is not None and conv.created_at > 1.7e9
+    assert first.source_meta["cwd"] == CWD and conv.meta["cwd"] == CWD
+    assert conv.meta["version"] == "2.1.332"
+    entries = cc.records(cc.original())
+    stamp = next(e["timestamp"] for e in entries if "timestamp" in e)
+    assert conv.created_at == pytest.approx(
+        dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+
+
+def test_a_compaction_starts_the_context_at_its_boundary() -> None:
+    entries = cc.records(cc.original())
+    (boundary,) = [e for e in entries if e.get("subtype") == "compact_boundary"]
+    (summary,) = [e for e in entries if e.get("isCompactSummary")]
+    conv = _one(cc.original())
+    (compaction,) = conv.compactions
+    assert compaction.message_key == conv.context_start == boundary["uuid"]
+    assert compaction.kind == "compact_boundary"
+    assert compaction.summary == summary["message"]["content"]
+    assert compaction.meta["logical_parent"] == boundary["logicalParentUuid"]
+    assert compaction.meta["trigger"] == "manual"
