@@ -1,4 +1,4 @@
-"""Codex CLI rollouts: the real samples, damaged and old-shaped files, and reading a tail."""
+"""Codex CLI rollouts: the recorded sessions, damaged and old-shaped files, reading a tail."""
 
 from __future__ import annotations
 
@@ -7,16 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from agent_home import CODEX_SHORT, codex_rollout
+from codex_items import PATCH, SUMMARY, with_items
 
 from explorer.formats import codex
 from explorer.formats.base import FormatError
 from explorer.formats.registry import detect
 from explorer.formats.tailing import Cursor
 from explorer.tree.paths import message_path
-
-SEP_2025 = "codex/codex.jsonl"
-FEB_2026 = "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
-MAY_2026 = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 
 
 def one(path: Path) -> codex.reader.ImportedConversation:
@@ -25,62 +23,68 @@ def one(path: Path) -> codex.reader.ImportedConversation:
     return convs[0]
 
 
-def test_every_sample_is_detected_as_codex(samples_dir: Path) -> None:
-    for name in (SEP_2025, FEB_2026, MAY_2026):
-        assert detect(samples_dir / name) is codex
+def test_every_recorded_rollout_is_detected_as_codex(tmp_path: Path) -> None:
+    for path in (codex_rollout(), codex_rollout(CODEX_SHORT), with_items(tmp_path / "r.jsonl")):
+        assert detect(path) is codex
 
 
-def test_the_2025_rollout_keeps_session_folder_branch_and_version(samples_dir: Path) -> None:
-    conv = one(samples_dir / SEP_2025)
-    assert conv.source_id == "01996135-afde-7911-97f0-d863511eca56"
-    assert conv.meta["cwd"] == "/proj/ds906659/gai/claude-code"
-    assert conv.meta["git_branch"] == "main" and conv.meta["version"] == "0.39.0"
-    assert conv.title.startswith("幫我檢查一下 go.mod")  # the request, not the IDE preamble
-    first, prompt = conv.messages[0], conv.messages[1]
-    assert first.role == "system" and first.source_meta["codex_role"] == "user"
+def test_the_recorded_rollout_keeps_session_folder_and_version() -> None:
+    conv = one(codex_rollout())
+    assert conv.source_id == "01a24369-7080-7f33-80e6-888c77e99a4c"
+    assert conv.meta["cwd"] == "/tmp/convo-corpus/codex/work"
+    assert conv.meta["version"] == "0.171.0" and "git_branch" not in conv.meta  # no repository
+    assert conv.title == "Say hello and tell me what this folder is for."
+    skills, env, prompt = conv.messages[:3]
+    assert skills.role == env.role == "system"  # what Codex told the model, not the person
+    assert skills.source_meta["codex_role"] == "developer"
+    assert env.source_meta["codex_role"] == "user" and env.text.startswith("<environment_")
     assert prompt.is_prompt
+    assert [m.text for m in conv.messages if m.is_prompt] == [
+        "Say hello and tell me what this folder is for.",
+        "Look around.\nTOOL:bash:ls -1\nTOOL:bash:cat notes.txt", "Thanks, that is all."]
     uses = [p for m in conv.messages for p in m.tool_uses()]
     results = {p.tool_use_id for m in conv.messages for p in m.tool_results()}
-    assert len(uses) == 18 and {p.tool_use_id for p in uses} == results
-    assert not conv.incomplete
+    assert [json.loads(p.text)["cmd"] for p in uses] == ["ls -1", "cat notes.txt"]
+    assert {p.tool_use_id for p in uses} == results and not conv.incomplete
     answers = [m for m in conv.messages if m.role == "assistant"]
-    assert {m.model for m in answers} == {"aide-gpt-5"}
-    assert sum(1 for m in answers if m.usage is not None) == 18
-    assert conv.ignored_records["event_msg:agent_message"] == 9
+    assert {m.model for m in answers} == {"fake-model"}
+    assert sum(1 for m in answers if m.usage is not None) == 5  # one per token_count event
+    assert conv.ignored_records["event_msg:item_completed"] == 10
+    assert conv.ignored_records["token_usage_record"] == 5
 
 
-def test_every_item_chains_to_the_one_before(samples_dir: Path) -> None:
-    conv = one(samples_dir / MAY_2026)
-    path = message_path({m.id: m for m in conv.messages}, conv.tip)
-    assert [m.id for m in path] == [m.id for m in conv.messages]
+def test_every_item_chains_to_the_one_before(tmp_path: Path) -> None:
+    for path in (codex_rollout(), with_items(tmp_path / "r.jsonl")):
+        conv = one(path)
+        chain = message_path({m.id: m for m in conv.messages}, conv.tip)
+        assert [m.id for m in chain] == [m.id for m in conv.messages]
 
 
-def test_the_2026_rollout_has_reasoning_patches_and_searches(samples_dir: Path) -> None:
-    conv = one(samples_dir / MAY_2026)
+def test_reasoning_patches_and_searches_are_kept(tmp_path: Path) -> None:
+    conv = one(with_items(tmp_path / "r.jsonl"))
     parts = [p for m in conv.messages for p in m.parts]
     thinking = [p for p in parts if p.kind == "thinking"]
-    assert len(thinking) == 25 and all("encrypted_content" in p.meta for p in thinking)
+    assert len(thinking) == 3 and all("encrypted_content" in p.meta for p in thinking)
     assert all(p.text == "" for p in thinking)  # summaries were off: only the sealed part
-    patches = [p for p in parts if p.kind == "tool_use" and p.tool_name == "apply_patch"]
-    assert len(patches) == 3 and patches[0].meta["custom"] is True
-    assert patches[0].text.startswith("*** Begin Patch")
-    searches = [p for p in parts if p.tool_name == "web_search"]
-    assert len(searches) == 3 and all(p.tool_use_id is None for p in searches)
+    [patch] = [p for p in parts if p.kind == "tool_use" and p.tool_name == "apply_patch"]
+    assert patch.meta["custom"] is True and patch.text == PATCH
+    [result] = [p for p in parts
+                if p.kind == "tool_result" and p.tool_use_id == patch.tool_use_id]
+    assert "M src/app.py" in result.text
+    [search] = [p for p in parts if p.tool_name == "web_search"]
+    assert search.tool_use_id is None and json.loads(search.text)["query"] == "what is notes.txt"
     assert not conv.incomplete
-    assert conv.meta["git_branch"] == "feat/codex-agent-plugin"
 
 
-def test_a_compacted_record_is_kept_and_the_context_restarts_after_it(samples_dir: Path) -> None:
-    conv = one(samples_dir / FEB_2026)
-    assert len(conv.compactions) == 1
-    record = conv.compactions[0]
-    assert record.kind == "summary" and record.meta["replacement_items"] > 0
+def test_a_compacted_record_is_kept_and_the_context_restarts_after_it(tmp_path: Path) -> None:
+    conv = one(with_items(tmp_path / "r.jsonl"))
+    [record] = conv.compactions
+    assert record.kind == "summary" and record.summary == SUMMARY
+    assert record.meta["replacement_items"] == 2
     keys = [m.id for m in conv.messages]
     assert keys.index(conv.context_start) == keys.index(record.message_key) + 1
-    roles = {m.source_meta.get("codex_role") for m in conv.messages if m.role == "system"}
-    assert "developer" in roles
-    thinking = [p for m in conv.messages for p in m.parts if p.kind == "thinking"]
-    assert sum(1 for p in thinking if p.text.startswith("[REDACTED_TEXT")) == 199
+    start = next(m for m in conv.messages if m.id == conv.context_start)
+    assert start.text == "Thanks, that is all."  # the first prompt after the compaction
 
 
 def line(kind: str, payload: dict[str, object], ts: str = "2026-01-01T00:00:00Z") -> str:
@@ -144,15 +148,15 @@ def test_an_image_the_person_pasted_is_kept_as_an_image(tmp_path: Path) -> None:
     assert parts[1].media_type == "image/png"
 
 
-def test_a_tail_read_builds_what_the_whole_read_built(samples_dir: Path, tmp_path: Path) -> None:
-    lines = (samples_dir / MAY_2026).read_bytes().splitlines(keepends=True)
+def test_a_tail_read_builds_what_the_whole_read_built(tmp_path: Path) -> None:
+    lines = codex_rollout().read_bytes().splitlines(keepends=True)
     f = tmp_path / "live.jsonl"
-    f.write_bytes(b"".join(lines[:300]) + lines[300][:50])  # the writer is mid-line
+    f.write_bytes(b"".join(lines[:28]) + lines[28][:50])  # the writer is mid-line
     first = codex.read_tail(f, None)
-    assert first.cursor.line == 300  # the half-written line is left for the next read
+    assert first.cursor.line == 28  # the half-written line is left for the next read
     f.write_bytes(b"".join(lines))
     second = codex.read_tail(f, Cursor.from_json(json.loads(json.dumps(first.cursor.to_json()))))
-    whole = one(samples_dir / MAY_2026)
+    whole = one(codex_rollout())
     got = first.conversation.messages + second.conversation.messages
     assert [(m.id, m.parent_id, m.role, m.model) for m in got] == [
         (m.id, m.parent_id, m.role, m.model) for m in whole.messages]
