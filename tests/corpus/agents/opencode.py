@@ -59,6 +59,15 @@ def _checkpoint(run: Run) -> None:
         conn.execute("PRAGMA journal_mode=DELETE")
 
 
+def _export(run: Run, session: str) -> None:
+    """``opencode export`` of the first session, kept beside the database: the JSON file a
+    person shares or imports by hand."""
+    out = run.call(["export", session]).stdout
+    dest = run.home / "exports" / f"{session}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(out[out.index("{"):])
+
+
 def _drive(run: Run) -> None:
     _ask(run, "Say hello and tell me what this folder is for.")
     [session] = _sessions(run)
@@ -70,13 +79,16 @@ def _drive(run: Run) -> None:
     _ask(run, "A copy of its own: count the lines.\nTOOL:bash:wc -l notes.txt",
          "--session", session, "--fork")
     _checkpoint(run)
+    _export(run, session)
 
 
 RECIPE = Recipe(
     name="opencode", tool="opencode", format="opencode", package="npm:opencode-ai",
     version="1.18.33", bin="opencode",
     drive=_drive, env=_env, setup=_setup,
-    collect=(".local/share/opencode/opencode.db", ".local/share/opencode/storage/**/*"),
+    collect=(".local/share/opencode/opencode.db", ".local/share/opencode/storage/**/*",
+             "exports/*.json"),
     exercises="text answer; bash, read, write and edit calls with their results; continued "
-              "with --session and --continue; forked into a session of its own with --fork",
+              "with --session and --continue; forked into a session of its own with --fork; "
+              "the first session exported with opencode export",
 )

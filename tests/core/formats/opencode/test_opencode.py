@@ -1,4 +1,4 @@
-"""OpenCode sessions: the export samples, both storage layouts, damage and pending calls."""
+"""OpenCode sessions: the recorded export, both storage layouts, damage and pending calls."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 from explorer.formats import opencode
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
+from tests.corpus import CORPUS
 
-SAILOR = "opencode/session__curious-sailor__ses_39b7f9e89ffe7J0WzLzYrUt4eW.json"
-EAGLE = "opencode/session__jolly-eagle__ses_39b5d713cffeRgAoxPIwS3Plus.json"
-OLD_STORAGE = "opencode/project/global/storage/session"
+EXPORT = CORPUS / "opencode" / "home" / "exports" / "ses_dbc8ff872ffeyvhxgP6ldasoQM.json"
+OLD_PROJECT = CORPUS / "authored" / "opencode" / "project"
+OLD_STORAGE = OLD_PROJECT / "global" / "storage" / "session"
 
 
 def one(path: Path) -> ImportedConversation:
@@ -23,44 +24,80 @@ def one(path: Path) -> ImportedConversation:
     return convs[0]
 
 
-def test_exports_and_storage_folders_are_detected(samples_dir: Path) -> None:
-    assert detect(samples_dir / SAILOR) is opencode
-    assert detect(samples_dir / OLD_STORAGE) is opencode
-    assert detect(samples_dir / "opencode" / "project") is opencode
+def test_exports_and_storage_folders_are_detected() -> None:
+    assert detect(EXPORT) is opencode
+    assert detect(OLD_STORAGE) is opencode
+    assert detect(OLD_PROJECT) is opencode
 
 
-def test_an_export_pairs_every_finished_call_with_its_result(samples_dir: Path) -> None:
-    conv = one(samples_dir / EAGLE)
-    assert conv.source_id == "ses_39b5d713cffeRgAoxPIwS3Plus"
-    assert conv.title == "Gitter-commit workflow summary for repository commits"
-    assert conv.meta["cwd"] == "/Users/alex/repos/vfp/dark-factory"
-    assert conv.meta["version"] == "1.2.5"
+def test_an_export_pairs_every_finished_call_with_its_result() -> None:
+    conv = one(EXPORT)
+    assert conv.source_id == "ses_dbc8ff872ffeyvhxgP6ldasoQM"
+    assert conv.title == "Answer 1 to: Say hello and tell me what this folder is for."
+    assert conv.meta["cwd"] == "/tmp/convo-corpus/opencode/work"
+    assert conv.meta["version"] == "1.18.33"
     uses = {p.tool_use_id for m in conv.messages for p in m.tool_uses()}
     results = {p.tool_use_id for m in conv.messages for p in m.tool_results()}
-    assert uses and uses == results and not conv.incomplete
+    assert len(uses) == 4 and uses == results and not conv.incomplete
     for m in conv.messages:
         if m.role == "tool":
             parent = next(p for p in conv.messages if p.id == m.parent_id)
             assert {p.tool_use_id for p in m.parts} <= {p.tool_use_id for p in parent.parts}
-    assert {p.tool_name for m in conv.messages for p in m.tool_uses()} >= {"skill", "task"}
+    assert [p.tool_name for m in conv.messages for p in m.tool_uses()] == [
+        "bash", "read", "write", "edit"]
+    assert [m.text for m in conv.messages if m.role == "user"] == [
+        "Say hello and tell me what this folder is for.",
+        "Look around.\nTOOL:bash:ls -1\nTOOL:read:/tmp/convo-corpus/opencode/work/notes.txt",
+        "Write and then edit a file.\nTOOL:write:/tmp/convo-corpus/opencode/work/todo.txt:"
+        "buy milk\\nwalk dog\nTOOL:edit:/tmp/convo-corpus/opencode/work/todo.txt:"
+        "buy milk=>buy oat milk"]
     first_answer = next(m for m in conv.messages if m.role == "assistant")
-    assert first_answer.model == "gpt-5.3-codex" and first_answer.usage is not None
+    assert first_answer.model == "fake-model" and first_answer.usage is not None
+    assert conv.ignored_records == {"part:step-start": 7, "part:step-finish": 7}
 
 
-def test_a_compaction_part_and_its_summary_become_a_record(samples_dir: Path) -> None:
-    conv = one(samples_dir / SAILOR)
-    assert len(conv.compactions) == 1
-    record = conv.compactions[0]
+def test_an_export_reads_as_the_database_it_came_from() -> None:
+    exported = one(EXPORT)
+    db = CORPUS / "opencode" / "home" / ".local" / "share" / "opencode" / "opencode.db"
+    stored = next(c for c in opencode.read(db) if c.source_id == exported.source_id)
+    assert [(m.id, m.parent_id, m.role, m.text) for m in exported.messages] == [
+        (m.id, m.parent_id, m.role, m.text) for m in stored.messages]
+
+
+def test_a_compaction_part_and_its_summary_become_a_record(tmp_path: Path) -> None:
+    """The export rewritten as OpenCode writes a /compact: a user message holding a
+    ``compaction`` part, then the assistant's summary (``summary: true``)."""
+    value = json.loads(EXPORT.read_text())
+    sid = value["info"]["id"]
+    last = value["messages"][-1]["info"]
+    ask = {"info": {"id": "msg_2437030000001CompactAsk0001", "sessionID": sid, "role": "user",
+                    "time": {"created": last["time"]["created"] + 1000},
+                    "agent": "build", "model": {"providerID": "localfake",
+                                                "modelID": "fake-model"}},
+           "parts": [{"id": "prt_2437030000001CompactPart001", "sessionID": sid,
+                      "messageID": "msg_2437030000001CompactAsk0001", "type": "compaction",
+                      "auto": False}]}
+    summary = {"info": {**last, "id": "msg_2437031000001CompactSum0001",
+                        "parentID": "msg_2437030000001CompactAsk0001", "summary": True,
+                        "time": {"created": last["time"]["created"] + 2000,
+                                 "completed": last["time"]["created"] + 2100}},
+               "parts": [{"id": "prt_2437031000001CompactText001", "sessionID": sid,
+                          "messageID": "msg_2437031000001CompactSum0001", "type": "text",
+                          "text": "## Goal\nKeep a todo list in todo.txt."}]}
+    value["messages"] += [ask, summary]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(value))
+    conv = one(path)
+    [record] = conv.compactions
     assert record.summary.startswith("## Goal")
-    assert conv.context_start == "msg_c648e17ec0017ewG6GOaVULORx"
-    request = next(m for m in conv.messages if m.id == "msg_c648e17e6001YM54MG29gGQBfQ")
+    assert conv.context_start == "msg_2437031000001CompactSum0001"
+    request = next(m for m in conv.messages if m.id == "msg_2437030000001CompactAsk0001")
     assert request.role == "system"  # asked by OpenCode, not typed by a person
-    assert conv.ignored_records["part:patch"] == 13
 
 
-def test_the_old_storage_layout_reads_one_session(samples_dir: Path) -> None:
-    conv = one(samples_dir / OLD_STORAGE)
-    assert conv.source_id == "ses_75395a01fffemkGUhZwyQ4ECvG"
+def test_the_old_storage_layout_reads_one_session() -> None:
+    conv = one(OLD_STORAGE)
+    assert conv.source_id == "ses_0a1b2c3d4fffeAuthoredOld0001"
     assert conv.meta["version"] == "0.5.1"
     assert [m.role for m in conv.messages] == ["user", "assistant", "tool", "assistant"]
     failed = [m for m in conv.messages if "error" in m.source_meta]

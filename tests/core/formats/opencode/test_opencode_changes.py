@@ -18,6 +18,7 @@ from explorer.app.importing.run import import_paths
 from explorer.app.importing.sync import sync_sources
 from explorer.formats.opencode import read_changed
 from explorer.store import Store
+from tests.corpus import CORPUS
 
 
 def rows(store: Store) -> list[tuple[Any, ...]]:
@@ -71,9 +72,9 @@ def test_S1_a_database_sync_reads_only_the_sessions_that_changed(tmp_path: Path)
 
 
 def test_S1_a_storage_folder_sync_reads_only_the_session_whose_files_changed(
-        tmp_path: Path, samples_dir: Path) -> None:
+        tmp_path: Path) -> None:
     folder = data_home(tmp_path)
-    shutil.copytree(samples_dir / "opencode" / "project", folder / "project")
+    shutil.copytree(CORPUS / "authored" / "opencode" / "project", folder / "project")
     root = folder / "project" / "global" / "storage"
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store:
@@ -109,12 +110,12 @@ def test_an_opencode_session_in_the_database_can_be_followed(tmp_path: Path) -> 
         assert store.conversation(conv.id).tip_id == done.new_ids[0] == done.tip
 
 
-def test_an_opencode_export_file_cannot_be_followed(tmp_path: Path, samples_dir: Path) -> None:
+def test_an_opencode_export_file_cannot_be_followed(tmp_path: Path) -> None:
     import pytest
 
     from explorer.app.importing.follow import NotFollowable
 
-    export = next((samples_dir / "opencode").glob("session__quiet*.json"))
+    export = next((CORPUS / "opencode" / "home" / "exports").glob("ses_*.json"))
     with new_store(tmp_path) as store:
         import_paths(store, [export])
         (conv,) = store.conversations()
