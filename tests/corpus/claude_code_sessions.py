@@ -67,14 +67,19 @@ def last_uuid(entries: list[Record], kind: str = "assistant") -> str:
     return str([e for e in entries if e.get("type") == kind][-1]["uuid"])
 
 
-def fork_in_one_file(dest: Path) -> Path:
+def rewound() -> list[Record]:
     """The original with the fork's own records written after it, as a person's rewind (a
     new prompt under an earlier answer) lands in one file: two prompts below one answer."""
     entries = records(original())
     known = {e.get("uuid") or e.get("messageId") for e in entries}
     own = [e for e in records(fork()) if e.get("type") in (*MESSAGE_TYPES, "attachment")
            and (e.get("uuid") or e.get("messageId")) not in known]
-    return write(dest / f"{original().stem}.jsonl", entries + own)
+    return entries + own
+
+
+def fork_in_one_file(dest: Path) -> Path:
+    """:func:`rewound`, written as the original's file under ``dest``."""
+    return write(dest / f"{original().stem}.jsonl", rewound())
 
 
 def looped(dest: Path) -> Path:

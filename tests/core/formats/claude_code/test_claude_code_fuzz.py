@@ -1,4 +1,5 @@
-"""Mutated real sessions never make the importer fail with anything but FormatError."""
+"""Mutated real sessions (the recording, its subagent and a rewind in one file built from
+it) never make the importer fail with anything but FormatError."""
 
 from __future__ import annotations
 
@@ -12,9 +13,14 @@ from hypothesis import strategies as st
 from explorer.formats import claude_code
 from explorer.formats.base import FormatError
 from explorer.tree.repair import repair_tree
+from tests.corpus import claude_code_sessions as cc
 
-SAMPLES = ["short.jsonl", "tool_heavy.jsonl", "dag_fork.jsonl",
-           "-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"]  # fmt: skip
+SAMPLES = {
+    "session": cc.original().read_bytes(),
+    "fork": cc.fork().read_bytes(),
+    "subagent": cc.subagents()[0].read_bytes(),
+    "fork_in_one_file": "".join(json.dumps(e) + "\n" for e in cc.rewound()).encode(),
+}
 
 
 def _mutate(lines: list[bytes], data: st.DataObject) -> bytes:
@@ -63,11 +69,9 @@ def _retype(line: bytes, data: st.DataObject) -> bytes:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(SAMPLES), data=st.data())
-def test_mutated_samples_import_or_raise_format_error(
-    samples_dir: Path, name: str, data: st.DataObject
-) -> None:
-    lines = (samples_dir / "claude_code" / name).read_bytes().splitlines(keepends=True)
+@given(name=st.sampled_from(sorted(SAMPLES)), data=st.data())
+def test_mutated_samples_import_or_raise_format_error(name: str, data: st.DataObject) -> None:
+    lines = SAMPLES[name].splitlines(keepends=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "session.jsonl"
         path.write_bytes(_mutate(lines, data))

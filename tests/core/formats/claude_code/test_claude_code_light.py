@@ -7,6 +7,7 @@ the stored rows are the same; meanwhile the read holds only openings of the text
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from pathlib import Path
@@ -21,16 +22,16 @@ from explorer.formats.claude_code import reader
 from explorer.formats.claude_code.light import LIGHT_TEXT
 from explorer.store import Store
 from explorer.tree import imported
+from tests.corpus import claude_code_sessions as cc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _sessions(samples: Path) -> list[Path]:
+def _sessions(tmp: Path) -> list[Path]:
     found = sorted(p for p in FIXTURES.glob("*.jsonl") if p.name not in {
         "empty.jsonl", "only_records.jsonl"})
     found += sorted((FIXTURES / name) for name in ("compact_agent", "old_project"))
-    found += sorted(p for p in (samples / "claude_code").rglob("*.jsonl")
-                    if "subagents" not in p.parts)
+    found += [*cc.sessions(), cc.original().parent, cc.fork_in_one_file(tmp / "rewound")]
     return found
 
 
@@ -51,8 +52,8 @@ def _view(ic: ImportedConversation) -> dict[str, Any]:
 
 
 def test_V2_a_light_read_filled_equals_the_whole_read(
-        samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in _sessions(samples_dir):
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in _sessions(tmp_path):
         whole = [_view(ic) for ic in _read(path)]
         light = _light(path, monkeypatch)
         assert all(ic.content is not None for ic in light if len(ic.messages) > 2), path
@@ -60,22 +61,31 @@ def test_V2_a_light_read_filled_equals_the_whole_read(
 
 
 def test_V2_a_light_read_holds_only_openings_of_long_text(
-        samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = samples_dir / "claude_code" / "tool_heavy.jsonl"
-    whole = _read(path)[0]
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = cc.original()
+    whole = _read(path)[0].materialize()
     light = _light(path, monkeypatch)[0]
     longest = max(p.size for m in whole.messages for p in m.parts)
-    assert longest > LIGHT_TEXT  # the sample has long tool output to leave out
-    # the first message keeps its metadata; notices and snapshots are small and kept whole
-    said = [m for m in light.messages
-            if m.source_meta.get("meta_record") not in ("notice", "file_snapshot")][1:]
+    assert longest == len("\n".join(str(n) for n in range(1, 401)))  # seq 1 400
+    assert longest > 4 * LIGHT_TEXT  # long tool output to leave out
+    # the first message of the session and of each subagent keeps its metadata; notices and
+    # snapshots are small and kept whole, and a compaction (its boundary and its summary)
+    # is read whole, since the compaction carries them
+    (summary,) = [m for m in light.messages if m.source_meta.get("isCompactSummary")]
+    assert summary.text == whole.compactions[0].summary
+    boundary = whole.compactions[0].message_key
+    first = next(m.id for m in light.messages if "meta_record" not in m.source_meta)
+    said = [m for m in light.messages if m is not summary and m.id not in (boundary, first)
+            and m.source_meta.get("meta_record") not in ("notice", "file_snapshot")
+            and m.parent_id is not None]
+    assert len(said) > 40
     held = [p.size for m in said for p in m.parts]
     assert max(held) <= 2 * LIGHT_TEXT
     assert sum(held) < sum(p.size for m in whole.messages for p in m.parts) / 2
     assert all(set(m.source_meta) <= {"line", "isSidechain", "isMeta", "isCompactSummary",
                                       "agentId", "uuids", "meta_record", "subagent",
                                       "reparented_from", "written_parent", "started_from",
-                                      "spawned_by_tool_use_id"}
+                                      "spawned_by_tool_use_id", "stop_reason"}
                for m in said)
 
 
@@ -99,9 +109,9 @@ def _rows(db: Path) -> list[tuple[Any, ...]]:
 
 
 def test_V2_a_light_session_is_stored_as_the_whole_read_stores_it(
-        samples_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In chunks smaller than the session, so content is filled and released many times."""
-    source = samples_dir / "claude_code" / "-experiments-worktrees"
+    source = cc.original().parent  # the session with its subagents, and its fork
     with Store(tmp_path / "whole.db") as store:
         assert not import_paths(store, [source]).errors
     monkeypatch.setattr(reader, "LAZY_BYTES", 0)
@@ -152,20 +162,24 @@ def test_V2_a_lone_surrogate_in_a_light_message_is_repaired_and_counted_once(
 
 
 def test_S1_a_light_session_synced_mid_response_is_merged_as_the_whole_read_merges_it(
-        tmp_path: Path, samples_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-read of a grown light session merges by ids and refreshes the response stored
     mid-write, with its content read a chunk at a time."""
     from explorer.app.importing.agent_homes import Environment
     from explorer.app.importing.sync import sync_sources
 
-    name = "-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
-    source = samples_dir / "claude_code" / name
+    source = cc.fork()
     lines = source.read_bytes().splitlines(keepends=True)
-    target = tmp_path / "home" / ".claude" / "projects" / name
+    target = tmp_path / "home" / source.relative_to(cc.HOME)
     target.parent.mkdir(parents=True)
-    # cut inside a response written over several lines, and rewritten (a space before the
-    # newline) when it grows, so that the grown file is read again whole
-    target.write_bytes(b"".join(lines[:4]) + lines[4].rstrip(b"\n") + b" \n")
+    # cut inside a response written over several lines (its first line, a call's line to
+    # come), and rewritten (a space before the newline) when it grows, so that the grown
+    # file is read again whole
+    entries = cc.records(source)
+    cut = next(i for i, (e, after) in enumerate(itertools.pairwise(entries))
+               if e.get("type") == after.get("type") == "assistant"
+               and e["message"]["id"] == after["message"]["id"])
+    target.write_bytes(b"".join(lines[:cut]) + lines[cut].rstrip(b"\n") + b" \n")
     env = Environment(tmp_path / "home")
     with Store(tmp_path / "light.db") as light, Store(tmp_path / "whole.db") as whole:
         with monkeypatch.context() as m:
