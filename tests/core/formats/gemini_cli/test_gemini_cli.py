@@ -1,4 +1,5 @@
-"""Gemini CLI chats: the JSON and JSON Lines samples, rewritten records, damage, tails."""
+"""Gemini CLI chats: the recorded JSON Lines chat and its older JSON shape, rewritten
+records, damage, tails."""
 
 from __future__ import annotations
 
@@ -6,14 +7,18 @@ import json
 from pathlib import Path
 
 import pytest
+from agent_home import GEMINI, recorded
 
 from explorer.formats import gemini_cli
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.registry import detect
 from explorer.formats.tailing import Cursor
+from tests.corpus import CORPUS
 
-JSON_CHAT = "gemini_cli/session-2025-12-01T21-45-5b959dae.json"
-JSONL_CHAT = "gemini_cli/gemini.jsonl"
+OLDER = CORPUS / "authored" / "gemini_cli"
+JSON_CHAT = OLDER / "session-2026-12-04T23-45-47adf9f6.json"
+JSONL_CHAT = recorded("gemini_cli", GEMINI)
+WRITE = "207a4449-c360-4060-a4c0-8672e6edbbe7"  # its first copy has words, the second a call
 
 
 def one(path: Path) -> ImportedConversation:
@@ -22,44 +27,50 @@ def one(path: Path) -> ImportedConversation:
     return convs[0]
 
 
-def test_both_shapes_are_detected_and_the_log_file_is_not(samples_dir: Path) -> None:
-    assert detect(samples_dir / JSON_CHAT) is gemini_cli
-    assert detect(samples_dir / JSONL_CHAT) is gemini_cli
-    assert detect(samples_dir / "gemini_cli" / "logs.json") is None
+def test_both_shapes_are_detected_and_the_log_file_is_not() -> None:
+    assert detect(JSON_CHAT) is gemini_cli
+    assert detect(JSONL_CHAT) is gemini_cli
+    assert detect(OLDER / "logs.json") is None
 
 
-def test_the_json_chat_splits_each_call_from_its_result(samples_dir: Path) -> None:
-    conv = one(samples_dir / JSON_CHAT)
-    assert conv.source_id == "5b959dae-8655-4cd1-b10f-720b8c336ea2" and conv.title == "hi"
+def test_the_json_chat_splits_each_call_from_its_result() -> None:
+    conv = one(JSON_CHAT)
+    assert conv.source_id == "47adf9f6-84d0-4612-bd17-22f061cc49e5"
+    assert conv.title == "Say hello and tell me what this folder is for."
     calls = [m for m in conv.messages if m.id.endswith(":calls")]
-    assert calls and all(m.role == "assistant" and m.tool_uses() for m in calls)
+    assert len(calls) == 4 and all(m.role == "assistant" and m.tool_uses() for m in calls)
     for m in calls:
         results = next(r for r in conv.messages if r.parent_id == m.id)
         assert results.role == "tool"
         assert [p.tool_use_id for p in results.parts] == [p.tool_use_id for p in m.parts]
-    names = {p.tool_name for m in calls for p in m.parts}
-    assert names == {"read_file", "list_directory", "write_file", "replace"}
-    thoughts = [p for m in conv.messages for p in m.parts if p.kind == "thinking"]
-    assert thoughts[0].text.startswith("**Assessing the Prompt's Intent**")
+    names = [p.tool_name for m in calls for p in m.parts]
+    assert names == ["run_shell_command", "read_file", "write_file", "replace"]
     answer = conv.messages[1]
-    assert answer.model == "gemini-3-pro-image-preview"
-    assert answer.usage is not None and answer.usage.output_tokens == 55 + 156
-    assert not conv.incomplete
+    assert answer.model == "gemini-2.5-flash"
+    assert answer.usage is not None and answer.usage.output_tokens == 9
+    assert not conv.incomplete and conv.notes == []
 
 
-def test_the_jsonl_chat_keeps_the_last_copy_and_applies_patches(samples_dir: Path) -> None:
-    conv = one(samples_dir / JSONL_CHAT)
-    assert conv.ignored_records["rewritten record (last copy kept)"] == 5
-    assert conv.meta["lastUpdated"] == "2026-04-23T12:58:35.591Z"  # the last $set
+def test_the_jsonl_chat_keeps_the_last_copy_and_applies_patches() -> None:
+    conv = one(JSONL_CHAT)
+    assert conv.ignored_records == {"rewritten record (last copy kept)": 4}
+    assert conv.meta["lastUpdated"] == "2026-12-04T23:45:12.027Z"  # the last $set
     assert conv.meta["kind"] == "main"
-    info = [m for m in conv.messages if m.role == "system"]
-    assert [m.text for m in info][-1] == "Request cancelled."
-    calls = [m for m in conv.messages if m.id == "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4:calls"]
-    assert len(calls) == 1 and len(calls[0].parts) == 5
-    models = [m.model for m in conv.messages if m.role == "assistant" and m.model]
-    assert len(set(models)) > 1  # the model changed mid-session
+    assert not [m for m in conv.messages if m.role == "system"]  # the session context
+    calls = [m for m in conv.messages if m.id == f"{WRITE}:calls"]
+    assert len(calls) == 1 and len(calls[0].parts) == 1
+    assert calls[0].parts[0].tool_name == "write_file"
+    models = {m.model for m in conv.messages if m.role == "assistant"}
+    assert models == {"gemini-2.5-flash"}
     ids = [m.id for m in conv.messages]
-    assert len(ids) == len(set(ids))
+    assert len(ids) == len(set(ids)) == 18
+    # Each resume wrote the header again: the three copies are one session.
+    assert [m.text for m in conv.messages if m.role == "user"] == [
+        "Say hello and tell me what this folder is for.",
+        "Look around.\nTOOL:bash:ls -1\nTOOL:read:/tmp/convo-corpus/gemini_cli/work/notes.txt",
+        "Write and then edit a file.\nTOOL:write:/tmp/convo-corpus/gemini_cli/work/todo.txt:"
+        "buy milk\\nwalk dog\nTOOL:edit:/tmp/convo-corpus/gemini_cli/work/todo.txt:"
+        "buy milk=>buy oat milk"]
 
 
 def test_a_patch_or_unknown_dollar_line_never_becomes_a_message(tmp_path: Path) -> None:
@@ -99,19 +110,18 @@ def test_broken_json_is_a_format_error(tmp_path: Path) -> None:
         list(gemini_cli.read(f))
 
 
-def test_a_tail_read_adds_the_calls_of_a_rewritten_record(
-    samples_dir: Path, tmp_path: Path
-) -> None:
-    lines = (samples_dir / JSONL_CHAT).read_bytes().splitlines(keepends=True)
+def test_a_tail_read_adds_the_calls_of_a_rewritten_record(tmp_path: Path) -> None:
+    lines = JSONL_CHAT.read_bytes().splitlines(keepends=True)
     f = tmp_path / "live.jsonl"
-    f.write_bytes(b"".join(lines[:6]))  # the first copy of 52e62e67, without its calls
+    f.write_bytes(b"".join(lines[:32]))  # the first copy of the write answer, without its call
     first = gemini_cli.read_tail(f, None)
+    assert f"{WRITE}:calls" not in {m.id for m in first.conversation.messages}
     f.write_bytes(b"".join(lines))
     second = gemini_cli.read_tail(f, Cursor.from_json(first.cursor.to_json()))
     new = {m.id: m for m in second.conversation.messages}
-    calls = new["52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4:calls"]
-    assert calls.parent_id == "52e62e67-5d6b-4a2c-b12d-11b87fe3e4a4"  # stored by the first read
-    whole = {m.id: m.parent_id for m in one(samples_dir / JSONL_CHAT).messages}
+    calls = new[f"{WRITE}:calls"]
+    assert calls.parent_id == WRITE  # stored by the first read
+    whole = {m.id: m.parent_id for m in one(JSONL_CHAT).messages}
     got = {m.id: m.parent_id for m in first.conversation.messages}
     got.update({k: m.parent_id for k, m in new.items() if k not in got})
     assert got == whole
