@@ -1,4 +1,5 @@
-"""Mutated real Codex, Gemini CLI and OpenCode files: records or a FormatError, never a crash."""
+"""Mutated recorded Codex, Gemini CLI and OpenCode files: records or a FormatError, never a
+crash."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+from agent_home import GEMINI, codex_rollout, recorded
 from core.formats.pi.test_pi_fuzz import mutate_lines, mutate_value
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.formats import codex, gemini_cli, opencode
 from explorer.formats.base import FormatError, ImportedConversation
+from tests.corpus import CORPUS
 
 FUZZ = settings(max_examples=80, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -34,14 +37,14 @@ def read_or_refuse(module: ModuleType, path: Path) -> None:
     well_formed(convs)
 
 
-def small_sample(samples_dir: Path, name: str, limit: int) -> list[str]:
-    return (samples_dir / name).read_text(encoding="utf-8").splitlines()[:limit]
+def lines_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 @FUZZ
 @given(data=st.data())
-def test_mutated_codex_rollout(data: st.DataObject, samples_dir: Path, tmp_path: Path) -> None:
-    lines = small_sample(samples_dir, "codex/codex.jsonl", 60)
+def test_mutated_codex_rollout(data: st.DataObject, tmp_path: Path) -> None:
+    lines = lines_of(codex_rollout())
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(mutate_lines(data, lines)))
     read_or_refuse(codex, path)
@@ -49,8 +52,8 @@ def test_mutated_codex_rollout(data: st.DataObject, samples_dir: Path, tmp_path:
 
 @FUZZ
 @given(data=st.data())
-def test_mutated_gemini_jsonl(data: st.DataObject, samples_dir: Path, tmp_path: Path) -> None:
-    lines = small_sample(samples_dir, "gemini_cli/gemini.jsonl", 28)
+def test_mutated_gemini_jsonl(data: st.DataObject, tmp_path: Path) -> None:
+    lines = lines_of(recorded("gemini_cli", GEMINI))
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(mutate_lines(data, lines)))
     read_or_refuse(gemini_cli, path)
@@ -58,9 +61,9 @@ def test_mutated_gemini_jsonl(data: st.DataObject, samples_dir: Path, tmp_path: 
 
 @FUZZ
 @given(data=st.data())
-def test_mutated_gemini_json(data: st.DataObject, samples_dir: Path, tmp_path: Path) -> None:
-    value = json.loads((samples_dir / "gemini_cli/session-2025-12-01T21-45-5b959dae.json")
-                       .read_text())
+def test_mutated_gemini_json(data: st.DataObject, tmp_path: Path) -> None:
+    older = CORPUS / "authored" / "gemini_cli" / "session-2026-12-04T23-45-47adf9f6.json"
+    value = json.loads(older.read_text())
     path = tmp_path / "session.json"
     for _ in range(data.draw(st.integers(1, 3))):
         value = mutate_value(data, value)
@@ -70,9 +73,9 @@ def test_mutated_gemini_json(data: st.DataObject, samples_dir: Path, tmp_path: P
 
 @FUZZ
 @given(data=st.data())
-def test_mutated_opencode_export(data: st.DataObject, samples_dir: Path, tmp_path: Path) -> None:
-    name = "opencode/session__jolly-eagle__ses_39b5d713cffeRgAoxPIwS3Plus.json"
-    value = json.loads((samples_dir / name).read_text())
+def test_mutated_opencode_export(data: st.DataObject, tmp_path: Path) -> None:
+    export = next((CORPUS / "opencode" / "home" / "exports").glob("ses_*.json"))
+    value = json.loads(export.read_text())
     path = tmp_path / "export.json"
     for _ in range(data.draw(st.integers(1, 3))):
         value = mutate_value(data, value)
