@@ -15,6 +15,7 @@ from explorer.formats.exporters.claude_code import lines, session_id
 from explorer.formats.exporters.steps import INTERRUPTED, active_path
 from explorer.store import Store
 from explorer.tree.model import Message, Part, text_message
+from tests.corpus import claude_code_sessions as cc
 
 
 def _demo(tmp_path: Path) -> tuple[dict[str, Any], list[Message]]:
@@ -137,13 +138,14 @@ def test_signed_thinking_is_kept_and_unsigned_thinking_is_noted(tmp_path: Path) 
     assert any("1 thinking part(s) without a signature" in n for n in notes)
 
 
-def test_claude_code_samples_round_trip_through_our_own_export(
-        tmp_path: Path, samples_dir: Path) -> None:
-    sessions = sorted(p for p in (samples_dir / "claude_code").rglob("*.jsonl")
-                      if "subagents" not in p.parts)
+def test_claude_code_samples_round_trip_through_our_own_export(tmp_path: Path) -> None:
+    sessions = [*cc.sessions(), cc.fork_in_one_file(tmp_path / "rewound")]
+    assert len(sessions) == 3
     for session in sessions:
-        conv = next(claude_code.read(session))
-        path = active_path(conv.messages, conv.tip)
+        conv = next(claude_code.read(session)).materialize()
+        # a compaction's boundary is not written back: the summary after it is
+        boundaries = {c.message_key for c in conv.compactions}
+        path = [m for m in active_path(conv.messages, conv.tip) if m.id not in boundaries]
         file = tmp_path / "again.jsonl"
         file.write_text("\n".join(lines({"title": conv.title}, conv.messages, conv.tip)) + "\n",
                         encoding="utf-8")

@@ -21,6 +21,7 @@ from explorer.providers.request_export import openai_export as openai_body
 from explorer.store import Store
 from explorer.store.reads_all import conversation_messages
 from explorer.tree.model import Message, Part, text_message
+from tests.corpus import claude_code_sessions as cc
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 
@@ -246,14 +247,15 @@ def test_every_path_of_the_demo_exports_to_valid_bodies(tmp_path: Path) -> None:
         assert openai_violations(openai) == [], path[-1].id
 
 
-def _sample_sessions(samples_dir: Path) -> list[Path]:
-    root = samples_dir / "claude_code"
-    return sorted(p for p in root.rglob("*.jsonl") if "subagents" not in p.parts)
+def _sample_sessions(tmp: Path) -> list[Path]:
+    """The recorded sessions, and the recording with a rewind and a loop built in."""
+    return [*cc.sessions(), cc.fork_in_one_file(tmp / "rewound"), cc.looped(tmp / "looped"),
+            cc.reply_alone(tmp / "alone")]
 
 
-def test_every_claude_code_sample_exports_to_valid_bodies(samples_dir: Path) -> None:
-    sessions = _sample_sessions(samples_dir)
-    assert len(sessions) == 6
+def test_every_claude_code_sample_exports_to_valid_bodies(tmp_path: Path) -> None:
+    sessions = _sample_sessions(tmp_path)
+    assert len(sessions) == 5
     checked = 0
     for session in sessions:
         for conv in claude_code.read(session):
@@ -268,7 +270,7 @@ def test_every_claude_code_sample_exports_to_valid_bodies(samples_dir: Path) -> 
                        for b in m["content"] if b["type"] == "tool_use")
             assert sent == calls, session.name
             checked += 1
-    assert checked == 6
+    assert checked == 5
 
 
 # -- any path at all ------------------------------------------------------------------
