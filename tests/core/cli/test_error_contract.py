@@ -20,6 +20,7 @@ import pytest
 
 from explorer.cli import display
 from explorer.cli.main import build_parser, main
+from tests.corpus import claude_code_sessions as cc
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -69,17 +70,17 @@ def test_a_refusal_is_one_line_and_exits_1(db: Path, capsys: pytest.CaptureFixtu
     assert code == 1 and one_line(err).startswith("convo: error:")
 
 
-@pytest.mark.parametrize(("source", "sample"), [
-    ("corpus_dir", "exports/sillytavern/Ferro - 2023-11-14@22h13m10s.jsonl"),
-    ("samples_dir", "claude_code/dag_cycle.jsonl"),
+@pytest.mark.parametrize("sample", [
+    "exports/sillytavern/Ferro - 2023-11-14@22h13m10s.jsonl",
+    "a Claude Code reply without its prompt",  # built from the recording
 ])
 def test_shake_and_elide_on_paths_without_a_prompt(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
-    source: str, sample: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], corpus_dir: Path, sample: str
 ) -> None:
-    folder: Path = request.getfixturevalue(source)
+    path = (cc.reply_alone(tmp_path / "alone") if sample.startswith("a Claude Code")
+            else corpus_dir / sample)
     db = str(tmp_path / "s.db")
-    assert run(capsys, "--db", db, "import", str(folder / sample))[0] == 0
+    assert run(capsys, "--db", db, "import", str(path))[0] == 0
     for args in (["shake", "1"], ["compact", "1", "--rung", "elide"],
                  ["compact", "1", "--rung", "elide", "--json"], ["context", "1"]):
         code, out, err = run(capsys, "--db", db, *args)
@@ -88,10 +89,10 @@ def test_shake_and_elide_on_paths_without_a_prompt(
 
 
 def test_a_partial_import_names_the_damage_on_stderr_and_exits_0(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], samples_dir: Path
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "p.db")
-    code, out, err = run(capsys, "--db", db, "import", str(samples_dir / "claude_code"),
+    code, out, err = run(capsys, "--db", db, "import", str(cc.original().parent),
                          str(tmp_path / "missing.jsonl"))
     assert code == 0
     assert "repaired/skipped" in err and "missing.jsonl: no such file" in err

@@ -1,4 +1,5 @@
-"""V1 on a real Claude Code session with subagents: ``convo tree --turns`` and root siblings."""
+"""V1 on the recorded Claude Code session with two subagents: ``convo tree --turns`` and root
+siblings."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from explorer.app.graph.turn_text import turn_view
 from explorer.cli.main import main
 from explorer.store import Store
 from explorer.store.reads_path import sibling_lists
-
-WORKTREES = "-experiments-worktrees"
+from tests.corpus import claude_code_sessions as cc
 
 
 def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str]:
@@ -22,9 +22,9 @@ def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, 
 
 
 @pytest.fixture
-def session_db(tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+def session_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     db = tmp_path / "s.db"
-    assert run(capsys, db, "import", str(samples_dir / "claude_code" / WORKTREES))[0] == 0
+    assert run(capsys, db, "import", str(cc.original()))[0] == 0
     return db
 
 
@@ -44,7 +44,7 @@ def test_V1_tree_turns_json_holds_every_message_once_with_subagents_on_their_cal
     roots = [n for n in nodes if n["parent"] is None]
     assert [n["link"] for n in roots] == ["root"]  # subagents are not extra roots
     subs = [n for n in nodes if "subagent" in n]
-    assert len(subs) == 6
+    assert len(subs) == len(cc.subagents()) == 2
     for n in subs:
         sub = n["subagent"]
         assert n["link"] == "subagent" and sub["name"] and sub["agent_id"]
@@ -53,10 +53,12 @@ def test_V1_tree_turns_json_holds_every_message_once_with_subagents_on_their_cal
                                       if p.tool_name == "Agent"}
         assert sub["call"] in by_id[n["parent"]]["messages"]  # ...held by the parent node
     names = {n["subagent"]["name"] for n in subs}
-    assert "Research Steve Yegge Beads" in names
+    assert names == {"Count the notes", "Read the todo list"}  # the Agent calls' descriptions
     assert sum(n["tip"] for n in nodes) == 1
     tip_node = next(n for n in nodes if n["tip"])
-    assert tip_node["prompt"] == "/exit"  # command tags shown as the command
+    assert tip_node["prompt"] == cc.MANIFEST["prompts"][-1]
+    [compact] = [n for n in nodes if n.get("prompt") == "/compact"]  # tags as the command
+    assert compact["parent"] is not None and not compact.get("subagent")
 
 
 def test_V1_tree_turns_text_shows_subagents_beside_their_call(
@@ -65,10 +67,10 @@ def test_V1_tree_turns_text_shows_subagents_beside_their_call(
     code, out = run(capsys, session_db, "tree", "1", "--turns")
     assert code == 0
     lines = out.splitlines()
-    assert sum("⤷ subagent" in line for line in lines) == 6
+    assert sum("⤷ subagent" in line for line in lines) == 2
     assert sum("◆" in line for line in lines) == 1
     assert "⚙" in out
-    assert len(lines) < 20  # 212 messages read as a handful of turns
+    assert len(lines) < 10  # 59 messages read as a handful of turns
 
 
 def test_V1_subagent_roots_are_never_siblings_of_the_conversations_root(
@@ -77,7 +79,7 @@ def test_V1_subagent_roots_are_never_siblings_of_the_conversations_root(
     with Store(session_db) as s:
         roots = [n.id for n in s.skeleton(1) if n.parent_id is None]
         main_root = min(roots)
-        assert s.siblings(main_root) == [main_root]  # not ◀ 1/7 ▶
+        assert s.siblings(main_root) == [main_root]  # not ◀ 1/3 ▶
         for other in roots[1:]:
             assert s.siblings(other) == [other]
         view = turn_view(s, 1)
@@ -107,5 +109,5 @@ def test_V1_the_transcripts_sibling_lists_leave_subagents_out(session_db: Path) 
         roots = [n.id for n in s.skeleton(1) if n.parent_id is None]
         kids = [n.id for n in s.skeleton(1) if n.parent_id == roots[0]]
         lists = sibling_lists(s.reader, [*roots, *kids])
-    assert all(lists[r] == [r] for r in roots)  # the main root: 1/1, not 1/7
+    assert len(roots) == 3 and all(lists[r] == [r] for r in roots)  # 1/1, not 1/3
     assert all(lists[k] == kids for k in kids)
