@@ -61,3 +61,44 @@ def test_listing_conversations_reads_no_message_rows(tmp_path: Path) -> None:
     finally:
         store.reader.set_trace_callback(None)
         store.close()
+
+
+def _triggers(path: Path) -> dict[str, str]:
+    conn = sqlite3.connect(path)
+    try:
+        return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+    finally:
+        conn.close()
+
+
+def test_a_bulk_import_counts_once_and_leaves_every_trigger_as_it_was(tmp_path: Path) -> None:
+    """A big import stands the per-row counting triggers aside inside its own transaction
+    and counts once per conversation: the counts and revision come out right, the triggers
+    are back exactly as they were, and a writer that is not this program still has them."""
+    from explorer.formats.base import ImportedConversation
+    from explorer.tree.model import Message, Part
+
+    store = new_store(tmp_path)
+    try:
+        before = _triggers(store.db_path)
+        messages = [Message(f"m{i}", f"m{i - 1}" if i else None,
+                            "user" if i % 2 == 0 else "assistant", [Part("text", f"words {i}")],
+                            source_id=f"m{i}") for i in range(1000)]
+        ic = ImportedConversation(title="big", source_format="native", messages=messages,
+                                  source_id="big-1", tip="m999")
+        [outcome] = store.import_conversations([ic])
+        conv = outcome.conversation_id
+        assert _listed(store) == _counted(store) == {conv: 1000}
+        revision = store.reader.execute("SELECT revision FROM conversations WHERE id = ?",
+                                        (conv,)).fetchone()[0]
+        assert 1 <= revision <= 10  # bumped per written chunk, not per row (2,000 rows)
+        assert _triggers(store.db_path) == before
+        with sqlite3.connect(store.db_path) as other:  # another writer, row by row
+            other.execute("INSERT INTO messages (conversation_id, parent_id, role) "
+                          "VALUES (?, NULL, 'user')", (conv,))
+        assert _listed(store) == _counted(store) == {conv: 1001}
+        after = store.reader.execute("SELECT revision FROM conversations WHERE id = ?",
+                                     (conv,)).fetchone()[0]
+        assert after == revision + 1
+    finally:
+        store.close()
