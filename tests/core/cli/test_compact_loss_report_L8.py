@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from explorer.store.store import Store
+from tests.corpus import claude_code_sessions as cc
 from tests.helpers import run_cli as run
 
-SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 KEYS = {"kind", "text", "destination", "page", "line", "read_back", "pinned", "message"}
 
 
@@ -81,21 +81,25 @@ def test_L8_a_conversation_with_nothing_to_compact_says_so(
 
 
 def test_L8_loss_report_on_a_real_agent_session(
-    tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The recorded Claude Code fork: its paths, its command and the numbers it quoted."""
     db = tmp_path / "s.db"
-    code, _, err = run(capsys, db, "import", str(samples_dir / SESSION))
+    code, _, err = run(capsys, db, "import", str(cc.fork()))
     assert code == 0, err
     with Store(db) as s:
         conv = max(s.conversations(), key=lambda c: c.message_count).id
     data = report(capsys, db, str(conv))
     check_shape(data)
-    counts = data["counts"]
-    assert counts["command"]["total"] >= 1 and counts["id"]["total"] > 10
+    counts = {kind: {k: v for k, v in c.items() if v} for kind, c in data["counts"].items()}
+    assert counts == {  # worked out from the session: nothing it said is lost
+        "command": {"total": 1, "page_read_back": 1},  # ls -1, on its page
+        "path": {"total": 6, "verbatim": 1, "fact_sheet": 5},
+        "number": {"total": 3, "fact_sheet": 3},
+    }
     on_pages = [i for i in data["items"] if i["destination"] == "page"]
-    assert {i["kind"] for i in on_pages} >= {"command"}  # a quoted command found on its page
-    gone = [i for i in data["items"] if i["destination"] == "nowhere"]
-    assert gone and all(i["elided"] for i in gone)  # what elision took, said so
+    assert [(i["kind"], i["text"]) for i in on_pages] == [("command", "ls -1")]
+    assert not [i for i in data["items"] if i["destination"] == "nowhere"]
 
 
 FIXTURE = Path(__file__).parents[1] / "formats" / "claude_code" / "fixtures"
