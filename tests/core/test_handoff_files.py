@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from agent_home import codex_rollout
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment
@@ -18,8 +19,6 @@ from explorer.tree.model import Message, Part
 from explorer.tree.turn_grouping import group_turns
 from explorer.tree.turn_view import TurnInput
 
-CODEX = "codex/codex.jsonl"
-
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
@@ -27,13 +26,13 @@ def _mode(path: Path) -> int:
 
 @pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
 def test_H1_a_handoff_file_is_0600_in_folders_made_0700(agent: str, tmp_path: Path,
-                                                       samples_dir: Path) -> None:
+                                                       ) -> None:
     home = tmp_path / "home"
     home.mkdir(mode=0o755)
     old = os.umask(0o022)
     try:
         with new_store(tmp_path) as store:
-            report = import_paths(store, [samples_dir / CODEX])
+            report = import_paths(store, [codex_rollout()])
             done = handoff(store, report.conversations[0].conversation_id, agent,
                            env=Environment(home))
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_home import claude_session
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment
@@ -18,7 +19,6 @@ from explorer.app.importing.sync import sync_sources
 from explorer.app.sharing.handoff import handoff
 from explorer.store import Store
 
-CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
 STAMP = "2030-01-01T10:00:00.000Z"
 
 
@@ -67,12 +67,12 @@ def _rows(store: Store) -> int:
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "pi"])
 def test_H1_a_continued_handoff_syncs_back_under_its_branch(
-    agent: str, tmp_path: Path, samples_dir: Path
+    agent: str, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     env = Environment(home)
     with new_store(tmp_path) as store:
-        cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
+        cid = import_paths(store, [claude_session()]).conversations[0].conversation_id
         tip = store.conversation(cid).tip_id
         done = handoff(store, cid, agent, env=env)
         assert done.differences == []
@@ -94,14 +94,14 @@ def test_H1_a_continued_handoff_syncs_back_under_its_branch(
 
 
 def test_H1_a_hand_back_resumed_into_a_new_session_file_still_links(
-    tmp_path: Path, samples_dir: Path
+    tmp_path: Path
 ) -> None:
     """Claude Code may resume (or fork) a session into a new file under a new session id,
     copying its records: their keys still name the branch they came from."""
     home = tmp_path / "home"
     env = Environment(home)
     with new_store(tmp_path) as store:
-        cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
+        cid = import_paths(store, [claude_session()]).conversations[0].conversation_id
         tip = store.conversation(cid).tip_id
         done = handoff(store, cid, "claude-code", env=env)
         records = [json.loads(line) for line in done.path.read_text().splitlines()]
@@ -123,7 +123,7 @@ def test_H1_a_hand_back_resumed_into_a_new_session_file_still_links(
 
 @pytest.mark.parametrize("reader", ["convo import", "the window's import"])
 def test_H1_an_import_of_a_continued_handoff_links_it_too(
-    tmp_path: Path, samples_dir: Path, reader: str
+    tmp_path: Path, reader: str
 ) -> None:
     """``convo import`` reads in this process; the window reads in a child process and
     writes itself: both relink, so the agent's continuation lands under the branch, once."""
@@ -131,7 +131,7 @@ def test_H1_an_import_of_a_continued_handoff_links_it_too(
 
     imports = import_paths if reader == "convo import" else import_in_child
     with new_store(tmp_path) as store:
-        cid = import_paths(store, [samples_dir / CLAUDE]).conversations[0].conversation_id
+        cid = import_paths(store, [claude_session()]).conversations[0].conversation_id
         tip = store.conversation(cid).tip_id
         done = handoff(store, cid, "codex", env=Environment(tmp_path / "home"))
         with done.path.open("a") as f:
