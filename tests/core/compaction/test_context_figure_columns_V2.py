@@ -28,6 +28,7 @@ from explorer.compaction.estimate import IMAGE_PRICE_KEY, REQUEST_KEY
 from explorer.compaction.target import Target
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
+from tests.corpus import claude_code_sessions as cc
 from tests.helpers import chat_turn, tool_turn, user
 
 SECRET = "AKIAIOSFODNN7EXAMPLE"
@@ -121,10 +122,9 @@ def test_V2_messages_with_parts_not_sized_are_left_out_of_the_columns(tmp_path: 
         assert one == bulk and 3 not in bulk and 7 not in bulk
 
 
-def test_V2_a_claude_code_session_costs_the_same_read_as_columns(
-        tmp_path: Path, samples_dir: Path) -> None:
+def test_V2_a_claude_code_session_costs_the_same_read_as_columns(tmp_path: Path) -> None:
     with Store(tmp_path / "x.db") as store:
-        report = import_paths(store, [samples_dir / "claude_code"])
+        report = import_paths(store, [cc.original().parent])  # with subagents and a fork
         assert report.errors == [] and report.added_messages > 0
         ids = [i for (i,) in store.reader.execute("SELECT id FROM messages ORDER BY id")]
         for target in TARGETS:

@@ -14,6 +14,7 @@ from explorer.compaction.fact_layout import expand, layout
 from explorer.compaction.facts import Fact, fact_sheet
 from explorer.store import Store
 from explorer.tree.model import Message, Part
+from tests.corpus import claude_code_sessions as cc
 
 SOURCE = "/home/dev/proj/src/app/store.py"
 
@@ -91,25 +92,27 @@ def _numbered_reads(sample: Path) -> dict[str, tuple[int, int]]:
     files: dict[str, str] = {}
     spans: dict[str, tuple[int, int]] = {}
     for line in sample.read_text(encoding="utf-8").splitlines():
-        content = json.loads(line).get("message", {}).get("content")
+        record = json.loads(line)
+        if record.get("type") not in ("user", "assistant"):
+            continue  # a request's copy (api-request-blob) holds what the model was sent
+        content = record.get("message", {}).get("content")
         for block in content if isinstance(content, list) else []:
             if block.get("type") == "tool_use" and block.get("name") == "Read":
                 files[block["id"]] = block["input"]["file_path"]
             elif block.get("type") == "tool_result" and block.get("tool_use_id") in files:
                 text = block["content"]
-                text = text if isinstance(text, str) else "".join(b["text"] for b in text)
-                numbers = [int(n) for n in re.findall(r"^\s*(\d+)→", text, re.M)]
+                text = text if isinstance(text, str) else "".join(b.get("text", "") for b in text)
+                numbers = [int(n) for n in re.findall(r"^\s*(\d+)(?:→|\t)", text, re.M)]
                 if numbers:
                     spans[files[block["tool_use_id"]]] = (numbers[0], numbers[-1])
     return spans
 
 
-def test_L3_a_real_claude_code_read_is_carried_as_file_and_span(
-    samples_dir: Path, tmp_path: Path
-) -> None:
-    sample = samples_dir / "claude_code" / "tool_heavy.jsonl"
+def test_L3_a_real_claude_code_read_is_carried_as_file_and_span(tmp_path: Path) -> None:
+    sample = cc.original()
     reads = _numbered_reads(sample)
-    assert reads  # the session reads files with numbered output
+    work = "/tmp/convo-corpus/claude_code/work"  # the session read both with numbered lines
+    assert reads == {f"{work}/notes.txt": (1, 3), f"{work}/todo.txt": (1, 2)}
     store = Store(tmp_path / "s.db")
     try:
         import_paths(store, [sample])

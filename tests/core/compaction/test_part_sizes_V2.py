@@ -39,6 +39,7 @@ from explorer.store.rows import blob_hash, dumps, insert_rows, message_row, part
 from explorer.tree.model import Message, Part, Usage
 from explorer.tree.part_sizes import SIZE_COLUMNS, part_size
 from explorer.tree.secrets import redact_messages
+from tests.corpus import claude_code_sessions as cc
 from tests.helpers import assistant, chat_turn, tool_turn, user
 
 SECRET = "AKIAIOSFODNN7EXAMPLE"
@@ -109,14 +110,15 @@ def test_V2_every_writer_stores_the_sizes_of_the_parts_it_writes(
 
 
 def test_V2_the_figure_equals_the_one_from_texts_after_import_edit_and_fork(
-        tmp_path: Path, samples_dir: Path) -> None:
+        tmp_path: Path) -> None:
     with Store(tmp_path / "x.db") as store:
         conv = _conversation(store)
         fork = store.fork(conv, store.path(conv)[-3].id)
         tree_actions.edit(store, conv, store.path(conv)[2].id, f"again {SECRET}")
-        import_paths(store, [samples_dir / "claude_code"])
+        import_paths(store, [cc.original().parent])
         convs = [c.id for c in store.conversations()]
-        assert len(convs) > 4
+        assert len(convs) == 3  # one, its fork, the recording (its fork joined as a branch)
+        assert sorted(store.conversation(c).message_count for c in convs)[-1] == 64
         for target in TARGETS:
             figure = ContextFigure(store)
             for cid in convs:
