@@ -8,6 +8,7 @@ from pathlib import Path
 from helpers import new_store
 
 from explorer.app.importing.run import import_paths
+from tests.corpus import claude_code_sessions as cc
 
 
 def test_the_whole_exports_folder_imports_once(tmp_path: Path, corpus_dir: Path) -> None:
@@ -30,28 +31,27 @@ def test_the_whole_exports_folder_imports_once(tmp_path: Path, corpus_dir: Path)
         assert again.added_messages == 0 and len(s.conversations()) == 11
 
 
-def test_a_folder_of_one_format_goes_to_that_importer_whole(
-    tmp_path: Path, samples_dir: Path
-) -> None:
+def test_a_folder_of_one_format_goes_to_that_importer_whole(tmp_path: Path) -> None:
     with new_store(tmp_path) as s:
-        report = import_paths(s, [samples_dir / "claude_code"])
+        report = import_paths(s, [cc.PROJECTS])  # a project: a session, its fork, subagents
         assert {c.source_format for c in report.conversations} == {"claude_code"}
+        assert len(report.conversations) == 2 and len(s.conversations()) == 1  # joined
         assert report.skipped_files == []
 
 
-def test_a_zip_of_transcripts_imports_like_the_folder(tmp_path: Path, samples_dir: Path) -> None:
+def test_a_zip_of_transcripts_imports_like_the_folder(tmp_path: Path) -> None:
     import zipfile
 
     archive = tmp_path / "transcripts.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
-        for f in sorted((samples_dir / "claude_code").rglob("*")):
+        for f in sorted(cc.PROJECTS.rglob("*")):
             if f.is_file():
-                z.write(f, f.relative_to(samples_dir))
+                z.write(f, f.relative_to(cc.PROJECTS.parent))
         z.writestr("../evil.jsonl", "{}")
     with new_store(tmp_path) as s:
         report = import_paths(s, [archive])
         with new_store(tmp_path, "folder.db") as other:
-            direct = import_paths(other, [samples_dir / "claude_code"])
-        assert report.added_messages == direct.added_messages > 0
+            direct = import_paths(other, [cc.PROJECTS])
+        assert report.added_messages == direct.added_messages == 59 + 5
         assert any("evil" in e and "refused" in e for e in report.errors)
         assert import_paths(s, [archive]).added_messages == 0

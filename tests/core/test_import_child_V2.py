@@ -21,6 +21,7 @@ from explorer.app.importing import process as import_process
 from explorer.app.importing.process import ChildImport, import_in_child
 from explorer.app.importing.run import ImportProgress, ImportReport, import_paths
 from explorer.store import Store
+from tests.corpus import claude_code_sessions as cc
 from tests.corpus import manifests
 
 CONVERSATIONS = ("SELECT c.title, c.source_format, c.source_id, t.source_id, k.source_id "
@@ -126,12 +127,13 @@ def test_V2_a_child_import_of_a_missing_path_and_a_stranger_file_says_so(
 
 
 def test_V2_importing_again_through_the_child_adds_nothing(
-        stores: tuple[Store, Store], samples_dir: Path) -> None:
+        stores: tuple[Store, Store]) -> None:
     _, there = stores
-    first = import_in_child(there, [samples_dir / "claude_code"])
-    again = import_in_child(there, [samples_dir / "claude_code"])
-    assert first.added_messages > 0 and again.added_messages == 0
-    assert again.present_messages == first.added_messages
+    first = import_in_child(there, [cc.PROJECTS])
+    again = import_in_child(there, [cc.PROJECTS])
+    assert first.added_messages == 59 + 5 and again.added_messages == 0
+    # each session's messages are found again: the fork's copy of the start as well
+    assert again.present_messages == 59 + 22
 
 
 @pytest.mark.slow
