@@ -11,6 +11,7 @@ say exactly what it left out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -22,6 +23,9 @@ from explorer.formats import fast_json
 _NOTE_LINE_LIMIT = 20
 
 REPORT_EVERY_BYTES = 256 * 1024
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate: the only way a strictly decoded line brings a lone one
+(``text_repair``); a file with none needs no walk through its strings."""
 """How often a reader says how far into its file it is (and may be told to stop)."""
 
 read_progress: ContextVar[Callable[[int], None] | None] = ContextVar(
@@ -55,6 +59,7 @@ class JsonlReader:
     skipped: list[SkippedLine] = field(default_factory=list)
     lines_read: int = 0
     line_offset: int = 0  # where the line last yielded starts, in bytes
+    surrogate_escapes: bool = False  # a line held ``\\ud800``-``\\udfff``: text may need repair
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         report = read_progress.get()
@@ -66,6 +71,8 @@ class JsonlReader:
                 if report is not None and done - reported >= REPORT_EVERY_BYTES:
                     reported = done
                     report(done)
+                if not self.surrogate_escapes and SURROGATE_ESCAPE.search(raw) is not None:
+                    self.surrogate_escapes = True
                 obj = self._parse(number, raw)
                 if obj is not None:
                     self.line_offset = done - len(raw)

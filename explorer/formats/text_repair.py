@@ -24,6 +24,8 @@ def repair_surrogates(ic: ImportedConversation) -> int:
     The messages of a lazily read conversation hold only openings now; their
     content source repairs (and counts) their full text when it is read.
     """
+    if ic.no_lone_surrogates:  # its reader saw every line: none escaped a surrogate
+        return 0
     counter = [0]
     lazy = ic.content is not None
     messages, ic.messages = ic.messages, []

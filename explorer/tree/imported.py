@@ -101,6 +101,7 @@ class ImportedConversation:
     notes: list[str] = field(default_factory=list)
     ignored_records: Counter[str] = field(default_factory=Counter)
     content: ContentSource | None = None
+    no_lone_surrogates: bool = False  # its reader saw no escape of one: nothing to repair
     """Set when the messages hold only their tree and previews (see :class:`ContentSource`)."""
     written: Callable[[int], None] | None = None
     """Told the number of messages of each chunk the store has just written (progress)."""

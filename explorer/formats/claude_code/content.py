@@ -17,7 +17,6 @@ offset, which is found (the line's uuid is the message's key) and reported as
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -33,12 +32,12 @@ from explorer.formats.claude_code.records import (
     snapshot_text,
 )
 from explorer.formats.claude_code.session import Node
+from explorer.formats.jsonl import SURROGATE_ESCAPE
 from explorer.formats.text_repair import repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
 _CALLS = frozenset({"tool_use", "tool_result"})
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _START_BITS = 40  # a line's byte offset: files up to a terabyte
 _FILE_BITS = 16  # which file of the session (the main one or a subagent's)
 
@@ -166,7 +165,7 @@ class SessionContent:
         # The line is decoded strictly, so a lone surrogate can only come from a JSON
         # escape of one: a message none of whose lines holds such an escape is not walked
         # string by string (that walk was a tenth of an import's time at the GIL).
-        self._escaped = self._escaped or _SURROGATE_ESCAPE.search(raw) is not None
+        self._escaped = self._escaped or SURROGATE_ESCAPE.search(raw) is not None
         if offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:

@@ -160,6 +160,7 @@ def _read_file(path: Path, label: str, light: bool = False) -> Session:
     except OSError as exc:
         raise FormatError(f"{path}: cannot be read ({exc})") from exc
     reader.session.notes[:0] = skipped_notes(lines.skipped)
+    reader.session.surrogate_escapes = lines.surrogate_escapes
     return reader.session
 
 

@@ -97,6 +97,7 @@ class Session:
     incomplete: set[str] = field(default_factory=set)  # uuids only broken lines claimed so far
     link_cycles: list[str] = field(default_factory=list)
     snapshot_nodes: dict[str, Node] = field(default_factory=dict)  # by the prompt they precede
+    surrogate_escapes: bool = False  # a line escaped a surrogate (text_repair walks it)
     spoke: bool = False  # a user or assistant message was read
     outside: dict[str, str | None] = field(default_factory=dict)  # lines read by an earlier sync
 

@@ -63,6 +63,7 @@ def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = (), *,
     shaped += [(sub.session, sub.agent_id, _shape(sub.session, sub.agent_id, notes, main))
                for sub in subagents]
     held = _Held.of(main)
+    escapes = main.surrogate_escapes or any(sub.session.surrogate_escapes for sub in subagents)
     sub_meta = [_subagent_meta(sub, links) for sub in subagents]
     if keep is not None:
         keep()
@@ -88,6 +89,7 @@ def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = (), *,
         source_path=str(path),
         created_at=main.first_timestamp,
         notes=notes,
+        no_lone_surrogates=not escapes,
     )
     for sub in subagents:
         conv.ignored_records.update(sub.session.ignored)

@@ -108,3 +108,16 @@ def test_a_conversation_the_store_cannot_write_is_reported_and_the_batch_kept(
     (error,) = report.errors
     assert error.startswith("two: not stored (UnicodeEncodeError")
     assert sorted(_texts(store)) == ["also fine", "fine"]
+
+
+def test_a_session_whose_lines_escape_no_surrogate_is_not_walked_for_one(tmp_path: Path) -> None:
+    """Lines are decoded strictly, so only a ``\\ud8xx`` escape brings a lone surrogate: a
+    session without one is known clean (its strings are not walked), one with one is not."""
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(_claude_line("u1", "s1", '"no escapes at all"'), encoding="utf-8")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(_claude_line("u1", "s2", CUT_EMOJI), encoding="utf-8")
+    [clean] = claude_code.read(plain)
+    [escaped] = claude_code.read(cut)
+    assert clean.no_lone_surrogates and not escaped.no_lone_surrogates
+    assert importing.repair_surrogates(clean) == 0
