@@ -24,7 +24,7 @@ from typing import Any
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import codex_place, opencode_place
 from explorer.app.sharing.exporting import export_lines
-from explorer.app.sharing.handoff_links import record_origins
+from explorer.app.sharing.handoff_links import compared, record_origins
 from explorer.app.sharing.handoff_targets import AGENTS, CODEX_PICKER, TARGETS
 from explorer.formats.base import ImportedConversation
 from explorer.formats.common import finish
@@ -245,11 +245,8 @@ def _signature(path: Sequence[Message], agent: str) -> list[tuple[str, str, str]
     for m in path:
         if m.role == "system" and not TARGETS[agent].keeps_system:
             continue  # the others bring their own system prompt
-        for p in m.parts:
-            kept = (p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
-                    or (p.kind == "text" and p.text.strip()))  # id-less calls become text
-            if kept:
-                out.append((m.role if m.role != "tool" else "user", p.kind, _normal(p)))
+        for p in compared(m.parts):  # id-less calls become text
+            out.append((m.role if m.role != "tool" else "user", p.kind, _normal(p)))
     return out
 
 

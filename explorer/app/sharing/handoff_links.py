@@ -26,11 +26,11 @@ def record_origins(back: Sequence[Message], steps: Sequence[Step], agent: str,
         if _carried(step.role, agent):
             origin = step.origin.id
             sent.extend(origin if isinstance(origin, int) else None
-                        for p in step.parts if _kept(p))
+                        for _ in compared(step.parts))
     out: dict[str, int] = {}
     at, current = 0, first
     for m in back:
-        mine = [p for p in m.parts if _kept(p)] if _carried(m.role, agent) else []
+        mine = compared(m.parts) if _carried(m.role, agent) else []
         if mine and at < len(sent):
             origin = sent[at]
             current = origin if origin is not None else current
@@ -48,7 +48,17 @@ def _carried(role: str, agent: str) -> bool:
     return role != "system" or TARGETS[agent].keeps_system  # the others bring their own
 
 
-def _kept(p: Part) -> bool:
-    """The parts the hand-back's read-back check compares (see ``handoff._signature``)."""
-    return bool(p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id)
-                or (p.kind == "text" and p.text.strip()))
+def compared(parts: Sequence[Part]) -> list[Part]:
+    """The parts the hand-back's read-back check compares (see ``handoff._signature``):
+    texts, calls with an id, and results, one per call: a result written as several parts
+    (its words, then a picture) is one result to an agent that holds them together."""
+    out: list[Part] = []
+    for p in parts:
+        if p.kind == "tool_result" and out and out[-1].kind == "tool_result" \
+                and out[-1].tool_use_id == p.tool_use_id:
+            words = "\n".join(t for t in (out[-1].text.strip(), p.text.strip()) if t)
+            out[-1] = Part("tool_result", words, tool_use_id=p.tool_use_id)
+        elif p.kind == "tool_result" or (p.kind == "tool_use" and p.tool_use_id) or (
+                p.kind == "text" and p.text.strip()):
+            out.append(p)
+    return out
