@@ -61,7 +61,7 @@ def _drive(run: Run) -> None:
          f"TOOL+:read:{run.work / 'dot.png'}", "--resume", session)
     _ask(run, "Now two things that fail.\nTOOL:bash:false\n"
          f"TOOL:read:{run.work / 'missing.txt'}", "--resume", session)
-    _ask(run, "Hand two jobs to subagents.\n"
+    _ask(run, "Hand two jobs to subagents.\nTHINK:Two jobs that need not wait on each other.\n"
          "TOOL:task:Count the notes:Count the lines of the notes.\\nTOOL:bash:wc -l notes.txt\n"
          f"TOOL+:task:Read the todo list:Read the todo list.\\nTOOL:read:{run.work / 'todo.txt'}",
          "--resume", session)

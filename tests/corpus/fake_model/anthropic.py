@@ -66,8 +66,9 @@ def answer(h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         return
     said = reply(exchange(body))
     content: list[dict[str, Any]] = []
-    if said.thinking is not None:
-        content.append({"type": "thinking", "thinking": said.thinking,
+    if said.thinking is not None:  # a request that asks for it omitted gets the signature
+        shown = (body.get("thinking") or {}).get("display") != "omitted"
+        content.append({"type": "thinking", "thinking": said.thinking if shown else "",
                         "signature": f"fake-signature-{time.time_ns()}"})
     if isinstance(said, Call):
         now = time.time_ns()
@@ -100,8 +101,9 @@ def _stream(h: BaseHTTPRequestHandler, body: dict[str, Any], mid: str,
         deltas: list[dict[str, Any]]
         if block["type"] == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]},
-                      {"type": "signature_delta", "signature": block["signature"]}]
+            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]}
+                      ] if block["thinking"] else []
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
         elif block["type"] == "text":
             start = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": block["text"]}]

@@ -135,6 +135,8 @@ def _call(tools: list[dict[str, Any]], kind: str, arg: str) -> Call | None:
             args[prop] = values.get("description") or f"{kind} for the recording"
         elif kind == "task" and _norm(prop) == "run_in_background":
             args[prop] = False  # the answer waits for the subagent's report
+        elif kind == "task" and _norm(prop) == "subagent_type":
+            args[prop] = "general-purpose"
         elif (spec or {}).get("type") == "array" and _item(spec.get("items"), values):
             args[prop] = [_item(spec.get("items"), values)]  # pi's edits: [{oldText, newText}]
         elif _one_of_objects(spec, values) is not None:  # Kimi CLI's edit: {old, new} or a list

@@ -164,7 +164,7 @@ def test_one_api_response_becomes_one_message_with_ordered_parts() -> None:
                                              "tool_use"]
     assert reply.source_meta["uuids"] == [e["uuid"] for e in lines] and len(lines) == 5
     assert reply.parts[0].meta["signature"] == thought["message"]["content"][0]["signature"]
-    assert reply.parts[0].text == "The notes first, then the todo list and the picture."
+    assert reply.parts[0].text == ""  # Claude Code asks for thinking omitted: signature only
     assert reply.usage is not None and reply.usage.output_tokens is not None
     assert reply.source_meta["message_id"] == thought["message"]["id"]
     assert reply.source_meta["message_id"].startswith("msg_")
