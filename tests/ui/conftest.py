@@ -74,14 +74,15 @@ def thawed_after() -> Iterator[None]:
 
 
 @pytest.fixture
-def worktrees_session(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[Any, int]]:
-    """The real Claude Code session with subagents (-experiments-worktrees), imported."""
+def worktrees_session(tmp_path: Path) -> Iterator[tuple[Any, int]]:
+    """The recorded Claude Code session with two subagents and a /compact, imported."""
     from explorer.app.importing.run import import_paths
     from explorer.store import Store
+    from tests.corpus.claude_code_sessions import original
 
     store = Store(tmp_path / "s.db")
     try:
-        import_paths(store, [samples_dir / "claude_code" / "-experiments-worktrees"])
+        import_paths(store, [original()])
         yield store, store.conversations()[0].id
     finally:
         store.close()

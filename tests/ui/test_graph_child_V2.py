@@ -32,6 +32,7 @@ from explorer.ui.graph import worker as graph_worker
 from explorer.ui.graph.model import F_RUN
 from explorer.ui.graph.palette import light_palette
 from explorer.ui.graph.worker import GraphData, build_turn_graph
+from tests.corpus import claude_code_sessions as cc
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="child processes are counted through /proc")
@@ -121,11 +122,12 @@ def test_V2_the_child_builds_the_turn_graph_the_thread_builds_on_generated_trees
 
 
 def test_V2_the_child_builds_the_claude_code_sample_as_the_thread_does(
-        qtbot: QtBot, tmp_path: Path, samples_dir: Path) -> None:
+        qtbot: QtBot, tmp_path: Path) -> None:
     with Store(tmp_path / "cc.db") as store:
-        import_paths(store, [samples_dir / "claude_code"])
+        import_paths(store, [cc.PROJECTS, cc.fork_in_one_file(tmp_path / "rewound"),
+                             cc.reply_alone(tmp_path / "alone")])
         convs = store.conversations()
-        assert convs
+        assert len(convs) == 2  # the session with its fork and subagents, a lone reply
         for conv in convs:
             _same_graph(*_both(store, conv.id))
 

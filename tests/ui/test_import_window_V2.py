@@ -19,6 +19,7 @@ from explorer.app.importing import child as import_child
 from explorer.app.importing.run import ImportProgress, ImportReport, import_paths
 from explorer.store import Store
 from explorer.ui.importing.worker import ImportJob
+from tests.corpus import claude_code_sessions as cc
 
 FINISH_TIMEOUT_MS = 120_000
 
@@ -79,8 +80,8 @@ def test_V2_a_window_import_moves_by_bytes_and_reaches_the_writer_in_small_slice
 
 
 def test_V2_a_cancelled_window_import_leaves_the_database_as_before(
-        qtbot: QtBot, store: Store, big_session: Path, samples_dir: Path) -> None:
-    import_paths(store, [samples_dir / "claude_code"])
+        qtbot: QtBot, store: Store, big_session: Path) -> None:
+    import_paths(store, [cc.PROJECTS])
     before = dump(store)
     assert any(rows for t, rows in before if t == "messages")
     job = ImportJob(store, [big_session])

@@ -42,9 +42,9 @@ def test_command_tags_of_a_real_session_show_as_chips_not_markup(
     store, conv = worktrees_session
     view = _view(qtbot, store, conv)
     cards = [_card_with(qtbot, view, store, conv, tag)
-             for tag in ("<command-name>/exit", "<local-command-stdout>See ya!")]
+             for tag in ("<command-name>/compact", "<local-command-stdout>Compacted")]
     chip_texts = [t for c in cards for row in c.chip_rows for t in row.texts()]
-    assert chip_texts == ["/exit", "stdout: See ya!"]
+    assert chip_texts == ["/compact", "stdout: Compacted (ctrl+o to see full summary)"]
     raw = [v.toPlainText() for c in cards for v in c.texts]
     assert not [t for t in raw if "<command-name>" in t or "<local-command-stdout>" in t]
 
