@@ -58,8 +58,9 @@ def preview(message: Message) -> str:
 
 def _one_line(text: str) -> str:
     """The opening words on one line, secrets masked before the cut (a key cut in half
-    would no longer be recognised, and half a key still leaks)."""
-    head = redact_text(text[: PREVIEW_CHARS * 2])[0]
+    would no longer be recognised, and half a key still leaks). The whole text is masked:
+    its parts' sizes mask the same string next, and find it done (``redact_text``)."""
+    head = redact_text(text)[0][: PREVIEW_CHARS * 2]
     if "\n" in head or "\r" in head or "\t" in head or "  " in head:
         head = " ".join(head.split())
     return head.strip()[:PREVIEW_CHARS]

@@ -181,17 +181,32 @@ def redact_text(text: str) -> tuple[str, list[str]]:
     """``text`` with every secret replaced by ``[redacted: kind]``, and the kinds replaced."""
     if len(text) < MIN_SECRET_CHARS:
         return text, []
+    seen = _RECENT.get(id(text))
+    if seen is not None and seen[0] is text:  # the same string again (a preview, its size)
+        return seen[1], list(seen[2])
     spans = find_spans(text)
     if not spans:
-        return text, []
-    out: list[str] = []
-    last = 0
-    for start, end, kind in spans:
-        out.append(text[last:start])
-        out.append(PLACEHOLDER.format(kind=kind))
-        last = end
-    out.append(text[last:])
-    return "".join(out), [kind for _, _, kind in spans]
+        redacted, kinds = text, []
+    else:
+        out: list[str] = []
+        last = 0
+        for start, end, kind in spans:
+            out.append(text[last:start])
+            out.append(PLACEHOLDER.format(kind=kind))
+            last = end
+        out.append(text[last:])
+        redacted, kinds = "".join(out), [kind for _, _, kind in spans]
+    if len(_RECENT) >= _RECENT_SIZE:
+        _RECENT.clear()
+    _RECENT[id(text)] = (text, redacted, tuple(kinds))
+    return redacted, kinds
+
+
+_RECENT_SIZE = 16
+_RECENT: dict[int, tuple[str, str, tuple[str, ...]]] = {}
+"""The last strings redacted, by identity: storing a message reads its text for its preview
+and again for its parts' sizes (the scan was a tenth of an import's writing). Each entry
+holds its string, so an id is never reused while it is here; dict steps are atomic."""
 
 
 def redact_messages(messages: Sequence[Message], pixels: PixelReader | None = None
