@@ -49,3 +49,14 @@ def test_H1_a_call_left_unanswered_before_the_next_prompt_is_named() -> None:
     assert _problems(events(path, unanswered), ["first"], 1) == [
         "calls ['c1'] not answered before the next prompt"]
     assert _problems(None, ["first"], 1) == ["no request carried the new prompt"]
+
+
+def test_H1_prompts_sent_together_in_one_message_still_count_in_order() -> None:
+    """OpenCode sends consecutive prompts as one message of several parts."""
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "first"},
+                                                      {"type": "text", "text": "second"}]},
+                         {"role": "user", "content": NEXT}]}
+    sent = events("/v1/chat/completions", body)
+    assert _problems(sent, ["first", "second"], 0) == []
+    assert _problems(sent, ["second", "first"], 0) == [
+        "prompt missing or out of order: 'first'"]

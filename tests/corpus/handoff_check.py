@@ -55,8 +55,9 @@ RESUMES: dict[str, tuple[str, Resume]] = {
 
 
 def branch_file() -> Path:
-    """The recorded Claude Code fork: every kind of call, no picture in a result."""
-    return claude_code_sessions.fork()
+    """The recorded Claude Code session: thinking, three calls at once (one reading a
+    picture), failing calls, two subagents, a compaction."""
+    return claude_code_sessions.original()
 
 
 def check(agent: str) -> dict[str, Any]:
@@ -64,6 +65,7 @@ def check(agent: str) -> dict[str, Any]:
     recipe = RECIPES[recipe_name]
     exe = recipe.install()
     LOGS.mkdir(parents=True, exist_ok=True)
+    (LOGS / f"{agent}.requests.jsonl").unlink(missing_ok=True)  # this run's requests only
     with FakeModel(LOGS / f"{agent}.requests.jsonl") as fake, \
             tempfile.TemporaryDirectory() as scratch:
         run = recipe.fresh_run(exe, fake.url, Path(scratch) / "agents")
@@ -108,12 +110,17 @@ def _problems(sent: list[Event] | None, prompts: list[str], calls: int) -> list[
     if sent is None:
         return ["no request carried the new prompt"]
     said = [e.text for e in sent if e.kind == "user"]
-    at = 0
+    at, offset = 0, 0  # prompts sent together (OpenCode joins them) follow in one message
     for prompt in [*prompts, NEXT]:
-        found = next((i for i in range(at, len(said)) if prompt in said[i]), None)
+        found = None
+        for i in range(at, len(said)):
+            where = said[i].find(prompt, offset if i == at else 0)
+            if where >= 0:
+                found = (i, where + len(prompt))
+                break
         if found is None:
             return [f"prompt missing or out of order: {prompt[:60]!r}"]
-        at = found + 1
+        at, offset = found
     open_calls: list[str] = []
     seen = 0
     for e in sent:

@@ -4,10 +4,12 @@ OpenCode keeps its sessions in a database; ``opencode import <file>`` adds an ex
 of this shape to it, keeping every id, and ``opencode --session <id>`` continues it.
 Each model step is an assistant message answering the prompt before it
 (``parentID``), holding its text and its tool calls *with their results inside
-them* (``state: completed`` with the output, or ``error``). OpenCode orders messages
-and parts by id and its ids begin with the time, so the ids here are made the same
-way from each message's time (kept ascending) followed by characters of a uuid5 of the
-session and the message: the same branch always gives the same file. Thinking and
+them* (``state: completed`` with the output, or ``error``); prompts that follow one
+another unanswered are one message of several parts, as OpenCode answers a prompt.
+OpenCode orders messages and parts by id and its ids begin with the time, so the ids
+here are made the same way from each message's time (kept ascending) followed by
+characters of a uuid5 of the session and the message: the same branch always gives the
+same file. Thinking and
 system messages are left out (OpenCode brings its own system prompt) and noted.
 """
 
@@ -89,7 +91,10 @@ class _Writer:
                 self.notes.append(f"message {step.origin.id}: system message left out "
                                   "(OpenCode supplies its own system prompt)")
             elif step.role == "user" and not step.results:
-                out.append(self._user(step))
+                if out and out[-1]["info"]["role"] == "user":  # answered together: one prompt
+                    out[-1]["parts"] += self._user(step, out[-1]["info"]["id"])["parts"]
+                else:
+                    out.append(self._user(step))
             elif step.role == "assistant":
                 after = steps[i + 1] if i + 1 < len(steps) and steps[i + 1].results else None
                 out.append(self._assistant(step, after))
@@ -106,8 +111,8 @@ class _Writer:
     def _model(self, origin: Message) -> tuple[str, str]:
         return self.provider or "opencode", self.model or origin.model or "unknown"
 
-    def _user(self, step: Step) -> dict[str, Any]:
-        mid = self._id("msg", step.origin, "user")
+    def _user(self, step: Step, into: str | None = None) -> dict[str, Any]:
+        mid = into or self._id("msg", step.origin, "user")
         self.prompt = mid
         provider, model = self._model(step.origin)
         info = {"id": mid, "sessionID": self.session, "role": "user",
