@@ -1,7 +1,8 @@
 """Following one agent session as it grows: which conversations can be followed, one poll.
 
-A conversation read from an agent's session file (Claude Code, pi, Codex, Gemini CLI)
-or from a store of sessions (OpenCode's database or storage folder, llm's logs.db)
+A conversation read from an agent's session file (Claude Code, pi, Codex, Gemini CLI,
+Qwen Code, Kimi CLI, Copilot CLI, aider…), a session's folder (Mistral Vibe, Cline's
+tasks) or a store of sessions (the databases of OpenCode, Crush, Cursor, Goose and llm)
 can be followed: every poll is a sync of that one file or store (see
 :mod:`explorer.app.importing.sync`), so an unchanged one costs a ``stat`` and writes nothing,
 appended lines are read from where the last poll stopped, only the sessions of a
@@ -25,7 +26,9 @@ from explorer.store import Store
 FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
               "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm",
               "crush": "Crush", "continue_cli": "Continue CLI", "cline": "Cline",
-              "aider": "aider"}
+              "aider": "aider", "qwen_code": "Qwen Code", "kimi_cli": "Kimi CLI",
+              "copilot_cli": "Copilot CLI", "cursor": "Cursor", "goose": "Goose",
+              "mistral_vibe": "Mistral Vibe", "cline_tasks": "Cline, Roo Code and Kilo Code"}
 """Formats an agent keeps writing while it runs, by the agent's name."""
 
 
@@ -60,11 +63,11 @@ def followable(store: Store, conv_id: int) -> Followed:
     conv = store.conversation(conv_id)
     agent = FOLLOWABLE.get(conv.source_format or "")
     if agent is None or not conv.source_path:
-        raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session file "
-                            "(Claude Code, pi, Codex CLI, Gemini CLI, OpenCode or llm), so "
-                            "there is nothing to follow")
+        raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session "
+                            f"({', '.join(sorted(set(FOLLOWABLE.values())))}), so there is "
+                            "nothing to follow")
     path = Path(conv.source_path)
-    if not path.is_file():
+    if not path.exists():  # a file, a database, or a session's folder (Mistral Vibe, Cline)
         raise NotFollowable(f"{path} is no longer there; the session cannot be followed")
     assert conv.source_format is not None
     return Followed(conv_id, agent, Unit(_store_of(path, conv.source_format),
@@ -105,7 +108,7 @@ def _seen(unit: Unit) -> Unit:
         return Unit(unit.path, unit.fmt)
     stats = [unit.path.stat()]
     wal = unit.path.with_name(unit.path.name + "-wal")
-    if unit.fmt in ("opencode", "llm") and wal.is_file():
+    if wal.is_file():
         stats.append(wal.stat())
     return Unit(unit.path, unit.fmt, sum(s.st_size for s in stats),
                 max(s.st_mtime_ns for s in stats))
