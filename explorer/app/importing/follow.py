@@ -28,7 +28,7 @@ FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
               "crush": "Crush", "continue_cli": "Continue CLI", "cline": "Cline",
               "aider": "aider", "qwen_code": "Qwen Code", "kimi_cli": "Kimi CLI",
               "copilot_cli": "Copilot CLI", "cursor": "Cursor", "goose": "Goose",
-              "mistral_vibe": "Mistral Vibe", "cline_tasks": "Cline, Roo Code and Kilo Code"}
+              "mistral_vibe": "Mistral Vibe", "cline_tasks": "Cline/Roo Code/Kilo Code"}
 """Formats an agent keeps writing while it runs, by the agent's name."""
 
 
@@ -63,9 +63,9 @@ def followable(store: Store, conv_id: int) -> Followed:
     conv = store.conversation(conv_id)
     agent = FOLLOWABLE.get(conv.source_format or "")
     if agent is None or not conv.source_path:
-        raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session "
-                            f"({', '.join(sorted(set(FOLLOWABLE.values())))}), so there is "
-                            "nothing to follow")
+        came = f" (it came from {conv.source_format})" if conv.source_format else ""
+        raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session file, "
+                            f"folder or database{came}, so there is nothing to follow")
     path = Path(conv.source_path)
     if not path.exists():  # a file, a database, or a session's folder (Mistral Vibe, Cline)
         raise NotFollowable(f"{path} is no longer there; the session cannot be followed")
