@@ -317,10 +317,13 @@ def _write_labels(
             ic.notes.append(f"compaction record ({c.kind}): its message is missing; dropped")
             continue
         exists = conn.execute(
-            "SELECT 1 FROM compactions WHERE conversation_id = ? AND message_id = ? AND kind = ?",
-            (conv_id, db_id[c.message_key], c.kind),
+            "SELECT id, summary FROM compactions WHERE conversation_id = ? AND message_id = ? "
+            "AND kind = ?", (conv_id, db_id[c.message_key], c.kind),
         ).fetchone()
-        if not exists:
+        if exists and c.summary and not exists[1]:  # its summary was written after it was read
+            conn.execute("UPDATE compactions SET summary = ?, params = ? WHERE id = ?",
+                         (c.summary, dumps(c.meta), exists[0]))
+        elif not exists:
             conn.execute(
                 "INSERT INTO compactions(conversation_id, message_id, kind, origin, params, "
                 "outputs, summary, created_at) VALUES (?,?,?,?,?,?,?,?)",

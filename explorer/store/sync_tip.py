@@ -58,7 +58,9 @@ def follow_tip(conn: sqlite3.Connection, conv_id: int, tip: int, agent_left: int
         found = last_clean_boundary(segment)
         clean = (ids or {})[segment[found].id] if found is not None else old_clean
     else:
-        clean = _clean_on_whole_path(conn, tip)
+        chain = _path_ids(conn, tip)
+        clean = _clean_on(conn, chain)
+        _source_start_on(conn, conv_id, chain)
     conn.execute("UPDATE conversations SET tip_id = ?, clean_tip_id = ?, updated_at = ? "
                  "WHERE id = ?", (tip, clean, time.time(), conv_id))
     return True
@@ -92,8 +94,23 @@ def _path_ids(conn: sqlite3.Connection, tip: int) -> list[int]:
     return chain
 
 
-def _clean_on_whole_path(conn: sqlite3.Connection, tip: int) -> int | None:
-    chain = _path_ids(conn, tip)
+def _clean_on(conn: sqlite3.Connection, chain: list[int]) -> int | None:
     loaded = load_messages(conn, chain)
     found = last_clean_boundary([loaded[i] for i in chain])
     return chain[found] if found is not None else None
+
+
+def _source_start_on(conn: sqlite3.Connection, conv_id: int, chain: list[int]) -> None:
+    """Start the context at the last compaction marker on the new path (``chain``), as an
+    import of the file starts it (Claude Code's compact boundaries belong to their branch):
+    the tip moved off the path it was on. A start a person chose is left alone."""
+    marks = {int(r[0]) for r in conn.execute(
+        "SELECT message_id FROM compactions WHERE conversation_id = ? "
+        "AND kind = 'compact_boundary'", (conv_id,))}
+    (current,) = conn.execute("SELECT context_start_id FROM conversations WHERE id = ?",
+                              (conv_id,)).fetchone()
+    if current is not None and current not in marks:
+        return
+    on_path = [i for i in chain if i in marks]
+    conn.execute("UPDATE conversations SET context_start_id = ? WHERE id = ?",
+                 (on_path[-1] if on_path else None, conv_id))

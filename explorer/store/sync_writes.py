@@ -173,6 +173,8 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
                                      if m.parent_id is not None}
     wanted |= {str(c.message_key) for c in ic.compactions}
     wanted |= {str(c.message_key) for c in ic.checkpoints}
+    if ic.tip is not None:
+        wanted.add(str(ic.tip))
     known = _stored_keys(conn, conv_id, wanted)
     fresh = [m for m in ic.messages if key_of[m.id] not in known]
     _refresh_in_chunks(conn, ic, [(known[key_of[m.id]], m) for m in ic.messages
@@ -185,9 +187,12 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     db_id: dict[Hashable, int] = {k: v for k, v in known.items()}
     db_id.update({m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in ic.messages})
     _write_messages(conn, conv_id, fresh, ids, db_id, ic)
+    _hang_below_fresh(conn, ic, known, key_of, ids)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     left = agent_tips(conn, rec.path)
-    tip_key = ic.tip if ic.tip in by_key else ic.messages[-1].id if ic.messages else None
+    if ic.tip is not None and ic.tip not in by_key and str(ic.tip) in known:
+        db_id[ic.tip] = known[str(ic.tip)]  # the tail brought no tip of its own
+    tip_key = (ic.tip if ic.tip in db_id else ic.messages[-1].id if ic.messages else None)
     tips = dict(left)
     if tip_key is not None and fresh:
         tips[conv_id] = db_id[tip_key]
@@ -198,6 +203,17 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     save_record(conn, _with_tips(rec, tips))
     return ImportOutcome(conv_id, "", ic.source_format, len(fresh), len(ic.messages) - len(fresh),
                          ic.notes, dict(ic.ignored_records), ic.incomplete)
+
+
+def _hang_below_fresh(conn: sqlite3.Connection, ic: ImportedConversation, known: dict[str, int],
+                      key_of: dict[Hashable, str], ids: dict[Hashable, int]) -> None:
+    """Hang a stored message from the new message the tail puts above it (Claude Code writes
+    a prompt's file-history snapshot after the prompt, and a whole read puts it above)."""
+    for m in ic.messages:
+        mid = known.get(key_of[m.id])
+        if mid is not None and m.parent_id is not None and m.parent_id in ids:
+            conn.execute("UPDATE messages SET parent_id = ?, source_meta = ? WHERE id = ?",
+                         (ids[m.parent_id], _merged_meta(conn, mid, m), mid))
 
 
 def _stored_keys(conn: sqlite3.Connection, conv_id: int, keys: set[str]) -> dict[str, int]:

@@ -141,6 +141,50 @@ def test_S1_claude_code_appends_are_read_from_the_offset(tmp_path: Path) -> None
     assert all(r.appended == 1 or r.unchanged == 1 for r in reports[2:])  # no whole read again
 
 
+def split_snapshot(data: bytes, snapshot_first: bool) -> tuple[str, int]:
+    """A prompt of the recording whose file-history snapshot is written on the other side of
+    a cut (the snapshot before the prompt, or after it), and where that cut falls: after the
+    first half of the pair, with a message before the cut (so the session is named)."""
+    lines = [json.loads(line) for line in data.splitlines()]
+    ends = [i + 1 for i, b in enumerate(data) if b == 10]
+    at = {v["uuid"]: i for i, v in enumerate(lines) if v.get("type") == "user"}
+    for i, v in enumerate(lines):
+        j = at.get(v.get("messageId", "")) if v.get("type") == "file-history-snapshot" else None
+        if j is None or (i < j) != snapshot_first:
+            continue
+        first, second = sorted((i, j))
+        spoken = any(w.get("type") in ("user", "assistant") for w in lines[:second])
+        if spoken and second > first + 1:
+            return lines[j]["uuid"], ends[second - 1]
+    raise AssertionError("the recording has no such pair")
+
+
+@pytest.mark.parametrize("snapshot_first", [True, False], ids=["snapshot-first", "prompt-first"])
+def test_S1_a_snapshot_and_its_prompt_synced_apart_are_placed_as_one_read_places_them(
+        snapshot_first: bool, tmp_path: Path) -> None:
+    """Claude Code writes a prompt's file-history snapshot before the prompt (a forked copy)
+    or a few lines after it (a session it runs): a sync between the two still puts the
+    snapshot just above its prompt, by an append, not a whole read."""
+    data = (recorded_claude(fork=True) if snapshot_first else recorded_claude()).read_bytes()
+    prompt, cut = split_snapshot(data, snapshot_first)
+    reports = grow(data, claude_target(tmp_path, "s.jsonl"), tmp_path, "claude-code", [cut])
+    assert reports[0].reread == 1 and reports[0].added_messages > 0
+    assert reports[1].appended == 1 and reports[1].reread == 0
+    with Store(tmp_path / "grown.db") as grown:
+        rows = {r[0]: r[1] for r in tree_rows(grown)}
+    # The snapshot sits on the prompt's edge: its parent is the prompt's without it.
+    alone = tmp_path / "alone"
+    claude_target(alone, "s.jsonl").write_bytes(b"".join(
+        line for line in data.splitlines(keepends=True)
+        if json.loads(line).get("messageId") != prompt))
+    with Store(alone / "t.db") as store:
+        sync_sources(store, Environment(alone), {"claude-code"})
+        without = {r[0]: r[1] for r in tree_rows(store)}
+    assert rows[prompt] == f"snapshot:{prompt}"
+    assert rows[f"snapshot:{prompt}"] == without[prompt]
+    assert (without[prompt] is None) == (not snapshot_first)  # the first prompt is a root
+
+
 def claude_line(kind: str, uuid: str, parent: str | None, **extra: Any) -> dict[str, Any]:
     return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s-1",
             "timestamp": "2026-01-01T00:00:00Z", "cwd": "/work/app", **extra}

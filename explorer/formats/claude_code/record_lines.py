@@ -49,7 +49,8 @@ def line_meta(number: int, entry: dict[str, Any], message: dict[str, Any]) -> di
 
 
 def add_boundary(s: Session, number: int, entry: dict[str, Any], uuid: str, *,
-                 synthetic: bool, parent: str | None, stamp: float | None) -> None:
+                 synthetic: bool, parent: str | None, stamp: float | None,
+                 offset: int = 0) -> None:
     """A ``compact_boundary``: the system message where Claude Code compacted the chain."""
     s.raw_parent[uuid] = parent
     text = as_str(entry.get("content")) or "Conversation compacted"
@@ -60,7 +61,7 @@ def add_boundary(s: Session, number: int, entry: dict[str, Any], uuid: str, *,
         key=uuid, role="system", line=number, parent_uuid=parent,
         parts=[Part("text", text)], created_at=stamp, meta=meta,
         sidechain=entry.get("isSidechain") is True, compact_boundary=True,
-        synthetic_key=synthetic,
+        synthetic_key=synthetic, start=offset,
     )  # fmt: skip
     s.place(uuid, node)
 

@@ -81,7 +81,7 @@ class SessionReader:
         elif kind == "system" and entry.get("subtype") == "compact_boundary":
             key = uuid if uuid is not None else self._line_key(number)
             add_boundary(s, number, entry, key, synthetic=uuid is None,
-                         parent=self._parent(entry), stamp=stamp)
+                         parent=self._parent(entry), stamp=stamp, offset=offset)
         elif kind == "system" and uuid is not None:
             add_notice(s, number, entry, uuid, parent=self._parent(entry), stamp=stamp,
                        offset=offset, light=self._light and s.spoke)

@@ -10,6 +10,12 @@ a whole read would have known about the lines before:
   that line on; the messages it rebuilds are the stored ones (the store refreshes
   their parts when they grew), so the response merges exactly as a whole read
   merges it, and its parallel tool results are chained the same way;
+* the newest prompts still without their file-history snapshot, and snapshots still
+  without their prompt (``again``, by byte offset): Claude Code writes a prompt's
+  snapshot before it or several lines after it, and a whole read puts the snapshot just
+  above its prompt. Those lines are read again with the next lines, so the pair is placed
+  whichever read brings its second half (the store then hangs a stored prompt from its new
+  snapshot);
 * the last :data:`KEPT_LINKS` lines whose uuid is not a stored message key
   (progress and attachment records, later lines of a response), each with the
   message key it resolves to, so a new line hanging from such a record finds its
@@ -23,9 +29,11 @@ files, a file whose lines name no parents, a self-loop) raises
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from explorer.formats import fast_json
 from explorer.formats.base import ImportedConversation
 from explorer.formats.claude_code import reader as whole_read
 from explorer.formats.claude_code.content import SessionContent
@@ -46,10 +54,13 @@ from explorer.formats.claude_code.tree import (
     place_snapshots,
 )
 from explorer.formats.jsonl import skipped_notes
-from explorer.formats.tailing import Cursor, LineTail, Tail, TailUnplaceable
+from explorer.formats.tailing import Cursor, Line, LineTail, Tail, TailUnplaceable
 
 KEPT_LINKS = 400
 """Links from record uuids to message keys kept in the cursor (the newest ones)."""
+AWAITING = 8
+"""Prompts awaiting their snapshot, and snapshots awaiting their prompt, kept in the cursor
+(the newest of each)."""
 REPLAY_LIMIT = 16 << 20
 """A response open for more than this many bytes is merged by a whole read instead."""
 
@@ -74,15 +85,72 @@ def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail
     session = reader.session
     links = state.get("links")
     session.outside = dict(links) if isinstance(links, dict) else {}
+    for line in _lines_at(path, state.get("again"), before=start.offset):
+        reader.add(line.number, line.value, line.offset)
+    session.last_main = session.last_any = None  # a line read again is never the tip
     for line in lines:
         reader.add(line.number, line.value, line.offset)
     if lines.end.offset < cursor.offset:
         raise TailUnplaceable("the file ends before where the last read stopped")
-    conv = _conversation(path, session, state["sid"])
+    again = _awaiting(session)
+    waiting = {id(n) for n in session.nodes if n.snapshot_of is not None and n.start in again}
+    session.nodes[:] = [n for n in session.nodes if id(n) not in waiting]
+    conv = _conversation(path, session, state["sid"], again_before=start.offset)
+    again.update(_unsummed(session, conv))
+    if conv.tip is None and isinstance(state.get("tip"), str):
+        conv.tip = state["tip"]  # only records and snapshots came: the tip stays
     conv.title = _new_title(session, state)
     conv.notes[:0] = skipped_notes(lines.skipped)
-    lines.end.state = _state(session, state["sid"], state)
+    lines.end.state = _state(session, state["sid"], state, again, conv.tip)
     return Tail(conv, lines.end)
+
+
+def _lines_at(path: Path, spots: object, *, before: int) -> Iterator[Line]:
+    """The lines that start at the ``[offset, line]`` pairs of ``spots`` before ``before``
+    (a session file only grows, so they are where they were)."""
+    if not isinstance(spots, list):
+        return
+    wanted = sorted({(s[0], s[1]) for s in spots if isinstance(s, list) and len(s) == 2
+                     and all(isinstance(v, int) for v in s) and s[0] < before})
+    if not wanted:
+        return
+    with path.open("rb") as handle:
+        for offset, number in wanted:
+            handle.seek(offset)
+            raw = handle.readline()
+            try:
+                value = fast_json.loads(raw) if raw.endswith(b"\n") else None
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                value = None
+            if not isinstance(value, dict):
+                raise TailUnplaceable(f"line {number} is not where the last read found it")
+            yield Line(number, raw, value, offset)
+
+
+def _awaiting(session: Session) -> dict[int, int]:
+    """Where the lines to read again start (offset to line number): the newest prompts no
+    snapshot names yet, and the newest snapshots whose prompt is not read yet."""
+    prompts = [n for n in session.nodes if n.role == "user" and n.snapshot_of is None
+               and not n.result_only and not n.sidechain and not n.synthetic_key
+               and "meta_record" not in n.meta and n.key not in session.snapshot_nodes]
+    snapshots = [n for n in session.nodes if n.snapshot_of is not None
+                 and not _has_prompt(session, n.snapshot_of)]
+    kept = prompts[-AWAITING:] + snapshots[-AWAITING:]
+    return {n.start: n.line for n in sorted(kept, key=lambda n: n.start)}
+
+
+def _unsummed(session: Session, conv: ImportedConversation) -> dict[int, int]:
+    """Compact boundaries whose summary (the next prompt Claude Code writes) is not read
+    yet: read again with the next lines, their record gets its summary then."""
+    keys = {c.message_key for c in conv.compactions
+            if c.kind == "compact_boundary" and not c.summary}
+    return {n.start: n.line for n in session.nodes if n.compact_boundary and n.key in keys}
+
+
+def _has_prompt(session: Session, key: str) -> bool:
+    """Whether the prompt ``key`` is read (as :func:`place_snapshots` finds it)."""
+    node = session.line_node.get(key)
+    return node is not None and node.key == key and node.role == "user"
 
 
 def _first(path: Path, whole: bool) -> Tail:
@@ -98,15 +166,19 @@ def _first(path: Path, whole: bool) -> Tail:
     if not main.has_messages:
         conv = ImportedConversation("", FORMAT, [], source_path=str(path), notes=main.notes)
         return Tail(conv, lines.end)
-    unlinked = len(main.nodes) > 1 and all(n.parent_uuid is None for n in main.nodes)
+    chained = [n for n in main.nodes if n.snapshot_of is None]  # as resolve_parents judges
+    unlinked = len(chained) > 1 and all(n.parent_uuid is None for n in chained)
+    again = _awaiting(main)
     conv = assemble(path, main, [])
+    again.update(_unsummed(main, conv))
     if light:
         content = SessionContent(conv.notes)
         content.add_file(path, main.nodes)
         conv.content = content if len(content) else None
     sid = conv.source_id or path.stem
     lines.end.state = _state(main, sid, {"unlinked": unlinked,
-                                         "custom_title": bool(main.custom_title)})
+                                         "custom_title": bool(main.custom_title)},
+                             again, conv.tip)
     return Tail(conv, lines.end)
 
 
@@ -129,9 +201,11 @@ def _replay(state: dict[str, Any]) -> Cursor | None:
     return None
 
 
-def _conversation(path: Path, session: Session, sid: str) -> ImportedConversation:
-    """The tail's messages; parents outside it are stored source ids."""
-    parents = _parents(session)
+def _conversation(path: Path, session: Session, sid: str, *,
+                  again_before: int) -> ImportedConversation:
+    """The tail's messages; parents outside it are stored source ids. Lines that start
+    before ``again_before`` were read again: they are stored already."""
+    parents = _parents(session, again_before)
     chain_parallel_results(session.nodes, parents)
     messages = file_ordered([_message(n, parents[n.key], None) for n in session.nodes])
     conv = ImportedConversation("", FORMAT, messages, source_id=sid, source_path=str(path),
@@ -145,13 +219,13 @@ def _conversation(path: Path, session: Session, sid: str) -> ImportedConversatio
     return conv
 
 
-def _parents(session: Session) -> dict[str, str | None]:
+def _parents(session: Session, again_before: int) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for node in session.nodes:
         if node.snapshot_of is not None:
             continue
         parent = session.resolve(node.parent_uuid)
-        if node.compact_boundary:
+        if node.compact_boundary and node.start >= again_before:  # a stored one keeps its own
             parent = _boundary_parent(session, node, parent)
         if parent == node.key:
             raise TailUnplaceable(f"line {node.line} names itself as its parent")
@@ -169,8 +243,10 @@ def _boundary_parent(session: Session, node: Node, written: str | None) -> str |
     raise TailUnplaceable(f"compact boundary {node.key}: its logical parent is not at hand")
 
 
-def _state(session: Session, sid: str, before: dict[str, Any]) -> dict[str, Any]:
-    """What the next read needs: the session id, the open response, the newest links."""
+def _state(session: Session, sid: str, before: dict[str, Any], again: dict[int, int],
+           tip: Any) -> dict[str, Any]:
+    """What the next read needs: the session id, the open response, the newest links, the
+    lines to read again and the tip."""
     links: dict[str, str | None] = dict(before.get("links") or {})
     for uuid in session.raw_parent:
         node = session.line_node.get(uuid)
@@ -182,6 +258,10 @@ def _state(session: Session, sid: str, before: dict[str, Any]) -> dict[str, Any]
     while len(links) > KEPT_LINKS:
         links.pop(next(iter(links)))
     state: dict[str, Any] = {"sid": sid, "links": links}
+    if again:
+        state["again"] = [[offset, line] for offset, line in again.items()]
+    if isinstance(tip, str):
+        state["tip"] = tip
     if before.get("unlinked"):
         state["unlinked"] = True
     if before.get("custom_title") or session.custom_title:
