@@ -198,13 +198,23 @@ def _llm(found: Found) -> None:
     try:
         st = path.stat()
         uri = f"{path.resolve().as_uri()}?mode=ro"
-        with sqlite3.connect(uri, uri=True) as conn:
-            count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
+            count = _llm_conversations(conn)
     except (OSError, sqlite3.Error) as exc:
         found.problems.append(f"{path}: cannot be read ({exc}); skipped")
         return
     found.sessions, found.size, found.newest = int(count), st.st_size, st.st_mtime
     found.units.append(Unit(path, "llm", st.st_size, st.st_mtime_ns))
+
+
+def _llm_conversations(conn: sqlite3.Connection) -> int:
+    """Classic conversations and llm 0.36's threads (which leave ``conversations`` empty),
+    an id in both counted once, as the import reads it."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    ids = [f"SELECT id FROM {t}" for t in ("conversations", "threads") if t in tables]
+    if not ids:
+        return 0
+    return int(conn.execute(f"SELECT count(*) FROM ({' UNION '.join(ids)})").fetchone()[0])
 
 
 def _copilot(found: Found) -> None:
