@@ -51,7 +51,7 @@ def test_V1_subagents_hang_off_their_call_and_are_never_root_siblings(
             m = w.view.model
             assert m is not None
             sides = [i for i in range(len(m)) if m.flags[i] & F_SIDE]
-            assert len(sides) == 6
+            assert len(sides) == 2  # the recording's two subagents, started together
             own_roots = [r for r in m.roots if not m.flags[r] & F_SIDE]
             assert len(own_roots) == 1 and m.siblings(own_roots[0]) == [own_roots[0]]
             for i in sides:
@@ -62,7 +62,7 @@ def test_V1_subagents_hang_off_their_call_and_are_never_root_siblings(
                 assert down(m, m.parents[i]) != i
             if m.turns is not None:
                 names = set(m.turns.agents.values())
-                assert "Research Steve Yegge Beads" in names
+                assert {"Count the notes", "Read the todo list"} <= names
         finally:
             w.shutdown()
 
@@ -220,8 +220,8 @@ def test_V1_a_model_change_tag_never_hides_a_neighbouring_box(
 def test_V1_subagent_links_run_between_boxes_never_through_one(
     worktrees_session: tuple[Store, int]
 ) -> None:
-    """Two rounds of subagents: round 2's link runs in the gap under its caller's row, not
-    through round 1's boxes beside it (a real Claude Code session with six subagents)."""
+    """Subagent links run in the gaps between rows, never through a box (the recorded
+    Claude Code session, whose one call starts two subagents side by side)."""
     from explorer.app.graph.cells import _collect_edges, _Collector
     from explorer.app.graph.model import BOX_H, BOX_W
     from explorer.ui.graph.palette import light_palette
@@ -234,7 +234,7 @@ def test_V1_subagent_links_run_between_boxes_never_through_one(
     segments = [tuple(coords[k:k + 4]) for kinds in col.cells.values()
                 for kind, coords in kinds.items() if kind == "side_edges"
                 for k in range(0, len(coords), 4)]
-    assert len(segments) >= 6 * 2
+    assert len(segments) >= 2 * 2
     boxes = [(model.xs[i] - BOX_W / 2 + 1, model.ys[i] - BOX_H / 2 + 1,
               model.xs[i] + BOX_W / 2 - 1, model.ys[i] + BOX_H / 2 - 1) for i in range(len(model))]
     for x1, y1, x2, y2 in segments:

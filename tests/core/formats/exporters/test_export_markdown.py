@@ -73,8 +73,8 @@ def test_only_the_path_is_written_and_other_branches_are_counted(tmp_path: Path)
 
 
 def test_registry_lists_every_format_with_a_suffix(tmp_path: Path) -> None:
-    assert set(EXPORTERS) == {"markdown", "html", "claude-code", "pi", "codex", "anthropic",
-                              "openai"}
+    assert set(EXPORTERS) == {"markdown", "html", "claude-code", "pi", "codex", "gemini-cli",
+                              "opencode", "anthropic", "openai"}
     path = [text_message(1, None, "user", "two\nlines"),
             text_message(2, 1, "assistant", "hello")]
     for name, exporter in EXPORTERS.items():
