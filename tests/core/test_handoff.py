@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agent_home import claude_session, codex_rollout
+from codex_items import PATCH, with_items
 from helpers import new_store
 
 from explorer.app.importing.agent_homes import Environment
@@ -17,50 +19,52 @@ from explorer.formats import claude_code, codex, pi
 from explorer.formats.registry import detect
 from explorer.store import Store, StoreError
 
-CLAUDE = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
-CODEX = "codex/codex.jsonl"
 
-
-def imported(store: Store, samples_dir: Path, name: str) -> int:
-    report = import_paths(store, [samples_dir / name])
+def imported(store: Store, path: Path) -> int:
+    report = import_paths(store, [path])
     assert report.errors == []
     return report.conversations[0].conversation_id
+
+
+def session_cwd(rollout: Path) -> str:
+    """The folder Codex ran in, as its rollout's first record says."""
+    cwd: str = json.loads(rollout.read_text().splitlines()[0])["payload"]["cwd"]
+    return cwd
 
 
 @pytest.mark.parametrize(("agent", "module"), [("claude-code", claude_code), ("pi", pi),
                                                ("codex", codex)])
 def test_a_branch_lands_where_the_agent_looks_and_reads_back_the_same(
-    agent: str, module: object, tmp_path: Path, samples_dir: Path
+    agent: str, module: object, tmp_path: Path
 ) -> None:
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store:
-        cid = imported(store, samples_dir, CODEX)
+        cid = imported(store, codex_rollout())
         done = handoff(store, cid, agent, env=env)
     assert done.differences == []
-    assert done.cwd == "/proj/ds906659/gai/claude-code"  # the session's own folder
+    cwd = session_cwd(codex_rollout())
+    assert cwd.startswith("/") and done.cwd == cwd  # the session's own folder
     assert detect(done.path) is module
     home = tmp_path / "home"
+    folder = cwd.replace("/", "-")  # how Claude Code and pi name a project's folder
     if agent == "claude-code":
-        assert done.path == (home / ".claude/projects/-proj-ds906659-gai-claude-code"
-                             / f"{done.session_id}.jsonl")
+        assert done.path == (home / ".claude/projects" / folder / f"{done.session_id}.jsonl")
         assert done.command.endswith(f"claude --resume {done.session_id}")
     elif agent == "pi":
-        assert done.path.parent == home / ".pi/agent/sessions/--proj-ds906659-gai-claude-code--"
+        assert done.path.parent == home / ".pi/agent/sessions" / f"-{folder}--"
         assert done.path.name.endswith(f"_{done.session_id}.jsonl")
     else:
         assert done.path.parent.parent.parent.parent == home / ".codex" / "sessions"
         assert done.path.name.startswith("rollout-") and done.session_id in done.path.name
         assert done.command.endswith(f"codex resume {done.session_id}")
-    assert done.command.startswith("cd /proj/ds906659/gai/claude-code && ")
+    assert done.command.startswith(f"cd {cwd} && ")
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
-def test_an_existing_session_is_never_overwritten(
-    agent: str, tmp_path: Path, samples_dir: Path
-) -> None:
+def test_an_existing_session_is_never_overwritten(agent: str, tmp_path: Path) -> None:
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store:
-        cid = imported(store, samples_dir, CLAUDE)
+        cid = imported(store, claude_session())
         first = handoff(store, cid, agent, env=env)
         with first.path.open("a") as f:
             f.write('{"the agent": "kept working"}\n')
@@ -71,10 +75,10 @@ def test_an_existing_session_is_never_overwritten(
         assert len(list((tmp_path / "home").rglob(f"*{first.session_id}*"))) == 1
 
 
-def test_a_branch_ending_earlier_is_its_own_session(tmp_path: Path, samples_dir: Path) -> None:
+def test_a_branch_ending_earlier_is_its_own_session(tmp_path: Path) -> None:
     env = Environment(tmp_path / "home")
     with new_store(tmp_path) as store:
-        cid = imported(store, samples_dir, CLAUDE)
+        cid = imported(store, claude_session())
         path = store.path(cid)
         boundary = next(m.id for m in reversed(path[: len(path) // 2]) if m.role == "assistant"
                         and not m.tool_uses())
@@ -89,13 +93,14 @@ def test_an_unknown_agent_is_refused(tmp_path: Path) -> None:
         handoff(store, 1, "cursor", env=Environment(tmp_path))
 
 
-def test_a_fork_keeps_cwd_branch_and_version_in_its_exports(
-    tmp_path: Path, samples_dir: Path
-) -> None:
+def test_a_fork_keeps_cwd_branch_and_version_in_its_exports(tmp_path: Path) -> None:
+    written = [json.loads(line) for line in claude_session().read_text().splitlines()]
+    said = next(r for r in written if r.get("type") == "user")
     with new_store(tmp_path) as store:
-        cid = imported(store, samples_dir, CLAUDE)
+        cid = imported(store, claude_session())
         conv = store.conversation(cid)
-        assert conv.meta["cwd"] and conv.meta["git_branch"] and conv.meta["version"]
+        assert (conv.meta["cwd"], conv.meta["git_branch"], conv.meta["version"]) == (
+            said["cwd"], said["gitBranch"], said["version"])
         fork = store.fork(cid, store.path(cid)[-3].id)
         meta = store.conversation(fork).meta
         assert {k: meta[k] for k in ("cwd", "git_branch", "version")} == {
@@ -113,11 +118,15 @@ def test_a_fork_keeps_cwd_branch_and_version_in_its_exports(
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "pi", "codex"])
-def test_patches_and_searches_survive_the_trip(agent: str, tmp_path: Path,
-                                               samples_dir: Path) -> None:
-    name = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+def test_patches_and_searches_survive_the_trip(agent: str, tmp_path: Path) -> None:
+    """The recorded Codex session with apply_patch edits and a web search written in."""
+    source = with_items(tmp_path / codex_rollout().name)
+    records = [json.loads(line)["payload"] for line in source.read_text().splitlines()]
+    patches = sum(r.get("name") == "apply_patch" for r in records)
+    assert patches >= 1
     with new_store(tmp_path) as store:
-        cid = imported(store, samples_dir, name)
+        cid = imported(store, source)
         done = handoff(store, cid, agent, env=Environment(tmp_path / "home"))
     assert done.differences == []
-    assert done.path.read_text().count("*** Begin Patch") >= 3
+    # the whole patch, as each agent's JSON writes it (Codex's instructions name the markers)
+    assert done.path.read_text().count(json.dumps(PATCH)[1:-1]) == patches
