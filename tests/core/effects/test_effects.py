@@ -5,11 +5,12 @@ the rebuilt file is shown as "could not apply"; branches compared."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_home import GEMINI, recorded
+from codex_items import PATCH, with_items
 
 from explorer.app.effects.apply import effects
 from explorer.app.effects.calls import Result, ToolCall, path_calls
@@ -20,10 +21,7 @@ from explorer.app.importing.demo import load_demo
 from explorer.app.importing.run import import_paths
 from explorer.cli import main
 from explorer.store import Store
-
-SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
-CODEX = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
-GEMINI = "gemini_cli/session-2025-12-01T21-45-5b959dae.json"
+from tests.corpus import claude_code_sessions as cc
 
 
 def imported(store: Store, path: Path) -> int:
@@ -36,34 +34,46 @@ def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
     return json.loads(capsys.readouterr().out)
 
 
-def test_effects_reproduce_what_a_real_claude_code_session_wrote(
-        samples_dir: Path, tmp_path: Path) -> None:
-    """Three subagents wrote and edited a document each, three more edited them again. What
-    the session itself said about those files (``wc -w``, the line ``grep -n`` found, what a
-    later ``Read`` showed) is what the rebuilt files say at the same point."""
+def _tool_uses(path: Path) -> list[dict[str, Any]]:
+    """The tool_use blocks a Claude Code transcript holds, in file order."""
+    return [b for r in cc.records(path) if r.get("type") == "assistant"
+            for b in r["message"]["content"] if b.get("type") == "tool_use"]
+
+
+def test_effects_reproduce_what_a_real_claude_code_session_wrote(tmp_path: Path) -> None:
+    """The recorded session wrote a file and edited it, read it back, and a subagent read it
+    again. What each of those Reads showed is what the rebuilt file says at that point, and
+    the file is the written text with the edit applied, worked out from the transcript."""
+    own = _tool_uses(cc.original())
+    [write] = [b["input"] for b in own if b["name"] == "Write"]
+    edits = [b["input"] for b in own if b["name"] == "Edit"]
+    expected = write["content"]
+    for edit in edits:
+        assert expected.count(edit["old_string"]) == 1
+        expected = expected.replace(edit["old_string"], edit["new_string"])
+    target = write["file_path"]
+    reads = [b for path in (cc.original(), *cc.subagents()) for b in _tool_uses(path)
+             if b["name"] == "Read" and b["input"]["file_path"] == target]
     with Store(tmp_path / "cc.db") as store:
-        conv = imported(store, samples_dir / SESSION)
+        conv = imported(store, cc.original())
         calls = path_calls(store, conv, store.conversation(conv).tip_id)
     final = effects(calls)
-    assert sorted(f.path.rsplit("/", 1)[-1] for f in final.files) == [
-        "research-beads.md", "research-plan-mode.md", "research-teammates.md"]
-    assert all(f.status == "created" and not f.could_not_apply for f in final.files)
-    reads = [ok for f in final.files for _, ok in f.checks]
-    assert reads == [True, True, True]  # each round-2 Read showed exactly the rebuilt text
-    counted = 0
+    [made] = final.files
+    assert made.path == target and made.status == "created" and not made.could_not_apply
+    assert made.after == expected != write["content"]
+    assert len(made.checks) == len(reads) == 2 and all(ok for _, ok in made.checks)
+    assert {c.agent for c, _ in made.checks} == {None, "Read the todo list"}  # one a subagent's
+    compared = 0
     for i, call in enumerate(calls):
-        command = call.input.get("command", "") if isinstance(call.input, dict) else ""
-        if "wc -w" not in command or call.result is None:
-            continue
-        then = {f.path.rsplit("/", 1)[-1]: f.after for f in effects(calls[:i]).files}
-        for words, name in re.findall(r"^\s*(\d+) \S*?([\w-]+\.md)$", call.result.text, re.M):
-            assert then[name] is not None and len(then[name].split()) == int(words), (i, name)
-            counted += 1
-        for name, line in re.findall(r"work/([\w-]+\.md):(\d+):## Comparison",
-                                     call.result.text):
-            text = then[name] or ""
-            assert text.split("\n")[int(line) - 1] == "## Comparison"
-    assert counted == 10  # seven counts while writing, three on master at the end
+        if call.tool == "Read" and call.input.get("file_path") == target:
+            assert call.result is not None and not call.result.is_error
+            then = effects(calls[:i]).file(target)
+            assert then is not None and read_content(call.result.text) == then.after
+            compared += 1
+    assert compared == len(reads)
+    # the failing calls (a command, a read of a missing file) changed nothing
+    failed = [c for c in calls if c.result is not None and c.result.is_error]
+    assert [c.tool for c in failed] == ["Bash", "Read"] and final.skipped == []
 
 
 def _cc(uuid: str, parent: str | None, role: str, content: Any, **extra: Any) -> str:
@@ -208,27 +218,32 @@ def test_effects_on_the_demo_are_its_one_edit(
             in job["diff"])
 
 
-def test_effects_of_codex_patches_on_files_never_seen_whole(
-        samples_dir: Path, tmp_path: Path) -> None:
+def test_effects_of_codex_patches_on_files_never_seen_whole(tmp_path: Path) -> None:
+    """The recorded Codex session with an apply_patch edit written in: the patch's lines are
+    the diff, its unchanged line kept as context."""
+    source = with_items(tmp_path / "rollout-2026-12-04T23-35-13-patched.jsonl")
     with Store(tmp_path / "codex.db") as store:
-        conv = imported(store, samples_dir / CODEX)
+        conv = imported(store, source)
         found = path_effects(store, conv, store.conversation(conv).tip_id)
-    assert [f.path for f in found.files] == [
-        "src/agents/plugins/__tests__/codemie-code-reasoning.test.ts",
-        "src/agents/plugins/codemie-code.plugin.ts",
-        "src/agents/plugins/opencode/opencode.plugin.ts"]
-    plugin = found.files[1].diff()
-    assert "(never seen whole)" in plugin and "+    compaction: {\n" in plugin
-    assert "     share: 'disabled',\n" in plugin  # a context line, kept as context
+    patched = PATCH.split("\n")[1].removeprefix("*** Update File: ")
+    assert [f.path for f in found.files] == [patched] == ["src/app.py"]
+    diff = found.files[0].diff()
+    assert "(never seen whole)" in diff
+    removed, added, kept = (line for line in PATCH.split("\n")[3:6])
+    assert f"\n{removed}\n{added}\n{kept}\n" in diff
+    assert kept.startswith(" ") and removed.startswith("-") and added.startswith("+")
 
 
-def test_effects_of_gemini_write_then_replace(samples_dir: Path, tmp_path: Path) -> None:
+def test_effects_of_gemini_write_then_replace(tmp_path: Path) -> None:
     with Store(tmp_path / "gem.db") as store:
-        conv = imported(store, samples_dir / GEMINI)
+        conv = imported(store, recorded("gemini_cli", GEMINI))
         calls = path_calls(store, conv, store.conversation(conv).tip_id)
+    [write] = [c for c in calls if c.tool == "write_file"]
     [replace] = [c for c in calls if c.tool == "replace"]
     [lead] = effects(calls).files
-    assert lead.status == "created" and lead.after is not None
+    assert lead.status == "created" and lead.path == write.input["file_path"]
+    assert lead.after == write.input["content"].replace(replace.input["old_string"],
+                                                        replace.input["new_string"])
     assert replace.input["new_string"] in lead.after
     assert replace.input["old_string"] not in lead.after
 
