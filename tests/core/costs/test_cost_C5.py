@@ -20,8 +20,8 @@ from explorer.app.importing.run import import_paths
 from explorer.cli import main
 from explorer.store import Store
 from explorer.tree.model import Message, Part, Usage
+from tests.corpus import claude_code_sessions as cc
 
-SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 KINDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
@@ -92,33 +92,60 @@ def test_C5_by_turn_and_by_model_hold_the_same_total(
     assert turns["total"] == models["total"]
 
 
+def written_usage() -> tuple[dict[str, int], int, set[str], list[str]]:
+    """From the recorded session's files (its own and its subagents'): the usage summed over
+    API responses (each written on every line of the response, so taken once per response
+    id), how many responses, their models, and the subagents its Agent calls named."""
+    names = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
+             "cache_read_input_tokens": "cache_read_tokens",
+             "cache_creation_input_tokens": "cache_write_tokens"}
+    responses: dict[str, dict[str, Any]] = {}
+    models: set[str] = set()
+    for path in (cc.original(), *cc.subagents()):
+        for r in cc.records(path):
+            if r.get("type") == "assistant":
+                responses[r["message"]["id"]] = r["message"]["usage"]
+                models.add(r["message"]["model"])
+    total = {ours: sum(u.get(theirs) or 0 for u in responses.values())
+             for theirs, ours in names.items()}
+    agents = [b["input"]["description"] for r in cc.records(cc.original())
+              if r.get("type") == "assistant" for b in r["message"]["content"]
+              if b.get("type") == "tool_use" and b["name"] in ("Agent", "Task")]
+    return total, len(responses), models, agents
+
+
 def test_C5_a_real_claude_code_session_rolls_its_subagents_into_their_calls(
-        samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    written, responses, models, agents = written_usage()
+    assert len(agents) == len(cc.subagents()) == 2 and models == {"claude-sonnet-4-5"}
     db = tmp_path / "cc.db"
     with Store(db) as store:
-        [outcome] = import_paths(store, [samples_dir / SESSION]).conversations
+        [outcome] = import_paths(store, [cc.original()]).conversations
         conv = outcome.conversation_id
     data = cost_json(db, conv, "branch", capsys)
     assert_adds_up(branch_parts(data), data["total"])
     [branch] = data["branches"]
     names = {s["name"] for s in branch["subagents"]}
-    assert len(names) == 6 and "Research Steve Yegge Beads" in names
+    assert names == set(agents)
     # the branch's own cost holds its subagents': their answers are not counted twice
     subs = branch["subagents"]
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT usage FROM messages WHERE conversation_id = ? AND "
                             "role = 'assistant'", (conv,)).fetchall()
     measured = [json.loads(u) for (u,) in rows if u]
-    assert data["total"]["answers"] == len(measured) and not data["total"]["estimated"]
+    assert data["total"]["answers"] == len(measured) == responses
+    assert not data["total"]["estimated"]
+    assert {k: data["total"][k] for k in KINDS} == written
     for kind in KINDS:
         total = sum(u.get(kind, 0) for u in measured)
         assert data["total"][kind] == total
-        assert sum(s[kind] for s in subs) < total
-    # every answer is Opus 4.7: $5 / $25 per million, cache reads 0.1x and writes 1.25x
-    expected = sum(u.get("input_tokens", 0) * 5 + u.get("output_tokens", 0) * 25
-                   + u.get("cache_read_tokens", 0) * 0.5
-                   + u.get("cache_write_tokens", 0) * 6.25 for u in measured) / 1e6
+        assert sum(s[kind] for s in subs) < total or total == 0
+    assert all(s["input_tokens"] > 0 for s in subs)
+    # every answer is Sonnet 4.5: $3 / $15 per million, cache reads 0.1x and writes 1.25x
+    expected = (written["input_tokens"] * 3 + written["output_tokens"] * 15
+                + written["cache_read_tokens"] * 0.3 + written["cache_write_tokens"] * 3.75) / 1e6
     assert data["total"]["cost_usd"] == pytest.approx(expected, abs=1e-5)
+    assert data["unattached_subagents"]["answers"] == 0
     turns = cost_json(db, conv, "turn", capsys)
     assert_adds_up([*turns["turns"], turns["unattached_subagents"]], turns["total"])
     beside = [s["name"] for t in turns["turns"] for s in t["subagents"]]
