@@ -22,11 +22,12 @@ from planted import KEY, Planted, build, leaked
 
 from explorer.app.importing import run as importing
 from explorer.store import Store
+from tests.corpus import claude_code_sessions as cc
 
 REPO = Path(__file__).resolve().parents[3]
 READ_TOOLS = ["list_conversations", "search", "get_branch", "list_branches", "compare",
               "context_at", "checkpoints"]
-SESSION = "claude_code/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+ASKED = "three things at once"  # from a prompt of the recorded Claude Code session
 
 
 def serve(db: Path, *flags: str,
@@ -170,11 +171,14 @@ def test_A1_writes_only_with_allow_writes_and_beside_a_writer(tmp_path: Path) ->
     serve(path, talk=beside_a_writer)
 
 
-def test_A1_an_agent_reads_a_real_claude_code_session(tmp_path: Path,
-                                                      samples_dir: Path) -> None:
+def test_A1_an_agent_reads_a_real_claude_code_session(tmp_path: Path) -> None:
+    """The recorded session with its fork's prompt written in, as a rewind writes it: one
+    answer with two prompts below it."""
+    session = cc.fork_in_one_file(tmp_path / "projects")
+    assert sum(ASKED in p for p in cc.MANIFEST["prompts"]) == 1
     path = tmp_path / "real.db"
     with Store(path) as store:
-        report = importing.import_paths(store, [samples_dir / SESSION])
+        report = importing.import_paths(store, [session])
         conv = report.conversations[0].conversation_id
         tip = store.conversation(conv).tip_id
 
@@ -182,14 +186,17 @@ def test_A1_an_agent_reads_a_real_claude_code_session(tmp_path: Path,
         listed = await answer(s, "list_conversations", source="claude-code")
         assert [c["id"] for c in listed["conversations"]] == [conv]
         assert listed["conversations"][0]["project"]
-        tail = await answer(s, "get_branch", message=tip, max_chars=4000)
+        whole = await answer(s, "get_branch", message=tip)
+        assert not whole["cut"] and len(whole["text"]) > 3000
+        tail = await answer(s, "get_branch", message=tip, max_chars=1500)
         assert tail["to_turn"] == tail["turns"] > 1 and tail["cut"]
+        assert len(json.dumps(tail, ensure_ascii=False)) <= 1500
         head = await answer(s, "get_branch", message=tip, start_turn=1, max_tool_chars=40)
         assert head["from_turn"] == 1 and "→ Bash" in head["text"]
         assert "… [" in head["text"]  # tool output past 40 characters is elided
-        hits = (await answer(s, "search", query="weak points", conversation=conv))["results"]
+        hits = (await answer(s, "search", query=ASKED, conversation=conv))["results"]
         assert hits and all(h["conversation"] == conv for h in hits)
-        assert any("weak points" in h["snippet"] for h in hits)
+        assert any(ASKED in h["snippet"] for h in hits)
         points = await answer(s, "list_branches", conversation=conv)
         assert points["branch_points"] >= 1
         sibs = points["points"][0]["siblings"]
