@@ -95,3 +95,34 @@ def reply_alone(dest: Path) -> Path:
     answer = records(subagents()[0])
     line = [e for e in answer if e.get("type") == "assistant"][-1]
     return write(dest / f"{line['sessionId']}.jsonl", [{**line, "parentUuid": None}])
+
+
+USAGE_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
+               "cache_read_input_tokens": "cache_read_tokens",
+               "cache_creation_input_tokens": "cache_write_tokens"}
+"""Claude Code's usage fields, by the names the costs give them."""
+
+
+def responses(paths: list[Path]) -> dict[str, Record]:
+    """Each API response's ``message`` by its id: Claude Code writes a response over several
+    lines (one content block each), every line with the response's usage."""
+    out: dict[str, Record] = {}
+    for path in paths:
+        for r in records(path):
+            if r.get("type") == "assistant":
+                out[r["message"]["id"]] = r["message"]
+    return out
+
+
+def written_usage(paths: list[Path]) -> dict[str, int]:
+    """The usage of ``paths``' responses summed, each response once, by the costs' names."""
+    found = responses(paths).values()
+    return {ours: sum(m["usage"].get(theirs) or 0 for m in found)
+            for theirs, ours in USAGE_NAMES.items()}
+
+
+def agent_calls(path: Path) -> list[str]:
+    """The descriptions of the subagents the session's Agent (or Task) calls started."""
+    return [b["input"]["description"] for r in records(path) if r.get("type") == "assistant"
+            for b in r["message"]["content"]
+            if b.get("type") == "tool_use" and b["name"] in ("Agent", "Task")]

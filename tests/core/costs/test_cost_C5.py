@@ -92,32 +92,13 @@ def test_C5_by_turn_and_by_model_hold_the_same_total(
     assert turns["total"] == models["total"]
 
 
-def written_usage() -> tuple[dict[str, int], int, set[str], list[str]]:
-    """From the recorded session's files (its own and its subagents'): the usage summed over
-    API responses (each written on every line of the response, so taken once per response
-    id), how many responses, their models, and the subagents its Agent calls named."""
-    names = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
-             "cache_read_input_tokens": "cache_read_tokens",
-             "cache_creation_input_tokens": "cache_write_tokens"}
-    responses: dict[str, dict[str, Any]] = {}
-    models: set[str] = set()
-    for path in (cc.original(), *cc.subagents()):
-        for r in cc.records(path):
-            if r.get("type") == "assistant":
-                responses[r["message"]["id"]] = r["message"]["usage"]
-                models.add(r["message"]["model"])
-    total = {ours: sum(u.get(theirs) or 0 for u in responses.values())
-             for theirs, ours in names.items()}
-    agents = [b["input"]["description"] for r in cc.records(cc.original())
-              if r.get("type") == "assistant" for b in r["message"]["content"]
-              if b.get("type") == "tool_use" and b["name"] in ("Agent", "Task")]
-    return total, len(responses), models, agents
-
-
 def test_C5_a_real_claude_code_session_rolls_its_subagents_into_their_calls(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    written, responses, models, agents = written_usage()
-    assert len(agents) == len(cc.subagents()) == 2 and models == {"claude-sonnet-4-5"}
+    files = [cc.original(), *cc.subagents()]
+    written, answers = cc.written_usage(files), cc.responses(files)
+    agents = cc.agent_calls(cc.original())
+    assert len(agents) == len(cc.subagents()) == 2
+    assert {m["model"] for m in answers.values()} == {"claude-sonnet-4-5"}
     db = tmp_path / "cc.db"
     with Store(db) as store:
         [outcome] = import_paths(store, [cc.original()]).conversations
@@ -133,7 +114,7 @@ def test_C5_a_real_claude_code_session_rolls_its_subagents_into_their_calls(
         rows = conn.execute("SELECT usage FROM messages WHERE conversation_id = ? AND "
                             "role = 'assistant'", (conv,)).fetchall()
     measured = [json.loads(u) for (u,) in rows if u]
-    assert data["total"]["answers"] == len(measured) == responses
+    assert data["total"]["answers"] == len(measured) == len(answers)
     assert not data["total"]["estimated"]
     assert {k: data["total"][k] for k in KINDS} == written
     for kind in KINDS:

@@ -16,6 +16,7 @@ import system_tools
 from helpers import assistant, tool_call, tool_result, user
 from PIL import Image, ImageDraw, ImageFont
 
+from explorer.app.costs.words import short_money
 from explorer.app.importing.demo import load_demo
 from explorer.app.importing.run import import_paths
 from explorer.app.sharing.image_ocr import OcrReader, tesseract
@@ -25,11 +26,11 @@ from explorer.app.sharing.share_scan import DEFAULTS
 from explorer.cli import main
 from explorer.store import Store
 from explorer.tree.model import Message, Part
+from tests.corpus import claude_code_sessions as cc
 
 KEY = "sk-ant-api03-" + "Q7vR2xWm9Lp4Kd8Ns6Tf1Hy3Jb5Gc0Ze7Ua2Xo4Wi6Vq8"
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 HOME = "/home/alice/work/shop"
-SESSION = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 # what would make a browser fetch something when the page opens (or run something)
 REMOTE = re.compile(r"""(?:src|href|action|poster|data)\s*=\s*["']?\s*(?:https?:)?//|"""
                     r"""url\(\s*["']?\s*(?:https?:)?//|@import|<script|<iframe|<link|"""
@@ -140,11 +141,11 @@ def test_R1_share_links_are_text_and_the_page_fetches_nothing(
 
 
 def test_R1_sharing_the_demo_and_a_real_session(
-        samples_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "both.db"
     with Store(db) as store:
         demo = load_demo(store)
-        [outcome] = import_paths(store, [samples_dir / SESSION]).conversations
+        [outcome] = import_paths(store, [cc.original()]).conversations
         session = outcome.conversation_id
         store.append_turn(session, [user(f"my key is {KEY}"), assistant("noted")])
     for conv in (demo, session):
@@ -158,7 +159,13 @@ def test_R1_sharing_the_demo_and_a_real_session(
     assert 'src="data:image/png;base64,' in demo_page  # the screenshot, inline
     session_page = (tmp_path / f"{session}.html").read_text(encoding="utf-8")
     assert "redacted: secrets (1)" in session_page
-    assert "$5.06" in session_page  # its cost with the six subagents rolled in
+    # its cost with the two subagents rolled in, from the files (Sonnet 4.5: $3 / $15 per
+    # million, no cache in the recording); the appended answer has no usage and no price
+    files = [cc.original(), *cc.subagents()]
+    used = cc.written_usage(files)
+    assert used["cache_read_tokens"] == used["cache_write_tokens"] == 0
+    usd = (used["input_tokens"] * 3 + used["output_tokens"] * 15) / 1e6
+    assert f"{short_money(usd)} ({len(cc.responses(files)) + 1} answers)" in session_page
 
 
 def test_R1_share_refuses_to_write_over_the_database(
