@@ -80,14 +80,24 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
     for ic, outcome in zip(conversations, out, strict=False):
         if isinstance(outcome, ImportOutcome):
             conv_id = outcome.conversation_id
-            known = message_keys(conn, conv_id)
-            _refresh_in_chunks(conn, ic, [(known[k], m) for k, m in _keyed(ic) if k in known])
-            tip = known.get(_key_of(ic, ic.tip)) if ic.tip is not None else None
+            if outcome.already_present:  # messages stored before: give them what they gained
+                known = message_keys(conn, conv_id)
+                _refresh_in_chunks(conn, ic, [(known[k], m) for k, m in _keyed(ic)
+                                              if k in known])
+                tip = known.get(_key_of(ic, ic.tip)) if ic.tip is not None else None
+            else:  # every message was written from this very read: nothing to refresh
+                tip = _stored(conn, conv_id, _key_of(ic, ic.tip)) if ic.tip is not None else None
             if tip is not None:
                 follow_tip(conn, conv_id, tip, left.get(conv_id))
                 tips[conv_id] = tip
     save_record(conn, _with_tips(rec, {**left, **tips}))
     return out
+
+
+def _stored(conn: sqlite3.Connection, conv_id: int, key: str) -> int | None:
+    row = conn.execute("SELECT id FROM messages WHERE conversation_id = ? AND source_id = ?",
+                       (conv_id, key)).fetchone()
+    return int(row[0]) if row is not None else None
 
 
 def _key_of(ic: ImportedConversation, key: Hashable) -> str:
