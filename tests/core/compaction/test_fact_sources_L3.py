@@ -14,6 +14,7 @@ from explorer.compaction.fact_layout import expand, layout
 from explorer.compaction.facts import Fact, fact_sheet
 from explorer.store import Store
 from explorer.tree.model import Message, Part
+from tests.corpus import CORPUS
 from tests.corpus import claude_code_sessions as cc
 
 SOURCE = "/home/dev/proj/src/app/store.py"
@@ -126,12 +127,29 @@ def test_L3_a_real_claude_code_read_is_carried_as_file_and_span(tmp_path: Path) 
         assert span in carried, span
 
 
-def test_L3_a_real_opencode_search_carries_its_hits_with_their_files(
-    samples_dir: Path, tmp_path: Path
-) -> None:
-    sample = next(samples_dir.glob("opencode/session__nimble-pixel__*.json"))
-    raw = sample.read_text(encoding="utf-8")
-    assert "/Users/alex/repos/vfp/dark-factory/AGENTS.md:\\n  Line 67:" in raw
+def _grep_instead_of_read(export: Path, dest: Path, pattern: str) -> tuple[str, list[str]]:
+    """The recorded ``opencode export`` with its read of the notes made a ``grep`` of them,
+    written as OpenCode's grep writes its hits ("<file>:" then "  Line N: <text>"), from the
+    lines the read showed. Answers the file and the numbers of the lines that matched."""
+    data = json.loads(export.read_text(encoding="utf-8"))
+    tools = [p for m in data["messages"] for p in m["parts"] if p.get("type") == "tool"]
+    read = next(p for p in tools if p["tool"] == "read")
+    file = read["state"]["input"]["filePath"]
+    lines = re.findall(r"^(\d+): (.*)$", read["state"]["output"], re.M)
+    hits = [(n, text) for n, text in lines if pattern in text]
+    read["tool"] = "grep"
+    read["state"]["input"] = {"pattern": pattern, "path": file.rsplit("/", 1)[0]}
+    read["state"]["output"] = f"Found {len(hits)} matches\n{file}:\n" + "\n".join(
+        f"  Line {n}: {text}" for n, text in hits)
+    dest.write_text(json.dumps(data), encoding="utf-8")
+    return file, [n for n, _ in hits]
+
+
+def test_L3_a_real_opencode_search_carries_its_hits_with_their_files(tmp_path: Path) -> None:
+    [export] = (CORPUS / "opencode" / "home" / "exports").glob("*.json")
+    sample = tmp_path / export.name
+    file, hits = _grep_instead_of_read(export, sample, "second")
+    assert hits == ["2"]  # the notes' second line only
     store = Store(tmp_path / "s.db")
     try:
         import_paths(store, [sample])
@@ -139,5 +157,6 @@ def test_L3_a_real_opencode_search_carries_its_hits_with_their_files(
         sheet = fact_sheet(store.path(conv.id))
     finally:
         store.close()
-    assert "/Users/alex/repos/vfp/dark-factory/AGENTS.md:67" in expand(sheet.text)
+    carried = expand(sheet.text)
+    assert f"{file}:2" in carried and f"{file}:1" not in carried
     assert not any(re.fullmatch(r"Line \d+", v) for v in sheet.values)
