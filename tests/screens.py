@@ -1,11 +1,11 @@
 """The screen gallery: the pictures a reviewer looks at before a release.
 
 ``python -m tests.screens OUT_DIR`` opens the real window offscreen on the demo, on a real
-agent session with subagents (the shared samples when present, else a recording kept in
-the repository) and on a generated 100,000-message session, and writes one PNG per view:
-the turn view, fit-all, 100 %, a branch preview, compare with 2 and 4 columns, the
-compaction preview, tending markers, the dark scheme and the smallest supported window.
-The 100k session is generated and imported once into ``OUT_DIR/cache``.
+agent session with subagents (the Claude Code recording kept in the repository) and on a
+generated 100,000-message session, and writes one PNG per view: the turn view, fit-all,
+100 %, a branch preview, compare with 2 and 4 columns, the compaction preview, tending
+markers, the dark scheme and the smallest supported window. The 100k session is generated
+and imported once into ``OUT_DIR/cache``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
-SUBAGENT_SAMPLE = "claude_code/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
-SUBAGENT_FIXTURE = "tests/core/formats/claude_code/fixtures/compact_agent"
 
 
 def _spin(ms: int) -> None:
@@ -98,14 +96,12 @@ def demo_db(cache: Path) -> Path:
 
 
 def agent_db(cache: Path) -> tuple[Path, int]:
-    """A real Claude Code session with subagents: the shared sample, else the kept recording."""
+    """A real Claude Code session with subagents: the recording kept in the repository."""
     from explorer.app.importing.run import import_paths
     from explorer.store import Store
+    from tests.corpus.claude_code_sessions import original
 
-    samples = Path(os.environ.get("CONVO_SAMPLES", ROOT.parent / "shared" / "samples"))
-    source = samples / SUBAGENT_SAMPLE
-    if not source.exists():
-        source = ROOT / SUBAGENT_FIXTURE
+    source = original()
     db = cache / "agent.db"
     db.unlink(missing_ok=True)
     with Store(db) as store:

@@ -1,18 +1,16 @@
 """The fact sheet's cost beside the pages, on real transcripts (issue #18: ~1,100 tokens beside
 two pages, 51 % on top, was too much; and the sheet must carry every exact string).
 
-Each conversation of the shared samples (Codex, OpenCode and Claude Code sessions written by the
-tools themselves) is imported into a scratch store and compacted with a forced snapshot at
-Anthropic's default target, as ``convo compact --preview`` would. Per conversation: the pages'
-tokens, the sheet's tokens and their ratio; over all of them: the sheet's share of the pages and
-the density with and without it, and how many conversations' sheets the cap cut. The samples
-are found like the tests find them (``$CONVO_SAMPLES``, else ``../shared/samples`` beside the
-checkout).
+Each conversation of the recordings kept in the repository (``tests/corpus``: Codex, OpenCode
+and Claude Code sessions written by the real clients) is imported into a scratch store and
+compacted with a forced snapshot at Anthropic's default target, as ``convo compact --preview``
+would. Per conversation: the pages' tokens, the sheet's tokens and their ratio; over all of
+them: the sheet's share of the pages and the density with and without it, and how many
+conversations' sheets the cap cut.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -21,22 +19,23 @@ from explorer.app.importing.run import import_paths
 from explorer.compaction.target import Target
 from explorer.store import Store
 from tests.benchmarks.harness import Result
+from tests.corpus import CORPUS
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLES = Path(os.environ.get("CONVO_SAMPLES") or REPO.parent / "shared" / "samples")
-FILES = ("codex/*.jsonl", "opencode/session__*.json", "claude_code/*/*.jsonl",
-         "claude_code/tool_heavy.jsonl")
+# each agent's recorded sessions: Codex's rollouts, OpenCode's export, Claude Code's sessions
+# with their subagents (read with the session they belong to)
+FILES = ("codex/home/.codex/sessions/*/*/*/*.jsonl", "opencode/home/exports/*.json",
+         "claude_code/home/.claude/projects/*/*.jsonl")
 AREA = "fact sheet cost"
 
 
 def sample_files() -> list[Path]:
-    return sorted(p for pattern in FILES for p in SAMPLES.glob(pattern))
+    return sorted(p for pattern in FILES for p in CORPUS.glob(pattern))
 
 
 def run() -> list[Result]:
     files = sample_files()
     if not files:
-        return [Result(AREA, f"not run: no samples under {SAMPLES}", 0, "")]
+        return [Result(AREA, f"not run: no recordings under {CORPUS}", 0, "")]
     out: list[Result] = []
     totals = {"chars": 0.0, "page_tokens": 0.0, "fact_tokens": 0.0}
     cut = 0
