@@ -94,6 +94,14 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
     return out
 
 
+def import_and_record_many(conn: sqlite3.Connection,
+                           files: list[tuple[list[ImportedConversation], SyncRecord]],
+                           ) -> list[list[ImportOutcome | StoreError]]:
+    """Several files' :func:`import_and_record` in one transaction: a first sync of
+    thousands of small sessions pays one commit a batch, not one a session."""
+    return [import_and_record(conn, conversations, rec) for conversations, rec in files]
+
+
 def _stored(conn: sqlite3.Connection, conv_id: int, key: str) -> int | None:
     row = conn.execute("SELECT id FROM messages WHERE conversation_id = ? AND source_id = ?",
                        (conv_id, key)).fetchone()

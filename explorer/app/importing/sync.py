@@ -109,14 +109,60 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
     store.require_writable()  # before any session is read
     report = report if report is not None else SyncReport()
     records = store.sync_records()
-    for unit in units:
-        if cancel is not None and cancel():
-            break
-        try:
-            _sync_one(store, unit, records.get(str(unit.path)), report)
-        except OSError as exc:
-            report.errors.append(f"{unit.path}: cannot be read ({exc.strerror or exc}); skipped")
+    batch = Batch(store, report)
+    try:
+        for unit in units:
+            if cancel is not None and cancel():
+                break
+            try:
+                _sync_one(store, unit, records.get(str(unit.path)), report, batch)
+            except OSError as exc:
+                report.errors.append(f"{unit.path}: cannot be read "
+                                     f"({exc.strerror or exc}); skipped")
+    finally:
+        batch.flush()  # what was read is whole sessions: stored even when cancelled
     return report
+
+
+class Batch:
+    """Whole re-reads waiting to be stored together: small sessions share a transaction
+    (a first sync of thousands paid a commit and a wait for the writer each), a big one
+    goes alone. A batch the writer refuses is stored file by file, so one bad file never
+    takes the others with it."""
+
+    MESSAGES = 4000
+    FILES = 64
+
+    def __init__(self, store: Store, report: SyncReport) -> None:
+        self.store, self.report = store, report
+        self.files: list[tuple[list[ImportedConversation], SyncRecord, str]] = []
+        self.messages = 0
+
+    def add(self, convs: list[ImportedConversation], rec: SyncRecord, where: str) -> None:
+        self.files.append((convs, rec, where))
+        self.messages += sum(len(c.messages) for c in convs)
+        if self.messages >= self.MESSAGES or len(self.files) >= self.FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        files, self.files, self.messages = self.files, [], 0
+        if len(files) == 1:
+            convs, rec, where = files[0]
+            self.report.absorb(self.store.sync_import(convs, rec), where)
+            return
+        if not files:
+            return
+        try:
+            done = self.store.sync_import_many([(c, r) for c, r, _ in files])
+        except Exception:  # stored one by one: the failing file says what it is
+            for convs, rec, where in files:
+                try:
+                    self.report.absorb(self.store.sync_import(convs, rec), where)
+                except Exception as exc:
+                    self.report.errors.append(f"{where}: could not be stored ({exc})")
+            return
+        for (_, _, where), outcomes in zip(files, done, strict=True):
+            self.report.absorb(outcomes, where)
 
 
 def sync_sources(store: Store, env: Environment | None = None,
@@ -130,22 +176,26 @@ def sync_sources(store: Store, env: Environment | None = None,
     return sync_units(store, units, report)
 
 
-def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncReport) -> None:
+def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncReport,
+              batch: Batch) -> None:
     sig = signature(unit)
     if rec is not None and rec.size == sig.size and rec.mtime_ns == sig.mtime_ns and (
             unit.size is not None or rec.offset == sig.count):
         report.unchanged += 1
         return
     module = formats()[unit.fmt]
-    if _read_changed(store, module, unit, sig, rec, report):
-        return
+    if module.changes is not None:
+        batch.flush()  # what waits is stored first: the writes keep the units' order
+        if _read_changed(store, module, unit, sig, rec, report):
+            return
     tailing = module.tail is not None and module.tail.can_tail(unit.path)
     if (tailing and rec is not None and rec.cursor is not None and sig.size >= rec.offset
             and tail_hash(unit.path, rec.offset) == rec.tail_hash):
         cursor = Cursor.from_json(rec.cursor)
+        batch.flush()
         if cursor is not None and _append(store, module, unit, sig, cursor, report):
             return
-    _read_whole(store, module, unit, sig, tailing, report)
+    _read_whole(store, module, unit, sig, tailing, report, batch)
 
 
 def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature,
@@ -195,7 +245,7 @@ def _append(store: Store, module: Capabilities, unit: Unit, sig: Signature, curs
 
 
 def _read_whole(store: Store, module: Capabilities, unit: Unit, sig: Signature, tailing: bool,
-                report: SyncReport) -> None:
+                report: SyncReport, batch: Batch) -> None:
     cursor: Cursor | None = None
     try:
         if tailing and module.tail is not None:
@@ -212,7 +262,7 @@ def _read_whole(store: Store, module: Capabilities, unit: Unit, sig: Signature, 
         convs = []
     report.reread += 1
     convs = [relinked(store, c) for c in convs]  # a hand-back the agent continued (H1)
-    report.absorb(store.sync_import(convs, _record(unit, sig, cursor)), str(unit.path))
+    batch.add(convs, _record(unit, sig, cursor), str(unit.path))
 
 
 def _finished(conv: ImportedConversation, path: Path) -> ImportedConversation:
