@@ -19,9 +19,6 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 REPO = Path(__file__).resolve().parents[1]
-# Real transcripts other tools wrote live outside the repository: $CONVO_SAMPLES names the
-# folder, else ``shared/samples`` beside the checkout (as CI lays it out).
-SAMPLES = Path(os.environ.get("CONVO_SAMPLES") or REPO.parent / "shared" / "samples")
 
 
 class _BlockQt(importlib.abc.MetaPathFinder):
@@ -61,16 +58,6 @@ def corpus_dir() -> Path:
     """The transcripts kept in the repository (``tests/corpus``): agents' sessions recorded by
     their real clients, and chat products' exports under ``exports/``; always there."""
     return REPO / "tests" / "corpus"
-
-
-@pytest.fixture(scope="session")
-def samples_dir() -> Path:
-    """The real transcripts other tools wrote (kept outside the repository); a test that
-    needs them is skipped, saying why, where they are not."""
-    if not SAMPLES.is_dir():
-        pytest.skip(f"sample transcripts not found at {SAMPLES} "
-                    "(set CONVO_SAMPLES to the folder to run this test)")
-    return SAMPLES
 
 
 # -- the fast loop ------------------------------------------------------------------------
