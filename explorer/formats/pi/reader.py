@@ -1,7 +1,8 @@
 """pi / oh-my-pi coding-agent sessions (JSONL, versions 1 to 3).
 
 The first line is a ``session`` header (``version``, ``id``, ``cwd``,
-``timestamp``). Every later line is an entry with a ``type``. From version 2
+``timestamp``); oh-my-pi puts a fixed-width title slot line before it (see
+``header``). Every later line is an entry with a ``type``. From version 2
 entries carry ``id``/``parentId`` and form a tree; version 1 entries have no ids
 and chain in file order (so do v2+ entries that lost their ids). Version 3 only
 renamed the ``hookMessage`` role to ``custom``.
@@ -14,7 +15,9 @@ pi's tree, so a message's parent is its nearest *message* ancestor. A
 compaction record of kind ``branch_summary`` rather than a message: it is text pi
 derived, not something a person or model said, and as a message it would open a
 turn and move the turn boundaries of the real conversation. ``label`` entries
-become checkpoints. The tip is the message at or above the last entry.
+become checkpoints. The title is the name the last ``session_info`` (pi) or
+``title_change`` (oh-my-pi) entry gave. The tip is the message at or above the last
+entry.
 
 """
 
@@ -36,6 +39,7 @@ from explorer.formats.common import as_text, finish, parse_time, preview_title
 from explorer.formats.jsonl import JsonlReader, peek_objects, skipped_notes
 from explorer.formats.pi.content import failure_parts, message_parts
 from explorer.formats.pi.entries import SEED, keep_entries
+from explorer.formats.pi.header import is_header, is_slot, slot_title
 from explorer.formats.tailing import TailUnplaceable
 from explorer.tree.model import Message, Role, Usage
 
@@ -66,25 +70,25 @@ class _Entry:
 
 
 def sniff(path: Path) -> bool:
-    """A pi session starts with a ``session`` header line carrying an id."""
+    """A pi session starts with a ``session`` header line carrying an id (in oh-my-pi's
+    files, right after the title slot)."""
     try:
-        heads = peek_objects(path, max_objects=1)
+        heads = peek_objects(path, max_objects=2)
     except OSError:
         return False
-    head = heads[0] if heads else None
-    return (
-        isinstance(head, dict)
-        and head.get("type") == "session"
-        and isinstance(head.get("id"), str)
-        and ("cwd" in head or "version" in head)
-    )
+    if heads and is_slot(heads[0]):
+        heads = heads[1:]
+    return bool(heads) and is_header(heads[0])
 
 
 def read(path: Path) -> Iterator[ImportedConversation]:
     """One conversation per session file."""
     reader = JsonlReader(path)
     lines = iter(reader)
-    first = next(lines, None)
+    first, title = next(lines, None), None
+    if first is not None and is_slot(first[1]):  # oh-my-pi's title slot, then the header
+        title = slot_title(first[1])
+        first = next(lines, None)
     if first is None or first[1].get("type") != "session":
         raise FormatError(f"{path.name}: not a pi session (no session header line)")
     header = first[1]
@@ -94,7 +98,7 @@ def read(path: Path) -> Iterator[ImportedConversation]:
     for index, (lineno, raw) in enumerate(lines, 1):
         builder.add(index, lineno, raw)
     notes[:0] = skipped_notes(reader.skipped)
-    yield builder.build(header, path)
+    yield builder.build(header, path, title)
 
 
 class _SessionBuilder:
@@ -186,14 +190,19 @@ class _SessionBuilder:
         keep_entries(self.order, self.entries)
         return conv
 
-    def build(self, header: dict[str, Any], path: Path) -> ImportedConversation:
+    def build(self, header: dict[str, Any], path: Path,
+              slot: str | None = None) -> ImportedConversation:
+        """The conversation; its title is the last name an entry gave it, else the title
+        slot's (which oh-my-pi cuts to 256 bytes) or an older header's ``title``."""
         conv = self._collect()
         conv.source_id = as_text(header.get("id")) or None
         conv.source_path = str(path)
         conv.created_at = parse_time(header.get("timestamp"))
         keys = ("cwd", "version", "parentSession", "branchedFrom")
         conv.meta.update({k: header[k] for k in keys if k in header})
-        name = conv.meta.pop("session_name", None)
+        named = header.get("title")
+        name = conv.meta.pop("session_name", None) or slot or (
+            named.strip() if isinstance(named, str) else None)
         conv.title = name or preview_title(conv.messages, conv.source_id or path.stem)
         tip = self.message_at(self.order[-1].id) if self.order else None
         return finish(conv, tip)
@@ -211,13 +220,13 @@ class _SessionBuilder:
         raw, meta = entry.raw, self.conv.meta
         if entry.type in ("message", "custom_message"):
             entry.message = self._message(entry, lineno)
-        elif entry.type == "model_change":
-            change = {k: raw[k] for k in ("provider", "modelId") if k in raw}
+        elif entry.type == "model_change":  # oh-my-pi names it "provider/model" in ``model``
+            change = {k: raw[k] for k in ("provider", "modelId", "model") if k in raw}
             meta.setdefault("model_changes", []).append(change)
         elif entry.type == "thinking_level_change":
             meta.setdefault("thinking_levels", []).append(raw.get("thinkingLevel"))
-        elif entry.type == "session_info":
-            name = raw.get("name")
+        elif entry.type in ("session_info", "title_change"):  # pi's name, oh-my-pi's title
+            name = raw.get("name" if entry.type == "session_info" else "title")
             meta["session_name"] = name.strip() if isinstance(name, str) else None
         elif entry.type not in ("compaction", "branch_summary", "label"):
             # ``custom`` is extension state pi never sends to a model; the rest is unknown.

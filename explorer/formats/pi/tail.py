@@ -20,6 +20,7 @@ from typing import Any
 from explorer.formats.base import ImportedConversation
 from explorer.formats.jsonl import skipped_notes
 from explorer.formats.pi.entries import SEED
+from explorer.formats.pi.header import is_slot, slot_title
 from explorer.formats.pi.reader import FORMAT, _Entry, _SessionBuilder
 from explorer.formats.tailing import Cursor, LineTail, Tail, TailUnplaceable
 
@@ -60,7 +61,10 @@ def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail
 def _first(path: Path, whole: bool) -> Tail:
     lines = LineTail(path, Cursor(), whole=whole)
     items = iter(lines)
-    first = next(items, None)
+    first, title = next(items, None), None
+    if first is not None and is_slot(first.value):  # oh-my-pi's title slot, then the header
+        title = slot_title(first.value)
+        first = next(items, None)
     if first is None or first.value.get("type") != "session":
         # No complete line yet is a session being started, not an error.
         notes = [] if first is None else [f"{path.name}: not a pi session (no session header)"]
@@ -74,7 +78,7 @@ def _first(path: Path, whole: bool) -> Tail:
     for line in items:
         index += 1
         builder.add(index, line.number, line.value)
-    conv = builder.build(header, path)
+    conv = builder.build(header, path, title)
     conv.notes[:0] = skipped_notes(lines.skipped)
     if conv.source_id:
         lines.end.state = _state(builder, conv.source_id, version, index, {})
