@@ -14,35 +14,18 @@ columns are found by name, so an older file without the later columns still read
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+from explorer.formats.session_db import columns, has_tables
+
 TABLES = {"sessions": {"id", "title", "parent_session_id"},
           "messages": {"id", "session_id", "role", "parts"}}
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
-
-
 def is_database(path: Path) -> bool:
     """An SQLite file with Crush's sessions and messages tables."""
-    try:
-        with path.open("rb") as handle:
-            if handle.read(16) != SQLITE_MAGIC:
-                return False
-        with closing(connect(path)) as conn:
-            return all(need <= columns(conn, t) for t, need in TABLES.items())
-    except (OSError, sqlite3.Error):
-        return False  # a damaged SQLite file is llm's importer's to name
+    return has_tables(path, TABLES)
 
 
 def sessions(conn: sqlite3.Connection, only: set[str] | None = None) -> list[sqlite3.Row]:

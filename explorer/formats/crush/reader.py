@@ -14,7 +14,6 @@ over later in that same second), and only the sessions with something newer are 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -24,7 +23,8 @@ from typing import Any
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import as_text
 from explorer.formats.crush.convert import conversation
-from explorer.formats.crush.database import columns, connect, is_database, messages, sessions
+from explorer.formats.crush.database import is_database, messages, sessions
+from explorer.formats.session_db import changed_sessions, connect, newest
 
 Changed = tuple[list[ImportedConversation], dict[str, Any]]
 _SESSION_COLUMN = {"sessions": "id", "messages": "session_id"}
@@ -46,8 +46,9 @@ def read_changed(path: Path, since: dict[str, Any] | None) -> Changed | None:
         raise FormatError(f"{path.name}: not a Crush database (no sessions and messages tables)")
     try:
         with closing(connect(path)) as conn:
-            marks = {t: _newest(conn, t) for t in _SESSION_COLUMN}
-            wanted = None if since is None else _changed(conn, since)
+            marks = {t: newest(conn, t, "updated_at") for t in _SESSION_COLUMN}
+            wanted = None if since is None else changed_sessions(conn, since, _SESSION_COLUMN,
+                                                               "updated_at")
             convs = list(_conversations(conn, path, wanted))
     except sqlite3.Error as exc:
         raise FormatError(f"{path.name}: cannot be read as a Crush database ({exc})") from exc
@@ -79,31 +80,3 @@ def _is_title(row: sqlite3.Row) -> bool:
     return bool(parent) and sid == f"{TITLE_PREFIX}{parent}"
 
 
-def _newest(conn: sqlite3.Connection, table: str) -> dict[str, Any]:
-    mark: dict[str, Any] = {"rowid": conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0]}
-    if "updated_at" in columns(conn, table):
-        value = conn.execute(f"SELECT max(updated_at) FROM {table}").fetchone()[0]
-        mark["time"] = value
-        mark["at"] = [str(r[0]) for r in conn.execute(
-            f"SELECT id FROM {table} WHERE updated_at = ?", (value,))]
-    return mark
-
-
-def _changed(conn: sqlite3.Connection, since: dict[str, Any]) -> set[str]:
-    tables = since.get("tables")
-    marks = tables if isinstance(tables, dict) else {}
-    out: set[str] = set()
-    for table, sid in _SESSION_COLUMN.items():
-        mark = marks.get(table)
-        mark = mark if isinstance(mark, dict) else {}
-        rowid = mark.get("rowid")
-        terms = ["rowid > ?"]
-        args: list[Any] = [rowid if isinstance(rowid, int) else -1]
-        if "updated_at" in columns(conn, table) and mark.get("time") is not None:
-            terms.append("updated_at > ? OR (updated_at = ? AND id NOT IN "
-                         "(SELECT value FROM json_each(?)))")
-            args += [mark["time"], mark["time"], json.dumps(mark.get("at") or [])]
-        where = " OR ".join(f"({t})" for t in terms)
-        out |= {str(r[0]) for r in conn.execute(
-            f"SELECT DISTINCT {sid} FROM {table} WHERE {where}", args)}
-    return out

@@ -17,7 +17,6 @@ sync then reads it whole.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Iterable
@@ -28,14 +27,13 @@ from typing import Any
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.opencode.convert import conversation
 from explorer.formats.opencode.database import (
-    _columns,
     _records,
     _rows,
     _session_info,
-    connect,
     is_database,
 )
 from explorer.formats.opencode.storage import Layout, find_layouts, layout_at, layout_conversations
+from explorer.formats.session_db import changed_sessions, connect, newest
 
 Changed = tuple[list[ImportedConversation], dict[str, Any]]
 _SESSION_COLUMN = {"session": "id", "message": "session_id", "part": "session_id"}
@@ -54,8 +52,9 @@ def read_changed(path: Path, since: dict[str, Any] | None) -> Changed | None:
 def _database_changed(path: Path, since: dict[str, Any] | None) -> Changed:
     try:
         with closing(connect(path)) as conn:
-            marks = {t: _newest(conn, t) for t in _SESSION_COLUMN}
-            wanted = None if since is None else _changed_sessions(conn, since)
+            marks = {t: newest(conn, t, "time_updated") for t in _SESSION_COLUMN}
+            wanted = None if since is None else changed_sessions(conn, since, _SESSION_COLUMN,
+                                                               "time_updated")
             rows = _rows(conn, "session", "ORDER BY {time} id")
             convs = []
             for row in rows:
@@ -69,38 +68,6 @@ def _database_changed(path: Path, since: dict[str, Any] | None) -> Changed:
     except sqlite3.Error as exc:
         raise FormatError(f"{path.name}: cannot be read as an OpenCode database ({exc})") from exc
     return convs, {"tables": marks}
-
-
-def _newest(conn: sqlite3.Connection, table: str) -> dict[str, Any]:
-    """The newest rowid (a row added) and, where the table has it, the newest
-    ``time_updated`` with the ids of the rows at that time (a row written over)."""
-    mark: dict[str, Any] = {"rowid": conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0]}
-    if "time_updated" in _columns(conn, table):
-        value = conn.execute(f"SELECT max(time_updated) FROM {table}").fetchone()[0]
-        mark["time"] = value
-        mark["at"] = [str(r[0]) for r in conn.execute(
-            f"SELECT id FROM {table} WHERE time_updated = ?", (value,))]
-    return mark
-
-
-def _changed_sessions(conn: sqlite3.Connection, since: dict[str, Any]) -> set[str]:
-    tables = since.get("tables")
-    marks = tables if isinstance(tables, dict) else {}
-    out: set[str] = set()
-    for table, sid in _SESSION_COLUMN.items():
-        mark = marks.get(table)
-        mark = mark if isinstance(mark, dict) else {}
-        rowid = mark.get("rowid")
-        terms = ["rowid > ?"]
-        args: list[Any] = [rowid if isinstance(rowid, int) else -1]
-        if "time_updated" in _columns(conn, table) and mark.get("time") is not None:
-            terms.append("time_updated > ? OR (time_updated = ? AND id NOT IN "
-                         "(SELECT value FROM json_each(?)))")
-            args += [mark["time"], mark["time"], json.dumps(mark.get("at") or [])]
-        where = " OR ".join(f"({t})" for t in terms)
-        out |= {str(r[0]) for r in conn.execute(
-            f"SELECT DISTINCT {sid} FROM {table} WHERE {where}", args)}
-    return out
 
 
 def _storage_changed(layout: Layout, since: dict[str, Any] | None) -> Changed:

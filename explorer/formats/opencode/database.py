@@ -24,34 +24,17 @@ from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.opencode.convert import conversation
+from explorer.formats.session_db import columns, connect, has_tables
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = {"session": {"id", "title"}, "message": {"id", "session_id", "data"},
           "part": {"id", "message_id", "data"}}
 _SESSION_FIELDS = (("slug", "slug"), ("directory", "directory"), ("version", "version"),
                    ("project_id", "projectID"), ("parent_id", "parentID"))
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
-
-
 def is_database(path: Path) -> bool:
     """An SQLite file with OpenCode's session, message and part tables."""
-    try:
-        with path.open("rb") as handle:
-            if handle.read(16) != SQLITE_MAGIC:
-                return False
-        with closing(connect(path)) as conn:
-            return all(need <= _columns(conn, t) for t, need in TABLES.items())
-    except (OSError, sqlite3.Error):
-        return False  # a damaged SQLite file is llm's importer's to name
+    return has_tables(path, TABLES)
 
 
 def read_database(path: Path) -> Iterator[ImportedConversation]:
@@ -75,7 +58,7 @@ def read_database(path: Path) -> Iterator[ImportedConversation]:
 
 def _rows(conn: sqlite3.Connection, table: str, order: str, where: str = "",
           args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-    time = "time_created, " if "time_created" in _columns(conn, table) else ""
+    time = "time_created, " if "time_created" in columns(conn, table) else ""
     sql = f"SELECT * FROM {table} {where} {order.format(time=time)}"
     return list(conn.execute(sql, args))
 
