@@ -9,10 +9,7 @@ a second session counts lines.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from contextlib import closing
-
+from tests.corpus.agents.opencode import ask, checkpoint, configure, sessions
 from tests.corpus.recipe import Recipe, Run
 
 
@@ -28,47 +25,16 @@ def _env(run: Run) -> dict[str, str]:
 
 
 def _setup(run: Run) -> None:
-    config = run.home / ".config" / "kilo"
-    config.mkdir(parents=True)
-    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Local fake",
-                "options": {"baseURL": f"{run.model_url}/v1", "apiKey": "fake-key-not-secret"},
-                "models": {"fake-model": {"name": "Fake model", "tool_call": True}}}
-    (config / "kilo.json").write_text(json.dumps({
-        "$schema": "https://app.kilo.ai/config.json", "model": "localfake/fake-model",
-        "small_model": "localfake/fake-model", "autoupdate": False, "share": "disabled",
-        "permission": {"edit": "allow", "bash": "allow", "read": "allow",
-                       "external_directory": "allow"},
-        "provider": {"localfake": provider}}, indent=2))
-
-
-def _sessions(run: Run) -> list[str]:
-    out = run.call(["session", "list", "--format", "json"]).stdout
-    return [str(s["id"]) for s in json.loads(out[out.index("["):])]
-
-
-def _ask(run: Run, text: str, *more: str) -> None:
-    """One ``kilo run`` turn, the prompt on stdin: ``run`` quotes a message argument that
-    has a space, so only stdin reaches the model as the person typed it."""
-    run.call(["run", "--model", "localfake/fake-model", *more], stdin=run.prompt(text),
-             timeout=300)
-
-
-def _checkpoint(run: Run) -> None:
-    """Fold the write-ahead log into ``kilo.db`` and leave WAL mode, so only the database
-    file is kept."""
-    db = run.home / ".local" / "share" / "kilo" / "kilo.db"
-    with closing(sqlite3.connect(db)) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        conn.execute("PRAGMA journal_mode=DELETE")
+    configure(run, "kilo", "https://app.kilo.ai/config.json")
 
 
 def _drive(run: Run) -> None:
-    _ask(run, "Say hello and tell me what this folder is for.")
-    [session] = _sessions(run)
-    _ask(run, "Look around.\nTOOL:bash:ls -1\nTOOL:read:" + str(run.work / "notes.txt"),
+    ask(run, "Say hello and tell me what this folder is for.")
+    [session] = sessions(run)
+    ask(run, "Look around.\nTOOL:bash:ls -1\nTOOL:read:" + str(run.work / "notes.txt"),
          "--session", session)
-    _ask(run, "A second session: count the lines.\nTOOL:bash:wc -l notes.txt")
-    _checkpoint(run)
+    ask(run, "A second session: count the lines.\nTOOL:bash:wc -l notes.txt")
+    checkpoint(run.home / ".local" / "share" / "kilo" / "kilo.db")
 
 
 RECIPE = Recipe(

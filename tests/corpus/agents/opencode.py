@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
+from pathlib import Path
 
 from tests.corpus.recipe import Recipe, Run
 
@@ -23,40 +24,49 @@ def _env(run: Run) -> dict[str, str]:
             "OPENCODE_DISABLE_CLAUDE_CODE": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
 
 
-def _setup(run: Run) -> None:
-    config = run.home / ".config" / "opencode"
+def configure(run: Run, app: str, schema: str) -> None:
+    """``<app>.json`` in ``<app>``'s config folder: the fake model as its only provider,
+    every tool allowed (OpenCode and the agents built on it read the same settings)."""
+    config = run.home / ".config" / app
     config.mkdir(parents=True)
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Local fake",
                 "options": {"baseURL": f"{run.model_url}/v1", "apiKey": "fake-key-not-secret"},
                 "models": {"fake-model": {"name": "Fake model", "tool_call": True}}}
-    (config / "opencode.json").write_text(json.dumps({
-        "$schema": "https://opencode.ai/config.json", "model": "localfake/fake-model",
+    (config / f"{app}.json").write_text(json.dumps({
+        "$schema": schema, "model": "localfake/fake-model",
         "small_model": "localfake/fake-model", "autoupdate": False, "share": "disabled",
         "permission": {"edit": "allow", "bash": "allow", "read": "allow",
                        "external_directory": "allow"},
         "provider": {"localfake": provider}}, indent=2))
 
 
-def _sessions(run: Run) -> list[str]:
+def _setup(run: Run) -> None:
+    configure(run, "opencode", "https://opencode.ai/config.json")
+
+
+def sessions(run: Run) -> list[str]:
     out = run.call(["session", "list", "--format", "json"]).stdout
     return [str(s["id"]) for s in json.loads(out[out.index("["):])]
 
 
-def _ask(run: Run, text: str, *more: str) -> None:
-    """One ``opencode run`` turn, the prompt on stdin: ``run`` quotes a message argument
-    that has a space, so only stdin reaches the model as the person typed it."""
+def ask(run: Run, text: str, *more: str) -> None:
+    """One ``run`` turn, the prompt on stdin: ``run`` quotes a message argument that has a
+    space, so only stdin reaches the model as the person typed it."""
     run.call(["run", "--model", "localfake/fake-model", *more], stdin=run.prompt(text),
              timeout=300)
 
 
-def _checkpoint(run: Run) -> None:
-    """Fold the write-ahead log into ``opencode.db`` and leave WAL mode: only the database
+def checkpoint(db: Path) -> None:
+    """Fold the write-ahead log into the database and leave WAL mode: only the database
     file is kept, and a reader of a WAL database would leave ``-wal``/``-shm`` files beside
     it in the repository."""
-    db = run.home / ".local" / "share" / "opencode" / "opencode.db"
     with closing(sqlite3.connect(db)) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("PRAGMA journal_mode=DELETE")
+
+
+def _checkpoint(run: Run) -> None:
+    checkpoint(run.home / ".local" / "share" / "opencode" / "opencode.db")
 
 
 def _export(run: Run, session: str) -> None:
@@ -69,14 +79,14 @@ def _export(run: Run, session: str) -> None:
 
 
 def _drive(run: Run) -> None:
-    _ask(run, "Say hello and tell me what this folder is for.")
-    [session] = _sessions(run)
-    _ask(run, "Look around.\nTOOL:bash:ls -1\nTOOL:read:" + str(run.work / "notes.txt"),
+    ask(run, "Say hello and tell me what this folder is for.")
+    [session] = sessions(run)
+    ask(run, "Look around.\nTOOL:bash:ls -1\nTOOL:read:" + str(run.work / "notes.txt"),
          "--session", session)
-    _ask(run, "Write and then edit a file.\n"
+    ask(run, "Write and then edit a file.\n"
          f"TOOL:write:{run.work / 'todo.txt'}:buy milk\\nwalk dog\n"
          f"TOOL:edit:{run.work / 'todo.txt'}:buy milk=>buy oat milk", "--continue")
-    _ask(run, "A copy of its own: count the lines.\nTOOL:bash:wc -l notes.txt",
+    ask(run, "A copy of its own: count the lines.\nTOOL:bash:wc -l notes.txt",
          "--session", session, "--fork")
     _checkpoint(run)
     _export(run, session)
