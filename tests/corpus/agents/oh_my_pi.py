@@ -19,11 +19,11 @@ last ``read`` printed, which the fake model does not write, so no edit is record
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 
+from tests.corpus.agents.pi import models
 from tests.corpus.recipe import Recipe, Run
 
 BUN = "1.4.5"
@@ -68,12 +68,7 @@ def _setup(run: Run) -> None:
     _install_bun(run)
     agent = _agent_dir(run)
     agent.mkdir(parents=True)
-    provider = {"baseUrl": f"{run.model_url}/v1", "api": "openai-completions",
-                "apiKey": "fake-key-not-secret",
-                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-                "models": [{"id": "fake-model", "name": "Fake model"}]}
-    # JSON is YAML: omp reads models.yml.
-    (agent / "models.yml").write_text(json.dumps({"providers": {"localfake": provider}}))
+    (agent / "models.yml").write_text(models(run))  # JSON is YAML: omp reads models.yml
     (run.home / "commands.js").write_text(COMMANDS)
 
 

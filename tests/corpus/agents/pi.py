@@ -37,14 +37,19 @@ def _env(run: Run) -> dict[str, str]:
             "PI_SKIP_VERSION_CHECK": "1"}
 
 
-def _setup(run: Run) -> None:
-    agent = _agent_dir(run)
-    agent.mkdir(parents=True)
+def models(run: Run) -> str:
+    """pi's models file (oh-my-pi reads the same, as YAML): the fake model as a provider."""
     provider = {"baseUrl": f"{run.model_url}/v1", "api": "openai-completions",
                 "apiKey": "fake-key-not-secret",
                 "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
                 "models": [{"id": "fake-model", "name": "Fake model"}]}
-    (agent / "models.json").write_text(json.dumps({"providers": {"localfake": provider}}))
+    return json.dumps({"providers": {"localfake": provider}})
+
+
+def _setup(run: Run) -> None:
+    agent = _agent_dir(run)
+    agent.mkdir(parents=True)
+    (agent / "models.json").write_text(models(run))
     (run.home / "rewind.js").write_text(REWIND)
 
 
