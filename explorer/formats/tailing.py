@@ -12,11 +12,11 @@ the messages a whole read would have built for those lines.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from explorer.formats import fast_json
 from explorer.formats.base import ImportedConversation
@@ -120,3 +120,29 @@ class LineTail:
             self.skipped.append(SkippedLine(number, "not a JSON object"))
             return None
         return value
+
+
+class LineBuilder(Protocol):
+    """What a tailing reader turns lines into: a conversation, and the small state the next
+    read from the cursor needs to go on."""
+
+    conv: ImportedConversation
+    state: dict[str, Any]
+
+    def add(self, line: Line) -> None: ...
+
+
+def read_lines(path: Path, cursor: Cursor | None, whole: bool,
+               make: Callable[[Path, dict[str, Any]], LineBuilder]) -> Tail:
+    """The lines after ``cursor`` (all of them for None) through a builder ``make`` gives
+    (from the path and the cursor's state), with the skipped lines named in its notes."""
+    from explorer.formats.jsonl import skipped_notes
+
+    start = cursor or Cursor()
+    lines = LineTail(path, start, whole=whole)
+    builder = make(path, dict(start.state))
+    for line in lines:
+        builder.add(line)
+    builder.conv.notes[:0] = skipped_notes(lines.skipped)
+    lines.end.state = builder.state
+    return Tail(builder.conv, lines.end)

@@ -24,8 +24,8 @@ from typing import Any
 from explorer.formats.base import FormatError, ImportedCompaction, ImportedConversation
 from explorer.formats.codex.items import item_parts, item_role
 from explorer.formats.common import as_text, finish, parse_time
-from explorer.formats.jsonl import peek_objects, skipped_notes
-from explorer.formats.tailing import Cursor, Line, LineTail, Tail
+from explorer.formats.jsonl import peek_objects
+from explorer.formats.tailing import Cursor, Line, Tail, read_lines
 from explorer.tree.model import Message, Usage
 
 FORMAT = "codex"
@@ -67,17 +67,10 @@ def read(path: Path) -> Iterator[ImportedConversation]:
 
 def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail:
     """The messages of the lines after ``cursor`` (all of them for None)."""
-    start = cursor or Cursor()
-    lines = LineTail(path, start, whole=whole)
-    builder = _Builder(path, dict(start.state))
-    for line in lines:
-        builder.add(line)
-    conv = builder.conv
-    conv.notes[:0] = skipped_notes(lines.skipped)
+    tail = read_lines(path, cursor, whole, _Builder)
     if cursor is None:
-        conv.title = _title(conv.messages) or path.stem
-    lines.end.state = builder.state
-    return Tail(conv, lines.end)
+        tail.conversation.title = _title(tail.conversation.messages) or path.stem
+    return tail
 
 
 class _Builder:

@@ -30,8 +30,8 @@ from explorer.formats.copilot_cli.events import (
     usage,
     user_tool_parts,
 )
-from explorer.formats.jsonl import peek_objects, skipped_notes
-from explorer.formats.tailing import Cursor, Line, LineTail, Tail
+from explorer.formats.jsonl import peek_objects
+from explorer.formats.tailing import Cursor, Line, Tail, read_lines
 from explorer.tree.model import Message, Part, Role
 
 FORMAT = "copilot_cli"
@@ -65,15 +65,7 @@ def read(path: Path) -> Iterator[ImportedConversation]:
 
 def read_tail(path: Path, cursor: Cursor | None, *, whole: bool = False) -> Tail:
     """The messages of the events after ``cursor`` (the whole log for None)."""
-    start = cursor or Cursor()
-    lines = LineTail(path, start, whole=whole)
-    builder = _Builder(path, dict(start.state))
-    for line in lines:
-        builder.add(line)
-    conv = builder.conv
-    conv.notes[:0] = skipped_notes(lines.skipped)
-    lines.end.state = builder.state
-    return Tail(conv, lines.end)
+    return read_lines(path, cursor, whole, _Builder)
 
 
 class _Builder:
