@@ -51,3 +51,43 @@ def test_continue_in_codex_writes_a_session_and_offers_the_command(
     finally:
         w.close()
         store.close()
+
+
+@pytest.mark.parametrize(("agent", "folder", "command"), [
+    ("gemini-cli", ".gemini/tmp", "gemini --resume"),
+    ("opencode", ".local/share/opencode/handoff", "opencode import"),
+])
+def test_H1_continue_in_offers_every_agent_a_branch_can_be_handed_to(
+    agent: str, folder: str, command: str,
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    store = Store(tmp_path / "w.db")
+    cid = load_demo(store)
+    w = MainWindow(store, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    try:
+        w.open_conversation(cid)
+        tip = store.conversation(cid).tip_id
+        assert tip is not None
+        menu = MessageMenu(w.actions_.availability(tip), w.actions_.menu_handlers(), w)
+        names = [a.text() for a in menu.findChildren(QAction) if a.objectName().startswith(
+            "continue_in_")]
+        assert names == ["Claude Code", "pi", "Codex CLI", "Gemini CLI", "OpenCode"]
+        action = menu.findChild(QAction, f"continue_in_{agent}")
+        assert action is not None
+        action.trigger()
+        qtbot.waitUntil(lambda: w.findChild(HandoffDialog) is not None, timeout=10_000)
+        dialog = w.findChild(HandoffDialog)
+        assert dialog is not None
+        written = dialog.written
+        assert written.path.is_file() and written.path.is_relative_to(home / folder)
+        assert written.differences == [] and command in written.command
+        name = "Gemini CLI" if agent == "gemini-cli" else "OpenCode"
+        assert dialog.windowTitle() == f"Continue in {name}"
+        dialog.close()
+        menu.deleteLater()
+    finally:
+        w.close()
+        store.close()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.app.ops import op
 from explorer.app.ops.availability import sentence
+from explorer.app.sharing.handoff_targets import TARGETS
 from explorer.app.tending.menu import TEND_KEYS
 from explorer.app.tending.message_actions import Availability, MessageActions
 
@@ -89,8 +90,8 @@ class MessageMenu(QMenu):
 
     def _handoff(self, mid: int) -> None:
         agents = self._submenu("handoff", op("handoff").title)
-        for agent, name in (("claude-code", "Claude Code"), ("pi", "pi"), ("codex", "Codex CLI")):
-            act = agents.addAction(name)
+        for agent, target in TARGETS.items():
+            act = agents.addAction(target.name)
             act.setObjectName(f"continue_in_{agent}")
             act.triggered.connect(lambda _=False, a=agent: self.handlers["handoff"](mid, a))
 
