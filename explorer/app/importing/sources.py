@@ -171,26 +171,13 @@ def _opencode(found: Found) -> None:
 
 
 def _opencode_db(found: Found, db: Path) -> None:
-    """OpenCode 1.2+: every session in one SQLite file, written through its ``-wal`` file."""
+    """OpenCode 1.2+ (and Kilo CLI, built on it): every session in one SQLite file."""
     if not db.is_file():
         return
     if not is_database(db):
         found.problems.append(f"{db}: not an OpenCode database this program can read; skipped")
         return
-    try:
-        uri = f"{db.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True)) as conn:
-            count = int(conn.execute("SELECT count(*) FROM session").fetchone()[0])
-        stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
-    except (OSError, sqlite3.Error) as exc:
-        found.problems.append(f"{db}: cannot be read ({exc}); skipped")
-        return
-    size = sum(st.st_size for st in stats)
-    newest = max(st.st_mtime_ns for st in stats)
-    found.sessions += count
-    found.size += size
-    found.newest = max(found.newest or 0.0, newest / 1e9)
-    found.units.append(Unit(db, "opencode", size, newest))
+    _database(found, db, "opencode", "SELECT count(*) FROM session")
 
 
 def _llm(found: Found) -> None:
@@ -232,26 +219,15 @@ def _continue(found: Found) -> None:
 
 
 def _crush(found: Found) -> None:
-    """Crush's ``crush.db`` of every project its ``projects.json`` names, each written
-    through its ``-wal`` file (title sessions are no conversation and are not counted)."""
+    """Crush's ``crush.db`` of every project its ``projects.json`` names (title sessions
+    are no conversation and are not counted)."""
     for db in crush_databases(found.path, found.problems):
         if not crush_database(db):
             found.problems.append(f"{db}: not a Crush database this program can read; skipped")
             continue
-        try:
-            with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)) as conn:
-                count = int(conn.execute(
-                    "SELECT count(*) FROM sessions WHERE parent_session_id IS NULL "
-                    "OR id != 'title-' || parent_session_id").fetchone()[0])
-            stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
-        except (OSError, sqlite3.Error) as exc:
-            found.problems.append(f"{db}: cannot be read ({exc}); skipped")
-            continue
-        size, newest = sum(st.st_size for st in stats), max(st.st_mtime_ns for st in stats)
-        found.sessions += count
-        found.size += size
-        found.newest = max(found.newest or 0.0, newest / 1e9)
-        found.units.append(Unit(db, "crush", size, newest))
+        _database(found, db, "crush", "SELECT count(*) FROM sessions WHERE parent_session_id "
+                  "IS NULL OR id != 'title-' || parent_session_id")
+
 
 def _cline(found: Found) -> None:
     """Cline CLI's ``<session id>/*.messages.json``, or an extension's task folders."""
@@ -293,6 +269,7 @@ def _places(where: Path | list[Path]) -> list[Path]:
 _EXT = {"cline": "saoudrizwan.claude-dev", "roo-code": "rooveterinaryinc.roo-cline",
         "kilo-code": "kilocode.kilo-code"}
 
+
 def _database(found: Found, db: Path, fmt: str, count_sql: str) -> None:
     """One SQLite file a tool writes through its ``-wal`` file: its size and newest change
     count both, so a sync sees what is only in the WAL yet."""
@@ -303,8 +280,6 @@ def _database(found: Found, db: Path, fmt: str, count_sql: str) -> None:
         stats = [p.stat() for p in (db, db.with_name(db.name + "-wal")) if p.is_file()]
     except (OSError, sqlite3.Error) as exc:
         found.problems.append(f"{db}: cannot be read ({exc}); skipped")
-        return
-    if not count:
         return
     size, newest = sum(st.st_size for st in stats), max(st.st_mtime_ns for st in stats)
     found.sessions += count
