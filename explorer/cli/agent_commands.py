@@ -10,6 +10,7 @@ from types import FrameType
 from explorer.app.importing import sync
 from explorer.app.importing.sources import TOOL_NAMES, find_sources, iso
 from explorer.app.sharing import handoff
+from explorer.app.sharing.handoff_targets import AGENTS
 from explorer.cli.commands import Command, add_redact_arg, open_store
 from explorer.cli.output import emit, visible
 
@@ -110,7 +111,7 @@ def run_sync(args: argparse.Namespace) -> int:
 def _handoff_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
     p.add_argument("--at", type=int, metavar="MSG", help="hand back the branch ending at MSG")
-    p.add_argument("--agent", required=True, choices=handoff.AGENTS)
+    p.add_argument("--agent", required=True, choices=AGENTS)
     p.add_argument("--cwd", help="the project folder the agent works in "
                    "(default: the session's own, else this folder)")
     add_redact_arg(p)

@@ -25,7 +25,7 @@ from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import codex_place, opencode_place
 from explorer.app.sharing.exporting import export_lines
 from explorer.app.sharing.handoff_links import compared, record_origins
-from explorer.app.sharing.handoff_targets import AGENTS, CODEX_PICKER, TARGETS
+from explorer.app.sharing.handoff_targets import AGENTS, TARGETS
 from explorer.formats.base import ImportedConversation
 from explorer.formats.common import finish
 from explorer.formats.exporters.codex import VERSION as CODEX_VERSION
@@ -35,17 +35,6 @@ from explorer.store.import_writes import identity
 from explorer.tree import secrets
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
-
-__all__ = [
-    "AGENTS",
-    "CODEX_PICKER",
-    "Handoff",
-    "handoff",
-    "place_for",
-    "planned",
-    "resume_command",
-    "resume_hint",
-]
 
 
 @dataclass

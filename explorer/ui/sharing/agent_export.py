@@ -19,13 +19,13 @@ from PySide6.QtCore import Qt
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import exporting, handoff
 from explorer.app.sharing.handoff import Handoff
-from explorer.app.sharing.handoff_targets import TARGETS
+from explorer.app.sharing.handoff_targets import AGENTS, TARGETS
 from explorer.ui.sharing.handoff_dialog import AGENT_NAMES, HandoffDialog
 
 if TYPE_CHECKING:
     from explorer.ui.sharing.exports import Exports
 
-AGENT_FORMATS = handoff.AGENTS
+AGENT_FORMATS = AGENTS
 
 
 def format_choices() -> list[str]:
