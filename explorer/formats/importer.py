@@ -61,6 +61,7 @@ class Capabilities:
     changes: ChangeReader | None = None
     two_pass: TwoPass | None = None
     limit: SizeLimit = ANY_FILE
+    title: str = ""  # the program that wrote it, as a person calls it
 
     @property
     def name(self) -> str:

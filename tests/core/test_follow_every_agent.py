@@ -44,7 +44,7 @@ def test_S1_each_agents_conversations_are_followed_and_an_idle_poll_adds_nothing
         assert report.errors == [] and report.conversations, agent
         for cid in sorted(report.conversations):
             followed = followable(store, cid)
-            assert followed.agent == FOLLOWABLE[store.conversation(cid).source_format or ""]
+            assert followed.agent == formats()[store.conversation(cid).source_format or ""].title
             idle: Any = poll(store, followed)
             assert (idle.added, idle.errors) == (0, []), (agent, cid)
 

@@ -13,6 +13,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from explorer.app.importing.demo import load_demo
+from explorer.formats.registry import formats
 from explorer.store import Store
 from explorer.store.reads import Conversation
 from explorer.ui.window.conversations import (
@@ -22,7 +23,7 @@ from explorer.ui.window.conversations import (
     SUBTITLE_ROLE,
     ConversationList,
 )
-from explorer.ui.window.format_badges import FORMATS, format_icon
+from explorer.ui.window.format_badges import BADGES, format_icon, format_name
 
 
 @pytest.fixture
@@ -172,7 +173,9 @@ def test_reload_shows_new_conversations_and_keeps_the_choice(
 
 
 def test_each_format_gets_its_own_coloured_badge(qtbot: QtBot) -> None:
-    for fmt, (_name, _letters, colour) in FORMATS.items():
+    assert set(formats()) <= set(BADGES)  # every format read has a badge and a name
+    assert all(format_name(fmt) == formats()[fmt].title != "" for fmt in formats())
+    for fmt, (_letters, colour) in BADGES.items():
         image = format_icon(fmt).pixmap(32, 32).toImage()
         assert not image.isNull()
         # Just inside the rounded corner, away from the letters: the badge colour.

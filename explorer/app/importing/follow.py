@@ -21,15 +21,14 @@ from explorer.app.importing.sources import Unit
 from explorer.app.importing.sync import SyncReport, sync_units
 from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import layout_at
+from explorer.formats.registry import formats
 from explorer.store import Store
 
-FOLLOWABLE = {"claude_code": "Claude Code", "pi": "pi", "codex": "Codex CLI",
-              "gemini_cli": "Gemini CLI", "opencode": "OpenCode", "llm": "llm",
-              "crush": "Crush", "continue_cli": "Continue CLI", "cline": "Cline",
-              "aider": "aider", "qwen_code": "Qwen Code", "kimi_cli": "Kimi CLI",
-              "copilot_cli": "Copilot CLI", "cursor": "Cursor", "goose": "Goose",
-              "mistral_vibe": "Mistral Vibe", "cline_tasks": "Cline/Roo Code/Kilo Code"}
-"""Formats an agent keeps writing while it runs, by the agent's name."""
+FOLLOWABLE = frozenset({
+    "claude_code", "pi", "codex", "gemini_cli", "opencode", "llm", "crush", "continue_cli",
+    "cline", "aider", "qwen_code", "kimi_cli", "copilot_cli", "cursor", "goose",
+    "mistral_vibe", "cline_tasks"})
+"""Formats an agent keeps writing while it runs (its name is the registry's title)."""
 
 
 class NotFollowable(Exception):
@@ -61,8 +60,8 @@ class Poll:
 def followable(store: Store, conv_id: int) -> Followed:
     """The session file behind ``conv_id``; raises :class:`NotFollowable` with the reason."""
     conv = store.conversation(conv_id)
-    agent = FOLLOWABLE.get(conv.source_format or "")
-    if agent is None or not conv.source_path:
+    fmt = conv.source_format or ""
+    if fmt not in FOLLOWABLE or not conv.source_path:
         came = f" (it came from {conv.source_format})" if conv.source_format else ""
         raise NotFollowable(f"“{conv.display_title}” was not read from an agent's session file, "
                             f"folder or database{came}, so there is nothing to follow")
@@ -70,7 +69,7 @@ def followable(store: Store, conv_id: int) -> Followed:
     if not path.exists():  # a file, a database, or a session's folder (Mistral Vibe, Cline)
         raise NotFollowable(f"{path} is no longer there; the session cannot be followed")
     assert conv.source_format is not None
-    return Followed(conv_id, agent, Unit(_store_of(path, conv.source_format),
+    return Followed(conv_id, formats()[fmt].title, Unit(_store_of(path, conv.source_format),
                                          conv.source_format))
 
 

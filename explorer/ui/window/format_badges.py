@@ -8,21 +8,34 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-# source format -> (name, badge letters, badge colour)
-FORMATS: dict[str, tuple[str, str, str]] = {
-    "claude_code": ("Claude Code", "CC", "#d97757"),
-    "claude_ai": ("Claude.ai", "C", "#b8643f"),
-    "chatgpt": ("ChatGPT", "GPT", "#10a37f"),
-    "pi": ("pi", "pi", "#6f42c1"),
-    "codex": ("Codex CLI", "CX", "#1f2328"),
-    "gemini_cli": ("Gemini CLI", "G", "#4285f4"),
-    "opencode": ("OpenCode", "OC", "#5c6370"),
-    "openwebui": ("Open WebUI", "OW", "#3b3f46"),
-    "librechat": ("LibreChat", "LC", "#2f6fdf"),
-    "sillytavern": ("SillyTavern", "ST", "#c0392b"),
-    "llm": ("llm", "ll", "#7a8a18"),
-    "native": ("Conversation Explorer", "✦", "#e8590c"),
-    "demo": ("Demo", "✦", "#e8590c"),
+from explorer.formats.registry import formats
+
+# source format -> (badge letters, badge colour); its name is the registry's title
+BADGES: dict[str, tuple[str, str]] = {
+    "claude_code": ("CC", "#d97757"),
+    "claude_ai": ("C", "#b8643f"),
+    "chatgpt": ("GPT", "#10a37f"),
+    "pi": ("pi", "#6f42c1"),
+    "codex": ("CX", "#1f2328"),
+    "gemini_cli": ("G", "#4285f4"),
+    "qwen_code": ("QW", "#615ced"),
+    "kimi_cli": ("K", "#0f1115"),
+    "opencode": ("OC", "#5c6370"),
+    "crush": ("CR", "#6b50ff"),
+    "continue_cli": ("CN", "#1f6feb"),
+    "cline": ("CL", "#3a3a3a"),
+    "cline_tasks": ("CL", "#3a3a3a"),
+    "copilot_cli": ("GH", "#24292f"),
+    "cursor": ("CU", "#111111"),
+    "goose": ("GO", "#2d2d2d"),
+    "aider": ("AI", "#14b014"),
+    "mistral_vibe": ("MV", "#fa500f"),
+    "openwebui": ("OW", "#3b3f46"),
+    "librechat": ("LC", "#2f6fdf"),
+    "sillytavern": ("ST", "#c0392b"),
+    "llm": ("ll", "#7a8a18"),
+    "native": ("✦", "#e8590c"),
+    "demo": ("✦", "#e8590c"),
 }
 UNKNOWN_FORMAT = ("Created here", "✦", "#868e96")
 ICON_SIZE = 32
@@ -30,14 +43,17 @@ _icons: dict[str, QIcon] = {}
 
 
 def format_name(fmt: str | None) -> str:
-    return FORMATS.get(fmt or "", UNKNOWN_FORMAT)[0] if fmt else UNKNOWN_FORMAT[0]
+    if fmt == "demo":
+        return "Demo"
+    found = formats().get(fmt or "")
+    return found.title if found is not None else UNKNOWN_FORMAT[0]
 
 
 def format_icon(fmt: str | None) -> QIcon:
     """A rounded square in the format's colour with its letters, drawn once and cached."""
     key = fmt or ""
     if key not in _icons:
-        _name, letters, colour = FORMATS.get(key, UNKNOWN_FORMAT)
+        letters, colour = BADGES.get(key, UNKNOWN_FORMAT[1:])
         _icons[key] = QIcon(_badge(letters, QColor(colour)))
     return _icons[key]
 
