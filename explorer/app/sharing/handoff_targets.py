@@ -19,12 +19,12 @@ from pathlib import Path
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import gemini_place
+from explorer.formats.registry import formats
 
 
 @dataclass(frozen=True)
 class Target:
     agent: str  # the name on the command line and in the export picker
-    name: str  # as a person calls it
     source: str  # the importer (and the store's source format) that reads its sessions
     session_id: Callable[[dict[str, object]], str | None]  # a record → its session id
     destination: Callable[[Environment, str, str], Path]  # (env, cwd, session) → file
@@ -35,6 +35,11 @@ class Target:
     twins: Callable[[Path, str], Iterator[Path]] = lambda dest, _s: iter(
         [dest] if dest.exists() else [])  # earlier copies of the same session
     prepare: Callable[[Environment, str], None] = lambda _e, _cwd: None  # before writing
+
+    @property
+    def name(self) -> str:
+        """As a person calls the agent (its format's title)."""
+        return formats()[self.source].title
 
     def session_of(self, lines: Sequence[str]) -> str | None:
         for line in lines:
@@ -120,18 +125,18 @@ OPENCODE_IMPORT = ("OpenCode keeps its sessions in a database: the command impor
                    "first (every id kept), then opens the session")
 
 TARGETS: dict[str, Target] = {t.agent: t for t in (
-    Target("claude-code", "Claude Code", "claude_code", _header_field("", "sessionId"),
+    Target("claude-code", "claude_code", _header_field("", "sessionId"),
            _claude_dest, lambda s, cwd, _p: _go(cwd) + f"claude --resume {s}"),
-    Target("pi", "pi", "pi", _header_field("session", "id"), _pi_dest,
+    Target("pi", "pi", _header_field("session", "id"), _pi_dest,
            lambda _s, cwd, p: _go(cwd) + f"pi --session {shlex.quote(str(p))}",
            listed_anywhere=True, twins=_named(lambda d: d.parent, "*{session}.jsonl")),
-    Target("codex", "Codex CLI", "codex", _header_field("session_meta", "payload"),
+    Target("codex", "codex", _header_field("session_meta", "payload"),
            _codex_dest, lambda s, cwd, _p: _go(cwd) + f"codex resume {s}", keeps_system=True,
            hint=CODEX_PICKER, twins=_named(lambda d: d.parents[3], "**/*{session}.jsonl")),
-    Target("gemini-cli", "Gemini CLI", "gemini_cli", _header_field("", "sessionId"),
+    Target("gemini-cli", "gemini_cli", _header_field("", "sessionId"),
            _gemini_dest, lambda s, cwd, _p: _go(cwd) + f"gemini --resume {s}",
            twins=_gemini_twins, prepare=gemini_place.claim),
-    Target("opencode", "OpenCode", "opencode", _opencode_session, _opencode_dest,
+    Target("opencode", "opencode", _opencode_session, _opencode_dest,
            lambda s, cwd, p: _go(cwd) + f"opencode import {shlex.quote(str(p))} && "
                                         f"opencode --session {s}",
            hint=OPENCODE_IMPORT, listed_anywhere=True),
