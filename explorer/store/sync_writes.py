@@ -86,7 +86,8 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
                                               if k in known])
                 tip = known.get(_key_of(ic, ic.tip)) if ic.tip is not None else None
             else:  # every message was written from this very read: nothing to refresh
-                tip = _stored(conn, conv_id, _key_of(ic, ic.tip)) if ic.tip is not None else None
+                key = _key_of(ic, ic.tip) if ic.tip is not None else None
+                tip = _stored_keys(conn, conv_id, {key}).get(key) if key is not None else None
             if tip is not None:
                 follow_tip(conn, conv_id, tip, left.get(conv_id))
                 tips[conv_id] = tip
@@ -100,12 +101,6 @@ def import_and_record_many(conn: sqlite3.Connection,
     """Several files' :func:`import_and_record` in one transaction: a first sync of
     thousands of small sessions pays one commit a batch, not one a session."""
     return [import_and_record(conn, conversations, rec) for conversations, rec in files]
-
-
-def _stored(conn: sqlite3.Connection, conv_id: int, key: str) -> int | None:
-    row = conn.execute("SELECT id FROM messages WHERE conversation_id = ? AND source_id = ?",
-                       (conv_id, key)).fetchone()
-    return int(row[0]) if row is not None else None
 
 
 def _key_of(ic: ImportedConversation, key: Hashable) -> str:
