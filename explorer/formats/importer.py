@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from explorer.formats.size_limit import ANY_FILE, SizeLimit
 from explorer.formats.tailing import Cursor, Tail
+from explorer.formats.titles import TITLES
 from explorer.tree.imported import ImportedConversation
 
 Changed = tuple[list[ImportedConversation], dict[str, Any]]
@@ -61,8 +62,12 @@ class Capabilities:
     changes: ChangeReader | None = None
     two_pass: TwoPass | None = None
     limit: SizeLimit = ANY_FILE
-    title: str = ""  # the program that wrote it, as a person calls it
 
     @property
     def name(self) -> str:
         return self.importer.FORMAT
+
+    @property
+    def title(self) -> str:
+        """The program that wrote it, as a person calls it."""
+        return TITLES[self.name]

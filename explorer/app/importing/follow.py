@@ -21,7 +21,7 @@ from explorer.app.importing.sources import Unit
 from explorer.app.importing.sync import SyncReport, sync_units
 from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import layout_at
-from explorer.formats.registry import formats
+from explorer.formats.titles import TITLES
 from explorer.store import Store
 
 FOLLOWABLE = frozenset({
@@ -69,7 +69,7 @@ def followable(store: Store, conv_id: int) -> Followed:
     if not path.exists():  # a file, a database, or a session's folder (Mistral Vibe, Cline)
         raise NotFollowable(f"{path} is no longer there; the session cannot be followed")
     assert conv.source_format is not None
-    return Followed(conv_id, formats()[fmt].title, Unit(_store_of(path, conv.source_format),
+    return Followed(conv_id, TITLES[fmt], Unit(_store_of(path, conv.source_format),
                                          conv.source_format))
 
 

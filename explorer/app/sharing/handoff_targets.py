@@ -19,7 +19,7 @@ from pathlib import Path
 from explorer.app.importing import agent_homes as homes
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing import gemini_place
-from explorer.formats.registry import formats
+from explorer.formats.titles import TITLES
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Target:
     @property
     def name(self) -> str:
         """As a person calls the agent (its format's title)."""
-        return formats()[self.source].title
+        return TITLES[self.source]
 
     def session_of(self, lines: Sequence[str]) -> str | None:
         for line in lines:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-from explorer.formats.registry import formats
+from explorer.formats.titles import TITLES
 
 # source format -> (badge letters, badge colour); its name is the registry's title
 BADGES: dict[str, tuple[str, str]] = {
@@ -45,8 +45,7 @@ _icons: dict[str, QIcon] = {}
 def format_name(fmt: str | None) -> str:
     if fmt == "demo":
         return "Demo"
-    found = formats().get(fmt or "")
-    return found.title if found is not None else UNKNOWN_FORMAT[0]
+    return TITLES.get(fmt or "", UNKNOWN_FORMAT[0])
 
 
 def format_icon(fmt: str | None) -> QIcon:
