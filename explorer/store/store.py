@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from explorer.store import (
     boundary,
+    conversation_columns,
     guard,
     handoff_keys,
     import_writes,
@@ -33,6 +34,7 @@ from explorer.store import (
     view_cache,
 )
 from explorer.store.connection import keep_journal_on_close, open_connection
+from explorer.store.conversation_columns import ConversationColumns
 from explorer.store.errors import StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.marks import Marks, conversation_marks, edits, merge_links, replays
@@ -170,6 +172,29 @@ class Store:
 
     def conversations(self) -> list[Conversation]:
         return reads.list_conversations(self.reader)
+
+    def conversation_columns(self) -> ConversationColumns:
+        """What the window's list shows of every conversation, as columns (cheap at 25,000)."""
+        return conversation_columns.read_columns(self.reader)
+
+    def find_conversation(self, source_format: str, source_id: str) -> int | None:
+        """The conversation read from ``source_id`` of ``source_format``, if stored."""
+        row = self.reader.execute(
+            "SELECT id FROM conversations WHERE source_format = ? AND source_id = ? "
+            "ORDER BY id LIMIT 1", (source_format, source_id)).fetchone()
+        return int(row[0]) if row else None
+
+    def find_conversation_id(self, conv_id: int) -> int | None:
+        """``conv_id`` if that conversation exists."""
+        row = self.reader.execute("SELECT id FROM conversations WHERE id = ?",
+                                  (conv_id,)).fetchone()
+        return int(row[0]) if row else None
+
+    def newest_conversation_ids(self, limit: int) -> list[int]:
+        """The ``limit`` newest conversations' ids, in the list's order."""
+        return [r[0] for r in self.reader.execute(
+            "SELECT id FROM conversations ORDER BY coalesce(updated_at, created_at, 0) DESC, "
+            "id DESC LIMIT ?", (limit,))]
 
     def has_conversations(self) -> bool:
         """Whether any conversation exists (no message counts: cheap on any file)."""

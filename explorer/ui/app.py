@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.app import heap
 from explorer.app.graph.turn_process import drop_early
-from explorer.app.importing.demo import demo_loaded, load_demo
+from explorer.app.importing.demo import DEMO_FORMAT, load_demo
 from explorer.app.importing.unzip import remove_stale_folders
 from explorer.app.kept.turns import start_early_if_cold
 from explorer.app.preferences import load_app_prefs
@@ -78,10 +78,15 @@ def open_store(db_path: Path) -> Store:
     return store
 
 
+DEMO_MAIN = "demo:orders"  # the demo's main conversation's source id
+
+
 def _first_start_choice(store: Store, settings: QSettings | None) -> int | None:
     """On a first start (nothing remembered) open the demo's main conversation."""
     remembered = (settings or QSettings()).value("window/conversation")
-    return demo_loaded(store) if remembered is None else None
+    if remembered is not None:
+        return None
+    return store.find_conversation(DEMO_FORMAT, DEMO_MAIN)  # one row, not the whole list
 
 
 def run_app(db_path: Path, screenshot: str | None = None, conversation: int | None = None,
@@ -146,8 +151,13 @@ def _refuse_file(text: str, *, show: bool) -> int:
 def _likely_first(store: Store, settings: QSettings) -> int | None:
     """The conversation the window will open first, as it chooses it (in the list's
     default order: a list sorted otherwise makes a wrong guess, which costs an early
-    start)."""
-    return remembered_or_first(settings, [c.id for c in store.conversations()])
+    start). Two one-row reads: the remembered one if it still exists, else the newest."""
+    last = settings.value("window/conversation")
+    if last is not None and str(last).isdigit():
+        remembered = store.find_conversation_id(int(str(last)))
+        if remembered is not None:
+            return remembered
+    return remembered_or_first(settings, store.newest_conversation_ids(1))
 
 
 def settle_memory(*, collect: bool = True) -> None:

@@ -1,278 +1,96 @@
-"""The conversation list: a model of the store's conversations, a filter/sort proxy, the widget.
+"""The conversation list: a filter field, the sort and grouping choices, the list itself.
 
 Choices made by the person (click, keyboard) are announced with
 ``conversationChosen``; ``select`` from code is quiet unless asked, so a window
 that selects a conversation it is already showing never loads it twice. Typing
-a filter never changes the chosen conversation: it only hides rows.
+a filter, sorting, grouping or shutting a group never changes the chosen
+conversation: they only hide or move rows. The window refreshes the list off the main
+thread (:meth:`ConversationList.refresh`); the chosen conversation and the rows in
+view stay where they were.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import (
-    QAbstractListModel,
     QEvent,
     QItemSelectionModel,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
+    QPoint,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter
+from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
 
 from explorer.store import Store
-from explorer.store.reads import Conversation
-from explorer.ui.plain_text import tooltip
-from explorer.ui.window.format_badges import ICON_SIZE, format_icon, format_name
+from explorer.ui.background.tasks import LatestRunner, Ticket
+from explorer.ui.window.conversation_delegate import ConversationDelegate
+from explorer.ui.window.conversation_filter import SORTS, ConversationFilter
+from explorer.ui.window.conversation_groups import GROUPINGS, GroupRow
+from explorer.ui.window.conversation_model import (
+    COUNT_ROLE,
+    FOLDER_ROLE,
+    FORKED_FROM_ROLE,
+    FORMAT_ROLE,
+    HEADER_ROLE,
+    ID_ROLE,
+    SUBTITLE_ROLE,
+    TITLE_KEY_ROLE,
+    UPDATED_ROLE,
+    ConversationModel,
+    ListRows,
+    date_text,
+    prepare,
+)
 
-Index = QModelIndex | QPersistentModelIndex
-_USER = int(Qt.ItemDataRole.UserRole)
-ID_ROLE = _USER + 1
-COUNT_ROLE = _USER + 2
-UPDATED_ROLE = _USER + 3
-FORMAT_ROLE = _USER + 4
-FORKED_FROM_ROLE = _USER + 5
-TITLE_KEY_ROLE = _USER + 6
-SUBTITLE_ROLE = _USER + 7
-
-# key -> (label, role sorted on, order)
-SORTS: dict[str, tuple[str, int, Qt.SortOrder]] = {
-    "date": ("Newest first", UPDATED_ROLE, Qt.SortOrder.DescendingOrder),
-    "title": ("Title", TITLE_KEY_ROLE, Qt.SortOrder.AscendingOrder),
-    "size": ("Largest first", COUNT_ROLE, Qt.SortOrder.DescendingOrder),
-}
-
-
-def date_text(ts: float | None, now: datetime | None = None) -> str:
-    """A short local date: the time for today, the day otherwise."""
-    if ts is None:
-        return ""
-    when = datetime.fromtimestamp(ts)
-    today = (now or datetime.now()).date()
-    return when.strftime("%H:%M") if when.date() == today else when.strftime("%Y-%m-%d")
-
-
-class ConversationModel(QAbstractListModel):
-    """One row per conversation, in the store's order (newest first)."""
-
-    def __init__(self, store: Store, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.store = store
-        self._rows: list[Conversation] = []
-        self._titles: dict[int, str] = {}
-        self.shown: list[str] = []  # each row's title as shown (masked once, not per paint)
-        self.keys: list[str] = []  # the same, case-folded: what the filter looks in
-
-    def reload(self) -> None:
-        self.beginResetModel()
-        self._rows = self.store.conversations()
-        self.shown = [c.display_title for c in self._rows]
-        self.keys = [t.casefold() for t in self.shown]
-        self._titles = {c.id: t for c, t in zip(self._rows, self.shown, strict=True)}
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def conversation(self, row: int) -> Conversation:
-        return self._rows[row]
-
-    def row_of(self, conv_id: int) -> int | None:
-        for row, conv in enumerate(self._rows):
-            if conv.id == conv_id:
-                return row
-        return None
-
-    def forked_from(self, conv: Conversation) -> str:
-        origin = conv.forked_from_conversation_id
-        if origin is None:
-            return ""
-        return self._titles.get(origin, f"conversation {origin}")
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        conv = self._rows[index.row()]
-        role = int(role)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.shown[index.row()]
-        if role == Qt.ItemDataRole.DecorationRole:
-            return format_icon(conv.source_format)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return tooltip(self._tooltip(conv))
-        return self._value(conv, role)
-
-    def _value(self, conv: Conversation, role: int) -> Any:
-        if role == ID_ROLE:
-            return conv.id
-        if role == COUNT_ROLE:
-            return conv.message_count
-        if role == UPDATED_ROLE:
-            return float(conv.updated_at or conv.created_at or 0.0)
-        if role == FORMAT_ROLE:
-            return conv.source_format or ""
-        if role == FORKED_FROM_ROLE:
-            return self.forked_from(conv)
-        if role == TITLE_KEY_ROLE:
-            return self._titles[conv.id].casefold()
-        if role == SUBTITLE_ROLE:
-            return self._subtitle(conv)
-        return None
-
-    def _subtitle(self, conv: Conversation) -> str:
-        bits = [f"{conv.message_count} message{'' if conv.message_count == 1 else 's'}"]
-        when = date_text(conv.updated_at or conv.created_at)
-        if when:
-            bits.append(when)
-        bits.append(format_name(conv.source_format))
-        origin = self.forked_from(conv)
-        if origin:
-            bits.append(f"fork of {origin}")
-        return " · ".join(bits)
-
-    def _tooltip(self, conv: Conversation) -> str:
-        lines = [conv.display_title, self._subtitle(conv)]
-        if conv.source_path:
-            lines.append(conv.source_path)
-        return "\n".join(lines)
-
-
-class ConversationFilter(QSortFilterProxyModel):
-    """Search-as-you-type on the title, and the three sort orders (ties by id).
-
-    The rows a text keeps are found in one pass over the model's case-folded titles; the
-    proxy then asks a set, not each row's data (25,000 conversations filter in a few
-    milliseconds a keystroke)."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.sort_key = "date"
-        self.kept: set[int] | None = None  # source rows the text keeps (None: every row)
-        self.text = ""
-
-    def set_text(self, text: str) -> None:
-        needle = text.strip().casefold()
-        model = self.sourceModel()
-        keys = model.keys if isinstance(model, ConversationModel) else []
-        changing = hasattr(self, "beginFilterChange")  # Qt 6.9+; invalidateFilter before
-        if changing:
-            self.beginFilterChange()
-        self.text = needle
-        self.kept = None if not needle else {i for i, k in enumerate(keys) if needle in k}
-        if changing:
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self.invalidateRowsFilter()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        return self.kept is None or source_row in self.kept
-
-    def set_sort_key(self, key: str) -> None:
-        _label, role, order = SORTS[key]
-        self.sort_key = key
-        self.setSortRole(role)
-        self.sort(0, order)
-
-    def lessThan(self, left: Index, right: Index) -> bool:
-        a, b = left.data(self.sortRole()), right.data(self.sortRole())
-        if a != b:
-            return bool(a < b)
-        # Ties show the newer conversation first whichever direction is sorted.
-        ida, idb = int(left.data(ID_ROLE)), int(right.data(ID_ROLE))
-        return ida < idb if self.sortOrder() == Qt.SortOrder.DescendingOrder else ida > idb
-
-
-class ConversationDelegate(QStyledItemDelegate):
-    """Two lines per row: the title, and counts, date, format and origin in a muted tone."""
-
-    PAD = 6
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> Any:
-        size = super().sizeHint(option, index)
-        line = option.fontMetrics.height()
-        size.setHeight(max(ICON_SIZE, 2 * line + 2) + 2 * self.PAD)
-        size.setWidth(ICON_SIZE + 4 * self.PAD)  # rows take the list's width; titles elide
-        return size
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        widget = opt.widget
-        style = widget.style() if widget is not None else None
-        rect = opt.rect
-        if style is not None:
-            style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, widget)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        pal = opt.palette
-        text = pal.highlightedText().color() if selected else pal.text().color()
-        muted = QColor(text)
-        muted.setAlphaF(0.65)
-        icon_rect = rect.adjusted(self.PAD, 0, 0, 0)
-        icon_rect.setWidth(ICON_SIZE)
-        icon_rect.setTop(rect.center().y() - ICON_SIZE // 2)
-        icon_rect.setHeight(ICON_SIZE)
-        format_icon(index.data(FORMAT_ROLE)).paint(painter, icon_rect)
-        text_rect = rect.adjusted(ICON_SIZE + 2 * self.PAD, self.PAD, -self.PAD, -self.PAD)
-        painter.save()
-        title_font = QFont(opt.font)
-        title_font.setBold(True)
-        self._line(painter, title_font, text, text_rect, str(index.data()), top=True)
-        small = QFont(opt.font)
-        if small.pointSizeF() > 0:
-            small.setPointSizeF(max(6.0, small.pointSizeF() * 0.9))
-        elif small.pixelSize() > 0:
-            small.setPixelSize(max(8, round(small.pixelSize() * 0.9)))
-        self._line(painter, small, muted, text_rect, str(index.data(SUBTITLE_ROLE)), top=False)
-        painter.restore()
-
-    @staticmethod
-    def _line(painter: QPainter, font: QFont, colour: QColor, rect: Any, text: str,
-              *, top: bool) -> None:
-        painter.setFont(font)
-        painter.setPen(colour)
-        elided = painter.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, rect.width())
-        align = Qt.AlignmentFlag.AlignTop if top else Qt.AlignmentFlag.AlignBottom
-        painter.drawText(rect, align | Qt.AlignmentFlag.AlignLeft, elided)
+__all__ = [
+    "COUNT_ROLE", "FOLDER_ROLE", "FORKED_FROM_ROLE", "FORMAT_ROLE", "GROUPINGS", "HEADER_ROLE",
+    "ID_ROLE", "SORTS", "SUBTITLE_ROLE", "TITLE_KEY_ROLE", "UPDATED_ROLE", "ConversationDelegate",
+    "ConversationFilter", "ConversationList", "ConversationModel", "date_text",
+]
+_TOGGLE_KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Left,
+                Qt.Key.Key_Right)
 
 
 class ConversationList(QWidget):
-    """A filter field, a sort choice and the list; announces the person's choice."""
+    """A filter field, sort and grouping choices and the list; announces the person's choice."""
 
     conversationChosen = Signal(int)
+    groupingChanged = Signal(str)
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ConversationModel(store, self)
         self.proxy = ConversationFilter(self)
         self.proxy.setSourceModel(self.model)
-        # new rows (an import, a sync): the kept rows are found again for the same text
-        self.model.modelReset.connect(lambda: self.proxy.set_text(self.proxy.text))
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Filter conversations")
         self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Shows the conversations whose title, project folder or "
+                               "source holds the text")
         self.sort_combo = QComboBox(self)
         for key, (label, _role, _order) in SORTS.items():
             self.sort_combo.addItem(label, key)
+        self.sort_combo.setToolTip("Order of the conversations")
+        self.group_combo = QComboBox(self)
+        for key, label in GROUPINGS.items():
+            self.group_combo.addItem(label, key)
+        self.group_combo.setToolTip("Group the conversations by project folder or by source")
         self.view = QListView(self)
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(ConversationDelegate(self.view))
-        self.view.setUniformItemSizes(True)
+        self.view.setUniformItemSizes(True)  # 25,000 rows laid out without a size each
         self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.view.setResizeMode(QListView.ResizeMode.Adjust)
@@ -284,39 +102,72 @@ class ConversationList(QWidget):
         self.empty_label.hide()
         self._chosen: int | None = None
         self._quiet = False
+        self._runner: LatestRunner | None = None  # the refreshes' reads, made on the first
+        self._again = False  # a refresh asked for while one reads
+        self._wanted: int | None = None  # chosen before the refresh that brings it came
         self._layout()
         self.search.textChanged.connect(self._filter)
         self.search.installEventFilter(self)
+        self.view.installEventFilter(self)
+        self.view.viewport().installEventFilter(self)
         self.sort_combo.currentIndexChanged.connect(self._sort_changed)
+        self.group_combo.currentIndexChanged.connect(self._grouping_changed)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
-        self.proxy.set_sort_key("date")
         self.reload()
 
     def _layout(self) -> None:
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.search, 1)
-        top.addWidget(self.sort_combo)
+        choices = QHBoxLayout()
+        choices.setContentsMargins(0, 0, 0, 0)
+        choices.addWidget(self.sort_combo, 1)
+        choices.addWidget(self.group_combo, 1)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(4)
-        box.addLayout(top)
+        box.addWidget(self.search)
+        box.addLayout(choices)
         box.addWidget(self.view, 1)
 
     # -- public -----------------------------------------------------------------
     def reload(self) -> None:
-        """Read the conversations again, keeping the chosen one selected if it still exists."""
-        self._quietly(self.model.reload)
-        if self._chosen is not None and self.model.row_of(self._chosen) is None:
-            self._chosen = None
-        self._show_chosen()
+        """Read the conversations again now, keeping the chosen one selected if it still
+        exists and the rows in view where they were."""
+        self._apply(lambda: self.model.reload())
+
+    def refresh(self) -> None:
+        """Read the conversations again off the main thread (after a sync, an import, an
+        operation) and show them when read; requests while one reads make one more read."""
+        if self._runner is None:
+            self._runner = LatestRunner(self, threads=1, name="explorer-list")
+            self._runner.finished.connect(self._refreshed)
+        if self._runner.busy:
+            self._again = True
+            return
+        store, memo = self.model.store, self.model.memo
+        self._runner.submit(lambda _t: _read(store, memo, _t))
+
+    @property
+    def refreshing(self) -> bool:
+        return self._runner is not None and (self._runner.busy or self._again)
+
+    def shutdown(self) -> None:
+        """Stop a refresh that reads (the window closes before the store)."""
+        if self._runner is not None:
+            self._runner.shutdown()
 
     def select(self, conv_id: int, *, announce: bool = False) -> bool:
-        """Make ``conv_id`` the chosen conversation (clearing a filter that hides it)."""
-        if self.model.row_of(conv_id) is None:
+        """Make ``conv_id`` the chosen conversation (clearing a filter that hides it and
+        opening its group if shut)."""
+        row = self.model.row_of(conv_id)
+        if row is None:
+            if self.refreshing:  # a new conversation the refresh that reads will bring
+                self._wanted = conv_id
             return False
-        if self._proxy_index(conv_id) is None:
+        self._wanted = None
+        if not self.proxy.passes(row):
             self.search.clear()
+        group = self.proxy.group_of(row)
+        if group is not None:
+            self._quietly(lambda: self.proxy.set_collapsed(group, False))
         changed = conv_id != self._chosen
         self._chosen = conv_id
         self._show_chosen()
@@ -331,36 +182,93 @@ class ConversationList(QWidget):
     def set_sort(self, key: str) -> None:
         self.sort_combo.setCurrentIndex(list(SORTS).index(key))
 
+    def set_grouping(self, key: str) -> None:
+        """Group by ``"project"`` folder, by ``"source"``, or not (``"none"``)."""
+        self.group_combo.setCurrentIndex(list(GROUPINGS).index(key))
+
+    def grouping(self) -> str:
+        return self.proxy.grouping
+
+    def set_group_shut(self, key: str, shut: bool) -> None:
+        """Shut (hide the rows of) or open the current grouping's group ``key``."""
+        self._keeping_view(lambda: self.proxy.set_collapsed(key, shut), scroll=False)
+
     def focus_filter(self) -> None:
         self.search.setFocus()
         self.search.selectAll()
 
+    def conversation_index(self, conv_id: int) -> QModelIndex | None:
+        """``conv_id``'s row in the list as shown; None while it is hidden."""
+        row = self.model.row_of(conv_id)
+        at = self.proxy.position(row) if row is not None else None
+        return self.proxy.index(at, 0) if at is not None else None
+
     # -- internals --------------------------------------------------------------
-    def _quietly(self, action: Any) -> None:
+    def _quietly(self, action: Callable[[], object]) -> None:
         self._quiet = True
         try:
             action()
         finally:
             self._quiet = False
 
-    def _proxy_index(self, conv_id: int) -> QModelIndex | None:
-        row = self.model.row_of(conv_id)
-        if row is None:
-            return None
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
-        return index if index.isValid() else None
+    def _apply(self, change: Callable[[], object]) -> None:
+        """New rows: the chosen conversation kept (if it still exists), the view held."""
+        self._keeping_view(change, scroll=False)
+        if self._chosen is not None and self.model.row_of(self._chosen) is None:
+            self._chosen = None
+        count = self.model.rowCount()
+        self.search.setPlaceholderText(
+            f"Filter {count:,} conversation{'' if count == 1 else 's'}")
+        self._show_empty()
 
-    def _show_chosen(self) -> None:
+    def _refreshed(self, rows: object) -> None:
+        if isinstance(rows, ListRows):
+            self._apply(lambda: self.model.apply(rows))
+        if self._again:
+            self._again = False
+            self.refresh()
+        elif self._wanted is not None and self.model.row_of(self._wanted) is not None:
+            self.select(self._wanted)
+
+    def _keeping_view(self, change: Callable[[], object], *, scroll: bool) -> None:
+        """Run ``change`` (which resets the list) and put the row that was at the top of
+        the view back there; the chosen conversation selected again."""
+        top = self._row_key(self.view.indexAt(QPoint(4, 4)))
+        self._quietly(change)
+        index = self._index_of_key(top) if top is not None else None
+        if index is not None:
+            self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
+        self._show_chosen(scroll=scroll)
+
+    def _row_key(self, index: QModelIndex) -> tuple[str, object] | None:
+        if not index.isValid():
+            return None
+        group = index.data(HEADER_ROLE)
+        if isinstance(group, GroupRow):
+            return ("group", group.key)
+        return ("conversation", index.data(ID_ROLE))
+
+    def _index_of_key(self, key: tuple[str, object]) -> QModelIndex | None:
+        kind, value = key
+        if kind == "conversation":
+            return self.conversation_index(int(str(value)))
+        for row, group in enumerate(self.proxy.shown.groups):
+            if group.key == value:
+                return self.proxy.index(self.proxy.shown.rows.index(-row - 1), 0)
+        return None
+
+    def _show_chosen(self, *, scroll: bool = True) -> None:
         """Select the chosen row without announcing it, or nothing when it is hidden."""
-        index = self._proxy_index(self._chosen) if self._chosen is not None else None
+        index = self.conversation_index(self._chosen) if self._chosen is not None else None
         selection = self.view.selectionModel()
-        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
         if index is None:
             self._quietly(lambda: selection.setCurrentIndex(
                 QModelIndex(), QItemSelectionModel.SelectionFlag.Clear))
             return
-        self._quietly(lambda: selection.setCurrentIndex(index, flags))
-        self.view.scrollTo(index)
+        self._quietly(lambda: selection.setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect))
+        if scroll:
+            self.view.scrollTo(index)
 
     def _filter(self, text: str) -> None:
         self._quietly(lambda: self.proxy.set_text(text))
@@ -381,20 +289,73 @@ class ConversationList(QWidget):
         self._quietly(lambda: self.proxy.set_sort_key(key))
         self._show_chosen()
 
+    def _grouping_changed(self, combo_index: int) -> None:
+        key = str(self.group_combo.itemData(combo_index))
+        self._quietly(lambda: self.proxy.set_grouping(key))
+        self._show_chosen()
+        self.groupingChanged.emit(key)
+
     def _current_changed(self, index: QModelIndex, _previous: QModelIndex) -> None:
         if self._quiet or not index.isValid():
             return
-        conv_id = int(index.data(ID_ROLE))
-        if conv_id != self._chosen:
-            self._chosen = conv_id
-            self.conversationChosen.emit(conv_id)
+        conv_id = index.data(ID_ROLE)
+        if conv_id is not None and int(conv_id) != self._chosen:
+            self._chosen = int(conv_id)
+            self.conversationChosen.emit(self._chosen)
+
+    def _toggle(self, index: QModelIndex) -> bool:
+        """Open or shut the group whose header is at ``index``; whether it was a header."""
+        group = self.proxy.group_at(index.row()) if index.isValid() else None
+        if group is None:
+            return False
+        key = group.key
+        self.set_group_shut(key, not group.collapsed)
+        header = self._index_of_key(("group", key))
+        if header is not None:
+            self._quietly(lambda: self.view.selectionModel().setCurrentIndex(
+                header, QItemSelectionModel.SelectionFlag.NoUpdate))
+        return True
+
+    def _first_conversation(self) -> QModelIndex | None:
+        for row in range(self.proxy.rowCount()):
+            if self.proxy.group_at(row) is None:
+                return self.proxy.index(row, 0)
+        return None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Down in the filter field moves into the list, so the keyboard never has to leave."""
-        if (watched is self.search and event.type() == QEvent.Type.KeyPress
+        """Down in the filter field moves into the list, so the keyboard never has to leave;
+        a click on a group's header, or Space, Enter or an arrow on it, opens or shuts it."""
+        kind = event.type()
+        if (watched is self.search and kind == QEvent.Type.KeyPress
                 and isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Down):
             self.view.setFocus()
-            if not self.view.currentIndex().isValid() and self.proxy.rowCount():
-                self.view.setCurrentIndex(self.proxy.index(0, 0))
+            first = self._first_conversation()
+            if not self.view.currentIndex().isValid() and first is not None:
+                self.view.setCurrentIndex(first)
             return True
+        if watched is self.view.viewport() and isinstance(event, QMouseEvent) and kind in (
+                QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
+            index = self.view.indexAt(event.position().toPoint())
+            if self.proxy.group_at(index.row()) is not None and index.isValid():
+                if kind == QEvent.Type.MouseButtonPress \
+                        and event.button() == Qt.MouseButton.LeftButton:
+                    self._toggle(index)
+                return True
+        if (watched is self.view and kind == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent) and event.key() in _TOGGLE_KEYS):
+            current = self.view.currentIndex()
+            group = self.proxy.group_at(current.row()) if current.isValid() else None
+            if group is not None:
+                opening = event.key() == Qt.Key.Key_Right
+                closing = event.key() == Qt.Key.Key_Left
+                if (opening and not group.collapsed) or (closing and group.collapsed):
+                    return True
+                return self._toggle(current)
         return super().eventFilter(watched, event)
+
+
+def _read(store: Store, memo: dict[str, str], ticket: Ticket) -> ListRows:
+    """The list's rows, read and prepared on a worker thread."""
+    columns = store.conversation_columns()
+    ticket.check()
+    return prepare(columns, memo)

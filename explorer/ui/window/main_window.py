@@ -39,7 +39,7 @@ from explorer.ui.window.agent_tabs import TranscriptTabs
 from explorer.ui.window.branch_state import BranchState
 from explorer.ui.window.command_bar import CommandBar
 from explorer.ui.window.context_menu import MessageMenu
-from explorer.ui.window.conversations import ConversationList
+from explorer.ui.window.conversations import GROUPINGS, ConversationList
 from explorer.ui.window.cost_line import CostLine
 from explorer.ui.window.menus import WindowMenus
 from explorer.ui.window.slash_dispatch import SlashDispatcher
@@ -206,7 +206,7 @@ class MainWindow(QMainWindow):
     def refresh(self, conv_id: int | None = None) -> None:
         """Reload every view after the store changed (an action, an import)."""
         target = conv_id if conv_id is not None else self._conv
-        self.conversations.reload()
+        self.conversations.refresh()  # read off this thread; shown when read
         if target is None:
             return
         if target != self._conv:
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
     def refresh_views(self, names: frozenset[str]) -> None:
         """Reload only the views a finished job says it changed."""
         if "conversations" in names:
-            self.conversations.reload()
+            self.conversations.refresh()
         if self._conv is None:
             return
         if "graph" in names:
@@ -320,9 +320,12 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([300, 560, 540])
-        listed = self.conversations.model  # read once, by the list
-        chosen = remembered_or_first(
-            self.settings, [listed.conversation(row).id for row in range(listed.rowCount())])
+        grouping = self.settings.value("window/grouping")
+        if isinstance(grouping, str) and grouping in GROUPINGS:
+            self.conversations.set_grouping(grouping)
+        self.conversations.groupingChanged.connect(
+            lambda key: keep_setting(self.settings, "window/grouping", key))
+        chosen = remembered_or_first(self.settings, self.conversations.model.columns.ids)
         if chosen is not None and after_first_paint:
             self.conversations.select(chosen)  # the first frame shows which one is coming
             self.first_open = AfterFirstPaint(self, lambda: self.open_conversation(chosen))
@@ -334,6 +337,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.sync()
         self.follow.stop()
+        self.conversations.shutdown()
         self.compares.close_window()  # its reads end before the store can close
         self.graph.shutdown()
         self.transcript.shutdown()
