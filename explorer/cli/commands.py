@@ -20,6 +20,7 @@ from explorer.cli.db_location import check_db_location
 from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
 from explorer.store.rows import db_id
+from explorer.store.search_plan import search_page
 from explorer.tree.digest import digest_text
 from explorer.tree.secrets import masked
 
@@ -287,9 +288,12 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 
 def run_search(args: argparse.Namespace) -> int:
     with open_store(args) as s:
-        hits = s.search(args.text, args.limit)
-        emit(args, [asdict(h) for h in hits],
-             [f"{h.conversation_id}:{h.message_id}  {h.snippet}" for h in hits] or ["no matches"])
+        page = search_page(s.reader, args.text, args.limit)
+        hits = page.hits
+        lines = [f"{h.conversation_id}:{h.message_id}  {h.snippet}" for h in hits]
+        if lines and page.note:
+            lines.append(f"({page.note})")
+        emit(args, [asdict(h) for h in hits], lines or ["no matches"])
     return 0
 
 

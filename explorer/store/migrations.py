@@ -305,6 +305,15 @@ def _0018_root_keys(db: sqlite_utils.Database) -> None:
                "WHERE parent_id IS NULL")
 
 
+def _0019_search_sessions(db: sqlite_utils.Database) -> None:
+    # A search too big to rank walks sessions newest first (store.search_plan): by when each
+    # started, and a date filter asks each for its first or last message in one index step.
+    # About a second and 24 MB on a file of 1.2 M messages.
+    db.execute("CREATE INDEX IF NOT EXISTS conversations_started ON conversations(created_at)")
+    db.execute("CREATE INDEX IF NOT EXISTS messages_conversation_time "
+               "ON messages(conversation_id, created_at)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -324,6 +333,7 @@ MIGRATIONS: list[Migration] = [
     ("0016_compaction_pins", _0016_compaction_pins),
     ("0017_handoff_keys", _0017_handoff_keys),
     ("0018_root_keys", _0018_root_keys),
+    ("0019_search_sessions", _0019_search_sessions),
 ]
 
 

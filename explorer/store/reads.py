@@ -6,9 +6,11 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.store import search_query
 from explorer.store.boundary import Remember, clean_boundary
 from explorer.store.rows import load_messages, loads
+from explorer.store.search_plan import SearchHit as SearchHit
+from explorer.store.search_plan import SearchPage as SearchPage  # what search_page returns
+from explorer.store.search_plan import search_page
 from explorer.tree.errors import ExplorerError
 from explorer.tree.model import Message
 from explorer.tree.secrets import masked
@@ -198,38 +200,14 @@ def compactions(conn: sqlite3.Connection, conv_id: int) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    conversation_id: int
-    message_id: int
-    snippet: str
-
-
 def search(conn: sqlite3.Connection, query: str, limit: int = 50,
            offset: int = 0) -> list[SearchHit]:
-    """Full-text search over every part, ranked, with the filters of
-    :mod:`explorer.store.search_query`; user text is never FTS syntax. A query of filters
-    alone lists the newest messages they allow."""
-    q = search_query.parse(query)
-    where = "".join(f" AND {w}" for w in q.where)
-    if q.terms:
-        rows = conn.execute(
-            "SELECT m.conversation_id, p.message_id, "
-            "snippet(parts_fts, 0, '[', ']', '…', 12) "
-            "FROM parts_fts JOIN parts p ON p.id = parts_fts.rowid "
-            "JOIN messages m ON m.id = p.message_id "
-            "JOIN conversations c ON c.id = m.conversation_id "
-            f"WHERE parts_fts MATCH ?{where} ORDER BY rank LIMIT ? OFFSET ?",
-            (q.match, *q.params, limit, offset)).fetchall()
-    elif q.where:
-        rows = conn.execute(
-            "SELECT m.conversation_id, m.id, coalesce(m.preview, '') FROM messages m "
-            "JOIN conversations c ON c.id = m.conversation_id "
-            f"WHERE 1{where} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?",
-            (*q.params, limit, offset)).fetchall()
-    else:
-        return []
-    return [SearchHit(*r) for r in rows]
+    """Full-text search over every part with the filters of
+    :mod:`explorer.store.search_query`, one hit per message; user text is never FTS syntax.
+    Ranked by relevance, or newest sessions first when too many parts match to rank in time
+    (:mod:`explorer.store.search_plan` says when and why). Filters alone list the newest
+    messages they allow."""
+    return search_page(conn, query, limit, offset).hits
 
 
 def fork_points(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:

@@ -17,6 +17,7 @@ from explorer.store.errors import StoreError
 
 _TOKEN = re.compile(r'(\w+):"([^"]*)"|"([^"]*)"?|(\S+)')
 KEYS = ("role", "tool", "source", "project", "after", "before", "conv")
+_PROJECT = "(json_extract(c.meta, '$.cwd') LIKE ? OR c.source_path LIKE ?)"
 
 
 class QueryError(StoreError):
@@ -28,6 +29,11 @@ class Query:
     terms: list[str] = field(default_factory=list)  # FTS5 strings, each quoted
     where: list[str] = field(default_factory=list)  # SQL over m (message), c (conversation)
     params: list[object] = field(default_factory=list)
+    # What the filters say of a whole conversation, over c alone: the sessions a search too big
+    # to rank walks (store.search_plan) are those that can hold a message the filters allow.
+    scope: list[str] = field(default_factory=list)
+    scope_params: list[object] = field(default_factory=list)
+    by_date: bool = False  # the scope asks each session for its first or last message
 
     @property
     def match(self) -> str:
@@ -56,6 +62,22 @@ def _quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def plain(text: str, conversation: int | None = None) -> Query:
+    """Every word of ``text`` as a word to match, nothing read as a filter (the agents'
+    ``search``), in one conversation when given; control characters, which SQLite reads as
+    the string's end, are spaces."""
+    words = "".join(" " if ord(ch) < 32 else ch for ch in text).split()
+    q = Query(terms=[_quoted(w) for w in words])
+    if conversation is not None:
+        _filter(q, "conv", str(conversation))
+    return q
+
+
+def _scoped(q: Query, sql: str, *params: object) -> None:
+    q.scope.append(sql)
+    q.scope_params.extend(params)
+
+
 def _filter(q: Query, key: str, value: str) -> None:
     if key == "role":
         q.where.append("m.role = ?")
@@ -67,17 +89,25 @@ def _filter(q: Query, key: str, value: str) -> None:
     elif key == "source":
         q.where.append("c.source_format LIKE ?")
         q.params.append(value.lower().replace("-", "_") + "%")
+        _scoped(q, q.where[-1], q.params[-1])
     elif key == "project":
-        q.where.append("(json_extract(c.meta, '$.cwd') LIKE ? OR c.source_path LIKE ?)")
+        q.where.append(_PROJECT)
         q.params += [f"%{value}%", f"%{value}%"]
+        _scoped(q, _PROJECT, f"%{value}%", f"%{value}%")
     elif key in ("after", "before"):
         q.where.append(f"m.created_at {'>=' if key == 'after' else '<'} ?")
         q.params.append(_day(value))
+        q.by_date = True
+        # the conversation's newest (oldest) message, one step of messages_conversation_time
+        _scoped(q, f"(SELECT {'max' if key == 'after' else 'min'}(t.created_at) FROM messages t "
+                f"WHERE t.conversation_id = c.id) {'>=' if key == 'after' else '<'} ?",
+                q.params[-1])
     elif key == "conv":
         if not value.isdigit():
             raise QueryError(f"conv:{value} is not a conversation id")
         q.where.append("m.conversation_id = ?")
         q.params.append(int(value))
+        _scoped(q, "c.id = ?", int(value))
 
 
 def _day(value: str) -> float:

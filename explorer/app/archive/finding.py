@@ -1,8 +1,10 @@
 """``search``: full text over every conversation, ranked, paged, each hit with a snippet.
 
-The store's full-text index ranks the parts (bm25, as ``convo search``); a message with
-several matching parts is one hit, at its best part. The snippet is cut from that part
-after the whole message was redacted, so a key is never half shown.
+The store's search answers (``store.search_plan``, as ``convo search`` and Ctrl+F): ranked by
+bm25 when the words match few enough parts to score in time, else newest sessions first (the
+answer's ``order`` says which). A message with several matching parts is one hit. The
+snippet is cut from its part after the whole message was redacted, so a key is never half
+shown.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from explorer.app.archive.bounds import Budget
 from explorer.app.archive.listing import when
 from explorer.app.archive.session import Archive
 from explorer.store.rows import load_messages
+from explorer.store.search_plan import search_page
+from explorer.store.search_query import plain
 from explorer.tree.model import Part
 
 SNIPPET_CHARS = 240
@@ -23,26 +27,6 @@ PARAMS = [
           required=True, max_length=500),
     Param("conversation", "integer", "only in this conversation", minimum=1),
 ]
-
-
-def quoted(query: str) -> str:
-    """The query as FTS5 phrases, so what a person or agent types is never query syntax
-    (control characters, which SQLite reads as the string's end, become spaces)."""
-    plain = "".join(" " if ord(ch) < 32 else ch for ch in query)
-    return " ".join('"' + t.replace('"', '""') + '"' for t in plain.split())
-
-
-def _hits(archive: Archive, terms: str, conv: int | None, limit: int,
-          offset: int) -> list[tuple[int, int, int]]:
-    """(conversation, message, part index) of each ranked hit, one per message."""
-    where = " AND m.conversation_id = ?" if conv is not None else ""
-    sql = ("SELECT m.conversation_id, p.message_id, p.idx, min(parts_fts.rank) AS r "
-           "FROM parts_fts JOIN parts p ON p.id = parts_fts.rowid "
-           "JOIN messages m ON m.id = p.message_id "
-           f"WHERE parts_fts MATCH ?{where} GROUP BY p.message_id "
-           "ORDER BY r, p.message_id LIMIT ? OFFSET ?")
-    params: tuple[Any, ...] = (terms, *((conv,) if conv is not None else ()), limit, offset)
-    return [(int(c), int(m), int(i)) for c, m, i, _ in archive.store.reader.execute(sql, params)]
 
 
 def part_words(p: Part) -> str:
@@ -64,17 +48,17 @@ def snippet(text: str, words: list[str], chars: int = SNIPPET_CHARS) -> str:
 
 def search(archive: Archive, args: dict[str, Any]) -> dict[str, Any]:
     store = archive.store
-    terms = quoted(args["query"])
-    if not terms:
+    query = plain(args["query"], args["conversation"])
+    if not query.terms:
         return Budget(args["max_chars"]).finish({"query": args["query"], "results": [],
                                                  "offset": 0, "next_offset": None})
     conv_filter = args["conversation"]
     if conv_filter is not None:
         store.conversation(conv_filter, boundary=False)  # an unknown id is refused
     offset, limit = args["offset"], args["limit"]
-    hits = _hits(archive, terms, conv_filter, limit + 1, offset)
-    more = len(hits) > limit
-    hits = hits[:limit]
+    page = search_page(store.reader, query, limit, offset)
+    more = page.more
+    hits = [(h.conversation_id, h.message_id, h.part or 0) for h in page.hits]
     found = load_messages(store.reader, [m for _, m, _ in hits])
     titles: dict[int, str] = {}
     words = args["query"].split()
@@ -93,5 +77,7 @@ def search(archive: Archive, args: dict[str, Any]) -> dict[str, Any]:
 
     results = budget.take(rows(), "not every hit of this page fitted in max_chars")
     shown = offset + len(results)
-    return budget.finish({"query": args["query"], "offset": offset, "results": results,
+    return budget.finish({"query": args["query"], "offset": offset,
+                          "order": "relevance" if page.ranked else "newest sessions first",
+                          "results": results,
                           "next_offset": shown if more or len(results) < len(hits) else None})
