@@ -13,6 +13,8 @@ from explorer.app.sharing import handoff
 from explorer.app.sharing.handoff_targets import AGENTS
 from explorer.cli.commands import Command, add_redact_arg, open_store
 from explorer.cli.output import emit, visible
+from explorer.cli.progress_line import ProgressLine, interrupt_stops
+from explorer.store import Store
 
 
 def _human(size: int) -> str:
@@ -70,6 +72,9 @@ def _report_lines(r: sync.SyncReport) -> list[str]:
              f"({r.appended} sessions read from where they stopped, {r.reread} read whole, "
              f"{r.unchanged} unchanged)"]
     lines.extend(f"! {e}" for e in r.errors)
+    if r.cancelled:
+        lines.append("stopped before the end: what was read is stored; "
+                     "`convo sync` again goes on from there")
     return lines
 
 
@@ -81,11 +86,25 @@ def _told(args: argparse.Namespace, r: sync.SyncReport) -> None:
         print(f"convo: note: {visible(note)}", file=sys.stderr)
 
 
+def _synced_with_progress(store: Store, only: set[str] | None) -> sync.SyncReport:
+    """A sync showing how far it is on the terminal; Ctrl+C stops it after the session
+    being read, keeping what was stored."""
+    line = ProgressLine("syncing: session")
+    with interrupt_stops() as stopping:
+        report = sync.sync_sources(
+            store, only=only, cancel=lambda: bool(stopping),
+            progress=lambda p: line.show(p.done, p.total, p.bytes_done, p.bytes_total))
+    line.end()
+    if stopping:
+        report.cancelled = True
+    return report
+
+
 def run_sync(args: argparse.Namespace) -> int:
     only = _only(args)
     with open_store(args) as store:
         if not args.watch:
-            report = sync.sync_sources(store, only=only)
+            report = _synced_with_progress(store, only)
             if report.conversations:  # as convo import: the big ones' views worked out now
                 from explorer.app.kept.prepared import prepare_big
 

@@ -7,6 +7,8 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence, Sized
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.tree.model import Message, Part, Usage
@@ -123,8 +125,11 @@ def insert_rows(
         ((h, d, len(d), t) for h, (d, t) in blobs.items()),
     )
     added: Counter[int] = Counter()
-    kept = _stand_aside(conn) if isinstance(messages, Sized) and len(messages) >= BULK_ROWS \
-        else None
+    bulk = _BULK.get(id(conn))
+    if bulk is not None:  # counted once, when the whole batch is written
+        messages = _counted(messages, bulk.added)
+    kept = _stand_aside(conn) if bulk is None and isinstance(messages, Sized) \
+        and len(messages) >= BULK_ROWS else None
     conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                      _counted(messages, added) if kept is not None else messages)
     top = conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
@@ -152,15 +157,52 @@ def _stand_aside(conn: sqlite3.Connection) -> list[str]:
     return kept
 
 
-def _count_once(conn: sqlite3.Connection, added: Counter[int], top: int) -> None:
-    """What the counting triggers would have done, once per conversation."""
+@dataclass
+class _Bulk:
+    top: int
+    added: Counter[int] = field(default_factory=Counter)
+
+
+_BULK: dict[int, _Bulk] = {}
+
+
+@contextmanager
+def counted_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
+    """Within the block (one transaction: a sync's batch of many small sessions), the
+    counting triggers stand aside once instead of per write, and each conversation written
+    is counted again at the end, from its rows: a conversation a savepoint rolled back is
+    counted as it stands, not as the rows that were tried."""
+    if id(conn) in _BULK:  # already inside one
+        yield
+        return
+    kept = _stand_aside(conn)
+    bulk = _Bulk(conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0])
+    _BULK[id(conn)] = bulk
+    try:
+        yield
+        conn.execute(
+            "UPDATE conversations SET revision = revision + 1, message_count = (SELECT "
+            "count(*) FROM messages m WHERE m.conversation_id = conversations.id) "
+            "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(bulk.added)),))
+        _count_once(conn, Counter(), bulk.top, skip=list(bulk.added))
+    finally:
+        del _BULK[id(conn)]
+        for statement in kept:
+            conn.execute(statement)
+
+
+def _count_once(conn: sqlite3.Connection, added: Counter[int], top: int,
+                skip: list[int] | None = None) -> None:
+    """What the counting triggers would have done, once per conversation (those in ``skip``
+    are already counted)."""
     conn.executemany("UPDATE conversations SET message_count = message_count + ?, "
                      "revision = revision + 1 WHERE id = ?",
                      ((n, cid) for cid, n in added.items()))
     conn.execute(
         "UPDATE conversations SET revision = revision + 1 WHERE id IN (SELECT DISTINCT "
         "m.conversation_id FROM parts p JOIN messages m ON m.id = p.message_id WHERE p.id > ?) "
-        "AND id NOT IN (SELECT value FROM json_each(?))", (top, json.dumps(list(added))))
+        "AND id NOT IN (SELECT value FROM json_each(?))",
+        (top, json.dumps(list(added) + (skip or []))))
 
 
 def _counted(rows: Iterable[tuple[Any, ...]], added: Counter[int]) -> Iterator[tuple[Any, ...]]:

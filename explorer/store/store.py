@@ -362,11 +362,12 @@ class Store:
         """A whole file's conversations merged by ids, and its record, in one transaction."""
         return self._writer.call_bulk(sync_writes.import_and_record, conversations, rec)
 
-    def sync_import_many(self, files: list[tuple[list[ImportedConversation],
-                                                 sync_writes.SyncRecord]],
-                         ) -> list[list[ImportOutcome | StoreError]]:
-        """Several files' :meth:`sync_import` in one transaction (small sessions)."""
-        return self._writer.call_bulk(sync_writes.import_and_record_many, files)
+    def sync_import_many_later(self, files: list[tuple[list[ImportedConversation],
+                                                       sync_writes.SyncRecord]],
+                               ) -> Future[list[list[ImportOutcome | StoreError]]]:
+        """Several files' :meth:`sync_import` in one transaction (small sessions), not
+        waited for: a sync reads the next files while the writer stores these."""
+        return self._writer.submit_bulk(sync_writes.import_and_record_many, files)
 
     def rename(self, conv_id: int, title: str) -> None:
         self._writer.call(_rename, conv_id, title)

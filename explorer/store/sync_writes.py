@@ -27,7 +27,7 @@ from explorer.store.import_writes import (
     insert_many,
     message_keys,
 )
-from explorer.store.rows import dumps, insert_rows, loads, part_rows, preview
+from explorer.store.rows import counted_in_bulk, dumps, insert_rows, loads, part_rows, preview
 from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip
 from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
@@ -99,8 +99,10 @@ def import_and_record_many(conn: sqlite3.Connection,
                            files: list[tuple[list[ImportedConversation], SyncRecord]],
                            ) -> list[list[ImportOutcome | StoreError]]:
     """Several files' :func:`import_and_record` in one transaction: a first sync of
-    thousands of small sessions pays one commit a batch, not one a session."""
-    return [import_and_record(conn, conversations, rec) for conversations, rec in files]
+    thousands of small sessions pays one commit a batch, not one a session (and counts each
+    conversation's messages once, not a trigger per row)."""
+    with counted_in_bulk(conn):
+        return [import_and_record(conn, conversations, rec) for conversations, rec in files]
 
 
 def _key_of(ic: ImportedConversation, key: Hashable) -> str:

@@ -83,6 +83,10 @@ class Writer:
         future: Future[T] = self._pool.submit(self._run_bulk, fn, *args, **kwargs)
         return future.result()
 
+    def submit_bulk(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        """``call_bulk`` without waiting: the caller prepares the next write meanwhile."""
+        return self._pool.submit(self._run_bulk, fn, *args, **kwargs)
+
     def _run_bulk(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         assert self._conn is not None
         self._conn.execute("PRAGMA wal_autocheckpoint=0")

@@ -17,6 +17,7 @@ from explorer.app.importing import sync
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.sync import sync_sources
 from explorer.store import Store
+from explorer.tree.model import Message, Part
 
 UUID = re.compile(r"\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
 
@@ -55,8 +56,8 @@ def test_S1_small_sessions_share_transactions_and_end_as_a_file_at_a_time(
     env = Environment(home, {})
     with new_store(tmp_path, "batched.db") as store:
         seen = []
-        real = Store.sync_import_many
-        monkeypatch.setattr(Store, "sync_import_many",
+        real = Store.sync_import_many_later
+        monkeypatch.setattr(Store, "sync_import_many_later",
                             lambda self, files: seen.append(len(files)) or real(self, files))
         batched = sync_sources(store, env, {"claude-code"})
         together = rows(store)
@@ -79,7 +80,7 @@ def test_S1_a_batch_the_writer_refuses_is_stored_file_by_file(
 
     def refuse(self: Store, files: object) -> object:
         raise RuntimeError("the batch failed")
-    monkeypatch.setattr(Store, "sync_import_many", refuse)
+    monkeypatch.setattr(Store, "sync_import_many_later", refuse)
     with new_store(tmp_path) as store:
         report = sync_sources(store, Environment(home, {}), {"claude-code"})
         assert report.errors == [] and len(store.conversations()) == 5
@@ -101,3 +102,28 @@ def test_P2_a_cancelled_sync_stores_every_session_it_read_whole(tmp_path: Path) 
         assert report.reread == 3 and len(store.conversations()) == 3
         shutil.rmtree(home / ".claude" / "projects" / "-work")  # nothing left to read
         assert len(store.conversations()) == 3
+    assert report.cancelled
+
+
+def test_S1_a_batch_counts_each_conversation_once_and_keeps_the_counting_triggers(
+        tmp_path: Path) -> None:
+    from explorer.store.rows import COUNTING_TRIGGERS
+
+    home = tmp_path / "home"
+    many_sessions(home, 12)
+    with new_store(tmp_path) as store:
+        before = store.reader.execute("SELECT revision FROM conversations").fetchall()
+        sync_sources(store, Environment(home, {}), {"claude-code"})
+        counted = store.reader.execute(
+            "SELECT c.message_count, (SELECT count(*) FROM messages m "
+            "WHERE m.conversation_id = c.id), c.revision FROM conversations c").fetchall()
+        triggers = {r[0] for r in store.reader.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        conv = store.conversations()[0]
+        store.append_turn(conv.id, [Message("x", None, "user", [Part("text", "more")])],
+                          parent_id=conv.tip_id)
+        after = store.conversation(conv.id)
+    assert before == [] and len(counted) == 12
+    assert all(kept == real > 0 and revision > 0 for kept, real, revision in counted)
+    assert set(COUNTING_TRIGGERS) <= triggers
+    assert after.message_count == conv.message_count + 1  # the triggers count again

@@ -11,19 +11,25 @@ An unreadable file is named in the report and skipped.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from explorer.app.importing import whole_read
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.handed_back import relinked
+from explorer.app.importing.read_pool import ReadPool, worker_count
 from explorer.app.importing.sources import Unit, find_sources
+from explorer.app.importing.whole_read import (
+    Signature,
+    WholeRead,
+    read_whole,
+    signature,
+    tail_hash,
+)
 from explorer.formats.base import FormatError, ImportedConversation
-from explorer.formats.common import finish, preview_title
 from explorer.formats.importer import Capabilities
 from explorer.formats.registry import formats
 from explorer.formats.tailing import Cursor, TailUnplaceable
@@ -31,7 +37,6 @@ from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.sync_writes import NeedsWholeRead, SyncRecord
 
-_HASH_SPAN = 4096
 CHANGED = "changed"
 """The key, in a sync record's cursor, of a database's ``read_changed`` cursor."""
 
@@ -46,12 +51,13 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What the sync repaired or skipped, in the words of ``convo import``."""
+    cancelled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"unchanged": self.unchanged, "appended": self.appended, "reread": self.reread,
                 "added_messages": self.added_messages,
                 "conversations": sorted(self.conversations), "errors": self.errors,
-                "notes": self.notes}
+                "notes": self.notes, "cancelled": self.cancelled}
 
     def absorb(self, outcomes: Iterable[ImportOutcome | StoreError], where: str) -> None:
         for outcome in outcomes:
@@ -65,95 +71,121 @@ class SyncReport:
 
 
 @dataclass(frozen=True)
-class Signature:
-    size: int
-    mtime_ns: int
-    count: int = 1  # files in a folder unit
+class SyncProgress:
+    """How far a sync is: units looked at of all, and their bytes."""
+
+    done: int
+    total: int
+    bytes_done: int
+    bytes_total: int
+    path: str
 
 
-def signature(unit: Unit) -> Signature:
-    """Size and newest mtime of a file, or of every file in a folder unit."""
-    if unit.size is not None and unit.mtime_ns is not None:
-        return Signature(unit.size, unit.mtime_ns)
-    path = unit.path
-    if not path.is_dir():
-        st = path.stat()
-        return Signature(st.st_size, st.st_mtime_ns)
-    size = newest = count = 0
-    for folder, _dirs, files in os.walk(path):
-        for name in files:
-            st = os.stat(os.path.join(folder, name))
-            size, newest, count = size + st.st_size, max(newest, st.st_mtime_ns), count + 1
-    return Signature(size, newest, count)
-
-
-def tail_hash(path: Path, offset: int) -> str:
-    """A digest of the file's start and of the bytes just before ``offset``.
-
-    Unchanged when the file only grew; a file rewritten or replaced changes it
-    (a session is rewritten from its start, and the offset must still fall just
-    after a newline).
-    """
-    with path.open("rb") as handle:
-        head = handle.read(min(offset, _HASH_SPAN))
-        start = max(0, offset - _HASH_SPAN)
-        handle.seek(start)
-        window = handle.read(offset - start)
-    if window and not window.endswith(b"\n"):
-        return "not at a line end"
-    return hashlib.sha1(head + b"\0" + window).hexdigest()
+ProgressHook = Callable[[SyncProgress], None]
+POOL_MIN = 16
+"""First reads a sync must have before reading processes pay for their start."""
+POOL_BYTES = 8 << 20
+"""Files this large are read by the sync itself (light, their content when written)."""
 
 
 def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = None,
-               cancel: Callable[[], bool] | None = None) -> SyncReport:
+               cancel: Callable[[], bool] | None = None,
+               progress: ProgressHook | None = None) -> SyncReport:
     store.require_writable()  # before any session is read
     report = report if report is not None else SyncReport()
     records = store.sync_records()
+    plan = _signed(units, report)
+    jobs = [(u, s) for u, s in plan if _poolable(u, s, records.get(str(u.path)))]
+    workers = worker_count() if len(jobs) >= POOL_MIN else 0
+    pool = ReadPool(jobs, workers) if workers else None
     batch = Batch(store, report)
+    total, done = sum(s.size for _, s in plan), 0
     try:
-        for unit in units:
+        for n, (unit, sig) in enumerate(plan):
             if cancel is not None and cancel():
+                report.cancelled = True
                 break
             try:
-                _sync_one(store, unit, records.get(str(unit.path)), report, batch)
+                _sync_one(store, unit, sig, records.get(str(unit.path)), report, batch, pool)
             except OSError as exc:
                 report.errors.append(f"{unit.path}: cannot be read "
                                      f"({exc.strerror or exc}); skipped")
+            done += sig.size
+            if progress is not None:
+                progress(SyncProgress(n + 1, len(plan), done, total, str(unit.path)))
     finally:
         batch.flush()  # what was read is whole sessions: stored even when cancelled
+        if pool is not None:
+            pool.close()
     return report
+
+
+def _signed(units: Iterable[Unit], report: SyncReport) -> list[tuple[Unit, Signature]]:
+    plan = []
+    for unit in units:
+        try:
+            plan.append((unit, signature(unit)))
+        except OSError as exc:
+            report.errors.append(f"{unit.path}: cannot be read ({exc.strerror or exc}); skipped")
+    return plan
+
+
+def _poolable(unit: Unit, sig: Signature, rec: SyncRecord | None) -> bool:
+    """A file read for the first time, small enough to be read whole in another process."""
+    return (rec is None and unit.size is not None and sig.size < POOL_BYTES
+            and formats()[unit.fmt].changes is None)
 
 
 class Batch:
     """Whole re-reads waiting to be stored together: small sessions share a transaction
     (a first sync of thousands paid a commit and a wait for the writer each), a big one
-    goes alone. A batch the writer refuses is stored file by file, so one bad file never
-    takes the others with it."""
+    goes alone. One batch is stored while the next is read. A batch the writer refuses is
+    stored file by file, so one bad file never takes the others with it."""
 
     MESSAGES = 4000
     FILES = 64
 
     def __init__(self, store: Store, report: SyncReport) -> None:
         self.store, self.report = store, report
-        self.files: list[tuple[list[ImportedConversation], SyncRecord, str]] = []
+        self.files: list[_Read] = []
         self.messages = 0
+        self.sent: tuple[list[_Read], Future[list[list[ImportOutcome | StoreError]]]] | None \
+            = None
 
     def add(self, convs: list[ImportedConversation], rec: SyncRecord, where: str) -> None:
         self.files.append((convs, rec, where))
         self.messages += sum(len(c.messages) for c in convs)
         if self.messages >= self.MESSAGES or len(self.files) >= self.FILES:
-            self.flush()
+            self._send()
 
     def flush(self) -> None:
+        """Store what waits and wait until the writer has stored it."""
+        self._send()
+        self._wait()
+
+    def _send(self) -> None:
         files, self.files, self.messages = self.files, [], 0
+        if not files:
+            return
+        self._wait()
         if len(files) == 1:
             convs, rec, where = files[0]
             self.report.absorb(self.store.sync_import(convs, rec), where)
             return
-        if not files:
-            return
         try:
-            done = self.store.sync_import_many([(c, r) for c, r, _ in files])
+            future = self.store.sync_import_many_later([(c, r) for c, r, _ in files])
+        except Exception as exc:  # refused at once: as when it fails in the writer
+            future = Future()
+            future.set_exception(exc)
+        self.sent = (files, future)
+
+    def _wait(self) -> None:
+        if self.sent is None:
+            return
+        files, future = self.sent
+        self.sent = None
+        try:
+            done = future.result()
         except Exception:  # stored one by one: the failing file says what it is
             for convs, rec, where in files:
                 try:
@@ -165,20 +197,23 @@ class Batch:
             self.report.absorb(outcomes, where)
 
 
+_Read = tuple[list[ImportedConversation], SyncRecord, str]
+
+
 def sync_sources(store: Store, env: Environment | None = None,
-                 only: set[str] | None = None) -> SyncReport:
+                 only: set[str] | None = None, cancel: Callable[[], bool] | None = None,
+                 progress: ProgressHook | None = None) -> SyncReport:
     """Sync every session of the tools found (all of them, or those named in ``only``)."""
     report = SyncReport()
     units: list[Unit] = []
     for found in find_sources(env, only):
         report.errors.extend(found.problems)
         units.extend(found.units)
-    return sync_units(store, units, report)
+    return sync_units(store, units, report, cancel, progress)
 
 
-def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncReport,
-              batch: Batch) -> None:
-    sig = signature(unit)
+def _sync_one(store: Store, unit: Unit, sig: Signature, rec: SyncRecord | None,
+              report: SyncReport, batch: Batch, pool: ReadPool | None) -> None:
     if rec is not None and rec.size == sig.size and rec.mtime_ns == sig.mtime_ns and (
             unit.size is not None or rec.offset == sig.count):
         report.unchanged += 1
@@ -195,7 +230,22 @@ def _sync_one(store: Store, unit: Unit, rec: SyncRecord | None, report: SyncRepo
         batch.flush()
         if cursor is not None and _append(store, module, unit, sig, cursor, report):
             return
-    _read_whole(store, module, unit, sig, tailing, report, batch)
+    got = pool.take(unit) if pool is not None and pool.has(unit) else None
+    if isinstance(got, OSError):
+        raise got
+    if not isinstance(got, WholeRead):  # not read by the pool, or its reader failed there
+        try:
+            got = read_whole(unit, sig)
+        except OSError:
+            raise
+        except Exception as exc:  # a reader's bug: this file is named, the others go on
+            report.errors.append(f"{unit.path}: could not be read "
+                                 f"({type(exc).__name__}: {exc}); skipped")
+            return
+    report.errors.extend(got.errors)
+    report.reread += 1
+    convs = [relinked(store, c) for c in got.conversations]  # a continued hand-back (H1)
+    batch.add(convs, got.record, str(unit.path))
 
 
 def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature,
@@ -211,7 +261,7 @@ def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature
     except FormatError as exc:
         report.errors.append(str(exc))
         report.reread += 1
-        store.sync_import([], _record(unit, sig, None))
+        store.sync_import([], whole_read.record(unit, sig, None))
         return True
     if found is None:
         return False
@@ -220,7 +270,7 @@ def _read_changed(store: Store, module: Capabilities, unit: Unit, sig: Signature
         report.reread += 1
     else:
         report.appended += 1
-    record = _record(unit, sig, None)
+    record = whole_read.record(unit, sig, None)
     record.cursor = {CHANGED: cursor}
     convs = [relinked(store, c) for c in convs]  # a hand-back imported into OpenCode (H1)
     report.absorb(store.sync_import(convs, record), str(unit.path))
@@ -234,7 +284,7 @@ def _append(store: Store, module: Capabilities, unit: Unit, sig: Signature, curs
         tail = module.tail.read_tail(unit.path, cursor)
     except TailUnplaceable:
         return False
-    rec = _record(unit, sig, tail.cursor)
+    rec = whole_read.record(unit, sig, tail.cursor)
     try:
         outcome = store.sync_append(tail.conversation, rec)
     except NeedsWholeRead:
@@ -242,42 +292,6 @@ def _append(store: Store, module: Capabilities, unit: Unit, sig: Signature, curs
     report.appended += 1
     report.absorb([outcome], str(unit.path))
     return True
-
-
-def _read_whole(store: Store, module: Capabilities, unit: Unit, sig: Signature, tailing: bool,
-                report: SyncReport, batch: Batch) -> None:
-    cursor: Cursor | None = None
-    try:
-        if tailing and module.tail is not None:
-            tail = module.tail.read_tail(unit.path, None)
-            cursor = tail.cursor
-            found = tail.conversation
-            convs = [_finished(found, unit.path)] if found.messages else []
-            if not found.messages and found.notes:
-                report.errors.append(f"{unit.path}: nothing readable ({found.notes[0]})")
-        else:
-            convs = list(module.importer.read(unit.path))
-    except FormatError as exc:
-        report.errors.append(str(exc))
-        convs = []
-    report.reread += 1
-    convs = [relinked(store, c) for c in convs]  # a hand-back the agent continued (H1)
-    batch.add(convs, _record(unit, sig, cursor), str(unit.path))
-
-
-def _finished(conv: ImportedConversation, path: Path) -> ImportedConversation:
-    conv.title = conv.title or preview_title(conv.messages, conv.source_id or path.stem)
-    return finish(conv, conv.tip if conv.tip is not None else conv.messages[-1].id)
-
-
-def _record(unit: Unit, sig: Signature, cursor: Cursor | None) -> SyncRecord:
-    if unit.size is None and unit.path.is_dir():
-        return SyncRecord(str(unit.path), unit.fmt, sig.size, sig.mtime_ns, sig.count)
-    offset = cursor.offset if cursor is not None else sig.size
-    return SyncRecord(
-        str(unit.path), unit.fmt, sig.size, sig.mtime_ns, offset,
-        cursor.to_json() if cursor is not None else None,
-        tail_hash(unit.path, offset) if cursor is not None else None, time.time())
 
 
 def watch(store: Store, env: Environment | None, only: set[str] | None, interval: float,

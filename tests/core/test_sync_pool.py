@@ -1,0 +1,200 @@
+"""A big first sync reads in worker processes while one writer stores (S1, P2): the same rows
+as reading in-process, a file that fails is named and the others stored, a reader that dies
+costs nothing, and a sync killed at any moment leaves whole sessions and no reader behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from helpers import new_store
+from test_sync_batches import many_sessions
+
+from explorer.app.importing import read_pool, whole_read
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.read_pool import ReadPool
+from explorer.app.importing.sources import Unit
+from explorer.app.importing.sync import POOL_MIN, sync_sources
+from explorer.store import Store
+
+REPO = Path(__file__).resolve().parents[2]
+SESSIONS = POOL_MIN + 8
+
+
+def contents(db: Path) -> list[tuple[object, ...]]:
+    """Every message by its session and own id, with its parts: what a sync stored."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT c.source_id, m.source_id, m.role, m.preview, "
+            "(SELECT group_concat(p.kind || ':' || p.text, '|') FROM parts p "
+            " WHERE p.message_id = m.id) FROM messages m JOIN conversations c "
+            "ON c.id = m.conversation_id ORDER BY c.source_id, m.source_id").fetchall()
+    finally:
+        conn.close()
+
+
+def synced(tmp_path: Path, home: Path, name: str, workers: int,
+           monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    monkeypatch.setenv(read_pool.WORKERS_ENV, str(workers))
+    with new_store(tmp_path, name) as store:
+        report = sync_sources(store, Environment(home, {}), {"claude-code"})
+        assert report.added_messages > 0
+        return store.db_path, report.errors
+
+
+def test_S1_a_pooled_sync_stores_what_an_in_process_one_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    many_sessions(home, SESSIONS)
+    started: list[int] = []
+    real_start = read_pool._start
+    monkeypatch.setattr(read_pool, "_start", lambda: started.append(1) or real_start())
+    alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
+    assert started == []
+    pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
+    assert started == [1, 1] and errors == []
+    assert contents(pooled) == contents(alone)
+    assert len({r[0] for r in contents(pooled)}) == SESSIONS
+
+
+def test_S1_a_file_that_fails_is_named_and_the_others_are_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    many_sessions(home, SESSIONS)
+    folder = home / ".claude" / "projects" / "-work"
+    bad = folder / "0badf11e-0000-4000-8000-000000000000.jsonl"
+    bad.write_bytes(b"\x00\xff not json at all\n{\"truncated\": \n")
+    db, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
+    assert len({r[0] for r in contents(db)}) == SESSIONS
+    assert any(bad.name in e for e in errors), errors
+
+
+def test_P2_a_reader_that_dies_leaves_its_units_to_the_others(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    many_sessions(home, 6)
+    files = sorted((home / ".claude" / "projects" / "-work").glob("*.jsonl"))
+    jobs = [(u, whole_read.signature(u)) for u in
+            (Unit(f, "claude_code", f.stat().st_size, f.stat().st_mtime_ns) for f in files)]
+    pool = ReadPool(jobs, 2)
+    try:
+        pool.workers[0].proc.kill()
+        got = [pool.take(u) for u, _ in jobs]
+    finally:
+        pool.close()
+    assert all(g is None or isinstance(g, whole_read.WholeRead) for g in got)
+    read = [g for g in got if isinstance(g, whole_read.WholeRead)]
+    assert len(read) >= len(jobs) // 2  # the living reader took over what it could
+    assert all(g.conversations and g.conversations[0].messages for g in read)
+
+
+def test_S1_a_file_that_grows_while_it_is_read_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    many_sessions(home, 1)
+    path = next((home / ".claude" / "projects" / "-work").glob("*.jsonl"))
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-4]))
+    unit = Unit(path, "claude_code", path.stat().st_size, path.stat().st_mtime_ns)
+    sig = whole_read.signature(unit)
+    real = whole_read._read_once
+    calls: list[int] = []
+
+    def appended_meanwhile(u: Unit, s: whole_read.Signature) -> whole_read.WholeRead:
+        got = real(u, s)
+        if not calls:  # the agent writes its last lines while the first read runs
+            with path.open("ab") as f:
+                f.write(b"".join(lines[-4:]))
+            os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
+        calls.append(1)
+        return got
+
+    monkeypatch.setattr(whole_read, "_read_once", appended_meanwhile)
+    got = whole_read.read_whole(unit, sig)
+    assert len(calls) == 2
+    assert got.record.size == path.stat().st_size
+    whole = real(unit, whole_read.signature(Unit(path, "claude_code")))
+    assert len(got.conversations[0].messages) == len(whole.conversations[0].messages)
+
+
+def _until_stored(db: Path, count: int, proc: subprocess.Popen[bytes]) -> None:
+    """Wait until the sync has committed ``count`` conversations (0: its database exists)."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if db.exists() and count == 0:
+            return
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.05)
+            try:
+                if conn.execute("SELECT count(*) FROM conversations").fetchone()[0] >= count:
+                    return
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            pass
+        time.sleep(0.01)
+    raise AssertionError("the sync ended before it could be killed")
+
+
+def _has_messages(db: Path) -> bool:
+    """Whether the killed sync got as far as its schema (it may have died creating it)."""
+    if not db.exists():
+        return False
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone() \
+            is not None
+    finally:
+        conn.close()
+
+
+def _readers(token: str) -> list[int]:
+    """Processes, anywhere, started with ``token`` in their environment."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if token.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to find readers")
+@pytest.mark.parametrize("stored", [0, 1, 65])
+def test_P2_a_sync_killed_at_any_moment_leaves_whole_sessions_and_no_reader(
+        tmp_path: Path, stored: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    many_sessions(home, 150)
+    whole_db, _ = synced(tmp_path, home, "whole.db", 0, monkeypatch)
+    expected = contents(whole_db)
+    db = tmp_path / "killed.db"
+    token = f"CONVO_TEST_TOKEN={uuid.uuid4().hex}"
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(REPO),
+           read_pool.WORKERS_ENV: "2", token.split("=")[0]: token.split("=")[1]}
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli.main", "--db", str(db),
+                             "sync", "--tool", "claude-code"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _until_stored(db, stored, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while _readers(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _readers(token) == []
+    if _has_messages(db):  # what was stored is whole sessions, each as a full sync stores it
+        partial = contents(db)
+        kept = {r[0] for r in partial}
+        assert partial == [r for r in expected if r[0] in kept]
+    with Store(db) as store:  # the next sync finishes the job
+        sync_sources(store, Environment(home, {}), {"claude-code"})
+    assert contents(db) == expected
