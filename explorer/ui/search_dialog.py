@@ -1,16 +1,17 @@
 """Full-text search over every conversation, results updated as the person types.
 
-Queries are debounced (one single-shot timer restarted on each keystroke) and
-run on the main thread: the store's FTS index answers in milliseconds, and
-a thread would cost more than it saves. Choosing a hit emits ``hitChosen``.
+Queries are debounced (one single-shot timer restarted on each keystroke) and run on a
+worker with its own read connection (:mod:`explorer.ui.search_worker`): a newer keystroke
+interrupts the search in flight. The first page shows as soon as it is ready, the next
+when the list is scrolled to its end. Choosing a hit emits ``hitChosen``.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import sqlite3
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,11 +47,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.store import NotFound, Store
+from explorer.store import Store
+from explorer.ui.search_worker import PAGE, Found, SearchWorker
 from explorer.ui.window.format_badges import format_icon
 
 DEBOUNCE_MS = 150
-RESULT_LIMIT = 200
+RESULT_LIMIT = PAGE  # the first page; more come as the list is scrolled
 ICON = 20
 Index = QModelIndex | QPersistentModelIndex
 _USER = int(Qt.ItemDataRole.UserRole)
@@ -107,11 +109,30 @@ class HitModel(QAbstractListModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hits: list[Hit] = []
+        self.more = False  # the query has hits past the last row
+        self.ask_more: Callable[[], None] = lambda: None
 
-    def set_hits(self, hits: list[Hit]) -> None:
+    def set_hits(self, hits: list[Hit], more: bool = False) -> None:
         self.beginResetModel()
         self.hits = hits
+        self.more = more
         self.endResetModel()
+
+    def add_hits(self, hits: list[Hit], more: bool) -> None:
+        self.more = more
+        if hits:
+            self.beginInsertRows(QModelIndex(), len(self.hits), len(self.hits) + len(hits) - 1)
+            self.hits = self.hits + hits
+            self.endInsertRows()
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and self.more
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        """The view reached the end: the next page is asked for (it arrives by add_hits)."""
+        if self.canFetchMore(parent):
+            self.more = False
+            self.ask_more()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.hits)
@@ -203,6 +224,7 @@ class SearchDialog(QDialog):
         self.query_edit.setPlaceholderText("Search every message of every conversation")
         self.query_edit.setClearButtonEnabled(True)
         self.model = HitModel(self)
+        self.model.ask_more = self._more
         self.results = QListView(self)
         self.results.setModel(self.model)
         self.results.setItemDelegate(HitDelegate(self.results))
@@ -212,7 +234,12 @@ class SearchDialog(QDialog):
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
-        self._conversations: dict[int, tuple[str, str | None]] = {}
+        self.worker = SearchWorker(store, self)
+        self.worker.ready.connect(self._found)
+        self.worker.failed.connect(self._failed)
+        self._asked = ""  # the query whose hits the list shows or is waiting for
+        self._note = ""
+        self._choose_when_found = False
         box = QVBoxLayout(self)
         box.addWidget(self.query_edit)
         box.addWidget(self.results, 1)
@@ -226,49 +253,69 @@ class SearchDialog(QDialog):
         return self.query_edit.text().strip()
 
     def run_query(self) -> None:
-        """Search now (the timer calls this once typing pauses)."""
+        """Search now (the timer calls this once typing pauses); the hits arrive later."""
         self.timer.stop()
-        text = self.query()
-        try:
-            found = self.store.search(text, RESULT_LIMIT) if text else []
-        except sqlite3.Error as e:
+        text = self._asked = self.query()
+        if not text:
+            self.worker.cancel()
             self.model.set_hits([])
-            self.status.setText(f"Search failed: {e}")
+            self.status.setText("Type to search.")
             self.resultsReady.emit(0)
             return
-        hits = [self._hit(h.conversation_id, h.message_id, h.snippet, text) for h in found]
-        self.model.set_hits(hits)
-        if hits:
-            self.results.setCurrentIndex(self.model.index(0, 0))
-        self.status.setText(self._status_text(text, len(hits)))
-        self.resultsReady.emit(len(hits))
+        self.status.setText("Searching…")
+        self.worker.search(text)
+
+    @property
+    def searching(self) -> bool:
+        return self.timer.isActive() or self.worker.busy
+
+    def _more(self) -> None:
+        if self._asked:
+            self.worker.search(self._asked, self.model.rowCount())
+
+    def _found(self, found: Found) -> None:
+        if found.text != self._asked:
+            return  # a query typed over since
+        hits = [Hit(h.conversation_id, h.message_id, *found.titles[h.conversation_id],
+                    snippet_html(h.snippet, found.text)) for h in found.page.hits]
+        if found.offset == 0:
+            self.model.set_hits(hits, found.page.more)
+            if hits:
+                self.results.setCurrentIndex(self.model.index(0, 0))
+        else:
+            self.model.add_hits(hits, found.page.more)
+        self._note = found.page.note
+        count = self.model.rowCount()
+        self.status.setText(self._status_text(found.text, count, self.model.more, self._note))
+        self.resultsReady.emit(count)
+        if self._choose_when_found and found.offset == 0:
+            self._choose_when_found = False
+            self.choose_current()
+
+    def _failed(self, error: str) -> None:
+        self.model.set_hits([])
+        self.status.setText(f"Search failed: {error}")
+        self._choose_when_found = False
+        self.resultsReady.emit(0)
 
     @staticmethod
-    def _status_text(text: str, count: int) -> str:
+    def _status_text(text: str, count: int, more: bool = False, note: str = "") -> str:
         if not text:
             return "Type to search."
         if count == 0:
             return "No matches."
-        more = " (the best ones)" if count >= RESULT_LIMIT else ""
-        return f"{count} match{'' if count == 1 else 'es'}{more}. Enter opens the selected one."
-
-    def _hit(self, conv_id: int, msg_id: int, snippet: str, query: str) -> Hit:
-        title, fmt = self._conversation(conv_id)
-        return Hit(conv_id, msg_id, title, fmt, snippet_html(snippet, query))
-
-    def _conversation(self, conv_id: int) -> tuple[str, str | None]:
-        if conv_id not in self._conversations:
-            try:
-                conv = self.store.conversation(conv_id)
-                self._conversations[conv_id] = (conv.display_title, conv.source_format)
-            except NotFound:
-                self._conversations[conv_id] = (f"conversation {conv_id}", None)
-        return self._conversations[conv_id]
+        shown = f"{count}+ matches" if more else f"{count} match{'' if count == 1 else 'es'}"
+        how = f", {note}" if note else (", the best first" if more else "")
+        return f"{shown}{how}. Enter opens the selected one."
 
     def choose_current(self) -> bool:
-        """Choose the selected hit (the first when none is selected); False when there is none."""
+        """Choose the selected hit (the first when none is selected); False when there is none.
+        While a search is still running, its best hit is chosen when it arrives."""
         if self.timer.isActive():
             self.run_query()
+        if self.worker.busy:
+            self._choose_when_found = True
+            return True
         index = self.results.currentIndex()
         if not index.isValid():
             index = self.model.index(0, 0)
@@ -285,14 +332,21 @@ class SearchDialog(QDialog):
 
     def showEvent(self, event: QShowEvent) -> None:
         """Titles may have changed while hidden; select the query so typing replaces it."""
-        self._conversations.clear()
+        self.worker.forget_titles()
         self.query_edit.setFocus()
         self.query_edit.selectAll()
         super().showEvent(event)
 
     def done(self, result: int) -> None:
         self.timer.stop()
+        self.worker.cancel()
+        self._choose_when_found = False
         super().done(result)
+
+    def shutdown(self) -> None:
+        """The window closes: stop the search in flight and close its connection."""
+        self.timer.stop()
+        self.worker.shutdown()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Up/Down move through the hits and Enter chooses, without leaving the query field."""

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from helpers import assistant, user
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from explorer.app.importing.demo import load_demo
 from explorer.store import Store
+from explorer.store.search_plan import SearchPage
+from explorer.ui import search_worker
 from explorer.ui.search_dialog import (
     CONVERSATION_ROLE,
     MESSAGE_ROLE,
@@ -39,6 +44,7 @@ def dialog(qtbot: QtBot, store: Store) -> Iterator[SearchDialog]:
     d.show()
     yield d
     assert [t for t in d.findChildren(QTimer) if t.isActive()] == []
+    d.shutdown()
 
 
 def search(qtbot: QtBot, dialog: SearchDialog, text: str) -> int:
@@ -132,3 +138,57 @@ def test_hit_model_passes_the_model_tester(
 ) -> None:
     assert search(qtbot, dialog, "orders") > 0
     qtmodeltester.check(dialog.model)
+
+
+def test_a_stale_search_is_interrupted_and_its_answer_dropped(
+    qtbot: QtBot, dialog: SearchDialog, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = search_worker.search_page
+    entered, ended = threading.Event(), []
+
+    def endless_for_encoding(conn: sqlite3.Connection, text: str, *args: object,
+                             **kw: object) -> SearchPage:
+        if text == "encoding":  # a search that only an interrupt ends
+            entered.set()
+            try:
+                conn.execute("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) "
+                             "SELECT count(*) FROM r").fetchone()
+            except sqlite3.OperationalError as e:
+                ended.append(str(e))
+                raise
+        return real(conn, text, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_worker, "search_page", endless_for_encoding)
+    reported: list[int] = []
+    dialog.resultsReady.connect(reported.append)
+    dialog.query_edit.setText("encoding")
+    dialog.run_query()
+    assert entered.wait(10) and dialog.searching
+    with qtbot.waitSignal(dialog.resultsReady, timeout=WAIT_MS):
+        dialog.query_edit.setText("chardet")
+        dialog.run_query()
+    assert ended == ["interrupted"]
+    expected = [h.message_id for h in store.search("chardet", 50)]
+    assert reported == [len(expected)] and len(expected) >= 2
+    assert [dialog.model.index(r, 0).data(MESSAGE_ROLE) for r in range(len(expected))] == expected
+    assert dialog.worker.started == ["encoding", "chardet"]
+
+
+def test_scrolling_to_the_end_fetches_the_next_page(qtbot: QtBot, tmp_path: Path) -> None:
+    with Store(tmp_path / "many.db") as s:
+        conv = s.create_conversation("many")
+        s.append_turn(conv, [m for n in range(40) for m in (
+            user(f"kestrel question {n}"), assistant(f"kestrel answer {n}"))])
+        d = SearchDialog(s)
+        qtbot.addWidget(d)
+        d.show()
+        assert search(qtbot, d, "kestrel") == search_worker.PAGE
+        assert d.model.canFetchMore(QModelIndex()) and "50+ matches" in d.status.text()
+        with qtbot.waitSignal(d.resultsReady, timeout=WAIT_MS) as blocker:
+            d.results.scrollToBottom()
+            d.model.fetchMore(QModelIndex())
+        assert blocker.args == [80] and d.model.rowCount() == 80
+        assert not d.model.canFetchMore(QModelIndex())
+        ids = [d.model.index(r, 0).data(MESSAGE_ROLE) for r in range(80)]
+        assert len(set(ids)) == 80
+        d.shutdown()

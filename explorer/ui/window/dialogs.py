@@ -131,6 +131,8 @@ class WindowDialogs:
                             on_failed=lambda e: self.view.questions.fail(str(e)))
 
     def shutdown(self) -> None:
-        """The window closes: stop the preview's workers."""
+        """The window closes: stop the preview's workers and the search in flight."""
         if self.preview is not None:
             self.preview.shutdown()
+        if self.search_dialog is not None:
+            self.search_dialog.shutdown()
