@@ -89,7 +89,7 @@ def search_page(conn: sqlite3.Connection, query: str | Query, limit: int = 50, o
         check()
         found, ranked = _walk(conn, q, want, check)[offset:], False
     hits = _with_snippets(conn, q, found[:limit])
-    note = "" if ranked else ("too many matches to rank by relevance: newest sessions first"
+    note = "" if ranked else ("too many to rank by relevance: newest sessions first"
                               if q.terms else "newest sessions first")
     return SearchPage(hits, ranked, len(found) > limit, note)
 
