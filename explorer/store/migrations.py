@@ -314,6 +314,14 @@ def _0019_search_sessions(db: sqlite_utils.Database) -> None:
                "ON messages(conversation_id, created_at)")
 
 
+def _0020_source_ids(db: sqlite_utils.Database) -> None:
+    # Every conversation an import or sync stores is first looked up by its source id
+    # (import_writes._existing): without an index a first sync of 25,000 sessions scanned
+    # the table once each, 40 % of its writer's time by the end.
+    db.execute("CREATE INDEX IF NOT EXISTS conversations_source "
+               "ON conversations(source_format, source_id)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -334,6 +342,7 @@ MIGRATIONS: list[Migration] = [
     ("0017_handoff_keys", _0017_handoff_keys),
     ("0018_root_keys", _0018_root_keys),
     ("0019_search_sessions", _0019_search_sessions),
+    ("0020_source_ids", _0020_source_ids),
 ]
 
 

@@ -83,3 +83,13 @@ def test_opening_an_up_to_date_file_loads_no_migration_library(tmp_path: Path) -
                          check=True, cwd=Path(__file__).resolve().parents[3])
     assert out.stdout.strip() == "False"
     assert applied(open_connection(db)) == [name for name, _ in MIGRATIONS]
+
+
+def test_a_conversation_is_found_by_its_source_id_through_an_index(tmp_path: Path) -> None:
+    """Every import looks its conversation up by source id first: a scan per session made
+    a first sync of thousands quadratic."""
+    with Store(tmp_path / "t.db") as s:
+        plan = " ".join(r[3] for r in s.reader.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM conversations "
+            "WHERE source_format = ? AND source_id = ?", ("claude_code", "x")))
+    assert "INDEX conversations_source (source_format=? AND source_id=?)" in plan

@@ -146,13 +146,14 @@ def test_the_migration_indexes_an_existing_store(tmp_path: Path) -> None:
     with Store(db) as s:
         _session(s, 1, "shop")
     conn = open_connection(db)  # the store as the version before this migration left it
-    conn.execute("DELETE FROM _migrations WHERE name = '0019_search_sessions'")
+    conn.execute("DELETE FROM _migrations WHERE name >= '0019_search_sessions'")
     conn.execute("DROP INDEX conversations_started")
     conn.execute("DROP INDEX messages_conversation_time")
     conn.close()
-    assert MIGRATIONS[-1][0] == "0019_search_sessions"
+    assert "0019_search_sessions" in [name for name, _ in MIGRATIONS]
     with Store(db) as s:
-        assert applied(s.reader)[-1] == "0019_search_sessions"
+        assert "0019_search_sessions" in applied(s.reader)
+        assert applied(s.reader)[-1] == MIGRATIONS[-1][0]
         names = {r[0] for r in s.reader.execute("SELECT name FROM sqlite_master "
                                                 "WHERE type = 'index'")}
         assert {"conversations_started", "messages_conversation_time"} <= names
