@@ -29,6 +29,7 @@ from explorer.ui.window.conversation_groups import Arrangement, GroupRow
 from explorer.ui.window.conversation_model import (
     COUNT_ROLE,
     HEADER_ROLE,
+    SUBTITLE_ROLE,
     TITLE_KEY_ROLE,
     UPDATED_ROLE,
     ConversationModel,
@@ -170,7 +171,11 @@ class ConversationFilter(QStringListModel):
             return None
         source_row = self.shown.rows[row]
         if source_row >= 0:
-            return self._source.value(source_row, int(role)) if self._source else None
+            if self._source is None:
+                return None
+            if role == SUBTITLE_ROLE:
+                return self._source.subtitle(source_row, self.grouping)
+            return self._source.value(source_row, int(role))
         group = self.shown.groups[-source_row - 1]
         role = int(role)
         if role == HEADER_ROLE:

@@ -164,17 +164,19 @@ class ConversationModel(QAbstractListModel):
             return self.subtitle(row)
         return None
 
-    def subtitle(self, row: int) -> str:
-        """The row's second line: size, date, project, source and where it was forked from."""
+    def subtitle(self, row: int, grouping: str = "none") -> str:
+        """The row's second line: size, date, project, source and where it was forked from
+        (the project or the source left out under a header that says it already)."""
         cols = self.rows.columns
         count = cols.counts[row]
         bits = [f"{count} message{'' if count == 1 else 's'}"]
         when = date_text(cols.updated[row])
         if when:
             bits.append(when)
-        if cols.folders[row]:
+        if cols.folders[row] and grouping != "project":
             bits.append(folder_name(cols.folders[row]))
-        bits.append(format_name(cols.formats[row] or None))
+        if grouping != "source":
+            bits.append(format_name(cols.formats[row] or None))
         origin = self.forked_from(row)
         if origin:
             bits.append(f"fork of {origin}")

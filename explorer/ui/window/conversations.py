@@ -105,6 +105,7 @@ class ConversationList(QWidget):
         self._runner: LatestRunner | None = None  # the refreshes' reads, made on the first
         self._again = False  # a refresh asked for while one reads
         self._wanted: int | None = None  # chosen before the refresh that brings it came
+        self._scroll_when_shown = False
         self._layout()
         self.search.textChanged.connect(self._filter)
         self.search.installEventFilter(self)
@@ -268,7 +269,16 @@ class ConversationList(QWidget):
         self._quietly(lambda: selection.setCurrentIndex(
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect))
         if scroll:
-            self.view.scrollTo(index)
+            self._scroll_to(index)
+
+    def _scroll_to(self, index: QModelIndex) -> None:
+        """``index`` into view (and its header, when it is the first of its group). Before
+        the list is on screen its size is not its own yet: done again once it is."""
+        self._scroll_when_shown = not self.view.viewport().isVisible()
+        above = self.proxy.index(index.row() - 1, 0)
+        if above.isValid() and self.proxy.group_at(above.row()) is not None:
+            self.view.scrollTo(above)
+        self.view.scrollTo(index)
 
     def _filter(self, text: str) -> None:
         self._quietly(lambda: self.proxy.set_text(text))
@@ -333,6 +343,12 @@ class ConversationList(QWidget):
             if not self.view.currentIndex().isValid() and first is not None:
                 self.view.setCurrentIndex(first)
             return True
+        if watched is self.view.viewport() and kind in (QEvent.Type.Resize, QEvent.Type.Show) \
+                and self._scroll_when_shown and self.view.viewport().isVisible():
+            index = self.conversation_index(self._chosen) if self._chosen is not None else None
+            if index is not None:
+                self._scroll_to(index)
+            self._scroll_when_shown = False
         if watched is self.view.viewport() and isinstance(event, QMouseEvent) and kind in (
                 QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
             index = self.view.indexAt(event.position().toPoint())
