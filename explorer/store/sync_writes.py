@@ -50,11 +50,38 @@ class SyncRecord:
     synced_at: float = 0.0
 
 
+class StoredRecord(SyncRecord):
+    """A record as the store keeps it, its cursor read when first asked for: a sync with
+    nothing new looks at sizes and times only, and the cursors of 25,000 sessions (a tail
+    reader's state, kilobytes each) read up front took a second and hundreds of MB."""
+
+    _conn: sqlite3.Connection | None = None
+    _parsed: dict[str, Any] | None = None
+
+    @property
+    def cursor(self) -> dict[str, Any] | None:
+        if self._conn is not None:
+            row = self._conn.execute("SELECT cursor FROM sync_files WHERE path = ?",
+                                     (self.path,)).fetchone()
+            self._parsed = json.loads(row[0]) if row is not None and row[0] else None
+            self._conn = None
+        return self._parsed
+
+    @cursor.setter
+    def cursor(self, value: dict[str, Any] | None) -> None:
+        self._parsed, self._conn = value, None
+
+
 def load_records(conn: sqlite3.Connection) -> dict[str, SyncRecord]:
-    rows = conn.execute("SELECT path, fmt, size, mtime_ns, byte_offset, cursor, tail_hash, "
-                        "synced_at FROM sync_files")
-    return {r[0]: SyncRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]) if r[5] else None,
-                             r[6], r[7]) for r in rows}
+    rows = conn.execute("SELECT path, fmt, size, mtime_ns, byte_offset, cursor IS NOT NULL, "
+                        "tail_hash, synced_at FROM sync_files")
+    out: dict[str, SyncRecord] = {}
+    for r in rows:
+        rec = StoredRecord(r[0], r[1], r[2], r[3], r[4], None, r[6], r[7])
+        if r[5]:
+            rec._conn = conn  # read on this same thread, if the sync needs it
+        out[r[0]] = rec
+    return out
 
 
 def save_record(conn: sqlite3.Connection, rec: SyncRecord) -> None:
