@@ -20,7 +20,9 @@ widget directly: every hand-over is a queued signal.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
@@ -288,7 +290,28 @@ class TaskRunner(QObject):
             return
         task.running = False
         task.ended.emit()
+        _let_go(task)
         task.hold.release()  # after ``ended``: what its receivers built is settled too
+
+
+def _not_handled() -> bool:
+    return False
+
+
+def _let_go(task: Task) -> None:
+    """Cut what keeps an ended task alive: nothing is delivered after ``ended``.
+
+    Receivers connect lambdas that keep the task (``t=task``), and its own ``handled``
+    does: cycles through Qt's connections that no collection sees, and the end of the
+    busy work freezes whatever is alive then. Each ended task stayed for good with its
+    result (a conversation list's 25,000 rows, 18 MB a refresh); cut, it goes when the
+    last caller lets go of it."""
+    with warnings.catch_warnings():  # a signal nobody connected "fails" to disconnect
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for signal in (task.progressed, task.finished, task.failed, task.ended):
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect()
+    task.handled = _not_handled
 
 
 class LatestRunner(QObject):
