@@ -25,5 +25,5 @@ def test_V2_convo_asks_for_one_heap_before_anything_else_starts() -> None:
     from explorer.cli import main
 
     source = inspect.getsource(main.main)
-    assert source.index("heap.share_one_heap()") < source.index("build_parser()")
+    assert source.index("heap.share_one_heap()") < source.index("build_parser(")
     assert heap.M_ARENA_MAX == -8
