@@ -202,6 +202,16 @@ def test_the_chosen_conversation_survives_reload_regrouping_and_a_background_ref
     assert chosen == []  # none of it was a choice of the person's
 
 
+def test_a_refresh_asked_for_while_one_reads_still_shows_what_came_after(
+        qtbot: QtBot, widget: ConversationList, store: Store) -> None:
+    widget.refresh()
+    late = add(store, "written during the read", "/work/web", "codex", 0.01)
+    widget.refresh()  # while the first reads (or just after): one more read, never none
+    qtbot.waitUntil(lambda: not widget.refreshing and widget.model.row_of(late) is not None,
+                    timeout=5000)
+    assert titles(widget)[0] == "written during the read"
+
+
 def test_a_conversation_chosen_before_its_refresh_arrives_is_selected_when_it_does(
         qtbot: QtBot, widget: ConversationList, store: Store) -> None:
     new = add(store, "made by an operation", "/work/billing", "claude_code", 0.01)

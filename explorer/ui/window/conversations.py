@@ -148,7 +148,9 @@ class ConversationList(QWidget):
 
     @property
     def refreshing(self) -> bool:
-        return self._runner is not None and (self._runner.busy or self._again)
+        """Whether a read is under way (a failed one is told on the error bar, by the
+        runner, and ends it)."""
+        return self._runner is not None and self._runner.busy
 
     def shutdown(self) -> None:
         """Stop a refresh that reads (the window closes before the store)."""
