@@ -349,7 +349,7 @@ class Store:
         return self._writer.call_bulk(import_writes.insert_many, conversations, cancel)
 
     # -- sync: what was read of each source file ------------------------------------
-    def sync_records(self) -> dict[str, sync_writes.SyncRecord]:
+    def sync_records(self) -> sync_writes.Records:
         return sync_writes.load_records(self.reader)
 
     def sync_append(self, ic: ImportedConversation,

@@ -13,7 +13,7 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,16 +72,39 @@ class StoredRecord(SyncRecord):
         self._parsed, self._conn = value, None
 
 
-def load_records(conn: sqlite3.Connection) -> dict[str, SyncRecord]:
-    rows = conn.execute("SELECT path, fmt, size, mtime_ns, byte_offset, cursor IS NOT NULL, "
-                        "tail_hash, synced_at FROM sync_files")
-    out: dict[str, SyncRecord] = {}
-    for r in rows:
+class Records(Mapping[str, SyncRecord]):
+    """Every file's record by path, each made into a :class:`SyncRecord` only when asked for:
+    a sync with nothing new compares sizes and times (:meth:`unchanged`) of 25,000 files,
+    and making 25,000 records for that took a sixth of a second."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._rows: dict[str, tuple[Any, ...]] = {r[0]: r for r in conn.execute(
+            "SELECT path, fmt, size, mtime_ns, byte_offset, cursor IS NOT NULL, tail_hash, "
+            "synced_at FROM sync_files")}
+
+    def unchanged(self, path: str, size: int, mtime_ns: int, count: int | None) -> bool:
+        """Whether the file (or folder of ``count`` files) is as the last sync left it."""
+        row = self._rows.get(path)
+        return row is not None and row[2] == size and row[3] == mtime_ns and (
+            count is None or row[4] == count)
+
+    def __getitem__(self, path: str) -> SyncRecord:
+        r = self._rows[path]
         rec = StoredRecord(r[0], r[1], r[2], r[3], r[4], None, r[6], r[7])
         if r[5]:
-            rec._conn = conn  # read on this same thread, if the sync needs it
-        out[r[0]] = rec
-    return out
+            rec._conn = self._conn  # read on this same thread, if the sync needs it
+        return rec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def load_records(conn: sqlite3.Connection) -> Records:
+    return Records(conn)
 
 
 def save_record(conn: sqlite3.Connection, rec: SyncRecord) -> None:

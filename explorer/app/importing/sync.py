@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from explorer.app.importing import whole_read
 from explorer.app.importing.agent_homes import Environment
@@ -70,9 +70,8 @@ class SyncReport:
                 self.notes.extend(outcome.note_lines())
 
 
-@dataclass(frozen=True)
-class SyncProgress:
-    """How far a sync is: units looked at of all, and their bytes."""
+class SyncProgress(NamedTuple):
+    """How far a sync is: units looked at of all, and their bytes (a tuple: one a unit)."""
 
     done: int
     total: int
@@ -95,7 +94,7 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
     report = report if report is not None else SyncReport()
     records = store.sync_records()
     plan = _signed(units, report)
-    jobs = [(u, s) for u, s in plan if _poolable(u, s, records.get(str(u.path)))]
+    jobs = [(u, s) for u, s in plan if str(u.path) not in records and _poolable(u, s)]
     workers = worker_count() if len(jobs) >= POOL_MIN else 0
     pool = ReadPool(jobs, workers) if workers else None
     batch = Batch(store, report)
@@ -105,11 +104,16 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
             if cancel is not None and cancel():
                 report.cancelled = True
                 break
-            try:
-                _sync_one(store, unit, sig, records.get(str(unit.path)), report, batch, pool)
-            except OSError as exc:
-                report.errors.append(f"{unit.path}: cannot be read "
-                                     f"({exc.strerror or exc}); skipped")
+            path = str(unit.path)
+            if records.unchanged(path, sig.size, sig.mtime_ns,
+                                 None if unit.size is not None else sig.files):
+                report.unchanged += 1
+            else:
+                try:
+                    _sync_one(store, unit, sig, records.get(path), report, batch, pool)
+                except OSError as exc:
+                    report.errors.append(f"{unit.path}: cannot be read "
+                                         f"({exc.strerror or exc}); skipped")
             done += sig.size
             if progress is not None:
                 progress(SyncProgress(n + 1, len(plan), done, total, str(unit.path)))
@@ -130,9 +134,9 @@ def _signed(units: Iterable[Unit], report: SyncReport) -> list[tuple[Unit, Signa
     return plan
 
 
-def _poolable(unit: Unit, sig: Signature, rec: SyncRecord | None) -> bool:
-    """A file read for the first time, small enough to be read whole in another process."""
-    return (rec is None and unit.size is not None and sig.size < POOL_BYTES
+def _poolable(unit: Unit, sig: Signature) -> bool:
+    """A file small enough to be read whole in another process (read for the first time)."""
+    return (unit.size is not None and sig.size < POOL_BYTES
             and formats()[unit.fmt].changes is None)
 
 
@@ -214,10 +218,6 @@ def sync_sources(store: Store, env: Environment | None = None,
 
 def _sync_one(store: Store, unit: Unit, sig: Signature, rec: SyncRecord | None,
               report: SyncReport, batch: Batch, pool: ReadPool | None) -> None:
-    if rec is not None and rec.size == sig.size and rec.mtime_ns == sig.mtime_ns and (
-            unit.size is not None or rec.offset == sig.count):
-        report.unchanged += 1
-        return
     module = formats()[unit.fmt]
     if module.changes is not None:
         batch.flush()  # what waits is stored first: the writes keep the units' order
