@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -257,6 +257,9 @@ def test_the_list_holds_every_row_but_builds_text_only_for_rows_on_screen(
         assert index.data(ID_ROLE) == last and w.view.viewport().rect().intersects(
             w.view.visualRect(index))
         assert len(set(built)) < 120
+        w.search.setText("session 1")  # hides the chosen one: the matches show from the top
+        assert w.view.indexAt(QPoint(4, 4)).row() == 0
+        assert len(set(built)) < 200
         w.shutdown()
 
 

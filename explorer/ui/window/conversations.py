@@ -285,6 +285,8 @@ class ConversationList(QWidget):
     def _filter(self, text: str) -> None:
         self._quietly(lambda: self.proxy.set_text(text))
         self._show_chosen()
+        if self._chosen is None or self.conversation_index(self._chosen) is None:
+            self.view.scrollToTop()  # the matches from the first, not from where it was
         self._show_empty()
 
     def _show_empty(self) -> None:
@@ -350,6 +352,8 @@ class ConversationList(QWidget):
             index = self.conversation_index(self._chosen) if self._chosen is not None else None
             if index is not None:
                 self._scroll_to(index)
+            else:
+                self.view.scrollToTop()
             self._scroll_when_shown = False
         if watched is self.view.viewport() and isinstance(event, QMouseEvent) and kind in (
                 QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
