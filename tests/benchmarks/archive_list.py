@@ -56,7 +56,8 @@ def _run(db: Path, word: str) -> dict[str, Any]:
     runs = [_child(db, word) for _ in range(RUNS)]
     best: dict[str, Any] = dict(runs[-1])
     for key in ("list_shown_s", "newest_open_ms", "keystroke_max_ms", "keystroke_median_ms",
-                "group_max_ms", "sort_max_ms", "refresh_ms", "refresh_stall_ms"):
+                "group_max_ms", "keystroke_grouped_max_ms", "sort_max_ms", "refresh_ms",
+                "refresh_stall_ms"):
         values = [r[key] for r in runs if key in r]
         if values:
             best[key] = min(values)
@@ -88,8 +89,12 @@ def measure(db: Path, word: str = "billing") -> list[Result]:
                m["peak_mb"] < 200),
     ]
     if "group_max_ms" in m:
-        out.insert(5, Result(AREA, "grouping switch, worst", m["group_max_ms"], "ms", "< 50",
-                             m["group_max_ms"] < 50))
+        out[5:5] = [
+            Result(AREA, "grouping switch, worst", m["group_max_ms"], "ms", "< 50",
+                   m["group_max_ms"] < 50),
+            Result(AREA, "filter keystroke grouped by project, worst",
+                   m["keystroke_grouped_max_ms"], "ms", "< 50",
+                   m["keystroke_grouped_max_ms"] < 50)]
     return out
 
 
