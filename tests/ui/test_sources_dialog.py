@@ -71,3 +71,44 @@ def test_the_file_menu_opens_it(qtbot: QtBot, tmp_path: Path,
     finally:
         w.close()
         store.close()
+
+
+def test_P2_an_import_shows_its_progress_and_stops_when_asked_keeping_what_it_read(
+    qtbot: QtBot, tmp_path: Path, parts: tuple[Store, TaskRunner],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+    from test_sync_batches import many_sessions
+
+    from explorer.app.importing import read_pool, sync
+    store, tasks = parts
+    home = tmp_path / "home"
+    many_sessions(home, 30)
+    monkeypatch.setenv(read_pool.WORKERS_ENV, "0")
+    dialog = SourcesDialog(store, tasks, env=Environment(home, {}))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.import_button.isEnabled(), timeout=10_000)
+    seen: list[str] = []
+    done: list[int] = []
+    real = sync._sync_one
+
+    def slowly(*args: object) -> None:  # the person presses Stop after the fourth session
+        real(*args)  # type: ignore[arg-type]
+        done.append(1)
+        if len(done) == 4:
+            dialog.stopping.wait(10)
+    monkeypatch.setattr(sync, "_sync_one", slowly)
+    dialog.progress.valueChanged.connect(lambda _v: seen.append(dialog.progress.format()))
+    with qtbot.waitSignal(dialog.synced, timeout=30_000) as got:
+        dialog.import_button.click()
+        assert not dialog.progress.isHidden() and not dialog.stop_button.isHidden()
+        qtbot.waitUntil(lambda: len(done) >= 4 and len(seen) >= 3, timeout=10_000)
+        dialog.stop_button.click()
+    report = got.args[0]
+    assert report.cancelled and 4 <= report.reread < 30
+    assert len(store.conversations()) == report.reread  # each read session stored whole
+    assert "Stopped before the end" in dialog.status.text()
+    assert "of 30 sessions" in seen[0]
+    assert dialog.progress.isHidden() and dialog.import_button.isEnabled()

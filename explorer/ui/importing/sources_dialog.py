@@ -8,6 +8,7 @@ read is named in its row's tooltip.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QProgressBar,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -24,9 +26,9 @@ from PySide6.QtWidgets import (
 
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.sources import Found, find_sources, iso
-from explorer.app.importing.sync import SyncReport, sync_sources
+from explorer.app.importing.sync import SyncProgress, SyncReport, sync_sources
 from explorer.store import Store
-from explorer.ui.background.tasks import TaskRunner, Ticket
+from explorer.ui.background.tasks import Task, TaskRunner, Ticket
 
 COLUMNS = ("Tool", "Sessions", "Size", "Newest", "Folder")
 
@@ -54,11 +56,23 @@ class SourcesDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.import_button = QPushButton("Import selected", self)
         self.import_button.setEnabled(False)
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setToolTip("Stop after the session being read; what was read stays "
+                                    "imported, and importing again goes on from there")
+        self.stop_button.hide()
         buttons.addButton(self.import_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.stop_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         self.import_button.clicked.connect(self.import_selected)
+        self.stop_button.clicked.connect(self.stop)
+        self.progress = QProgressBar(self)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.task: Task | None = None
+        self.stopping = threading.Event()
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
+        layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
         self.resize(820, 360)
@@ -108,20 +122,65 @@ class SourcesDialog(QDialog):
             return
         self.import_button.setEnabled(False)
         self.status.setText(f"Importing from {', '.join(sorted(tools))}…")
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.stop_button.setEnabled(True)
+        self.stop_button.show()
         store, env = self.store, self.env
-        self.tasks.run(lambda _ticket: sync_sources(store, env, tools), on_done=self._synced,
-                       on_failed=self._failed, refresh=("conversations",))
+        stopping = self.stopping = threading.Event()  # asked by the sync between sessions
+
+        def job(ticket: Ticket) -> SyncReport:
+            return sync_sources(store, env, tools, cancel=stopping.is_set,
+                                progress=_every_percent(ticket.report))
+        self.task = self.tasks.run(job, on_done=self._synced, on_failed=self._failed,
+                                   on_progress=self._progressed, refresh=("conversations",))
+
+    def stop(self) -> None:
+        """Stop the import after the session being read (what was read stays)."""
+        self.stop_button.setEnabled(False)
+        self.status.setText("Stopping after the session being read…")
+        self.stopping.set()  # the report still arrives: it says what was imported
+
+    def _progressed(self, p: object) -> None:
+        if not isinstance(p, SyncProgress) or not p.total:
+            return
+        self.progress.setFormat(f"{p.done:,} of {p.total:,} sessions")
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(round(1000 * (p.bytes_done / p.bytes_total if p.bytes_total
+                                             else p.done / p.total)))
+
+    def _ended(self) -> None:
+        self.task = None
+        self.progress.hide()
+        self.stop_button.hide()
+        self.import_button.setEnabled(True)
 
     def _synced(self, report: SyncReport) -> None:
+        self._ended()
         problems = f" {len(report.errors)} could not be read." if report.errors else ""
+        stopped = (" Stopped before the end: importing again goes on from there."
+                   if report.cancelled else "")
         self.status.setText(
             f"{report.added_messages} new messages in {len(report.conversations)} "
-            f"conversations ({report.unchanged} sessions unchanged).{problems}")
+            f"conversations ({report.unchanged} sessions unchanged).{problems}{stopped}")
         if report.errors:
             self.status.setToolTip("\n".join(report.errors))
         self.import_button.setEnabled(True)
         self.synced.emit(report)
 
     def _failed(self, error: BaseException) -> None:
+        self._ended()
         self.status.setText(f"Failed: {error}")
-        self.import_button.setEnabled(True)
+
+
+def _every_percent(report: Callable[[object], None]) -> Callable[[SyncProgress], None]:
+    """Pass on a sync's progress when it has moved by a thousandth (25,000 sessions would
+    otherwise send 25,000 signals to the window)."""
+    last = [-1]
+
+    def hook(p: SyncProgress) -> None:
+        step = (1000 * p.bytes_done // p.bytes_total) if p.bytes_total else p.done
+        if step != last[0] or p.done == p.total:
+            last[0] = step
+            report(p)
+    return hook
