@@ -221,7 +221,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     by_key = {m.id: m for m in msgs} if known else ByKey(where, msgs)
     _write_labels(conn, conv_id, ic, db_id, by_key)
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
-        _set_pointers(conn, conv_id, ic, msgs, db_id, by_key)
+        _set_pointers(conn, conv_id, ic, msgs, db_id, by_key, merged=bool(known))
     if not known:  # a new conversation's first open reads its clean boundary, not derives it
         keep_now(conn, conv_id)
     return ImportOutcome(
@@ -344,7 +344,11 @@ def _write_labels(
 def _set_pointers(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
     msgs: list[Message], db_id: Mapping[Hashable, int], by_key: Mapping[Hashable, Message],
+    *, merged: bool = False,
 ) -> None:
+    """The tip, the clean boundary, and when the conversation last changed: its newest
+    message's time (a whole archive imported today still lists by when each session was
+    used), never earlier than a merge found it, and now when no message has a time."""
     if not msgs:
         return
     tip_key = ic.tip if ic.tip in db_id else msgs[-1].id
@@ -354,10 +358,14 @@ def _set_pointers(
     clean = last_clean_boundary(path)
     clean_id = db_id[path[clean].id] if clean is not None else None
     start = db_id.get(ic.context_start) if ic.context_start is not None else None
+    newest = max((m.created_at for m in msgs if m.created_at is not None), default=None)
     conn.execute(
         "UPDATE conversations SET tip_id = ?, clean_tip_id = ?, "
-        "context_start_id = coalesce(?, context_start_id), updated_at = ? WHERE id = ?",
-        (db_id[tip_key], clean_id, start, time.time(), conv_id),
+        "context_start_id = coalesce(?, context_start_id), "
+        "updated_at = CASE WHEN ? IS NULL THEN ? WHEN ? THEN max(coalesce(updated_at, 0), ?) "
+        "ELSE ? END WHERE id = ?",
+        (db_id[tip_key], clean_id, start, newest, time.time(), merged, newest, newest,
+         conv_id),
     )
 
 

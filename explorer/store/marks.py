@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.store.meta_keys import MARKED
+from explorer.store.meta_keys import MARKED, MARKED_ROWS
 
 FIELDS = ("archived_at", "preferred", "label", "note")
 
@@ -83,8 +83,8 @@ def put_row(conn: sqlite3.Connection, mid: int, row: dict[str, Any] | None) -> N
 def merge_links(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]:
     """(side branch tip, merge message) for each merge message of the conversation."""
     return [(int(r[0]), int(r[1])) for r in conn.execute(
-        "SELECT json_extract(source_meta, '$.merged_from.tip'), id FROM messages "
-        f"WHERE conversation_id = ? AND {MARKED} "
+        "SELECT json_extract(source_meta, '$.merged_from.tip'), id FROM "
+        f"{MARKED_ROWS} WHERE conversation_id = ? AND {MARKED} "
         "AND json_extract(source_meta, '$.merged_from.tip') IS NOT NULL ORDER BY id",
         (conv_id,),
     )]
@@ -93,8 +93,8 @@ def merge_links(conn: sqlite3.Connection, conv_id: int) -> list[tuple[int, int]]
 def edits(conn: sqlite3.Connection, conv_id: int) -> dict[int, int]:
     """Edited prompt → the prompt it was edited from (siblings, T2)."""
     return {int(r[0]): int(r[1]) for r in conn.execute(
-        "SELECT id, json_extract(source_meta, '$.edited_from') FROM messages "
-        f"WHERE conversation_id = ? AND {MARKED} "
+        "SELECT id, json_extract(source_meta, '$.edited_from') FROM "
+        f"{MARKED_ROWS} WHERE conversation_id = ? AND {MARKED} "
         "AND json_extract(source_meta, '$.edited_from') IS NOT NULL", (conv_id,),
     )}
 
@@ -116,8 +116,8 @@ def merges_and_edits(conn: sqlite3.Connection, conv_id: int
     edited: dict[int, int] = {}
     for mid, tip, source in conn.execute(
         "SELECT id, json_extract(source_meta, '$.merged_from.tip'), "
-        "json_extract(source_meta, '$.edited_from') FROM messages "
-        f"WHERE conversation_id = ? AND {MARKED} ORDER BY id", (conv_id,),
+        "json_extract(source_meta, '$.edited_from') FROM "
+        f"{MARKED_ROWS} WHERE conversation_id = ? AND {MARKED} ORDER BY id", (conv_id,),
     ):
         if tip is not None:  # the index holds messages for other keys too: the JSON decides
             merges.append((int(tip), int(mid)))

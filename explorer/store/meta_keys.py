@@ -17,6 +17,11 @@ KEYS = ("meta_record", "isCompactSummary", "merged_from", "edited_from",
 # also match the key inside a value; the queries check the parsed JSON afterwards.
 MARKED = "(" + " OR ".join(f"instr(source_meta, '\"{k}\"') > 0" for k in KEYS) + ")"
 
+MARKED_ROWS = "messages INDEXED BY messages_meta_keys"
+"""Where a query carrying :data:`MARKED` reads: named, because another index that also
+starts with the conversation (``messages_conversation_time``, for search's date filters)
+looks as good to the planner without statistics, and reads every message of it."""
+
 INDEX = ("CREATE INDEX IF NOT EXISTS messages_meta_keys ON messages(conversation_id, id) "
          f"WHERE {MARKED}")
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import accumulate
 
-from explorer.store.meta_keys import MARKED
+from explorer.store.meta_keys import MARKED, MARKED_ROWS
 from explorer.tree.turn_source import (
     ANSWER,
     CALLS,
@@ -72,7 +72,7 @@ FROM rows
 # a read of its own (``_RECORDS``), not tested on every message; its bits are set after.
 
 _RECORDS = f"""
-SELECT group_concat(id) FROM messages WHERE conversation_id = :conv AND {MARKED}
+SELECT group_concat(id) FROM {MARKED_ROWS} WHERE conversation_id = :conv AND {MARKED}
   AND coalesce(json_extract(source_meta, '$.meta_record'), CASE WHEN
     json_extract(source_meta, '$.isCompactSummary') THEN 'compact_summary' END) IS NOT NULL
 """

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from explorer.store.fetching import in_chunks
 from explorer.store.layout_store import ERROR, TOOL_CALL, TOOL_RESULT
-from explorer.store.meta_keys import MARKED
+from explorer.store.meta_keys import MARKED, MARKED_ROWS
 from explorer.store.turn_columns import read_snapshot, read_turn_columns
 from explorer.tree.columns import IdIndex
 from explorer.tree.turn_source import CALLS, FAILS, RESULTS, TurnColumns
@@ -115,8 +115,8 @@ def _subagent_roots(conn: sqlite3.Connection, conv_id: int) -> dict[int, Root]:
     rows = conn.execute(
         "SELECT id, json_extract(source_meta, '$.subagent'), "
         "json_extract(source_meta, '$.spawned_by_tool_use_id'), "
-        "json_extract(source_meta, '$.started_from') FROM messages "
-        f"WHERE conversation_id = ? AND {MARKED} AND parent_id IS NULL "
+        "json_extract(source_meta, '$.started_from') FROM "
+        f"{MARKED_ROWS} WHERE conversation_id = ? AND {MARKED} AND parent_id IS NULL "
         "AND json_valid(source_meta) "
         "AND json_type(source_meta, '$.spawned_by_tool_use_id') IS NOT NULL",
         (conv_id,),

@@ -1,10 +1,10 @@
 """A heavy agent user's whole archive: many Claude Code sessions over many project folders.
 
 ``archive`` writes ``sessions`` session files into a fake home's ``.claude/projects``: a few
-busy projects and a long tail of rare ones (Zipf-like), sessions of 4 to 200 messages
-(about ``mean`` on average, fewer after the cut), started over a year, each file's modification time its last
-line's (so "newest first" means something). Sizes are ``lean``: about 0.8 KB of file per
-message, so 25,000 sessions of 48 messages (1.2 M messages) make about 1 GB.
+busy projects and a long tail of rare ones (Zipf-like), sessions of 4 to 200 messages (about
+``mean`` on average, fewer after the cut), started over a year, each file's modification
+time its last line's (so "newest first" means something). Sizes are ``lean``: about 1.6 KB
+of file per message with the envelopes, so 25,000 sessions (1.26 M messages) make 2 GB.
 """
 
 from __future__ import annotations
@@ -13,8 +13,15 @@ import os
 import random
 from pathlib import Path
 
-from .generate_transcripts import SIZES, START_TIME, Sizes, TextPool, _Budget, _ClaudeSession, \
-    plan_turn
+from .generate_transcripts import (
+    SIZES,
+    START_TIME,
+    Sizes,
+    TextPool,
+    _Budget,
+    _ClaudeSession,
+    plan_turn,
+)
 
 LEAN = Sizes(prompt=60, thinking=120, thinking_share=0.1, answer=160, step_text=30,
              code_blocks=1, output_lines=3)

@@ -42,7 +42,7 @@ from explorer.compaction.estimate import (
 from explorer.compaction.planner import redacted
 from explorer.compaction.target import Target
 from explorer.store import Store
-from explorer.store.meta_keys import MARKED
+from explorer.store.meta_keys import MARKED, MARKED_ROWS
 from explorer.store.rows import db_id, load_messages
 from explorer.tree.model import Message
 
@@ -292,7 +292,7 @@ def _not_sent(store: Store, conv_id: int, low: int, high: int) -> set[int]:
     ``high`` (``meta_records.sent_to_models``), read through the index of marked ones."""
     marks = ",".join("?" * len(NOT_SENT))
     return {int(r[0]) for r in store.reader.execute(
-        f"SELECT id FROM messages WHERE conversation_id = ? AND {MARKED} "
+        f"SELECT id FROM {MARKED_ROWS} WHERE conversation_id = ? AND {MARKED} "
         f"AND id BETWEEN ? AND ? AND source_meta ->> '$.meta_record' IN ({marks})",
         (conv_id, low, high, *sorted(NOT_SENT)))}
 

@@ -17,7 +17,7 @@ from explorer.store.boundary import _PATH_TOOL_PARTS, clean_boundary
 from explorer.store.connection import open_connection
 from explorer.store.layout_store import message_flags
 from explorer.store.marks import edits, merge_links, merges_and_edits
-from explorer.store.meta_keys import MARKED
+from explorer.store.meta_keys import MARKED, MARKED_ROWS
 from explorer.store.migrations import migrate
 from explorer.store.turn_columns import read_turn_columns
 from explorer.store.turn_reads import _subagent_roots
@@ -92,8 +92,8 @@ def test_V2_the_metadata_reads_go_through_the_partial_index(conn: sqlite3.Connec
         f"SELECT rowid FROM messages INDEXED BY messages_meta_keys "
         f"WHERE conversation_id = 1 AND {MARKED}")}
     assert held == {3, 4, 5, 6, 7, 9, 10, 11}  # false matches are fine, misses are not
-    for sql in (f"SELECT id FROM messages WHERE conversation_id = ? AND {MARKED}",
-                "SELECT id FROM messages WHERE conversation_id = ? AND {MARKED} "
+    for sql in (f"SELECT id FROM {MARKED_ROWS} WHERE conversation_id = ? AND {MARKED}",
+                f"SELECT id FROM {MARKED_ROWS} WHERE conversation_id = ? AND {{MARKED}} "
                 "AND json_extract(source_meta, '$.edited_from') IS NOT NULL"):
         assert "messages_meta_keys" in _plan(conn, sql.replace("{MARKED}", MARKED), (1,))
 
