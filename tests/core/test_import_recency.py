@@ -1,0 +1,48 @@
+"""An imported conversation is as recent as its newest message: a whole archive imported
+today still lists by when each session was used, and a merge that brings newer messages
+moves it up (a merge never moves it back)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from helpers import new_store
+
+from explorer.tree.imported import ImportedConversation
+from explorer.tree.model import Message, Part
+
+DAY = 86400.0
+START = 1_750_000_000.0
+
+
+def session(times: list[float | None], sid: str = "s1") -> ImportedConversation:
+    msgs = [Message(f"m{i}", f"m{i - 1}" if i else None, "user" if i % 2 == 0 else "assistant",
+                    [Part("text", f"message {i}")], created_at=t) for i, t in enumerate(times)]
+    return ImportedConversation("A session", "claude_code", msgs, tip=msgs[-1].id, source_id=sid)
+
+
+def test_an_import_is_as_recent_as_its_newest_message(tmp_path: Path) -> None:
+    with new_store(tmp_path) as store:
+        (old,) = store.import_conversations([session([START, START + 60])])
+        (new,) = store.import_conversations([session([START + DAY], sid="s2")])
+        listed = [c.id for c in store.conversations()]
+        assert store.conversation(old.conversation_id).updated_at == START + 60
+        assert listed == [new.conversation_id, old.conversation_id]
+
+
+def test_a_merge_moves_it_up_to_its_newest_message_never_back(tmp_path: Path) -> None:
+    with new_store(tmp_path) as store:
+        (first,) = store.import_conversations([session([START, START + 60])])
+        store.import_conversations([session([START, START + 60, START + DAY, START + DAY])])
+        assert store.conversation(first.conversation_id).updated_at == START + DAY
+        store.import_conversations([session([START, START + 60, START + DAY, START + DAY,
+                                             START - DAY])])  # a newer line, an older clock
+        assert store.conversation(first.conversation_id).updated_at == START + DAY
+
+
+def test_without_times_it_is_as_recent_as_the_import(tmp_path: Path) -> None:
+    with new_store(tmp_path) as store:
+        before = time.time()
+        (got,) = store.import_conversations([session([None, None])])
+        assert store.conversation(got.conversation_id).updated_at >= before
