@@ -254,7 +254,7 @@ def run_import(args: argparse.Namespace) -> int:
     on stderr. Exit 0 when anything was imported, 1 when nothing was."""
     with open_store(args) as s:
         s.require_writable()  # before any file is read
-        report = importing.import_paths(s, [Path(p) for p in args.paths])
+        report = _imported(s, [Path(p) for p in args.paths])
         if any(c.added for c in report.conversations):
             from explorer.app.kept.prepared import prepare_big  # graph code: only then
 
@@ -271,6 +271,32 @@ def run_import(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"convo: error: nothing imported: {visible(problem)}", file=sys.stderr)
     return 1
+
+
+CHILD_BYTES = 8 << 20
+"""Imports this large are read in a second process while this one writes (both cores at
+work); smaller ones are read here, where a process's start would cost more than it saves."""
+
+
+def _imported(store: Store, paths: list[Path]) -> importing.ImportReport:
+    """The import, with its progress on the terminal; Ctrl+C stops it between
+    conversations, keeping the ones stored."""
+    from explorer.app.importing.plan import input_size
+    from explorer.app.importing.process import import_in_child
+    from explorer.cli.progress_line import ProgressLine, interrupt_stops
+
+    line = ProgressLine("importing")
+    size = sum(input_size(p) for p in paths if p.exists())
+    with interrupt_stops() as stopping:
+        def progress(p: importing.ImportProgress) -> None:
+            line.show(0, 0, p.bytes_done, p.bytes_total)
+
+        def cancel() -> bool:
+            return bool(stopping)
+        read = import_in_child if size >= CHILD_BYTES else importing.import_paths
+        report = read(store, paths, progress=progress, cancel=cancel)
+    line.end()
+    return report
 
 
 def import_notes(report: importing.ImportReport) -> list[str]:

@@ -43,17 +43,17 @@ class ProgressLine:
 
     def show(self, done: int, total: int, bytes_done: int, bytes_total: int) -> None:
         now = time.monotonic()
-        if not self.on or (now - self.last < EVERY_S and done < total):
+        if not self.on or (now - self.last < EVERY_S and (done, bytes_done) < (total, bytes_total)):
             return
         self.last = now
-        text = f"{self.what} {done:,} of {total:,}"
+        bits = [f"{self.what} {done:,} of {total:,}" if total else self.what]
         if bytes_total:
-            text += f" · {_amount(bytes_done)} of {_amount(bytes_total)}"
+            bits.append(f"{_amount(bytes_done)} of {_amount(bytes_total)}")
             spent = now - self.start
             if bytes_done and spent > 2 and bytes_done < bytes_total:
-                text += f" · {_left(spent * (bytes_total - bytes_done) / bytes_done)}"
-        text += " · Ctrl+C stops"
-        self._draw(text)
+                bits.append(_left(spent * (bytes_total - bytes_done) / bytes_done))
+        bits.append("Ctrl+C stops")
+        self._draw(" · ".join(bits))
 
     def end(self) -> None:
         if self.on and self.width:

@@ -38,7 +38,10 @@ _FLOOR = """
 import json, sys, time
 from pathlib import Path
 import msgspec
-files = [Path(p) for p in sys.argv[2:]]
+names = sys.argv[2:]
+if names and names[0].startswith("@"):  # a list too long for a command line
+    names = Path(names[0][1:]).read_text().splitlines()
+files = [Path(p) for p in names]
 decode = msgspec.json.Decoder().decode
 parse = json.loads if sys.argv[1] == "json" else decode
 t = time.perf_counter()
@@ -72,7 +75,12 @@ def _child(args: list[str], home: Path | None = None) -> tuple[float, float, flo
 
 
 def _floor(files: list[Path], parser: str) -> float:
-    *_, out = _child(["-c", _FLOOR, parser, *map(str, files)])
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
+        listing.write("\n".join(map(str, files)))
+    try:
+        *_, out = _child(["-c", _FLOOR, parser, "@" + listing.name])
+    finally:
+        os.unlink(listing.name)
     return float(out.strip())
 
 
