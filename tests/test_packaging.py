@@ -415,3 +415,33 @@ def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
         assert len(there.view.projection) == len(here.projection) > 0
         assert list(there.view.projection.tree.prompts) == ["ask 0", "ask 1", "ask 2"]
         assert len(there.model) == len(here.projection)
+
+
+def test_S1_the_bundles_entry_runs_a_syncs_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big first sync starts its readers as ``<bundle> -m
+    explorer.app.importing.read_worker``: the entry script must run that module."""
+    from explorer.app.importing import read_pool, whole_read
+    from explorer.app.importing.sources import Unit
+
+    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
+    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
+                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
+    bundle.chmod(0o755)
+    monkeypatch.setattr(read_pool.sys, "executable", str(bundle))
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(json.dumps(r) for r in (
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+    )) + "\n")
+    unit = Unit(session, "claude_code", session.stat().st_size, session.stat().st_mtime_ns)
+    pool = read_pool.ReadPool([(unit, whole_read.signature(unit))], 1)
+    try:
+        got = pool.take(unit)
+    finally:
+        pool.close()
+    assert isinstance(got, whole_read.WholeRead)
+    assert [m.parts[0].text for m in got.conversations[0].messages] == ["hi", "hello"]
