@@ -9,9 +9,8 @@ from types import FrameType
 
 from explorer.app.importing import sync
 from explorer.app.importing.sources import TOOL_NAMES, find_sources, iso
-from explorer.app.sharing import handoff
 from explorer.app.sharing.handoff_targets import AGENTS
-from explorer.cli.commands import Command, add_redact_arg, open_store
+from explorer.cli.command_spec import Command, add_redact_arg, open_store
 from explorer.cli.output import emit, visible
 from explorer.cli.progress_line import ProgressLine, interrupt_stops
 from explorer.store import Store
@@ -137,6 +136,8 @@ def _handoff_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_handoff(args: argparse.Namespace) -> int:
+    from explorer.app.sharing import handoff  # the exporters: only a hand-back pays for them
+
     with open_store(args) as store:
         done = handoff.handoff(store, args.conversation, args.agent, args.at, cwd=args.cwd,
                                redact=not args.no_redact)

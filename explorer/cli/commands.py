@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from explorer.app.graph import turn_text
@@ -16,7 +15,9 @@ from explorer.app.sharing import exporting
 from explorer.app.tending import tree_actions
 from explorer.app.views import read as views
 from explorer.app.views import tree_view
-from explorer.cli.db_location import check_db_location
+from explorer.cli.command_spec import Command as Command
+from explorer.cli.command_spec import add_redact_arg as add_redact_arg
+from explorer.cli.command_spec import open_store as open_store
 from explorer.cli.output import emit, message_dict, message_lines, visible
 from explorer.store import Store, StoreError
 from explorer.store.rows import db_id
@@ -25,32 +26,12 @@ from explorer.tree.digest import digest_text
 from explorer.tree.secrets import masked
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str
-    help: str
-    arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-    json: bool = False
-    creates_db: bool = False  # only commands that bring data in make a new database
-
-
-def open_store(args: argparse.Namespace) -> Store:
-    return Store(check_db_location(args))
-
-
 def _none(_: argparse.ArgumentParser) -> None:
     pass
 
 
 def add_conv_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("conversation", type=int, metavar="CONV", help="conversation id")
-
-
-def add_redact_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-redact", action="store_true",
-                   help="keep secrets (API keys, tokens, passwords) in what is written or sent; "
-                        "by default each is replaced by [redacted: kind] and listed")
 
 
 def add_conv_msg_args(p: argparse.ArgumentParser) -> None:

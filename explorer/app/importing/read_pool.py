@@ -56,7 +56,7 @@ class ReadPool:
 
     def __init__(self, jobs: Sequence[tuple[Unit, Signature]], workers: int) -> None:
         self.jobs = list(jobs)
-        self.ticket_of = {str(u.path): n for n, (u, _) in enumerate(self.jobs)}
+        self.ticket_of = {u.where: n for n, (u, _) in enumerate(self.jobs)}
         self.answers: dict[int, WholeRead | Exception | None] = {}
         self.queue: deque[int] = deque(range(len(self.jobs)))
         self.ahead = 0  # bytes asked and not yet taken
@@ -66,12 +66,12 @@ class ReadPool:
                 self._ask(w)
 
     def has(self, unit: Unit) -> bool:
-        return str(unit.path) in self.ticket_of
+        return unit.where in self.ticket_of
 
     def take(self, unit: Unit) -> WholeRead | Exception | None:
         """The unit's read (or the error reading it raised); None when no process read it
         (the caller reads it itself)."""
-        ticket = self.ticket_of.pop(str(unit.path))
+        ticket = self.ticket_of.pop(unit.where)
         while ticket not in self.answers:
             if not self._owner_alive(ticket):
                 return None

@@ -94,7 +94,7 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
     report = report if report is not None else SyncReport()
     records = store.sync_records()
     plan = _signed(units, report)
-    jobs = [(u, s) for u, s in plan if str(u.path) not in records and _poolable(u, s)]
+    jobs = [(u, s) for u, s in plan if u.where not in records and _poolable(u, s)]
     workers = worker_count() if len(jobs) >= POOL_MIN else 0
     pool = ReadPool(jobs, workers) if workers else None
     batch = Batch(store, report)
@@ -104,7 +104,7 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
             if cancel is not None and cancel():
                 report.cancelled = True
                 break
-            path = str(unit.path)
+            path = unit.where
             if records.unchanged(path, sig.size, sig.mtime_ns,
                                  None if unit.size is not None else sig.files):
                 report.unchanged += 1
@@ -116,7 +116,7 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
                                          f"({exc.strerror or exc}); skipped")
             done += sig.size
             if progress is not None:
-                progress(SyncProgress(n + 1, len(plan), done, total, str(unit.path)))
+                progress(SyncProgress(n + 1, len(plan), done, total, unit.where))
     finally:
         batch.flush()  # what was read is whole sessions: stored even when cancelled
         if pool is not None:
