@@ -8,6 +8,7 @@ import sys
 from types import FrameType
 
 from explorer.app.importing import sync
+from explorer.app.importing.note_summary import summarized
 from explorer.app.importing.sources import TOOL_NAMES, find_sources, iso
 from explorer.app.sharing.handoff_targets import AGENTS
 from explorer.cli.command_spec import Command, add_redact_arg, open_store
@@ -79,9 +80,9 @@ def _report_lines(r: sync.SyncReport) -> list[str]:
 
 def _told(args: argparse.Namespace, r: sync.SyncReport) -> None:
     """The report on stdout; every repair and skip on stderr, as ``convo import`` names them
-    (``--json`` has them under ``notes`` too)."""
+    (each kind once when there are many; ``--json`` has every one under ``notes``)."""
     emit(args, r.to_dict(), _report_lines(r))
-    for note in r.notes:
+    for note in summarized(r.notes):  # many sessions: once per kind of note
         print(f"convo: note: {visible(note)}", file=sys.stderr)
 
 
