@@ -42,12 +42,12 @@ def follow_tip(conn: sqlite3.Connection, conv_id: int, tip: int, agent_left: int
     continue the old tip and it was clean, only they are judged for the clean boundary.
     Answers whether the tip moved.
     """
+    touched(conn, conv_id, fresh)
     old_tip, old_clean = conn.execute(
         "SELECT tip_id, clean_tip_id FROM conversations WHERE id = ?", (conv_id,)).fetchone()
     moves = old_tip is None or old_tip == agent_left or (
         agent_left is None and old_tip in _path_ids(conn, tip))
     if not moves or old_tip == tip:
-        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (time.time(), conv_id))
         return False
     segment = _new_stretch(fresh, ids or {}, tip)
     start = segment[0].parent_id if segment else None
@@ -61,9 +61,21 @@ def follow_tip(conn: sqlite3.Connection, conv_id: int, tip: int, agent_left: int
         chain = _path_ids(conn, tip)
         clean = _clean_on(conn, chain)
         _source_start_on(conn, conv_id, chain)
-    conn.execute("UPDATE conversations SET tip_id = ?, clean_tip_id = ?, updated_at = ? "
-                 "WHERE id = ?", (tip, clean, time.time(), conv_id))
+    conn.execute("UPDATE conversations SET tip_id = ?, clean_tip_id = ? WHERE id = ?",
+                 (tip, clean, conv_id))
     return True
+
+
+def touched(conn: sqlite3.Connection, conv_id: int, fresh: Sequence[Message]) -> None:
+    """The conversation is as recent as the newest message this sync added (now, for
+    messages without a time); a read that added nothing leaves it where it was, so a
+    session read again does not jump to the top of the list."""
+    if not fresh:
+        return
+    newest = max((m.created_at for m in fresh if m.created_at is not None),
+                 default=time.time())
+    conn.execute("UPDATE conversations SET updated_at = max(coalesce(updated_at, 0), ?) "
+                 "WHERE id = ?", (newest, conv_id))
 
 
 def _stored_id(conn: sqlite3.Connection, conv_id: int, key: Hashable) -> int | None:

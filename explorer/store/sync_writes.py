@@ -28,7 +28,7 @@ from explorer.store.import_writes import (
     message_keys,
 )
 from explorer.store.rows import counted_in_bulk, dumps, insert_rows, loads, part_rows, preview
-from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip
+from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip, touched
 from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message
@@ -149,6 +149,8 @@ def import_and_record(conn: sqlite3.Connection, conversations: list[ImportedConv
             else:  # every message was written from this very read: nothing to refresh
                 key = _key_of(ic, ic.tip) if ic.tip is not None else None
                 tip = _stored_keys(conn, conv_id, {key}).get(key) if key is not None else None
+            if outcome.already_present and outcome.added:  # as recent as what it gained
+                touched(conn, conv_id, ic.messages)
             if tip is not None:
                 follow_tip(conn, conv_id, tip, left.get(conv_id))
                 tips[conv_id] = tip

@@ -46,3 +46,35 @@ def test_without_times_it_is_as_recent_as_the_import(tmp_path: Path) -> None:
         before = time.time()
         (got,) = store.import_conversations([session([None, None])])
         assert store.conversation(got.conversation_id).updated_at >= before
+
+
+def test_S1_a_sync_dates_a_session_by_its_messages_and_a_reread_leaves_it_there(
+        tmp_path: Path) -> None:
+    import os
+
+    from agent_home import claude_sessions
+
+    from explorer.app.importing.agent_homes import Environment
+    from explorer.app.importing.sync import sync_sources
+
+    home = tmp_path / "home"
+    folder = home / ".claude" / "projects" / "-work"
+    folder.mkdir(parents=True)
+    src = claude_sessions()[-1]
+    session = folder / src.name
+    lines = src.read_bytes().splitlines(keepends=True)
+    session.write_bytes(b"".join(lines[:-6]))
+    with new_store(tmp_path) as store:
+        started = time.time()
+        sync_sources(store, Environment(home, {}), {"claude-code"})
+        (conv,) = store.conversations()
+        newest = max(m.created_at or 0 for m in store.path(conv.id))
+        assert conv.updated_at == newest < started  # the recording's own time, not the sync's
+        os.utime(session)  # touched, nothing new: read again, stays where it was
+        sync_sources(store, Environment(home, {}), {"claude-code"})
+        assert store.conversation(conv.id).updated_at == newest
+        with session.open("ab") as f:  # the agent wrote on
+            f.write(b"".join(lines[-6:]))
+        sync_sources(store, Environment(home, {}), {"claude-code"})
+        grown = max(m.created_at or 0 for m in store.path(conv.id))
+        assert grown > newest and store.conversation(conv.id).updated_at == grown
