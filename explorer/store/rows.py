@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from explorer.tree.model import Message, Part, Usage
 from explorer.tree.part_sizes import SIZE_COLUMNS, part_size
 from explorer.tree.secrets import redact_text
@@ -29,11 +31,22 @@ BULK_ROWS = 256  # a write this big stands the counting triggers aside (see inse
 COUNTING_TRIGGERS = ("messages_count_ai", "revision_messages_ai", "revision_parts_ai")
 
 
+_ENCODE = msgspec.json.Encoder(order="sorted").encode
+
+
 def dumps(value: Any) -> str | None:
-    """Compact JSON, or NULL for empty values so rows stay small."""
+    """Compact JSON with sorted keys, or NULL for empty values so rows stay small.
+
+    Encoded by ``msgspec`` (a sixth of the time: 1.3 s of a 100,000-message import), which
+    writes what ``json.dumps`` writes here but for exponents (``1e16`` for ``1e+16``) and
+    NaN or infinities (null: not JSON either way); what it refuses (a lone surrogate, keys
+    that are not text) goes to ``json`` as before."""
     if not value:
         return None
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    try:
+        return _ENCODE(value).decode()
+    except (TypeError, ValueError, UnicodeError, OverflowError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def loads(text: str | None) -> Any:
