@@ -94,15 +94,3 @@ def test_a_conversation_is_found_by_its_source_id_through_an_index(tmp_path: Pat
             "WHERE source_format = ? AND source_id = ?", ("claude_code", "x")))
     assert "INDEX conversations_source (source_format=? AND source_id=?)" in plan
 
-
-def test_rows_json_is_compact_sorted_and_falls_back_for_what_the_fast_encoder_refuses() -> None:
-    """Stored metadata is compact JSON with sorted keys whichever encoder wrote it."""
-    import json
-
-    from explorer.store.rows import dumps
-
-    assert dumps({"b": 1, "a": "é", "n": [1.5, None]}) == '{"a":"é","b":1,"n":[1.5,null]}'
-    assert dumps({2: "int key"}) == '{"2":"int key"}'  # refused by msgspec: json writes it
-    lone = dumps({"s": "\ud800"})  # a lone surrogate cannot be UTF-8: json writes it
-    assert lone is not None and json.loads(lone) == {"s": "\ud800"}
-    assert dumps({}) is None and dumps(None) is None
