@@ -21,6 +21,7 @@ from explorer.store.ids import next_ids
 from explorer.store.key_index import ByKey, RowIds, positions, sound_positions
 from explorer.store.rows import dumps, insert_rows, message_row, part_rows, preview
 from explorer.store.tree_writes import create_conversation
+from explorer.tree import imported
 from explorer.tree.imported import ContentUnavailable, ImportedConversation, ReadyRows
 from explorer.tree.model import Message
 from explorer.tree.paths import path_to
@@ -245,8 +246,12 @@ def _write_messages(
                  for m in fresh]
         order = {mid: i for i, mid in enumerate(_topological(pairs))}
         fresh = sorted(fresh, key=lambda m: order[ids[m.id]])
+    step = imported.CONTENT_CHUNK
+    planning = getattr(ic.content, "plan", None)
+    if callable(planning):  # a content source that fills the chunks ahead (fill_ahead)
+        planning([fresh[i:i + step] for i in range(0, len(fresh), step)])
     ready = ic.content.rows if isinstance(ic.content, ReadyRows) else None
-    for chunk in ic.chunks(fresh):
+    for chunk in ic.chunks(fresh, size=step):
         blobs: dict[str, tuple[bytes, str | None]] = {}
         mrows, prows = [], []
         for m in chunk:

@@ -1,11 +1,13 @@
-"""A reading process of a big sync: reads whole sessions and makes their rows.
+"""A reading process of a big sync (or of a huge session's import): reads and makes rows.
 
 A first sync of thousands of sessions spent most of its time in Python: parsing lines,
 shaping trees, scanning for secrets, sizing and formatting rows. Those run here, one process
 per core, while the process that started this one only adds ids and inserts (SQLite keeps
 one writer). Each request names a unit and its signature; the answer is the unit's
 :class:`~explorer.app.importing.whole_read.WholeRead` with its rows made, or the reason it
-could not be read. When the parent goes away the pipe closes and this process ends with it:
+could not be read. A huge session's import sends its content source once and then asks for
+chunks of its messages to be filled (:mod:`explorer.app.importing.fill_ahead`). When the
+parent goes away the pipe closes and this process ends with it:
 a sync killed at any moment leaves no reader behind.
 
     python -m explorer.app.importing.read_worker   (a sync starts it; it speaks on stdin/stdout)
@@ -16,9 +18,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import Any
 
 from explorer.app.child_pipe import PipeClosed, window_pipe
-from explorer.app.importing.whole_read import read_whole, with_rows
+from explorer.app.importing.fill_ahead import unbare
+from explorer.app.importing.sources import Unit
+from explorer.app.importing.whole_read import Signature, read_whole, with_rows
+from explorer.store.rows import prepared_rows
+from explorer.tree.imported import ContentUnavailable
+from explorer.tree.model import Message
 
 NICE = 5
 """The writer, which every read waits for in the end, gets the cores first."""
@@ -28,22 +36,49 @@ def main() -> int:
     with contextlib.suppress(AttributeError, OSError):
         os.nice(NICE)
     pipe = window_pipe()
+    content: Any = None
     try:
         while True:
-            kind, ticket, unit, sig = pipe.receive()
-            if kind != "read":
+            message = pipe.receive()
+            kind = message[0]
+            if kind == "read":
+                pipe.send("read", message[1], _read(message[2], message[3]))
+            elif kind == "content":  # a huge session's content, filled chunk by chunk
+                content = message[1]
+            elif kind == "fill" and content is not None:
+                light = [unbare(fields) for fields in message[2]]
+                pipe.send("filled", message[1], _filled(content, light))
+            else:
                 return 1
-            try:
-                answer: object = with_rows(read_whole(unit, sig))
-            except OSError as exc:
-                answer = OSError(exc.errno, exc.strerror or str(exc))
-            except Exception as exc:  # a reader's bug: the parent reads this unit itself
-                answer = RuntimeError(f"{type(exc).__name__}: {exc}")
-            pipe.send("read", ticket, answer)
     except PipeClosed:  # the sync ended (or was ended): nothing is left to do
         return 0
     finally:
         pipe.close()
+
+
+def _read(unit: Unit, sig: Signature) -> object:
+    try:
+        return with_rows(read_whole(unit, sig))
+    except OSError as exc:
+        return OSError(exc.errno, exc.strerror or str(exc))
+    except Exception as exc:  # a reader's bug: the parent reads this unit itself
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def _filled(content: Any, messages: list[Message]) -> object:
+    """Each message's rows, made from its full content (``fill_ahead``), and the surrogates
+    repaired;
+    a file that changed since it was read first answers why (nothing is stored)."""
+    before = content.repaired
+    try:
+        content.fill(messages)
+    except ContentUnavailable as exc:
+        return exc
+    try:
+        made = {m.id: prepared_rows(m) for m in messages}
+    finally:
+        content.release(messages)
+    return made, content.repaired - before
 
 
 if __name__ == "__main__":

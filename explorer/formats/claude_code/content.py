@@ -82,6 +82,10 @@ class SessionContent:
     def __len__(self) -> int:
         return len(self._where)
 
+    def holds(self, key: Hashable) -> bool:
+        """Whether the message ``key`` is light (its content read again when filled)."""
+        return key in self._where
+
     def shed(self, messages: Sequence[Message]) -> None:
         """Once the conversation is shaped and titled, its light messages keep only their
         tool calls and results: a turn's boundary is judged by them before the content is
@@ -181,7 +185,11 @@ class SessionContent:
         return entry
 
     def _repair(self, m: Message) -> None:
-        found = repair_in(m)
+        self.add_repairs(repair_in(m))
+
+    def add_repairs(self, found: int) -> None:
+        """Count ``found`` more lone surrogates replaced (here, or where another process
+        filled a chunk of this conversation) in the conversation's one note."""
         if not found:
             return
         self.repaired += found

@@ -1,0 +1,170 @@
+"""A huge session's content read again by other processes, ahead of the writer.
+
+A session too big to hold is read light, then its content is read again a chunk at a time
+while it is written (:mod:`explorer.formats.claude_code.content`). On one thread that
+second read, the secret scan, the sizes and the rows took most of a 100,000-message
+import, one chunk after another with the inserts. Here reading processes
+(:mod:`explorer.app.importing.read_worker`) fill the chunks the writer will ask for next and
+make their rows, while the writer inserts the ones before: the writer only adds the ids.
+Only the rows come back (the writer of a new conversation reads nothing else of a filled
+message); unpickling the parts too cost the writer more than the fill saved.
+
+The writer says which chunks it will ask for, in order (``plan``); a chunk it asks for
+that was not planned, or whose process failed, is filled here as before. What a fill
+repairs (lone surrogates) is counted into the conversation's notes as on one thread.
+"""
+
+from __future__ import annotations
+
+import select
+from collections import deque
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from explorer.app.child_pipe import PipeClosed
+from explorer.app.importing.read_pool import _start, _Worker
+from explorer.tree.imported import ContentUnavailable
+from explorer.tree.model import Message
+
+AHEAD = 1
+"""Chunks asked of each process at a time (500 messages each). One: a process then reads
+its next request only after its answer was taken, so neither side ever waits on a full
+pipe while the other writes into its own (a request is larger than a pipe's buffer)."""
+MIN_MESSAGES = 5000
+"""Fewer light messages than this are filled here: the processes' start costs more."""
+
+
+class FillAhead:
+    """The light conversation's content source, filled by ``workers`` processes."""
+
+    def __init__(self, inner: Any, workers: int) -> None:
+        self.inner, self.count = inner, workers
+        self.workers: list[_Worker] = []
+        self.queue: deque[int] = deque()
+        self.chunks: list[list[Hashable]] = []
+        self.ticket_of: dict[Hashable, int] = {}  # a planned chunk's first message
+        self.answers: dict[int, Any] = {}
+        self.made: dict[Hashable, Any] = {}
+        self.here: set[Hashable] = set()  # filled by ``inner``, released by it
+
+    def plan(self, chunks: Sequence[Sequence[Message]]) -> None:
+        """The chunks the writer will fill, in its order: asked of the processes now."""
+        self.chunks = [[m.id for m in chunk] for chunk in chunks if chunk]
+        self.ticket_of = {keys[0]: n for n, keys in enumerate(self.chunks)}
+        self.queue = deque(range(len(self.chunks)))
+        self._light = {m.id: m for chunk in chunks for m in chunk}
+        for _ in range(self.count if self.chunks else 0):
+            w = _start()
+            if w is None:
+                continue
+            try:
+                w.pipe.send("content", self.inner)
+            except PipeClosed:
+                continue
+            self.workers.append(w)
+        for _ in range(AHEAD):
+            for w in self.workers:
+                self._ask(w)
+
+    def fill(self, messages: Sequence[Message]) -> None:
+        ticket = self.ticket_of.pop(messages[0].id, None) if messages else None
+        answer = self._answer(ticket) if ticket is not None else None
+        if answer is None:  # not planned, or its process failed: filled here
+            self.inner.fill(messages)
+            self.here.update(m.id for m in messages)
+            return
+        rows, repaired = answer
+        if any(m.id not in rows for m in messages):  # (never expected) filled here instead
+            self.inner.fill(messages)
+            self.here.update(m.id for m in messages)
+            return
+        for m in messages:  # the writer needs only the rows: the texts stay over there
+            self.made[m.id] = rows[m.id]
+        if repaired:
+            self.inner.add_repairs(repaired)
+
+    def release(self, messages: Sequence[Message]) -> None:
+        here = [m for m in messages if m.id in self.here]
+        if here:
+            self.inner.release(here)
+            self.here.difference_update(m.id for m in here)
+        for m in messages:
+            self.made.pop(m.id, None)
+
+    def rows(self, message: Message) -> tuple[Any, ...] | None:
+        made: tuple[Any, ...] | None = self.made.get(message.id)
+        return made
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.pipe.close()
+        for w in self.workers:
+            try:
+                w.proc.wait(timeout=2)
+            except Exception:
+                w.proc.kill()
+                w.proc.wait()
+        self.workers = []
+
+    # -- the processes --------------------------------------------------------------
+    def _ask(self, w: _Worker) -> None:
+        if not self.queue or not w.alive or len(w.waiting) >= AHEAD:
+            return
+        ticket = self.queue.popleft()
+        light = [_bare(self._light[k], self.inner.holds(k)) for k in self.chunks[ticket]]
+        try:
+            w.pipe.send("fill", ticket, light)
+        except PipeClosed:
+            self._lost(w)
+            return
+        w.waiting.add(ticket)
+
+    def _answer(self, ticket: int) -> Any:
+        """The chunk's (filled, repaired) from its process; None: fill it here."""
+        while ticket not in self.answers:
+            owner = [w for w in self.workers if w.alive and ticket in w.waiting]
+            if not owner:
+                if ticket in self.queue:
+                    self.queue.remove(ticket)  # not asked yet: nobody left to ask
+                return None
+            self._pump()
+        answer = self.answers.pop(ticket)
+        if isinstance(answer, ContentUnavailable):
+            raise answer
+        return answer
+
+    def _pump(self) -> None:
+        live = {w.out: w for w in self.workers if w.alive}
+        if not live:
+            return
+        ready, _, _ = select.select(list(live), [], [])
+        for f in ready:
+            w = live[f]
+            try:
+                _kind, ticket, answer = w.pipe.receive()
+            except (PipeClosed, EOFError, OSError, ValueError):
+                self._lost(w)
+                continue
+            w.waiting.discard(ticket)
+            self.answers[ticket] = answer
+            self._ask(w)
+
+    def _lost(self, w: _Worker) -> None:
+        w.alive = False
+        w.pipe.close()
+        w.waiting.clear()  # those chunks are filled here when asked for
+
+
+def _bare(m: Message, light: bool) -> tuple[Any, ...]:
+    """What a process needs of a message to make its rows, as a plain tuple (a message
+    pickled whole, light parts and all, doubled what crossed the pipe): a light one without
+    its parts (the fill replaces them), one read whole with them."""
+    return (m.id, m.parent_id, m.role, None if light else m.parts, m.created_at, m.model,
+            None if light else m.usage, m.source_id, m.source_meta)
+
+
+def unbare(fields: tuple[Any, ...]) -> Message:
+    """The message :func:`_bare` sent, as the reading process fills it."""
+    key, parent, role, parts, created, model, usage, source_id, meta = fields
+    return Message(key, parent, role, parts if parts is not None else [], created, model,
+                   usage, source_id, dict(meta))

@@ -1,0 +1,115 @@
+"""A huge session's content is filled by reading processes ahead of the writer (V2, P2):
+stored exactly as a fill on the writer's thread stores it; a process that dies leaves its
+chunks to the writer; a file rewritten between the reads is refused with nothing stored;
+what a fill repairs is still counted once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_claude_code_light import _rows  # the stored rows, comparable across stores
+
+from explorer.app.importing import fill_ahead, read_pool
+from explorer.app.importing.run import import_paths
+from explorer.formats.claude_code import reader
+from explorer.store import Store
+from explorer.tree import imported
+from tests.corpus import claude_code_sessions as cc
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def ahead(monkeypatch: pytest.MonkeyPatch) -> list[fill_ahead.FillAhead]:
+    """Every session read light and filled ahead, in chunks of 7; the fillers made."""
+    made: list[fill_ahead.FillAhead] = []
+    real = fill_ahead.FillAhead.plan
+
+    def plan(self: fill_ahead.FillAhead, chunks: object) -> None:
+        made.append(self)
+        real(self, chunks)  # type: ignore[arg-type]
+    monkeypatch.setattr(fill_ahead.FillAhead, "plan", plan)
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)
+    monkeypatch.setattr(imported, "CONTENT_CHUNK", 7)
+    monkeypatch.setattr("explorer.app.importing.run.MIN_MESSAGES", 0)
+    monkeypatch.setenv(read_pool.WORKERS_ENV, "2")
+    return made
+
+
+def test_V2_filled_ahead_a_session_is_stored_as_a_fill_here_stores_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    source = cc.original().parent  # the session with its subagents, and its fork
+    with monkeypatch.context() as m:
+        m.setenv(read_pool.WORKERS_ENV, "0")
+        with Store(tmp_path / "here.db") as store:
+            assert not import_paths(store, [source]).errors
+    assert ahead == []
+    with Store(tmp_path / "ahead.db") as store:
+        report = import_paths(store, [source])
+        assert not report.errors and report.added_messages > 7
+    assert ahead and all(f.workers == [] for f in ahead)  # their processes ended
+    assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
+
+
+def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    source = cc.original().parent
+    with monkeypatch.context() as m:
+        m.setenv(read_pool.WORKERS_ENV, "0")
+        with Store(tmp_path / "here.db") as store:
+            assert not import_paths(store, [source]).errors
+    real = fill_ahead.FillAhead.plan
+
+    def killed(self: fill_ahead.FillAhead, chunks: object) -> None:
+        real(self, chunks)  # type: ignore[arg-type]
+        for w in self.workers:
+            w.proc.kill()
+    monkeypatch.setattr(fill_ahead.FillAhead, "plan", killed)
+    with Store(tmp_path / "ahead.db") as store:
+        assert not import_paths(store, [source]).errors
+    assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
+
+
+def test_V2_a_session_rewritten_between_the_reads_is_refused_and_nothing_stored(
+        tmp_path: Path, ahead: list[fill_ahead.FillAhead]) -> None:
+    session = tmp_path / "s.jsonl"
+    lines = (FIXTURES / "parallel_blocks.jsonl").read_text(encoding="utf-8").splitlines()
+    session.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    conv = next(iter(reader.read(session)))
+    session.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    with Store(tmp_path / "x.db") as store:
+        conv.content = fill_ahead.FillAhead(conv.content, 2)
+        try:
+            (outcome,) = store.import_conversations([conv])
+        finally:
+            conv.content.close()
+        assert "changed while it was imported" in str(outcome)
+        assert store.conversations() == []
+    assert ahead
+
+
+def test_V2_a_lone_surrogate_filled_ahead_is_repaired_and_counted_once(
+        tmp_path: Path, ahead: list[fill_ahead.FillAhead]) -> None:
+    session = tmp_path / "s.jsonl"
+    entries = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": "s",
+                "message": {"role": "user", "content": "hello"}}]
+    for n in range(1, 30):  # a cut emoji in every chunk
+        entries.append({"type": "assistant" if n % 2 else "user", "uuid": f"u{n}",
+                        "parentUuid": f"u{n - 1}", "sessionId": "s",
+                        "message": {"id": f"m{n}", "role": "assistant" if n % 2 else "user",
+                                    "content": [{"type": "text",
+                                                 "text": f"cut \ud83d {n} " + "x" * 400}]}})
+    session.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    with Store(tmp_path / "x.db") as store:
+        report = import_paths(store, [session])
+        assert not report.errors and ahead
+        (outcome,) = report.conversations
+        assert [n for n in outcome.notes if "lone surrogates" in n] == [
+            "lone surrogates (text cut inside an emoji) replaced with U+FFFD in 29 place(s)"]
+        conv = outcome.conversation_id
+        path = store.path(conv, store.conversation(conv).tip_id)
+        assert path[-1].text.startswith("cut \ufffd 29 x")
