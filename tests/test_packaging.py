@@ -421,14 +421,14 @@ def test_S1_the_bundles_entry_runs_a_syncs_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A big first sync starts its readers as ``<bundle> -m
     explorer.app.importing.read_worker``: the entry script must run that module."""
-    from explorer.app.importing import read_pool, whole_read
+    from explorer.app.importing import read_pool, readers, whole_read
     from explorer.app.importing.sources import Unit
 
     bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
     bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
                       f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
     bundle.chmod(0o755)
-    monkeypatch.setattr(read_pool.sys, "executable", str(bundle))
+    monkeypatch.setattr(readers.sys, "executable", str(bundle))
     session = tmp_path / "s.jsonl"
     session.write_text("\n".join(json.dumps(r) for r in (
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",

@@ -17,7 +17,7 @@ import pytest
 from helpers import new_store
 from test_sync_batches import many_sessions
 
-from explorer.app.importing import read_pool, whole_read
+from explorer.app.importing import read_pool, readers, whole_read
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.read_pool import ReadPool
 from explorer.app.importing.sources import Unit
@@ -55,8 +55,8 @@ def test_S1_a_pooled_sync_stores_what_an_in_process_one_does(
     home = tmp_path / "home"
     many_sessions(home, SESSIONS)
     started: list[int] = []
-    real_start = read_pool._start
-    monkeypatch.setattr(read_pool, "_start", lambda: started.append(1) or real_start())
+    real_start = readers.start
+    monkeypatch.setattr(readers, "start", lambda: started.append(1) or real_start())
     alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
     assert started == []
     pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
@@ -85,7 +85,7 @@ def test_P2_a_reader_that_dies_leaves_its_units_to_the_others(tmp_path: Path) ->
             (Unit(f, "claude_code", f.stat().st_size, f.stat().st_mtime_ns) for f in files)]
     pool = ReadPool(jobs, 2)
     try:
-        pool.workers[0].proc.kill()
+        pool.readers[0].proc.kill()
         got = [pool.take(u) for u, _ in jobs]
     finally:
         pool.close()

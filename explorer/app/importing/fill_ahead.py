@@ -16,13 +16,12 @@ repairs (lone surrogates) is counted into the conversation's notes as on one thr
 
 from __future__ import annotations
 
-import select
 from collections import deque
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from explorer.app.child_pipe import PipeClosed
-from explorer.app.importing.read_pool import _start, _Worker
+from explorer.app.importing import readers
+from explorer.app.importing.readers import Reader, Readers
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message
 
@@ -34,16 +33,15 @@ MIN_MESSAGES = 5000
 """Fewer light messages than this are filled here: the processes' start costs more."""
 
 
-class FillAhead:
+class FillAhead(Readers):
     """The light conversation's content source, filled by ``workers`` processes."""
 
     def __init__(self, inner: Any, workers: int) -> None:
+        super().__init__()
         self.inner, self.count = inner, workers
-        self.workers: list[_Worker] = []
         self.queue: deque[int] = deque()
         self.chunks: list[list[Hashable]] = []
         self.ticket_of: dict[Hashable, int] = {}  # a planned chunk's first message
-        self.answers: dict[int, Any] = {}
         self.made: dict[Hashable, Any] = {}
         self.here: set[Hashable] = set()  # filled by ``inner``, released by it
 
@@ -54,17 +52,11 @@ class FillAhead:
         self.queue = deque(range(len(self.chunks)))
         self._light = {m.id: m for chunk in chunks for m in chunk}
         for _ in range(self.count if self.chunks else 0):
-            w = _start()
-            if w is None:
-                continue
-            try:
-                w.pipe.send("content", self.inner)
-            except PipeClosed:
-                continue
-            self.workers.append(w)
-        for _ in range(AHEAD):
-            for w in self.workers:
-                self._ask(w)
+            r = readers.start()
+            if r is not None and self.send(r, "content", self.inner):
+                self.readers.append(r)
+        for r in self.readers:
+            self._ask(r)
 
     def fill(self, messages: Sequence[Message]) -> None:
         ticket = self.ticket_of.pop(messages[0].id, None) if messages else None
@@ -95,64 +87,31 @@ class FillAhead:
         made: tuple[Any, ...] | None = self.made.get(message.id)
         return made
 
-    def close(self) -> None:
-        for w in self.workers:
-            w.pipe.close()
-        for w in self.workers:
-            try:
-                w.proc.wait(timeout=2)
-            except Exception:
-                w.proc.kill()
-                w.proc.wait()
-        self.workers = []
-
     # -- the processes --------------------------------------------------------------
-    def _ask(self, w: _Worker) -> None:
-        if not self.queue or not w.alive or len(w.waiting) >= AHEAD:
-            return
+    def _ask(self, r: Reader) -> bool:
+        if not self.queue or not r.alive or len(r.waiting) >= AHEAD:
+            return False
         ticket = self.queue.popleft()
         light = [_bare(self._light[k], self.inner.holds(k)) for k in self.chunks[ticket]]
-        try:
-            w.pipe.send("fill", ticket, light)
-        except PipeClosed:
-            self._lost(w)
-            return
-        w.waiting.add(ticket)
+        if not self.send(r, "fill", ticket, light):
+            return False
+        r.waiting.add(ticket)
+        return True
 
     def _answer(self, ticket: int) -> Any:
         """The chunk's (filled, repaired) from its process; None: fill it here."""
         while ticket not in self.answers:
-            owner = [w for w in self.workers if w.alive and ticket in w.waiting]
-            if not owner:
+            live = [r for r in self.readers if r.alive]
+            asked = any(ticket in r.waiting for r in live)
+            if not asked and (ticket not in self.queue or not live):
                 if ticket in self.queue:
-                    self.queue.remove(ticket)  # not asked yet: nobody left to ask
-                return None
-            self._pump()
+                    self.queue.remove(ticket)  # nobody left to ask
+                return None  # (a process that ended took its chunk with it)
+            self.pump()  # queued: the chunks are asked in this order, it comes next
         answer = self.answers.pop(ticket)
         if isinstance(answer, ContentUnavailable):
             raise answer
         return answer
-
-    def _pump(self) -> None:
-        live = {w.out: w for w in self.workers if w.alive}
-        if not live:
-            return
-        ready, _, _ = select.select(list(live), [], [])
-        for f in ready:
-            w = live[f]
-            try:
-                _kind, ticket, answer = w.pipe.receive()
-            except (PipeClosed, EOFError, OSError, ValueError):
-                self._lost(w)
-                continue
-            w.waiting.discard(ticket)
-            self.answers[ticket] = answer
-            self._ask(w)
-
-    def _lost(self, w: _Worker) -> None:
-        w.alive = False
-        w.pipe.close()
-        w.waiting.clear()  # those chunks are filled here when asked for
 
 
 def _bare(m: Message, light: bool) -> tuple[Any, ...]:

@@ -50,7 +50,7 @@ def test_V2_filled_ahead_a_session_is_stored_as_a_fill_here_stores_it(
     with Store(tmp_path / "ahead.db") as store:
         report = import_paths(store, [source])
         assert not report.errors and report.added_messages > 7
-    assert ahead and all(f.workers == [] for f in ahead)  # their processes ended
+    assert ahead and all(f.readers == [] for f in ahead)  # their processes ended
     assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
 
 
@@ -66,8 +66,8 @@ def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
 
     def killed(self: fill_ahead.FillAhead, chunks: object) -> None:
         real(self, chunks)  # type: ignore[arg-type]
-        for w in self.workers:
-            w.proc.kill()
+        for r in self.readers:
+            r.proc.kill()
     monkeypatch.setattr(fill_ahead.FillAhead, "plan", killed)
     with Store(tmp_path / "ahead.db") as store:
         assert not import_paths(store, [source]).errors

@@ -1,0 +1,100 @@
+"""Reading processes and their answers by ticket: what a big sync's pool and a huge
+session's fill share (:mod:`read_pool`, :mod:`fill_ahead`).
+
+Each process is ``python -m explorer.app.importing.read_worker`` on a pipe; a request
+carries a ticket and the answer comes back with it. A process that ends or breaks its pipe
+is left (``alive`` false) and what it was asked is handed back through :meth:`_lost`, so
+the owner reads it itself or asks another. Closing ends every process; they also end on
+their own when this side of the pipe closes (a killed parent leaves none behind).
+"""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from explorer.app.child_pipe import Pipe, PipeClosed, child_env
+
+STOP_S = 2.0
+
+
+@dataclass
+class Reader:
+    proc: subprocess.Popen[bytes]
+    pipe: Pipe
+    out: IO[bytes]
+    waiting: set[int] = field(default_factory=set)
+    alive: bool = True
+
+
+def start() -> Reader | None:
+    """One reading process, or None when none can be started (the caller reads itself)."""
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "explorer.app.importing.read_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=child_env())
+    except OSError:
+        return None
+    assert proc.stdin is not None and proc.stdout is not None
+    return Reader(proc, Pipe(proc.stdout, proc.stdin), proc.stdout)  # type: ignore[arg-type]
+
+
+class Readers:
+    """The processes of one owner; subclasses say what to ask next and what a loss means."""
+
+    def __init__(self) -> None:
+        self.readers: list[Reader] = []
+        self.answers: dict[int, Any] = {}
+
+    def _ask(self, r: Reader) -> bool:
+        """Give ``r`` its next request, if there is one it should have; whether it got one."""
+        return False
+
+    def _handed_back(self, tickets: list[int]) -> None:
+        """What a lost process was asked, in ticket order."""
+
+    def send(self, r: Reader, *message: Any) -> bool:
+        """Send to ``r``; False (and ``r`` lost) when its pipe is closed."""
+        try:
+            r.pipe.send(*message)
+        except PipeClosed:
+            self._lost(r)
+            return False
+        return True
+
+    def pump(self) -> None:
+        """Wait for any process's next answer, file it, and ask that process again."""
+        live = {r.out: r for r in self.readers if r.alive}
+        if not live:
+            return
+        ready, _, _ = select.select(list(live), [], [])
+        for f in ready:
+            r = live[f]
+            try:
+                _kind, ticket, answer = r.pipe.receive()
+            except (PipeClosed, EOFError, OSError, ValueError):
+                self._lost(r)
+                continue
+            r.waiting.discard(ticket)
+            self.answers[ticket] = answer
+            self._ask(r)
+
+    def close(self) -> None:
+        for r in self.readers:
+            r.pipe.close()
+        for r in self.readers:
+            try:
+                r.proc.wait(timeout=STOP_S)
+            except subprocess.TimeoutExpired:
+                r.proc.kill()
+                r.proc.wait()
+        self.readers = []
+
+    def _lost(self, r: Reader) -> None:
+        r.alive = False
+        r.pipe.close()
+        tickets, r.waiting = sorted(r.waiting), set()
+        self._handed_back(tickets)
