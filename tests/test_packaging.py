@@ -361,6 +361,26 @@ def test_installer_compiles_against_a_fake_bundle(tmp_path: Path) -> None:
     assert setup.read_bytes()[:2] == b"MZ"
 
 
+def _bundle(tmp_path: Path) -> Path:
+    """A script that stands in for the frozen executable: the bundle's entry script."""
+    bundle = tmp_path / "convo-bundle"
+    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
+                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
+    bundle.chmod(0o755)
+    return bundle
+
+
+def _two_line_session(path: Path) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in (
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+    )) + "\n")
+    return path
+
+
 def test_the_bundles_entry_runs_the_windows_import_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bundle has no ``python -m``: the window's import reader is started as the bundle's
@@ -368,19 +388,9 @@ def test_the_bundles_entry_runs_the_windows_import_reader(
     from explorer.app.importing import process as import_process
     from explorer.store import Store
 
-    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
-    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
-                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
-    bundle.chmod(0o755)
+    bundle = _bundle(tmp_path)
     monkeypatch.setattr(import_process.sys, "executable", str(bundle))
-    session = tmp_path / "s.jsonl"
-    session.write_text("\n".join(json.dumps(r) for r in (
-        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
-         "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
-         "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
-    )) + "\n")
+    session = _two_line_session(tmp_path / "s.jsonl")
     with Store(tmp_path / "x.db") as store:
         report = import_process.import_in_child(store, [session])
         assert not report.errors
@@ -398,10 +408,7 @@ def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
     from explorer.store import Store
     from explorer.tree.model import Message, Part
 
-    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
-    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
-                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
-    bundle.chmod(0o755)
+    bundle = _bundle(tmp_path)
     monkeypatch.setattr(turn_process.sys, "executable", str(bundle))
     with Store(tmp_path / "x.db") as store:
         cid = store.create_conversation("t")
@@ -424,19 +431,9 @@ def test_S1_the_bundles_entry_runs_a_syncs_reader(
     from explorer.app.importing import read_pool, readers, whole_read
     from explorer.app.importing.sources import Unit
 
-    bundle = tmp_path / "convo-bundle"  # stands in for the frozen executable
-    bundle.write_text(f'#!/bin/sh\nexec "{sys.executable}" '
-                      f'"{REPO / "packaging" / "convo_main.py"}" "$@"\n')
-    bundle.chmod(0o755)
+    bundle = _bundle(tmp_path)
     monkeypatch.setattr(readers.sys, "executable", str(bundle))
-    session = tmp_path / "s.jsonl"
-    session.write_text("\n".join(json.dumps(r) for r in (
-        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
-         "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
-         "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
-    )) + "\n")
+    session = _two_line_session(tmp_path / "s.jsonl")
     unit = Unit(session, "claude_code", session.stat().st_size, session.stat().st_mtime_ns)
     pool = read_pool.ReadPool([(unit, whole_read.signature(unit))], 1)
     try:

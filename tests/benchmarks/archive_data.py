@@ -13,15 +13,8 @@ import os
 import random
 from pathlib import Path
 
-from .generate_transcripts import (
-    SIZES,
-    START_TIME,
-    Sizes,
-    TextPool,
-    _Budget,
-    _ClaudeSession,
-    plan_turn,
-)
+from .generate_transcripts import SIZES, START_TIME, Sizes, TextPool
+from .scale_data import write_session
 
 LEAN = Sizes(prompt=60, thinking=120, thinking_share=0.1, answer=160, step_text=30,
              code_blocks=1, output_lines=3)
@@ -58,17 +51,9 @@ def archive(home: Path, sessions: int, mean: int = 52, seed: int = 11) -> list[P
         folder = home / ".claude" / "projects" / f"-home-dev-{project}"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{_sid(rng)}.jsonl"
-        budget = _Budget(None, _length(rng, mean))
-        with path.open("wb") as fp:
-            s = _ClaudeSession(fp, rng, pool, path.stem, project, start, LEAN)
-            s.start()
-            spent = (0, 0)
-            while not budget.done():
-                steps = plan_turn(rng, budget.messages_left)
-                s.turn(steps, None, s.can_rewind and rng.random() < 0.05)
-                budget.spend(s.bytes - spent[0], s.tree.messages - spent[1])
-                spent = (s.bytes, s.tree.messages)
-        os.utime(path, (s.clock, s.clock))
+        last = write_session(path, rng, pool, path.stem, project, start, LEAN,
+                             _length(rng, mean))
+        os.utime(path, (last, last))
         made.append(path)
         if i % 1000 == 999:
             print(f"    {i + 1:,} sessions written", flush=True, file=__import__("sys").stderr)

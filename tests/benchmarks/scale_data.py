@@ -18,6 +18,7 @@ from explorer.store.ids import next_ids
 from .generate_transcripts import (
     SIZES,
     START_TIME,
+    Sizes,
     TextPool,
     _Budget,
     _ClaudeSession,
@@ -59,19 +60,27 @@ def many_sessions(folder: Path, count: int, messages: int, seed: int = 0) -> lis
     made = []
     for i in range(count):
         path = folder / f"session-{seed}-{i:05d}.jsonl"
-        budget = _Budget(None, messages)
-        with path.open("wb") as fp:
-            s = _ClaudeSession(fp, rng, pool, f"many-{seed}-{i}", "api-server", START_TIME,
-                               SIZES["realistic"])
-            s.start()
-            spent = (0, 0)
-            while not budget.done():
-                steps = plan_turn(rng, budget.messages_left)
-                s.turn(steps, None, s.can_rewind and rng.random() < 0.05)
-                budget.spend(s.bytes - spent[0], s.tree.messages - spent[1])
-                spent = (s.bytes, s.tree.messages)
+        write_session(path, rng, pool, f"many-{seed}-{i}", "api-server", START_TIME,
+                      SIZES["realistic"], messages)
         made.append(path)
     return made
+
+
+def write_session(path: Path, rng: random.Random, pool: TextPool, sid: str, project: str,
+                  start: float, sizes: Sizes, messages: int) -> float:
+    """One session of ``messages`` messages at ``path``, with rewinds now and then; the
+    time of its last line."""
+    budget = _Budget(None, messages)
+    with path.open("wb") as fp:
+        s = _ClaudeSession(fp, rng, pool, sid, project, start, sizes)
+        s.start()
+        spent = (0, 0)
+        while not budget.done():
+            steps = plan_turn(rng, budget.messages_left)
+            s.turn(steps, None, s.can_rewind and rng.random() < 0.05)
+            budget.spend(s.bytes - spent[0], s.tree.messages - spent[1])
+            spent = (s.bytes, s.tree.messages)
+    return s.clock
 
 
 def bushy_tree(store: Store, n: int, seed: int = 0, branch: float = 0.35) -> int:
