@@ -157,12 +157,12 @@ class SourcesDialog(QDialog):
 
     def _synced(self, report: SyncReport) -> None:
         self._ended()
-        problems = f" {len(report.errors)} could not be read." if report.errors else ""
+        problems = f" {len(report.errors):,} could not be read." if report.errors else ""
         stopped = (" Stopped before the end: importing again goes on from there."
                    if report.cancelled else "")
         self.status.setText(
-            f"{report.added_messages} new messages in {len(report.conversations)} "
-            f"conversations ({report.unchanged} sessions unchanged).{problems}{stopped}")
+            f"{report.added_messages:,} new messages in {len(report.conversations):,} "
+            f"conversations ({report.unchanged:,} sessions unchanged).{problems}{stopped}")
         if report.errors:
             self.status.setToolTip("\n".join(report.errors))
         self.import_button.setEnabled(True)
