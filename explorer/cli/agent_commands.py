@@ -68,9 +68,9 @@ def _sync_args(p: argparse.ArgumentParser) -> None:
 
 
 def _report_lines(r: sync.SyncReport) -> list[str]:
-    lines = [f"{r.added_messages} new messages in {len(r.conversations)} conversations "
-             f"({r.appended} sessions read from where they stopped, {r.reread} read whole, "
-             f"{r.unchanged} unchanged)"]
+    lines = [f"{r.added_messages:,} new messages in {len(r.conversations):,} conversations "
+             f"({r.appended:,} sessions read from where they stopped, {r.reread:,} read whole, "
+             f"{r.unchanged:,} unchanged)"]
     lines.extend(f"! {e}" for e in r.errors)
     if r.cancelled:
         lines.append("stopped before the end: what was read is stored; "
