@@ -21,8 +21,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from explorer.app.importing import readers
+from explorer.app.importing.read_pool import worker_count
 from explorer.app.importing.readers import Reader, Readers
-from explorer.tree.imported import ContentUnavailable
+from explorer.tree.imported import ContentUnavailable, ImportedConversation
 from explorer.tree.model import Message
 
 AHEAD = 1
@@ -31,6 +32,21 @@ its next request only after its answer was taken, so neither side ever waits on 
 pipe while the other writes into its own (a request is larger than a pipe's buffer)."""
 MIN_MESSAGES = 5000
 """Fewer light messages than this are filled here: the processes' start costs more."""
+
+
+def when_huge(ic: ImportedConversation) -> None:
+    """Have a huge light conversation's content filled by reading processes ahead of the
+    writer, when this machine has them (an import's or a sync's, before it is stored)."""
+    if (ic.content is not None and hasattr(ic.content, "holds")
+            and len(ic.messages) >= MIN_MESSAGES and (workers := worker_count()) > 0):
+        ic.content = FillAhead(ic.content, workers)
+
+
+def done(conversations: Sequence[ImportedConversation]) -> None:
+    """End the reading processes of ``conversations`` once they are stored (or not)."""
+    for ic in conversations:
+        if isinstance(ic.content, FillAhead):
+            ic.content.close()
 
 
 class FillAhead(Readers):
@@ -46,7 +62,11 @@ class FillAhead(Readers):
         self.here: set[Hashable] = set()  # filled by ``inner``, released by it
 
     def plan(self, chunks: Sequence[Sequence[Message]]) -> None:
-        """The chunks the writer will fill, in its order: asked of the processes now."""
+        """The chunks the writer will fill, in its order: asked of the processes now (a write
+        tried again, after one that failed, plans afresh with new processes)."""
+        self.close()
+        self.answers.clear()
+        self.made.clear()
         self.chunks = [[m.id for m in chunk] for chunk in chunks if chunk]
         self.ticket_of = {keys[0]: n for n, keys in enumerate(self.chunks)}
         self.queue = deque(range(len(self.chunks)))

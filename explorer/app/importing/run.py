@@ -15,10 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from explorer.app.importing.fill_ahead import MIN_MESSAGES, FillAhead
+from explorer.app.importing import fill_ahead
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.plan import input_size, plan_sources
-from explorer.app.importing.read_pool import worker_count
 from explorer.app.importing.unzip import Unpacker, unpacked
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.importer import Importer
@@ -177,14 +176,6 @@ BATCH_MESSAGES = 20_000
 BATCH_CHARS = 8_000_000  # parsed text held before a write: bounds an import's memory
 
 
-def _filled_ahead(ic: ImportedConversation) -> None:
-    """A huge light conversation's content is filled by reading processes ahead of the
-    writer (:mod:`explorer.app.importing.fill_ahead`), when this machine has them."""
-    if (ic.content is not None and hasattr(ic.content, "holds")
-            and len(ic.messages) >= MIN_MESSAGES and (workers := worker_count()) > 0):
-        ic.content = FillAhead(ic.content, workers)
-
-
 class _Batch:
     """Conversations waiting to be written together (one commit for many small ones)."""
 
@@ -198,7 +189,7 @@ class _Batch:
     def add(self, ic: ImportedConversation) -> None:
         if isinstance(self.store, Store):  # a hand-back the agent continued comes back (H1)
             ic = relinked(self.store, ic)
-            _filled_ahead(ic)
+            fill_ahead.when_huge(ic)
         ic.written = lambda count: self.meter.written(ic, count)
         self.pending.append(ic)
         self.messages += len(ic.messages)
@@ -219,8 +210,7 @@ class _Batch:
             # first collection after walked them all at once).
             for ic in self.pending:
                 ic.written = None
-                if isinstance(ic.content, FillAhead):  # its reading processes end here
-                    ic.content.close()
+            fill_ahead.done(self.pending)  # their reading processes end here
         if len(results) < len(self.pending):
             self.report.cancelled = True
         self.meter.writing = 0  # counted again as stored, below

@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from explorer.app.importing import whole_read
+from explorer.app.importing import fill_ahead, whole_read
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.read_pool import ReadPool, worker_count
@@ -157,6 +157,8 @@ class Batch:
             = None
 
     def add(self, convs: list[ImportedConversation], rec: SyncRecord, where: str) -> None:
+        for ic in convs:  # a huge session's content filled by reading processes
+            fill_ahead.when_huge(ic)
         self.files.append((convs, rec, where))
         self.messages += sum(len(c.messages) for c in convs)
         if self.messages >= self.MESSAGES or len(self.files) >= self.FILES:
@@ -174,7 +176,10 @@ class Batch:
         self._wait()
         if len(files) == 1:
             convs, rec, where = files[0]
-            self.report.absorb(self.store.sync_import(convs, rec), where)
+            try:
+                self.report.absorb(self.store.sync_import(convs, rec), where)
+            finally:
+                fill_ahead.done(convs)
             return
         try:
             future = self.store.sync_import_many_later([(c, r) for c, r, _ in files])
@@ -197,6 +202,8 @@ class Batch:
                 except Exception as exc:
                     self.report.errors.append(f"{where}: could not be stored ({exc})")
             return
+        finally:
+            fill_ahead.done([ic for convs, _, _ in files for ic in convs])
         for (_, _, where), outcomes in zip(files, done, strict=True):
             self.report.absorb(outcomes, where)
 

@@ -6,7 +6,9 @@ what a fill repairs is still counted once."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_claude_code_light import _rows  # the stored rows, comparable across stores
@@ -33,7 +35,7 @@ def ahead(monkeypatch: pytest.MonkeyPatch) -> list[fill_ahead.FillAhead]:
     monkeypatch.setattr(fill_ahead.FillAhead, "plan", plan)
     monkeypatch.setattr(reader, "LAZY_BYTES", 0)
     monkeypatch.setattr(imported, "CONTENT_CHUNK", 7)
-    monkeypatch.setattr("explorer.app.importing.run.MIN_MESSAGES", 0)
+    monkeypatch.setattr(fill_ahead, "MIN_MESSAGES", 0)
     monkeypatch.setenv(read_pool.WORKERS_ENV, "2")
     return made
 
@@ -113,3 +115,61 @@ def test_V2_a_lone_surrogate_filled_ahead_is_repaired_and_counted_once(
         conv = outcome.conversation_id
         path = store.path(conv, store.conversation(conv).tip_id)
         assert path[-1].text.startswith("cut \ufffd 29 x")
+
+
+def test_S1_a_sync_fills_a_huge_session_ahead_and_stores_what_a_fill_here_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    from explorer.app.importing.agent_homes import Environment
+    from explorer.app.importing.sync import sync_sources
+
+    source = cc.sessions()[-1]
+    home = tmp_path / "home"
+    (home / ".claude" / "projects" / "-work").mkdir(parents=True)
+    (home / ".claude" / "projects" / "-work" / source.name).write_bytes(source.read_bytes())
+    with monkeypatch.context() as m:
+        m.setenv(read_pool.WORKERS_ENV, "0")
+        with Store(tmp_path / "here.db") as store:
+            assert not sync_sources(store, Environment(home, {}), {"claude-code"}).errors
+    assert ahead == []
+    with Store(tmp_path / "ahead.db") as store:
+        report = sync_sources(store, Environment(home, {}), {"claude-code"})
+        assert not report.errors and report.added_messages > 7
+    assert ahead and all(f.readers == [] for f in ahead)
+    assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
+
+
+def _filled_rows(filler: fill_ahead.FillAhead, chunks: list[list[Any]]) -> dict[Any, Any]:
+    rows = {}
+    for chunk in chunks:
+        filler.fill(chunk)
+        rows.update({m.id: filler.rows(m) for m in chunk})
+        filler.release(chunk)
+    return rows
+
+
+def test_V2_a_write_tried_again_plans_afresh(
+        tmp_path: Path, ahead: list[fill_ahead.FillAhead]) -> None:
+    """A batch the store refused is written again conversation by conversation: the second
+    write's chunks must not be answered with what the first one's processes sent."""
+    def planned() -> tuple[fill_ahead.FillAhead, list[list[Any]]]:
+        conv = next(iter(reader.read(cc.original())))
+        chunks = [conv.messages[i:i + 7] for i in range(0, len(conv.messages), 7)]
+        return fill_ahead.FillAhead(conv.content, 2), chunks
+
+    clean, chunks = planned()
+    try:
+        clean.plan(chunks)
+        expected = _filled_rows(clean, chunks)
+    finally:
+        clean.close()
+    filler, chunks = planned()
+    try:
+        filler.plan(chunks)
+        _filled_rows(filler, chunks[:1])  # the first write fails after its first chunk
+        time.sleep(0.5)  # meanwhile its processes answered the chunks after it
+        filler.plan(chunks[1:])  # tried again from the second chunk on
+        again = _filled_rows(filler, chunks[1:4])
+    finally:
+        filler.close()
+    assert len(chunks) > 4 and again == {k: expected[k] for k in again}
