@@ -9,6 +9,7 @@ from pathlib import Path
 
 from helpers import new_store
 
+from explorer.store import Store
 from explorer.tree.imported import ImportedConversation
 from explorer.tree.model import Message, Part
 
@@ -78,3 +79,29 @@ def test_S1_a_sync_dates_a_session_by_its_messages_and_a_reread_leaves_it_there(
         sync_sources(store, Environment(home, {}), {"claude-code"})
         grown = max(m.created_at or 0 for m in store.path(conv.id))
         assert grown > newest and store.conversation(conv.id).updated_at == grown
+
+
+def test_a_store_from_before_is_dated_by_its_messages_keeping_its_revisions(
+        tmp_path: Path) -> None:
+    """A store whose imports were dated by their import keeps its kept views: the
+    migration moves the dates without touching any conversation's revision."""
+    from explorer.store.connection import open_connection
+    from explorer.store.migrations import MIGRATIONS
+
+    db = tmp_path / "old.db"
+    with Store(db) as store:
+        (got,) = store.import_conversations([session([START, START + 60])])
+        mine = store.create_conversation("made here")
+    conn = open_connection(db)  # as the version before this one left it: import time
+    conn.execute("UPDATE conversations SET updated_at = ?", (time.time(),))
+    before = conn.execute("SELECT id, revision FROM conversations ORDER BY id").fetchall()
+    conn.execute("DELETE FROM _migrations WHERE name >= '0021_dated_by_messages'")
+    conn.close()
+    assert "0021_dated_by_messages" in [name for name, _ in MIGRATIONS]
+    with Store(db) as store:
+        assert store.conversation(got.conversation_id).updated_at == START + 60
+        assert store.conversation(mine).updated_at > START + DAY  # made here: as it was
+        after = store.reader.execute("SELECT id, revision FROM conversations ORDER BY id")
+        assert after.fetchall() == before
+        assert store.reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND "
+                                    "name = 'revision_conversations_au'").fetchone()
