@@ -7,6 +7,7 @@ used to outlive its use each time."""
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 from pytestqt.qtbot import QtBot
 
@@ -17,17 +18,21 @@ class Result:
     """Stands for a big result; weak references tell whether it is still alive."""
 
 
+def _making(results: list[weakref.ref[Result]]) -> Callable[[Ticket], Result]:
+    """A job that makes a result and keeps only a weak reference to it."""
+    def job(_ticket: Ticket) -> Result:
+        made = Result()
+        results.append(weakref.ref(made))
+        return made
+    return job
+
+
 def test_a_finished_tasks_result_goes_once_its_receivers_are_done(qtbot: QtBot) -> None:
     runner = TaskRunner(None, threads=1, name="freed-test")
     results: list[weakref.ref[Result]] = []
     tasks: list[weakref.ref[Task]] = []
     delivered: list[int] = []
-
-    def job(_ticket: Ticket) -> Result:
-        made = Result()
-        results.append(weakref.ref(made))
-        return made
-
+    job = _making(results)
     try:
         for n in range(3):
             task = runner.run(job)
@@ -48,12 +53,7 @@ def test_the_newest_requests_runner_lets_go_of_each_result_it_delivered(qtbot: Q
     results: list[weakref.ref[Result]] = []
     got: list[bool] = []
     latest.finished.connect(lambda r: got.append(isinstance(r, Result)))
-
-    def job(_ticket: Ticket) -> Result:
-        made = Result()
-        results.append(weakref.ref(made))
-        return made
-
+    job = _making(results)
     try:
         for n in range(3):
             latest.submit(job)
