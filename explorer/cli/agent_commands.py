@@ -108,7 +108,7 @@ def run_sync(args: argparse.Namespace) -> int:
             if report.conversations:  # as convo import: the big ones' views worked out now
                 from explorer.app.kept.prepared import prepare_big
 
-                prepare_big(store, sorted(report.conversations))
+                prepare_big(store, sorted(report.conversations), turns_beside=True)
             _told(args, report)
             return 0
         stopping = []

@@ -239,7 +239,8 @@ def run_import(args: argparse.Namespace) -> int:
         if any(c.added for c in report.conversations):
             from explorer.app.kept.prepared import prepare_big  # graph code: only then
 
-            prepare_big(s, [c.conversation_id for c in report.conversations if c.added])
+            prepare_big(s, [c.conversation_id for c in report.conversations if c.added],
+                        turns_beside=True)
     lines = [f"conversation {c.conversation_id} ({c.source_format}) {masked(c.title)!r}: "
              f"{c.added} added, {c.already_present} already present"
              for c in report.conversations]
