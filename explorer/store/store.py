@@ -350,7 +350,7 @@ class Store:
 
     # -- sync: what was read of each source file ------------------------------------
     def sync_records(self) -> sync_writes.Records:
-        return sync_writes.load_records(self.reader)
+        return sync_writes.Records(self.reader)
 
     def sync_append(self, ic: ImportedConversation,
                     rec: sync_writes.SyncRecord) -> ImportOutcome:

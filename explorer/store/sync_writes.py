@@ -50,28 +50,6 @@ class SyncRecord:
     synced_at: float = 0.0
 
 
-class StoredRecord(SyncRecord):
-    """A record as the store keeps it, its cursor read when first asked for: a sync with
-    nothing new looks at sizes and times only, and the cursors of 25,000 sessions (a tail
-    reader's state, kilobytes each) read up front took a second and hundreds of MB."""
-
-    _conn: sqlite3.Connection | None = None
-    _parsed: dict[str, Any] | None = None
-
-    @property
-    def cursor(self) -> dict[str, Any] | None:
-        if self._conn is not None:
-            row = self._conn.execute("SELECT cursor FROM sync_files WHERE path = ?",
-                                     (self.path,)).fetchone()
-            self._parsed = json.loads(row[0]) if row is not None and row[0] else None
-            self._conn = None
-        return self._parsed
-
-    @cursor.setter
-    def cursor(self, value: dict[str, Any] | None) -> None:
-        self._parsed, self._conn = value, None
-
-
 class Records(Mapping[str, SyncRecord]):
     """Every file's record by path, each made into a :class:`SyncRecord` only when asked for:
     a sync with nothing new compares sizes and times (:meth:`unchanged`) of 25,000 files,
@@ -92,17 +70,16 @@ class Records(Mapping[str, SyncRecord]):
             count is None or row[2] == count)
 
     def __getitem__(self, path: str) -> SyncRecord:
+        """The whole record, cursor and all: asked for only of a file that changed."""
         if path not in self._rows:
             raise KeyError(path)
         r = self._conn.execute(
-            "SELECT path, fmt, size, mtime_ns, byte_offset, cursor IS NOT NULL, tail_hash, "
-            "synced_at FROM sync_files WHERE path = ?", (path,)).fetchone()
+            "SELECT path, fmt, size, mtime_ns, byte_offset, cursor, tail_hash, synced_at "
+            "FROM sync_files WHERE path = ?", (path,)).fetchone()
         if r is None:  # removed since (another sync): as if never recorded
             raise KeyError(path)
-        rec = StoredRecord(r[0], r[1], r[2], r[3], r[4], None, r[6], r[7])
-        if r[5]:
-            rec._conn = self._conn  # read on this same thread, if the sync needs it
-        return rec
+        return SyncRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]) if r[5] else None,
+                          r[6], r[7])
 
     def __contains__(self, path: object) -> bool:
         return path in self._rows  # (Mapping's own would read the record)
@@ -112,10 +89,6 @@ class Records(Mapping[str, SyncRecord]):
 
     def __len__(self) -> int:
         return len(self._rows)
-
-
-def load_records(conn: sqlite3.Connection) -> Records:
-    return Records(conn)
 
 
 def save_record(conn: sqlite3.Connection, rec: SyncRecord) -> None:
