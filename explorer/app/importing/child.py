@@ -26,11 +26,12 @@ import contextlib
 import dataclasses
 import os
 import sys
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
+from explorer.app.importing.made_rows import made_rows
 from explorer.app.importing.run import CancelCheck, ImportProgress, ImportReport, import_paths
 from explorer.store import StoreError
 from explorer.store import guard as db_guard
@@ -108,7 +109,7 @@ class RemoteWrites:
         head = dataclasses.replace(ic, messages=[], content=None, written=None)
         self.pipe.send("conversation", head, light)
         for part in _slices(ic.messages, light):
-            rows = None if light else _rows(part)
+            rows = None if light else made_rows(part)
             self.pipe.send("messages", part, rows)
 
 
@@ -125,14 +126,6 @@ def _slices(messages: list[Message], light: bool) -> list[list[Message]]:
     if current:
         out.append(current)
     return out
-
-
-def _rows(messages: Sequence[Message]) -> dict[Hashable, Any]:
-    rows: dict[Hashable, Any] = {}
-    for m in messages:
-        if m.id not in rows:  # the first of a duplicate id, as the repair keeps
-            rows[m.id] = prepared_rows(m)
-    return rows
 
 
 def _filled(ic: ImportedConversation, messages: list[Message]) -> dict[Hashable, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, child_env
 from explorer.app.importing.handed_back import relinked
+from explorer.app.importing.made_rows import MadeRows
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
@@ -38,24 +39,7 @@ class ChildFailed(RuntimeError):
     """The reading process ended, or stopped answering, in the middle of an import."""
 
 
-class _Ready:
-    """The rows the child made for a conversation read whole (nothing to fill)."""
-
-    def __init__(self) -> None:
-        self.made: dict[Hashable, Any] = {}
-
-    def fill(self, messages: Sequence[Message]) -> None:
-        pass
-
-    def release(self, messages: Sequence[Message]) -> None:
-        pass
-
-    def rows(self, message: Message) -> tuple[Any, ...] | None:
-        made: tuple[Any, ...] | None = self.made.get(message.id)
-        return made
-
-
-class _Remote(_Ready):
+class _Remote(MadeRows):
     """A conversation read light: each chunk's content and rows are asked of the child."""
 
     def __init__(self, link: _Link, index: int) -> None:
@@ -166,13 +150,13 @@ class ChildImport:
                 self.link.progress(message[1])
         elif kind == "conversation":
             head: ImportedConversation = message[1]
-            head.content = _Remote(self.link, len(self.batch)) if message[2] else _Ready()
+            head.content = _Remote(self.link, len(self.batch)) if message[2] else MadeRows()
             self.batch.append(head)
         elif kind == "messages":
             ic = self.batch[-1]
             ic.messages.extend(message[1])
             if message[2] is not None:
-                assert isinstance(ic.content, _Ready)
+                assert isinstance(ic.content, MadeRows)
                 for key, rows in message[2].items():
                     ic.content.made.setdefault(key, rows)
         elif kind == "write":

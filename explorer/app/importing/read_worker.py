@@ -22,9 +22,9 @@ from typing import Any
 
 from explorer.app.child_pipe import PipeClosed, window_pipe
 from explorer.app.importing.fill_ahead import unbare
+from explorer.app.importing.made_rows import made_rows
 from explorer.app.importing.sources import Unit
 from explorer.app.importing.whole_read import Signature, read_whole, with_rows
-from explorer.store.rows import prepared_rows
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message
 
@@ -75,7 +75,7 @@ def _filled(content: Any, messages: list[Message]) -> object:
     except ContentUnavailable as exc:
         return exc
     try:
-        made = {m.id: prepared_rows(m) for m in messages}
+        made = made_rows(messages)
     finally:
         content.release(messages)
     return made, content.repaired - before

@@ -12,19 +12,17 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from explorer.app.importing.made_rows import MadeRows, made_rows
 from explorer.app.importing.sources import Unit
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
 from explorer.formats.registry import formats
 from explorer.formats.tailing import Cursor
-from explorer.store.rows import prepared_rows
 from explorer.store.sync_writes import SyncRecord
-from explorer.tree.model import Message
 
 _HASH_SPAN = 4096
 READ_TRIES = 3
@@ -133,30 +131,9 @@ def record(unit: Unit, sig: Signature, cursor: Cursor | None) -> SyncRecord:
         tail_hash(unit.path, offset) if cursor is not None else None, time.time())
 
 
-class MadeRows:
-    """A conversation's content with each message's rows made where it was read, so the
-    writer adds only the ids (``ReadyRows``)."""
-
-    def __init__(self, messages: list[Message]) -> None:
-        self.made: dict[Hashable, Any] = {}
-        for m in messages:
-            if m.id not in self.made:  # the first of a duplicate id, as the repair keeps
-                self.made[m.id] = prepared_rows(m)
-
-    def fill(self, messages: Any) -> None:
-        pass
-
-    def release(self, messages: Any) -> None:
-        pass
-
-    def rows(self, message: Message) -> tuple[Any, ...] | None:
-        made: tuple[Any, ...] | None = self.made.get(message.id)
-        return made
-
-
 def with_rows(got: WholeRead) -> WholeRead:
     """``got`` with every conversation's rows made (its content read in full first)."""
     for ic in got.conversations:
         ic.materialize()
-        ic.content = MadeRows(ic.messages)
+        ic.content = MadeRows(made_rows(ic.messages))
     return got
