@@ -316,7 +316,7 @@ def _0019_search_sessions(db: sqlite_utils.Database) -> None:
 
 def _0020_source_ids(db: sqlite_utils.Database) -> None:
     # Every conversation an import or sync stores is first looked up by its source id
-    # (import_writes._existing): without an index a first sync of 25,000 sessions scanned
+    # (import_match.continued): without an index a first sync of 25,000 sessions scanned
     # the table once each, 40 % of its writer's time by the end.
     db.execute("CREATE INDEX IF NOT EXISTS conversations_source "
                "ON conversations(source_format, source_id)")

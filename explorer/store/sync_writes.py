@@ -19,14 +19,8 @@ from typing import Any
 
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
-from explorer.store.import_writes import (
-    ImportOutcome,
-    _write_labels,
-    _write_messages,
-    identity,
-    insert_many,
-    message_keys,
-)
+from explorer.store.import_match import identity, message_keys
+from explorer.store.import_writes import ImportOutcome, _write_labels, _write_messages, insert_many
 from explorer.store.rows import counted_in_bulk, dumps, insert_rows, loads, part_rows, preview
 from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip, touched
 from explorer.tree import imported

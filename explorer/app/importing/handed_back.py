@@ -15,7 +15,7 @@ from dataclasses import replace
 from explorer.formats.base import ImportedConversation
 from explorer.store import Store
 from explorer.store.handoff_keys import any_handoffs, linked
-from explorer.store.import_writes import identity
+from explorer.store.import_match import identity
 
 
 def relinked(store: Store, ic: ImportedConversation) -> ImportedConversation:

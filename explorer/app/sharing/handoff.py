@@ -31,7 +31,7 @@ from explorer.formats.common import finish
 from explorer.formats.exporters.codex import VERSION as CODEX_VERSION
 from explorer.formats.exporters.steps import Step, answered_steps
 from explorer.store import Store, StoreError
-from explorer.store.import_writes import identity
+from explorer.store.import_match import identity
 from explorer.tree import secrets
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
