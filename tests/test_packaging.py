@@ -429,7 +429,7 @@ def test_S1_the_bundles_entry_runs_a_syncs_reader(
     """A big first sync starts its readers as ``<bundle> -m
     explorer.app.importing.read_worker``: the entry script must run that module."""
     from explorer.app.importing import read_pool, readers, whole_read
-    from explorer.app.importing.sources import Unit
+    from explorer.app.importing.units import Unit
 
     bundle = _bundle(tmp_path)
     monkeypatch.setattr(readers.sys, "executable", str(bundle))

@@ -20,8 +20,8 @@ from test_sync_batches import many_sessions
 from explorer.app.importing import read_pool, readers, whole_read
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.read_pool import ReadPool
-from explorer.app.importing.sources import Unit
 from explorer.app.importing.sync import POOL_MIN, sync_sources
+from explorer.app.importing.units import Unit
 from explorer.store import Store
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.app.importing.sources import Unit
 from explorer.app.importing.sync import SyncReport, sync_units
+from explorer.app.importing.units import Unit
 from explorer.formats.opencode.database import is_database
 from explorer.formats.opencode.storage import layout_at
 from explorer.formats.titles import TITLES

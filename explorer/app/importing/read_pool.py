@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from explorer.app.importing import readers
 from explorer.app.importing.readers import Reader, Readers
-from explorer.app.importing.sources import Unit
+from explorer.app.importing.units import Unit
 from explorer.app.importing.whole_read import Signature, WholeRead
 
 AHEAD_PER_WORKER = 48

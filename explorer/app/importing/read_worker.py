@@ -23,7 +23,7 @@ from typing import Any
 from explorer.app.child_pipe import PipeClosed, window_pipe
 from explorer.app.importing.fill_ahead import unbare
 from explorer.app.importing.made_rows import made_rows
-from explorer.app.importing.sources import Unit
+from explorer.app.importing.units import Unit
 from explorer.app.importing.whole_read import Signature, read_whole, with_rows
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message

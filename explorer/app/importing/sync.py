@@ -21,7 +21,8 @@ from explorer.app.importing import fill_ahead, whole_read
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.read_pool import ReadPool, worker_count
-from explorer.app.importing.sources import Unit, find_sources
+from explorer.app.importing.sources import find_sources
+from explorer.app.importing.units import Unit
 from explorer.app.importing.whole_read import (
     Signature,
     WholeRead,

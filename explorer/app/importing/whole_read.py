@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from explorer.app.importing.made_rows import MadeRows, made_rows
-from explorer.app.importing.sources import Unit
+from explorer.app.importing.units import Unit
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
 from explorer.formats.registry import formats

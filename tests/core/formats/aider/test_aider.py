@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import new_store, run_cli
 
-from explorer.app.importing.sources import Unit
 from explorer.app.importing.sync import sync_units
+from explorer.app.importing.units import Unit
 from explorer.formats import aider
 from explorer.formats.registry import detect
 from tests.corpus import CORPUS
