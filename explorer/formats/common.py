@@ -8,13 +8,28 @@ import json
 import math
 from collections.abc import Hashable
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
-from explorer.formats.base import ImportedConversation
+from explorer.formats.base import FormatError, ImportedConversation
 from explorer.tree.model import Message, Part
 from explorer.tree.paths import message_path
 from explorer.tree.repair import repair_tree
 from explorer.tree.secrets import masked
 from explorer.tree.turns import last_clean_boundary
+
+
+def json_object(path: Path, what: str) -> dict[str, Any]:
+    """The JSON object a file holds; a damaged file, or one holding another value, is a
+    :class:`FormatError` naming it (``what``: "a Gemini CLI chat")."""
+    try:
+        with path.open("rb") as handle:
+            data = json.load(handle)
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(f"{path.name}: not valid JSON ({str(exc).split(':')[0]})") from exc
+    if not isinstance(data, dict):
+        raise FormatError(f"{path.name}: {what} is a JSON object")
+    return data
 
 
 def parse_time(value: object) -> float | None:

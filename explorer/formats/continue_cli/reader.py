@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
-from explorer.formats.common import as_text, finish, parse_time, preview_title
+from explorer.formats.common import as_text, finish, json_object, parse_time, preview_title
 from explorer.formats.continue_cli.history import FORMAT, messages
 from explorer.formats.jsonl import peek_prefix
 
@@ -33,7 +32,7 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path) -> Iterator[ImportedConversation]:
-    data = _load(path)
+    data = json_object(path, "a Continue CLI session")
     history = data.get("history")
     if not isinstance(history, list):
         raise FormatError(f"{path.name}: a Continue CLI session has a history list")
@@ -55,17 +54,6 @@ def read(path: Path) -> Iterator[ImportedConversation]:
     if not conv.messages:
         raise FormatError(f"{path.name}: a Continue CLI session without any message")
     yield finish(conv, conv.messages[-1].id)
-
-
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            data = json.load(handle)
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(f"{path.name}: not valid JSON ({str(exc).split(':')[0]})") from exc
-    if not isinstance(data, dict):
-        raise FormatError(f"{path.name}: a Continue CLI session is a JSON object")
-    return data
 
 
 def _created(path: Path, sid: str) -> float | None:

@@ -11,13 +11,12 @@ messages is in :mod:`explorer.formats.gemini_cli.records`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
-from explorer.formats.common import as_text, finish, parse_time, preview_title
+from explorer.formats.common import as_text, finish, json_object, parse_time, preview_title
 from explorer.formats.gemini_cli.records import (
     record_messages,
     response_messages,
@@ -61,13 +60,7 @@ def _is_jsonl(path: Path) -> bool:
 
 
 def _read_json(path: Path) -> ImportedConversation:
-    try:
-        with path.open("rb") as handle:
-            data = json.load(handle)
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(f"{path.name}: not valid JSON ({str(exc).split(':')[0]})") from exc
-    if not isinstance(data, dict):
-        raise FormatError(f"{path.name}: a Gemini CLI chat is a JSON object")
+    data = json_object(path, "a Gemini CLI chat")
     builder = _Builder(path, {})
     builder.header(data)
     records = data.get("messages")

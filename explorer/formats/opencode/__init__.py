@@ -8,12 +8,12 @@ become one conversation per session through :mod:`explorer.formats.opencode.conv
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from explorer.formats.base import FormatError, ImportedConversation
+from explorer.formats.common import json_object
 from explorer.formats.jsonl import peek_prefix
 from explorer.formats.opencode.changes import read_changed
 from explorer.formats.opencode.convert import FORMAT, conversation
@@ -51,7 +51,7 @@ def read(path: Path) -> Iterator[ImportedConversation]:
         yield from read_database(path)
         return
     notes: list[str] = []
-    data = _load_export(path)
+    data = json_object(path, "an OpenCode export")
     info = data.get("info")
     messages = data.get("messages")
     if not isinstance(info, dict) or not isinstance(messages, list):
@@ -68,17 +68,6 @@ def read(path: Path) -> Iterator[ImportedConversation]:
     if not conv.messages:
         raise FormatError(f"{path.name}: an OpenCode export without any message")
     yield conv
-
-
-def _load_export(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            data = json.load(handle)
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(f"{path.name}: not valid JSON ({str(exc).split(':')[0]})") from exc
-    if not isinstance(data, dict):
-        raise FormatError(f"{path.name}: an OpenCode export is a JSON object")
-    return data
 
 
 def _read_storage(path: Path) -> Iterator[ImportedConversation]:
