@@ -73,17 +73,23 @@ def opencode_data(e: Environment) -> Path:
     return (e.var("XDG_DATA_HOME") or e.home / ".local" / "share") / "opencode"
 
 
+def config_dir(e: Environment) -> Path:
+    """The per-user application data folder where click apps and VS Code editors keep
+    theirs: ``%APPDATA%`` on Windows, ``~/Library/Application Support`` on macOS, else
+    ``$XDG_CONFIG_HOME`` (``~/.config``)."""
+    if e.system == "win32":
+        return e.var("APPDATA") or e.home / "AppData" / "Roaming"
+    if e.system == "darwin":
+        return e.home / "Library" / "Application Support"
+    return e.var("XDG_CONFIG_HOME") or e.home / ".config"
+
+
 def llm_logs(e: Environment) -> Path:
     """``logs.db`` where llm keeps it (click's ``get_app_dir("io.datasette.llm")``)."""
     user = e.var("LLM_USER_PATH")
     if user is not None:
         return user / "logs.db"
-    if e.system == "win32":
-        base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
-    elif e.system == "darwin":
-        base = e.home / "Library" / "Application Support"
-    else:
-        base = e.var("XDG_CONFIG_HOME") or e.home / ".config"
+    base = config_dir(e)
     return base / "io.datasette.llm" / "logs.db"
 
 
@@ -133,12 +139,7 @@ def editor_tasks(e: Environment, extension: str) -> list[Path]:
     """An extension's ``tasks`` folder in every editor of the VS Code family: under
     ``%APPDATA%`` on Windows, ``~/Library/Application Support`` on macOS, else
     ``$XDG_CONFIG_HOME`` (``~/.config``)."""
-    if e.system == "win32":
-        base = e.var("APPDATA") or e.home / "AppData" / "Roaming"
-    elif e.system == "darwin":
-        base = e.home / "Library" / "Application Support"
-    else:
-        base = e.var("XDG_CONFIG_HOME") or e.home / ".config"
+    base = config_dir(e)
     return [base / editor / "User" / "globalStorage" / extension / "tasks" for editor in EDITORS]
 
 
@@ -150,11 +151,7 @@ def cursor_chats(e: Environment) -> Path:
 def cursor_user(e: Environment) -> Path:
     """The Cursor editor's ``User`` folder (VS Code's per-OS application data folder), whose
     ``globalStorage/state.vscdb`` holds the composer chats."""
-    if e.system == "win32":
-        return (e.var("APPDATA") or e.home / "AppData" / "Roaming") / "Cursor" / "User"
-    if e.system == "darwin":
-        return e.home / "Library" / "Application Support" / "Cursor" / "User"
-    return (e.var("XDG_CONFIG_HOME") or e.home / ".config") / "Cursor" / "User"
+    return config_dir(e) / "Cursor" / "User"
 
 
 def goose_sessions(e: Environment) -> Path:
