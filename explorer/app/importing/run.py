@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from explorer.app.importing import fill_ahead
+from explorer.app.importing.collector import collector_paused
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.plan import input_size, plan_sources
 from explorer.app.importing.unzip import Unpacker, unpacked
@@ -259,7 +260,7 @@ def import_paths(
     ``report`` may be given so a caller keeps what was done if reading fails.
     """
     report = report if report is not None else ImportReport()
-    with unpacked(list(paths), report.errors) as (sources, unpacker):
+    with collector_paused(), unpacked(list(paths), report.errors) as (sources, unpacker):
         return _import_all(store, sources, report, progress, cancel, unpacker)
 
 

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from explorer.app.importing import fill_ahead, whole_read
 from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.collector import collector_paused
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.read_pool import ReadPool, worker_count
 from explorer.app.importing.sources import find_sources
@@ -93,6 +94,12 @@ def sync_units(store: Store, units: Iterable[Unit], report: SyncReport | None = 
                progress: ProgressHook | None = None) -> SyncReport:
     store.require_writable()  # before any session is read
     report = report if report is not None else SyncReport()
+    with collector_paused():
+        return _sync_all(store, units, report, cancel, progress)
+
+
+def _sync_all(store: Store, units: Iterable[Unit], report: SyncReport,
+              cancel: Callable[[], bool] | None, progress: ProgressHook | None) -> SyncReport:
     records = store.sync_records()
     plan = _signed(units, report)
     jobs = [(u, s) for u, s in plan if u.where not in records and _poolable(u, s)]

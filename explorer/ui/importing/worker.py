@@ -10,7 +10,6 @@ conversation is one transaction).
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
+from explorer.app.importing.collector import collector_paused as paused_collector
 from explorer.app.importing.process import import_in_child
 from explorer.app.importing.run import ImportProgress, ImportReport
 from explorer.store import Store
@@ -42,30 +42,28 @@ asking instead of after the import's next 5 ms of parsing."""
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """No automatic garbage collection, and short turns at the GIL, while an import runs.
+    """No automatic garbage collection (:mod:`explorer.app.importing.collector`), and short
+    turns at the GIL, while an import runs.
 
-    An import allocates millions of short-lived objects; each automatic
-    collection then walks all of them while holding the GIL, which froze the
-    window for 150–400 ms at a time. What an import makes is freed by reference
-    counting (its records have no cycles), so collecting is postponed to the end.
-    Both settings are process-wide: the first import to start sets them, the last
-    to end puts back what was there before.
+    Each automatic collection during an import walks millions of objects while holding
+    the GIL, which froze the window for 150–400 ms at a time. The switch interval is
+    process-wide too: the first import to start shortens it, the last to end puts back
+    what was there before.
     """
     global _quiet, _switch_before
     with _quiet_lock:
         _quiet += 1
         if _quiet == 1:
-            gc.disable()
             _switch_before = sys.getswitchinterval()
             sys.setswitchinterval(min(_switch_before, IMPORT_SWITCH_S))
     try:
-        yield
+        with paused_collector():
+            yield
     finally:
         with _quiet_lock:
             _quiet -= 1
             if _quiet == 0:
                 sys.setswitchinterval(_switch_before)
-                gc.enable()
 
 
 class ImportJob(QObject):
