@@ -66,12 +66,14 @@ class _HasMeta(Protocol):
     meta: dict[str, Any]
 
 
-def light_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """The metadata shaping the tree reads; the rest is read again when the message is written.
+def light_meta(entry: dict[str, Any]) -> dict[str, Any]:
+    """The line metadata shaping the tree reads, taken from the line's ``entry``; the rest
+    is read again when the message is written (``record_lines.line_meta`` of the same line).
 
     Only what is set: most messages keep the shared empty dict (the line number is
     :attr:`Node.line`, and the content locator keeps it)."""
-    kept = {k: v for k, v in meta.items() if k in LIGHT_FIELDS and v is not None and v is not False}
+    kept = {k: entry[k] for k in LIGHT_FIELDS
+            if entry.get(k) is not None and entry[k] is not False}
     return kept or EMPTY
 
 

@@ -111,17 +111,21 @@ class SessionReader:
     ) -> None:
         s = self.session
         role: Role = "assistant" if entry.get("type") == "assistant" else "user"
-        parts, problems = content_parts(message.get("content"))
-        s.notes.extend(f"line {number}: {p}" for p in problems)
-        self._note_agent_link(entry, parts)
         synthetic = uuid is None
         if uuid is None:
             uuid = self._line_key(number)
         parent = self._parent(entry)
         s.raw_parent[uuid] = parent
         api_id = as_str(message.get("id")) if role == "assistant" else None
-        usage = usage_from(message.get("usage"))
         group = self._joinable(parent, api_id) if api_id else None
+        light = self._light and (group.light if group is not None else (
+            s.spoke and entry.get("isCompactSummary") is not True))
+        # A light response keeps no text of its calls: their inputs are not written out.
+        parts, problems = content_parts(message.get("content"),
+                                        calls_text=not (light and role == "assistant"))
+        s.notes.extend(f"line {number}: {p}" for p in problems)
+        self._note_agent_link(entry, parts)
+        usage = usage_from(message.get("usage"))
         if group is not None:
             if group.light:
                 parts = light_parts(parts, group.parts, ids=self._ids)
@@ -133,13 +137,13 @@ class SessionReader:
                 own_meta(group)["stop_reason"] = message.get("stop_reason")
             s.line_node[uuid] = group
         else:
-            meta = line_meta(number, entry, message)
-            light = self._light and s.spoke and meta.get("isCompactSummary") is not True
             s.spoke = True
             if light:  # the first node keeps its metadata: the conversation's comes from it
                 prompt = role == "user" and not all(p.kind == "tool_result" for p in parts)
                 parts = light_parts(parts, keep_text=prompt, ids=self._ids)
-                meta = light_meta(meta)
+                meta = light_meta(entry)
+            else:
+                meta = line_meta(number, entry, message)
             node = Node(
                 key=uuid,
                 role=role,

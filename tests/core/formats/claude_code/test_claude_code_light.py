@@ -89,6 +89,29 @@ def test_V2_a_light_read_holds_only_openings_of_long_text(
                for m in said)
 
 
+def test_V2_a_light_response_writes_out_no_tool_input_the_whole_read_holds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call's input is JSON written out as text; a light read drops that text, so it is
+    not made (a tenth of the light pass of a 100,000-message session)."""
+    from explorer.formats.claude_code import blocks
+
+    path = cc.original()
+    written: list[object] = []
+    real = blocks._json_text
+    monkeypatch.setattr(blocks, "_json_text", lambda v: written.append(v) or real(v))
+    whole = _read(path)[0].materialize()
+    inputs, written[:] = list(written), []
+    light = _light(path, monkeypatch)[0]
+    called = [m for m in light.messages if light.content is not None
+              and light.content.holds(m.id) and any(p.kind == "tool_use" for p in m.parts)]
+    assert len(called) >= 10 and len(inputs) >= len(called)
+    assert written == [], "no input of a light response was written out"
+    assert all(p.text == "" for m in called for p in m.parts if p.kind == "tool_use")
+    assert [p.tool_use_id for m in called for p in m.parts if p.kind == "tool_use"] == [
+        p.tool_use_id for m in whole.messages if m.id in {c.id for c in called}
+        for p in m.parts if p.kind == "tool_use"]
+
+
 def _rows(db: Path) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(db)
     try:
