@@ -59,11 +59,24 @@ _LITERALS: dict[str, tuple[str, ...]] = {
     "npm-token": ("npm_",), "pypi-token": ("pypi-",), "jwt": ("eyJ",),
 }
 _TOKENS = tuple((kind, _LITERALS[kind], re.compile(p)) for kind, p in TOKEN_RULES)
+
+
+def _any_of(literals: set[str]) -> str:
+    """One pattern matching any of ``literals``, grouped by first character: the engine
+    then tries one branch where a flat alternation tried all of them (a scan of every part
+    of a 100,000-message session: 0.55 s instead of 0.75 s)."""
+    needed = {lit for lit in literals if not any(o != lit and o in lit for o in literals)}
+    by_first: dict[str, list[str]] = {}
+    for lit in sorted(needed, key=len, reverse=True):  # a literal holding another is found
+        by_first.setdefault(lit[0], []).append(re.escape(lit[1:]))
+    return "|".join(re.escape(first) + (rests[0] if len(rests) == 1 else
+                                        "(?:" + "|".join(rests) + ")")
+                    for first, rests in sorted(by_first.items()))
+
+
 # Any rule's literal: one scan tells that no rule can match (almost all text), instead of
 # one substring test per literal, which on a long session's 100,000 parts costs seconds.
-_ANY_LITERAL = re.compile("|".join(
-    re.escape(lit) for lit in sorted({x for xs in _LITERALS.values() for x in xs}, key=len,
-                                     reverse=True)))
+_ANY_LITERAL = re.compile(_any_of({x for xs in _LITERALS.values() for x in xs}))
 _ONE_SCAN_CHARS = 1 << 18  # longer text is tested literal by literal: no long hold of the GIL
 # Secrets inside a match: the password of a URL, the token after "Bearer".
 _URL_PASSWORD = re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@")

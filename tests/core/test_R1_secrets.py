@@ -68,6 +68,19 @@ def test_R1_ordinary_text_is_left_alone(line: str) -> None:
     assert redact_text(line) == (line, [])
 
 
+@pytest.mark.parametrize("around", ["", "plain words ", "x=1\n"])
+def test_R1_the_literal_screen_passes_every_text_a_rule_could_match(around: str) -> None:
+    """The one scan that lets a text skip the rules must see each rule's literal, alone,
+    inside words and at either end (it is built from the literals, grouped)."""
+    from explorer.tree import secrets
+
+    for literals in secrets._LITERALS.values():
+        for lit in literals:
+            for text in (lit, around + lit, lit + around, around + "a" + lit + "z" + around):
+                assert secrets._ANY_LITERAL.search(text), (lit, text)
+    assert secrets._ANY_LITERAL.search(around + "nothing to see here") is None
+
+
 def test_R1_redacting_twice_changes_nothing_more() -> None:
     once, _ = redact_text("\n".join(planted()))
     assert redact_text(once) == (once, [])
