@@ -415,9 +415,9 @@ def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
     pending = MIGRATIONS[len(applied(conn)) : upto]
     if not pending:
         return []
-    import sqlite_utils  # half a second of imports (its plugins scan every installed package)
+    from explorer.store.lean_import import sqlite_utils  # half a second of imports
 
-    db = sqlite_utils.Database(conn)
+    db = sqlite_utils().Database(conn)
     ran: list[str] = []
     for name, step in pending:
         conn.execute("BEGIN IMMEDIATE")
