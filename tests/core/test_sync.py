@@ -62,6 +62,22 @@ def test_S1_syncing_an_unchanged_source_writes_nothing(tmp_path: Path) -> None:
         assert commits_seen(store) > before  # the new mtime is remembered: this one writes
 
 
+def test_S1_an_unchanged_check_reads_only_the_small_index_of_the_records(
+        tmp_path: Path) -> None:
+    """Every file's size and time are compared with its record: read from an index of
+    those four columns, not the rows (which carry the tail cursors)."""
+    env = Environment(fake_home(tmp_path / "home"))
+    with new_store(tmp_path) as store:
+        sync_sources(store, env)
+        plan = " ".join(str(r[-1]) for r in store.reader.execute(
+            "EXPLAIN QUERY PLAN SELECT path, size, mtime_ns, byte_offset FROM sync_files"))
+        records = store.sync_records()
+        assert "COVERING INDEX sync_files_compare" in plan
+        assert len(records) == 9 and all(
+            records.unchanged(p, r.size, r.mtime_ns, None) for p, r in
+            ((p, records[p]) for p in records))
+
+
 def test_S1_lines_appended_to_a_session_import_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
     whole = codex_rollout().read_bytes()
