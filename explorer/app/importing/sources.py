@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,14 +59,24 @@ def iso(stamp: float | None) -> str | None:
 Scanner = Callable[[Found], None]
 
 
-def _walk(root: Path, found: Found, depth: int) -> Iterator[os.DirEntry[str]]:
-    """Files down to ``depth`` folders below ``root``; unreadable folders are named."""
+def _walk(root: Path, found: Found, depth: int) -> list[os.DirEntry[str]]:
+    """Files down to ``depth`` folders below ``root``, in name order; unreadable folders
+    are named. A list, filled by one loop a folder: a sync with nothing new walks 25,000
+    files, and a generator a level cost a tenth of its time."""
+    out: list[os.DirEntry[str]] = []
+    _walk_into(root, found, depth, out)
+    return out
+
+
+def _walk_into(root: Path | str, found: Found, depth: int,
+               out: list[os.DirEntry[str]]) -> None:
     try:
-        entries = list(os.scandir(root))
+        with os.scandir(root) as listing:
+            entries = sorted(listing, key=_name)
     except OSError as exc:
         found.problems.append(f"{root}: cannot be read ({exc.strerror or exc}); skipped")
         return
-    for entry in sorted(entries, key=lambda e: e.name):
+    for entry in entries:
         if entry.name.startswith("."):
             continue
         try:
@@ -74,11 +84,15 @@ def _walk(root: Path, found: Found, depth: int) -> Iterator[os.DirEntry[str]]:
         except OSError:
             continue
         if is_dir and depth > 0:
-            yield from _walk(Path(entry.path), found, depth - 1)
+            _walk_into(entry.path, found, depth - 1, out)
         elif not is_dir and _regular(entry):
-            yield entry
+            out.append(entry)
         elif not is_dir:  # a pipe would be waited on forever, a device read without end
             found.problems.append(f"{entry.path}: not a regular file; skipped")
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _regular(entry: os.DirEntry[str]) -> bool:
