@@ -14,7 +14,6 @@ redaction rules know are masked in every log line and every detail shown.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import faulthandler
 import logging
@@ -31,6 +30,7 @@ from typing import Any
 
 import platformdirs
 
+from explorer.app.after_import import after_import, forget
 from explorer.app.locations import APP_NAME
 from explorer.tree.secrets import redact_text
 
@@ -108,7 +108,8 @@ def install(program: str, *, window: bool = False) -> Path:
     _state["before"] = (sys.excepthook, threading.excepthook)
     sys.excepthook = _excepthook
     threading.excepthook = _thread_excepthook
-    asyncio.set_event_loop_policy(_ReportingPolicy())
+    # asyncio only once something imports it (``convo mcp``): 25 ms of every command
+    _state["asyncio"] = after_import("asyncio", _report_asyncio)
     if window:
         log.info("%s started (pid %d, Python %s)", program, os.getpid(),
                  sys.version.split()[0])
@@ -135,7 +136,8 @@ def uninstall() -> None:
             return
         sys.excepthook, threading.excepthook = _state.get(
             "before", (sys.__excepthook__, threading.__excepthook__))
-        asyncio.set_event_loop_policy(None)
+        if not forget(_state.pop("asyncio", None)) and "asyncio" in sys.modules:
+            sys.modules["asyncio"].set_event_loop_policy(None)
         for handler in list(log.handlers):
             if isinstance(handler, _LazyFile):
                 log.removeHandler(handler)
@@ -214,17 +216,20 @@ def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
            args.exc_value)
 
 
-def _asyncio_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    error = context.get("exception")
-    message = str(context.get("message") or "an asyncio task failed")
-    report(f"{message}: {one_line(error)}" if isinstance(error, BaseException) else message,
-           error if isinstance(error, BaseException) else None)
+def _report_asyncio() -> None:
+    """Every event loop made from now on reports what its tasks leave unhandled."""
+    import asyncio
 
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        message = str(context.get("message") or "an asyncio task failed")
+        report(f"{message}: {one_line(error)}" if isinstance(error, BaseException)
+               else message, error if isinstance(error, BaseException) else None)
 
-class _ReportingPolicy(asyncio.DefaultEventLoopPolicy):
-    """Every event loop made in this process reports what its tasks leave unhandled."""
+    class ReportingPolicy(asyncio.DefaultEventLoopPolicy):
+        def new_event_loop(self) -> asyncio.AbstractEventLoop:
+            loop = super().new_event_loop()
+            loop.set_exception_handler(handler)
+            return loop
 
-    def new_event_loop(self) -> asyncio.AbstractEventLoop:
-        loop = super().new_event_loop()
-        loop.set_exception_handler(_asyncio_handler)
-        return loop
+    asyncio.set_event_loop_policy(ReportingPolicy())
