@@ -76,3 +76,19 @@ def test_V2_a_sync_runs_with_the_collector_paused(tmp_path: Path, collector_on: 
                               progress=lambda p: seen.add(gc.isenabled()))
     assert report.errors == [] and seen == {False}
     assert gc.isenabled()
+
+
+def test_V2_a_sync_of_one_file_leaves_the_collector_alone(
+        tmp_path: Path, collector_on: None) -> None:
+    """A followed session is polled twice a second beside a window: one file is too
+    little work to take the process's collector away."""
+    from explorer.app.importing.sync import sync_units
+    from explorer.app.importing.units import Unit
+
+    folder = _sessions(tmp_path)
+    seen: set[bool] = set()
+    with Store(tmp_path / "x.db") as store:
+        report = sync_units(store, [Unit(next(folder.glob("*.jsonl")), "claude_code")],
+                            progress=lambda p: seen.add(gc.isenabled()))
+    assert report.errors == [] and report.added_messages > 0
+    assert seen == {True}
