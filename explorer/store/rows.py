@@ -153,17 +153,25 @@ def insert_rows(
     )
     if kept is not None:
         _count_once(conn, added, top)
-        for statement in kept:
+        _put_back(conn, kept)
+
+
+def _put_back(conn: sqlite3.Connection, kept: list[tuple[str, str]]) -> None:
+    """The triggers :func:`_stand_aside` dropped, created again; those a failed write
+    brought back already (SQLite rolls a full disk's transaction back itself) are left."""
+    there = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    for name, statement in kept:
+        if name not in there:
             conn.execute(statement)
 
 
-def _stand_aside(conn: sqlite3.Connection) -> list[str]:
+def _stand_aside(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     """Drop the triggers that bump a conversation's message count and revision once per
     inserted row (three UPDATEs of its row per message: seconds for 100,000 messages), to be
     created again, as they were, in the same transaction: every other writer still has
     them; no writer sees the file without them."""
-    kept = [r[0] for r in conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM "
+    kept = [(r[0], r[1]) for r in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM "
         "json_each(?))", (json.dumps(COUNTING_TRIGGERS),))]
     for name in COUNTING_TRIGGERS:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
@@ -200,8 +208,7 @@ def counted_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
         _count_once(conn, Counter(), bulk.top, skip=list(bulk.added))
     finally:
         del _BULK[id(conn)]
-        for statement in kept:
-            conn.execute(statement)
+        _put_back(conn, kept)
 
 
 def _count_once(conn: sqlite3.Connection, added: Counter[int], top: int,

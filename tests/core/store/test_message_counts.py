@@ -86,7 +86,12 @@ def test_a_bulk_import_counts_once_and_leaves_every_trigger_as_it_was(tmp_path: 
                             source_id=f"m{i}") for i in range(1000)]
         ic = ImportedConversation(title="big", source_format="native", messages=messages,
                                   source_id="big-1", tip="m999")
+        said: list[str] = []
+        store.transact(lambda conn: conn.set_trace_callback(said.append))
         [outcome] = store.import_conversations([ic])
+        store.transact(lambda conn: conn.set_trace_callback(None))
+        dropped = [s for s in said if s.startswith("DROP TRIGGER")]
+        assert len(dropped) == 3, "aside once for the whole conversation, not once a chunk"
         conv = outcome.conversation_id
         assert _listed(store) == _counted(store) == {conv: 1000}
         revision = store.reader.execute("SELECT revision FROM conversations WHERE id = ?",
