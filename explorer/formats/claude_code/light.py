@@ -79,8 +79,10 @@ def light_meta(entry: dict[str, Any]) -> dict[str, Any]:
 
 def light_parts(parts: list[Part], before: list[Part] | None = None, *,
                 keep_text: bool = False, ids: RecentIds | None = None) -> list[Part]:
-    """Parts without their content; a prompt (``keep_text``) keeps the opening of the part
-    its preview and the title are made from.
+    """``parts`` (just read from a line, nobody else's) made light in place: without their
+    content; a prompt (``keep_text``) keeps the opening of the part its preview and the
+    title are made from. In place: a part made anew for each doubled that part of the
+    light pass.
 
     Kinds and tool ids stay (tool results are chained by them, turns are cut by
     them); the opening is the first :data:`LIGHT_TEXT` characters. ``before`` are
@@ -90,10 +92,13 @@ def light_parts(parts: list[Part], before: list[Part] | None = None, *,
     pick = _preview_index([*before, *parts]) if keep_text else None
     pick = pick - len(before) if pick is not None and pick >= len(before) else None
     same = ids.same if ids is not None else _as_is
-    return [Part(p.kind, _opening(p.text) if i == pick else "", tool_name=interned(p.tool_name),
-                 tool_use_id=same(p.tool_use_id), is_error=p.is_error, media_type=p.media_type,
-                 meta=EMPTY)
-            for i, p in enumerate(parts)]
+    for i, p in enumerate(parts):
+        p.text = _opening(p.text) if i == pick else ""
+        p.tool_name = interned(p.tool_name)
+        p.tool_use_id = same(p.tool_use_id)
+        p.data = None
+        p.meta = EMPTY
+    return parts
 
 
 def _as_is(text: str | None) -> str | None:

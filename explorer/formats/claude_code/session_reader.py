@@ -125,7 +125,7 @@ class SessionReader:
                                         calls_text=not (light and role == "assistant"))
         s.notes.extend(f"line {number}: {p}" for p in problems)
         self._note_agent_link(entry, parts)
-        usage = usage_from(message.get("usage"))
+        usage = None if light else usage_from(message.get("usage"))  # light: with content
         if group is not None:
             if group.light:
                 parts = light_parts(parts, group.parts, ids=self._ids)
