@@ -24,7 +24,9 @@ def collector_on() -> Iterator[None]:
     was = gc.isenabled()
     gc.enable()
     yield
-    if not was:
+    if was:  # as it was before, whatever the test left
+        gc.enable()
+    else:
         gc.disable()
 
 
