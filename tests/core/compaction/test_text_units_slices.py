@@ -75,3 +75,16 @@ def test_V2_text_without_what_a_url_password_or_bearer_token_needs_is_not_scanne
     found = secrets.find_spans(paste + f"Authorization: Bearer {token} at https://u:hunter22@x/")
     assert [kind for *_, kind in found] == ["bearer-token", "url-password"]
     assert len(url.lengths) == 1 and len(bearer.lengths) == 1
+
+
+def test_ascii_blank_runs_are_counted_as_the_substitution_counts_them() -> None:
+    """ASCII text counts its blank runs from byte marks; it must agree with ``\\s{2,}``
+    replaced by one space, the definition every other text is counted by."""
+    rnd = random.Random(11)
+    blanks = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f"]
+    pieces = ["a", "bc", ".", ",;", *blanks, "  ", "\n\n\t"]
+    for _ in range(2000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 60)))
+        extra = len(text) - len(units._WS_RUN.sub(" ", text))
+        data = text.encode()
+        assert units._blanks_beyond_one(text, data, 0) == extra, repr(text)
