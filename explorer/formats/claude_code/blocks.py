@@ -14,6 +14,8 @@ import math
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from explorer.tree.model import Part, Usage
 
 LIGHT_FIELDS = frozenset({"isSidechain", "isMeta", "isCompactSummary", "agentId"})
@@ -177,8 +179,21 @@ def image_part(block: dict[str, Any]) -> Part:
     return Part("image", data=raw, media_type=media_type or "application/octet-stream")
 
 
+_COMPACT = msgspec.json.Encoder().encode
+
+
 def tool_use_result_meta(value: Any) -> Any:
-    """``toolUseResult`` for metadata, shortened when its JSON is large."""
+    """``toolUseResult`` for metadata, shortened when its JSON is large.
+
+    Most are small: one compact encoding tells so without writing the text out. Its
+    ``json.dumps`` text is at most three times as long as the compact bytes (a separator
+    gains a space, an escape or a float's exponent a few characters, each over at least
+    one byte), so a third of the limit is enough."""
+    try:
+        if 3 * len(_COMPACT(value)) <= TOOL_RESULT_META_LIMIT:
+            return value
+    except (TypeError, ValueError, UnicodeError, OverflowError, RecursionError):
+        pass  # (what msgspec refuses is measured as before)
     text = _json_text(value)
     if len(text) <= TOOL_RESULT_META_LIMIT:
         return value
