@@ -127,20 +127,19 @@ def _signs_after_stems(text: str) -> Iterator[int]:
     if len(low) != len(text):  # a letter whose lower case is longer: every sign, as before
         yield from (sign.start() for sign in _ASSIGN.finditer(text))
         return
-    starts = sorted(i for stem in _STEMS for i in _find_all(low, stem))
+    starts: list[int] = []
+    for stem in _STEMS:  # plain loops: this runs over almost every part imported
+        at = low.find(stem)
+        while at != -1:
+            starts.append(at)
+            at = low.find(stem, at + 1)
+    starts.sort()
     done = 0  # signs before this were looked at already
     for i in starts:  # the shortest stem has 3 letters; the name ends at most at the sign
         start, end = max(done, i + 3), i + KEY_LOOKBACK + 1
         for sign in _ASSIGN.finditer(text, start, end):
             yield sign.start()
         done = max(done, end)
-
-
-def _find_all(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at != -1:
-        yield at
-        at = text.find(word, at + 1)
 
 
 def _credentials(text: str) -> list[tuple[int, int, str]]:
