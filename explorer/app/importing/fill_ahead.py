@@ -34,6 +34,18 @@ MIN_MESSAGES = 5000
 """Fewer light messages than this are filled here: the processes' start costs more."""
 
 
+def warm() -> None:
+    """Start the reading processes while a huge session's light read runs: each needs a
+    third of a second to start, which the fill's first chunk waited for with the writer."""
+    if (workers := worker_count()) > 0:
+        readers.warm(workers)
+
+
+def cool() -> None:
+    """End warm processes no fill took (the session was not that big after all)."""
+    readers.cool()
+
+
 def when_huge(ic: ImportedConversation) -> None:
     """Have a huge light conversation's content filled by reading processes ahead of the
     writer, when this machine has them (an import's or a sync's, before it is stored)."""

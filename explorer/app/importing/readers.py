@@ -13,6 +13,7 @@ from __future__ import annotations
 import select
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -30,8 +31,44 @@ class Reader:
     alive: bool = True
 
 
+_warm: list[Reader] = []
+_warm_lock = threading.Lock()
+
+
+def warm(count: int) -> None:
+    """Start up to ``count`` reading processes now, for the next :func:`start` calls to
+    take. A process needs a third of a second to start Python and its imports, and a huge
+    session's content fill waited for that with the writer; started while its light read
+    keeps one core busy, they are ready when the fill begins."""
+    with _warm_lock:
+        while len(_warm) < count:
+            r = _spawn()
+            if r is None:
+                return
+            _warm.append(r)
+
+
+def cool() -> None:
+    """End the warm processes no :func:`start` took."""
+    with _warm_lock:
+        left = list(_warm)
+        _warm.clear()
+    _stop(left)
+
+
 def start() -> Reader | None:
-    """One reading process, or None when none can be started (the caller reads itself)."""
+    """One reading process (a warm one first), or None when none can be started (the
+    caller reads itself)."""
+    with _warm_lock:
+        while _warm:
+            r = _warm.pop(0)
+            if r.proc.poll() is None:
+                return r
+            _stop([r])  # ended meanwhile
+    return _spawn()
+
+
+def _spawn() -> Reader | None:
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "explorer.app.importing.read_worker"],
@@ -83,14 +120,7 @@ class Readers:
             self._ask(r)
 
     def close(self) -> None:
-        for r in self.readers:
-            r.pipe.close()
-        for r in self.readers:
-            try:
-                r.proc.wait(timeout=STOP_S)
-            except subprocess.TimeoutExpired:
-                r.proc.kill()
-                r.proc.wait()
+        _stop(self.readers)
         self.readers = []
 
     def _lost(self, r: Reader) -> None:
@@ -98,3 +128,15 @@ class Readers:
         r.pipe.close()
         tickets, r.waiting = sorted(r.waiting), set()
         self._handed_back(tickets)
+
+
+def _stop(readers: list[Reader]) -> None:
+    """Close each process's pipe (it ends on its own then), and wait for it."""
+    for r in readers:
+        r.pipe.close()
+    for r in readers:
+        try:
+            r.proc.wait(timeout=STOP_S)
+        except subprocess.TimeoutExpired:
+            r.proc.kill()
+            r.proc.wait()

@@ -260,8 +260,11 @@ def import_paths(
     ``report`` may be given so a caller keeps what was done if reading fails.
     """
     report = report if report is not None else ImportReport()
-    with collector_paused(), unpacked(list(paths), report.errors) as (sources, unpacker):
-        return _import_all(store, sources, report, progress, cancel, unpacker)
+    try:
+        with collector_paused(), unpacked(list(paths), report.errors) as (sources, unpacker):
+            return _import_all(store, sources, report, progress, cancel, unpacker)
+    finally:
+        fill_ahead.cool()
 
 
 class _StopReading(Exception):
@@ -289,6 +292,8 @@ def _import_all(
             report.cancelled = True
             break
         meter.start(source, module)
+        if meter.passes == 2 and isinstance(store, Store):  # its content filled ahead
+            fill_ahead.warm()
         if module is not None:
             token = read_progress.set(_reading_hook(meter, stop))
             try:

@@ -173,3 +173,59 @@ def test_V2_a_write_tried_again_plans_afresh(
     finally:
         filler.close()
     assert len(chunks) > 4 and again == {k: expected[k] for k in again}
+
+
+def test_V2_the_reading_processes_start_during_the_light_read_and_none_is_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    """Started (warm) when a file to be read light begins, taken by its fill; the ones no
+    fill took end with the import."""
+    from explorer.app.importing import readers
+
+    spawned: list[Any] = []
+    real = readers._spawn
+
+    def spawn() -> Any:
+        r = real()
+        spawned.append(r)
+        return r
+    monkeypatch.setattr(readers, "_spawn", spawn)
+    started_before_fill: list[int] = []
+    real_plan = fill_ahead.FillAhead.plan
+
+    def plan(self: fill_ahead.FillAhead, chunks: object) -> None:
+        started_before_fill.append(len(spawned))
+        real_plan(self, chunks)  # type: ignore[arg-type]
+    monkeypatch.setattr(fill_ahead.FillAhead, "plan", plan)
+    with Store(tmp_path / "warm.db") as store:
+        report = import_paths(store, [FIXTURES / "mid_turn.jsonl", cc.original()])
+        assert not report.errors and report.added_messages > 7
+    assert started_before_fill[0] == 2, "the fill found its two processes started"
+    assert all(r.proc.poll() is not None for r in spawned), "none is left running"
+    assert readers._warm == []
+
+
+def test_V2_a_warm_process_is_taken_first_and_the_rest_end_when_cooled() -> None:
+    from explorer.app.importing import readers
+
+    readers.warm(2)
+    try:
+        warm = [r.proc.pid for r in readers._warm]
+        assert len(warm) == 2
+        taken = readers.start()
+        assert taken is not None and taken.proc.pid == warm[0]
+        left = readers._warm[0]
+    finally:
+        readers.cool()
+    assert left.proc.poll() is not None and readers._warm == []
+    assert taken.proc.poll() is None, "a taken process is its owner's to end"
+    readers.Readers.close(_owner(taken))
+    assert taken.proc.poll() is not None
+
+
+def _owner(r: Any) -> Any:
+    from explorer.app.importing import readers
+
+    owner = readers.Readers()
+    owner.readers = [r]
+    return owner
