@@ -27,7 +27,7 @@ PART_COLS = (
     + ", ".join(SIZE_COLUMNS)
 )
 _PART_MARKS = ",".join("?" * (10 + len(SIZE_COLUMNS)))
-BULK_ROWS = 256  # a write this big stands the counting triggers aside (see insert_rows)
+BULK_ROWS = 256  # a write this big is counted once (see insert_rows)
 COUNTING_TRIGGERS = ("messages_count_ai", "revision_messages_ai", "revision_parts_ai")
 
 
@@ -133,27 +133,36 @@ def insert_rows(
     parts: Iterable[tuple[Any, ...]],
     blobs: dict[str, tuple[bytes, str | None]],
 ) -> None:
+    """Insert the rows (and their full-text entries); a write of :data:`BULK_ROWS`
+    messages or more is counted once (:func:`counted_in_bulk`), not row by row."""
+    if id(conn) not in _BULK and isinstance(messages, Sized) and len(messages) >= BULK_ROWS:
+        with counted_in_bulk(conn):
+            _insert(conn, messages, parts, blobs)
+    else:
+        _insert(conn, messages, parts, blobs)
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    messages: Iterable[tuple[Any, ...]],
+    parts: Iterable[tuple[Any, ...]],
+    blobs: dict[str, tuple[bytes, str | None]],
+) -> None:
     conn.executemany(
         "INSERT OR IGNORE INTO blobs(hash, data, size, media_type) VALUES (?, ?, ?, ?)",
         ((h, d, len(d), t) for h, (d, t) in blobs.items()),
     )
-    added: Counter[int] = Counter()
     bulk = _BULK.get(id(conn))
     if bulk is not None:  # counted once, when the whole batch is written
         messages = _counted(messages, bulk.added)
-    kept = _stand_aside(conn) if bulk is None and isinstance(messages, Sized) \
-        and len(messages) >= BULK_ROWS else None
     conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     _counted(messages, added) if kept is not None else messages)
+                     messages)
     top = conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
     conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES ({_PART_MARKS})", parts)
     # Full-text index kept in sync here, the one place parts are inserted.
     conn.execute(
         "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE id > ?", (top,)
     )
-    if kept is not None:
-        _count_once(conn, added, top)
-        _put_back(conn, kept)
 
 
 def _put_back(conn: sqlite3.Connection, kept: list[tuple[str, str]]) -> None:
@@ -205,24 +214,14 @@ def counted_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
             "UPDATE conversations SET revision = revision + 1, message_count = (SELECT "
             "count(*) FROM messages m WHERE m.conversation_id = conversations.id) "
             "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(bulk.added)),))
-        _count_once(conn, Counter(), bulk.top, skip=list(bulk.added))
+        conn.execute(  # parts added to other conversations' messages bump those too
+            "UPDATE conversations SET revision = revision + 1 WHERE id IN (SELECT DISTINCT "
+            "m.conversation_id FROM parts p JOIN messages m ON m.id = p.message_id WHERE "
+            "p.id > ?) AND id NOT IN (SELECT value FROM json_each(?))",
+            (bulk.top, json.dumps(list(bulk.added))))
     finally:
         del _BULK[id(conn)]
         _put_back(conn, kept)
-
-
-def _count_once(conn: sqlite3.Connection, added: Counter[int], top: int,
-                skip: list[int] | None = None) -> None:
-    """What the counting triggers would have done, once per conversation (those in ``skip``
-    are already counted)."""
-    conn.executemany("UPDATE conversations SET message_count = message_count + ?, "
-                     "revision = revision + 1 WHERE id = ?",
-                     ((n, cid) for cid, n in added.items()))
-    conn.execute(
-        "UPDATE conversations SET revision = revision + 1 WHERE id IN (SELECT DISTINCT "
-        "m.conversation_id FROM parts p JOIN messages m ON m.id = p.message_id WHERE p.id > ?) "
-        "AND id NOT IN (SELECT value FROM json_each(?))",
-        (top, json.dumps(list(added) + (skip or []))))
 
 
 def _counted(rows: Iterable[tuple[Any, ...]], added: Counter[int]) -> Iterator[tuple[Any, ...]]:

@@ -107,3 +107,22 @@ def test_a_bulk_import_counts_once_and_leaves_every_trigger_as_it_was(tmp_path: 
         assert after == revision + 1
     finally:
         store.close()
+
+
+def test_a_fork_of_a_long_path_is_counted_once_and_keeps_the_triggers(tmp_path: Path) -> None:
+    """One write of 256 messages or more (a fork's copy) is counted once, as an import is."""
+    store = new_store(tmp_path)
+    try:
+        before = _triggers(store.db_path)
+        conv = store.create_conversation("long")
+        for n in range(150):
+            store.append_turn(conv, chat_turn(n))
+        said: list[str] = []
+        store.transact(lambda conn: conn.set_trace_callback(said.append))
+        fork = store.fork(conv, store.path(conv)[-1].id)
+        store.transact(lambda conn: conn.set_trace_callback(None))
+        assert len([s for s in said if s.startswith("DROP TRIGGER")]) == 3
+        assert _listed(store) == _counted(store) == {conv: 300, fork: 300}
+        assert _triggers(store.db_path) == before
+    finally:
+        store.close()
