@@ -77,7 +77,8 @@ def test_S1_a_file_that_fails_is_named_and_the_others_are_stored(
     assert any(bad.name in e for e in errors), errors
 
 
-def test_P2_a_reader_that_dies_leaves_its_units_to_the_others(tmp_path: Path) -> None:
+def test_P2_a_reader_that_dies_leaves_its_units_to_the_others(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     home = tmp_path / "home"
     many_sessions(home, 6)
     files = sorted((home / ".claude" / "projects" / "-work").glob("*.jsonl"))
@@ -93,6 +94,9 @@ def test_P2_a_reader_that_dies_leaves_its_units_to_the_others(tmp_path: Path) ->
     read = [g for g in got if isinstance(g, whole_read.WholeRead)]
     assert len(read) >= len(jobs) // 2  # the living reader took over what it could
     assert all(g.conversations and g.conversations[0].messages for g in read)
+    said = [r for r in caplog.records if r.name == readers.__name__]
+    assert [r.levelname for r in said] == ["WARNING"], "the loss is said in the log (E1)"
+    assert "ended before answering" in said[0].getMessage()
 
 
 def test_S1_a_file_that_grows_while_it_is_read_is_read_again(

@@ -10,6 +10,7 @@ their own when this side of the pipe closes (a killed parent leaves none behind)
 
 from __future__ import annotations
 
+import logging
 import select
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from typing import IO, Any
 from explorer.app.child_pipe import Pipe, PipeClosed, child_env
 
 STOP_S = 2.0
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -73,7 +75,8 @@ def _spawn() -> Reader | None:
         proc = subprocess.Popen(
             [sys.executable, "-m", "explorer.app.importing.read_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=child_env())
-    except OSError:
+    except OSError as exc:
+        log.warning("no reading process could be started (%s); this one reads", exc)
         return None
     assert proc.stdin is not None and proc.stdout is not None
     return Reader(proc, Pipe(proc.stdout, proc.stdin), proc.stdout)  # type: ignore[arg-type]
@@ -126,6 +129,9 @@ class Readers:
     def _lost(self, r: Reader) -> None:
         r.alive = False
         r.pipe.close()
+        log.warning("a reading process (pid %d, exit code %s) ended before answering; "
+                    "what it was asked is read by the others or here", r.proc.pid,
+                    r.proc.poll())
         tickets, r.waiting = sorted(r.waiting), set()
         self._handed_back(tickets)
 

@@ -12,6 +12,7 @@ An unreadable file is named in the report and skipped.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -40,6 +41,7 @@ from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.sync_writes import NeedsWholeRead, SyncRecord
 
+log = logging.getLogger(__name__)
 CHANGED = "changed"
 """The key, in a sync record's cursor, of a database's ``read_changed`` cursor."""
 
@@ -253,6 +255,9 @@ def _sync_one(store: Store, unit: Unit, sig: Signature, rec: SyncRecord | None,
     got = pool.take(unit) if pool is not None and pool.has(unit) else None
     if isinstance(got, OSError):
         raise got
+    if isinstance(got, Exception):  # a reader's bug there: read here, and said in the log
+        log.warning("a reading process could not read %s (%s); read here instead",
+                    unit.path, got)
     if not isinstance(got, WholeRead):  # not read by the pool, or its reader failed there
         try:
             got = read_whole(unit, sig)
