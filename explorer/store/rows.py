@@ -61,21 +61,30 @@ def preview(message: Message) -> str:
             return _one_line(p.text)
     for p in message.parts:
         if p.kind == "tool_use":
-            return _one_line(f"[{p.tool_name or 'tool'}] {p.text}")
+            return _one_line(p.text, f"[{p.tool_name or 'tool'}] ")
         if p.kind == "tool_result":
-            return _one_line(("[error] " if p.is_error else "[result] ") + p.text)
+            return _one_line(p.text, "[error] " if p.is_error else "[result] ")
         if p.kind == "image":
             return f"[image {p.media_type}]" if p.media_type else "[image]"
         if p.kind == "thinking":
-            return _one_line("[thinking] " + p.text)
+            return _one_line(p.text, "[thinking] ")
     return ""
 
 
-def _one_line(text: str) -> str:
-    """The opening words on one line, secrets masked before the cut (a key cut in half
-    would no longer be recognised, and half a key still leaks). The whole text is masked:
-    its parts' sizes mask the same string next, and find it done (``redact_text``)."""
-    head = redact_text(text)[0][: PREVIEW_CHARS * 2]
+def _one_line(text: str, label: str = "") -> str:
+    """``label`` and the opening words of ``text`` on one line, secrets masked before the
+    cut (a key cut in half would no longer be recognised, and half a key still leaks).
+
+    The text is masked alone, as the same string object its part's sizes mask next (and
+    find done, ``redact_text``): masking ``label + text``, a new string, scanned a long
+    session's every call and result a second time (a third of the writing's reads). No
+    rule's match crosses the label's closing "] ": no token's characters include "]" or a
+    blank, and a key name ends at a blank. A label that holds a secret itself (a tool
+    named like one) is masked with its text, as one string."""
+    if label and redact_text(label)[1]:
+        head = redact_text(label + text)[0][: PREVIEW_CHARS * 2]
+    else:
+        head = label + redact_text(text)[0][: PREVIEW_CHARS * 2]
     if "\n" in head or "\r" in head or "\t" in head or "  " in head:
         head = " ".join(head.split())
     return head.strip()[:PREVIEW_CHARS]

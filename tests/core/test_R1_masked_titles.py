@@ -12,6 +12,8 @@ import pytest
 from explorer.cli import main
 from explorer.store import Store
 from explorer.store.migrations import MIGRATIONS
+from explorer.store.rows import preview
+from explorer.tree.model import Message, Part
 
 KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" + "QQ77"
 PROMPT = f"Use OPENAI_API_KEY={KEY} to call the API and list the models"
@@ -84,3 +86,25 @@ def test_R1_previews_an_older_version_stored_are_masked_on_upgrade(tmp_path: Pat
             "SELECT preview FROM messages WHERE role = 'user'").fetchone()
         assert KEY not in preview and "[redacted: openai-key]" in preview
         assert KEY in store.message(1 if store.message(1).role == "user" else 2).text
+
+
+@pytest.mark.parametrize(("part", "label"), [
+    (Part("tool_result", f"export KEY={KEY}"), "[result] "),
+    (Part("tool_result", f"{KEY} leaked", is_error=True), "[error] "),
+    (Part("tool_use", f'{{"command": "curl -H {KEY}"}}', tool_name="Bash"), "[Bash] "),
+    (Part("thinking", f"the key {KEY} is in the env"), "[thinking] "),
+])
+def test_R1_a_labelled_preview_masks_the_key_its_text_holds(part: Part, label: str) -> None:
+    """A call's, a result's and a thought's preview is its label and its masked text."""
+    shown = preview(Message(1, None, "assistant", [part]))
+    assert shown.startswith(label) and KEY not in shown and KEY[:12] not in shown
+    assert "[redacted: openai-key]" in shown
+
+
+def test_R1_a_tool_named_like_a_key_is_masked_with_its_input() -> None:
+    """A label that is itself a secret is masked too, with the text after it."""
+    part = Part("tool_use", "-----END RSA PRIVATE KEY-----",
+                tool_name="-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA")
+    shown = preview(Message(1, None, "assistant", [part]))
+    assert "MIIEpAIBAAKCAQEA" not in shown and "[redacted: private-key]" in shown
+    assert "END RSA" not in shown  # the key ran on into the input: masked as one

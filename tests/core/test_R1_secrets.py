@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from helpers import assistant, new_store, tool_call, tool_result, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.sharing.exporting import export_lines
@@ -19,6 +21,7 @@ from explorer.compaction.snapshot_render import render_snapshot
 from explorer.compaction.summary import SummaryRequest
 from explorer.compaction.target import Target
 from explorer.store import Store
+from explorer.tree import secrets
 from explorer.tree.secrets import SecretRedactor, redact_messages, redact_text
 
 # Planted secrets, one of each kind (made up; the shapes are the providers').
@@ -79,6 +82,23 @@ def test_R1_the_literal_screen_passes_every_text_a_rule_could_match(around: str)
             for text in (lit, around + lit, lit + around, around + "a" + lit + "z" + around):
                 assert secrets._ANY_LITERAL.search(text), (lit, text)
     assert secrets._ANY_LITERAL.search(around + "nothing to see here") is None
+
+
+_LITERAL_CHARS = "".join(sorted({c for xs in secrets._LITERALS.values() for x in xs for c in x}))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(sorted({x for xs in secrets._LITERALS.values()
+                                                   for x in xs})),
+                          st.text(alphabet=_LITERAL_CHARS + " \n", max_size=6)), max_size=8))
+def test_R1_the_literal_screen_finds_a_text_exactly_when_it_holds_a_literal(
+        pieces: list[str]) -> None:
+    """Looked for from each literal's rarest character and checked back from there, the
+    screen still answers as a substring test of every literal would, pieces of literals
+    glued together included."""
+    text = "".join(pieces)
+    holds = any(lit in text for xs in secrets._LITERALS.values() for lit in xs)
+    assert (secrets._ANY_LITERAL.search(text) is not None) == holds
 
 
 def test_R1_redacting_twice_changes_nothing_more() -> None:
