@@ -52,20 +52,24 @@ def parse_timestamp(value: Any) -> float | None:
         return None
 
 
+_USAGE_NAMES = (
+    ("input_tokens", "input_tokens"),
+    ("output_tokens", "output_tokens"),
+    ("cache_read_input_tokens", "cache_read_tokens"),
+    ("cache_creation_input_tokens", "cache_write_tokens"),
+)
+
+
 def usage_from(value: Any) -> Usage | None:
-    """The measured token counts of one API response, if any are integers."""
-    raw = as_dict(value)
-    names = {
-        "input_tokens": "input_tokens",
-        "output_tokens": "output_tokens",
-        "cache_read_input_tokens": "cache_read_tokens",
-        "cache_creation_input_tokens": "cache_write_tokens",
-    }
-    counts = {
-        ours: raw[theirs]
-        for theirs, ours in names.items()
-        if isinstance(raw.get(theirs), int) and not isinstance(raw.get(theirs), bool)
-    }
+    """The measured token counts of one API response, if any are integers (a plain loop:
+    this runs for every line of a response read, twice for a huge session)."""
+    if not isinstance(value, dict):
+        return None
+    counts: dict[str, int] = {}
+    for theirs, ours in _USAGE_NAMES:
+        count = value.get(theirs)
+        if isinstance(count, int) and count is not True and count is not False:
+            counts[ours] = count
     return Usage(**counts) if counts else None
 
 
@@ -200,8 +204,13 @@ def tool_use_result_meta(value: Any) -> Any:
     return {"truncated": True, "chars": len(text), "head": text[:TOOL_RESULT_META_LIMIT]}
 
 
+_TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+"""What ``json.dumps(value, ensure_ascii=False, default=str)`` makes, without a new
+encoder for each of a session's tool inputs."""
+
+
 def _json_text(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return _TEXT_ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):
         return repr(value)

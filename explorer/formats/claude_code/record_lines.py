@@ -37,8 +37,9 @@ def line_meta(number: int, entry: dict[str, Any], message: dict[str, Any]) -> di
     """The source metadata every message keeps of its (first) line."""
     meta: dict[str, Any] = {"line": number}
     for name in _LINE_FIELDS:
-        if entry.get(name) is not None:
-            meta[name] = entry[name]
+        value = entry.get(name)
+        if value is not None:
+            meta[name] = value
     if message.get("id") is not None:
         meta["message_id"] = message["id"]
     if message.get("stop_reason") is not None:
