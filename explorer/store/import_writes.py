@@ -293,9 +293,18 @@ def insert_many(
 ) -> list[ImportOutcome | StoreError]:
     """Several conversations in one transaction, each whole or not at all (a savepoint each).
 
-    Many small conversations (a chat export) then pay one commit, not one each.
+    Many small conversations (a chat export) then pay one commit, not one each, and are
+    counted and put in the full-text index once (:func:`counted_in_bulk`).
     ``cancel`` is asked between conversations; the ones already written are kept.
     """
+    with counted_in_bulk(conn) if len(conversations) > 1 else contextlib.nullcontext():
+        return _insert_each(conn, conversations, cancel, keep_tip)
+
+
+def _insert_each(
+    conn: sqlite3.Connection, conversations: list[ImportedConversation],
+    cancel: Callable[[], bool] | None, keep_tip: bool,
+) -> list[ImportOutcome | StoreError]:
     out: list[ImportOutcome | StoreError] = []
     for i, ic in enumerate(conversations):
         if cancel is not None and cancel():

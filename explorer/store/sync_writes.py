@@ -21,7 +21,15 @@ from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_match import identity, message_keys
 from explorer.store.import_writes import ImportOutcome, _write_labels, _write_messages, insert_many
-from explorer.store.rows import counted_in_bulk, dumps, insert_rows, loads, part_rows, preview
+from explorer.store.rows import (
+    counted_in_bulk,
+    dumps,
+    index_pending,
+    insert_rows,
+    loads,
+    part_rows,
+    preview,
+)
 from explorer.store.sync_tip import AGENT_TIPS, agent_tips, follow_tip, touched
 from explorer.tree import imported
 from explorer.tree.imported import ImportedConversation
@@ -182,6 +190,8 @@ def refresh_grown(conn: sqlite3.Connection, present: list[tuple[int, Message]]) 
         "WHERE message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id", (ids,))}
     changed = [(mid, m) for mid, m in present
                if stored.get(mid, (0, 0)) != (len(m.parts), sum(len(p.text) for p in m.parts))]
+    if changed:  # a part written earlier in this batch is in the index before it goes
+        index_pending(conn)
     for mid, m in changed:
         conn.execute("DELETE FROM parts WHERE message_id = ?", (mid,))
         blobs: dict[str, tuple[bytes, str | None]] = {}
