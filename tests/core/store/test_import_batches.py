@@ -38,6 +38,10 @@ def test_a_refused_conversation_rolls_back_alone(
         assert s.reader.execute("SELECT count(*) FROM messages").fetchone()[0] == 4
         assert [h.message_id for h in s.search("question")] != []
         assert s.search('"question 1"') == []
+        # the full-text index, written once for the batch, matches the parts (rank 1: the
+        # content table too): the rolled back conversation's parts are in neither
+        s.transact(lambda c: c.execute(
+            "INSERT INTO parts_fts(parts_fts, rank) VALUES ('integrity-check', 1)"))
 
 
 def test_a_cancel_between_conversations_keeps_the_ones_written(tmp_path: Path) -> None:

@@ -1,18 +1,18 @@
 """A bulk write (a sync's batch, a huge session's chunks) puts its parts in the full-text
 index once, at its end (V2): the index then holds every part exactly as the content table
-does, after conversations rolled back alone, and after a part written earlier in the batch
-was replaced; what is written outside a bulk is indexed as it is written."""
+does, after a part written earlier in the batch was replaced (and after a conversation
+rolled back alone: ``test_import_batches``); what is written outside a bulk is indexed as
+it is written."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-import pytest
 from helpers import new_store
 
 from explorer.formats.base import ImportedConversation
-from explorer.store import Store, StoreError, import_writes
+from explorer.store import Store, StoreError
 from explorer.store.rows import counted_in_bulk, insert_rows, part_rows
 from explorer.store.sync_writes import refresh_grown
 from explorer.tree.model import Message, Part, text_message
@@ -48,22 +48,6 @@ def test_V2_a_batch_of_conversations_is_indexed_in_one_statement(tmp_path: Path)
         store.transact(_index_matches_the_parts)
         assert len(store.search("zebra", limit=100)) == 60
         assert len(store.search('"question 17"')) == 1
-
-
-def test_V2_a_conversation_rolled_back_alone_leaves_the_index_whole(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = import_writes.insert_imported
-
-    def refuse_the_second(conn, ic, **options):  # type: ignore[no-untyped-def]
-        outcome = real(conn, ic, **options)
-        if ic.title == "c1":
-            raise StoreError("refused after writing it")
-        return outcome
-    monkeypatch.setattr(import_writes, "insert_imported", refuse_the_second)
-    with new_store(tmp_path) as store:
-        store.import_conversations([_conv(0, "kiwi"), _conv(1, "kiwi"), _conv(2, "kiwi")])
-        store.transact(_index_matches_the_parts)
-        assert len(store.search("kiwi")) == 4 and store.search('"question 1"') == []
 
 
 def test_V2_a_part_written_in_the_batch_and_replaced_in_it_leaves_the_index(
