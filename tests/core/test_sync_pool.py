@@ -207,3 +207,40 @@ def test_P2_a_sync_killed_at_any_moment_leaves_whole_sessions_and_no_reader(
     with Store(db) as store:  # the next sync finishes the job
         sync_sources(store, Environment(home, {}), {"claude-code"})
     assert contents(db) == expected
+
+
+def test_S1_a_pooled_read_merges_grown_responses_as_an_in_process_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions imported mid-response, then synced whole (read by the reading processes, as
+    the sync has no record of them): their messages arrive light, and the merge gets their
+    parts back from the rows to compare and replace them, as a merge read here does."""
+    import shutil
+
+    from test_sync import split_response
+
+    from explorer.app.importing.run import import_paths
+
+    home = tmp_path / "home"
+    many_sessions(home, SESSIONS)
+    files = sorted(home.glob(".claude/projects/*/*.jsonl"))
+    whole = {f: f.read_bytes() for f in files}
+    for f in files:
+        lines = whole[f].splitlines(keepends=True)
+        f.write_bytes(b"".join(lines[:split_response(lines)]))
+    with new_store(tmp_path, "pooled.db") as store:
+        assert not import_paths(store, files).errors
+        first = store.db_path
+    shutil.copyfile(first, tmp_path / "here.db")
+    before = {r[1]: r[4] for r in contents(first)}
+    for f in files:
+        f.write_bytes(whole[f])
+    pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
+    here, _ = synced(tmp_path, home, "here.db", 0, monkeypatch)
+    assert errors == [] and contents(pooled) == contents(here)
+    grown = [r for r in contents(pooled) if r[1] in before and r[4] != before[r[1]]]
+    assert len(grown) >= SESSIONS  # a response in each session got its later parts
+    conn = sqlite3.connect(pooled)
+    try:  # the replaced parts left the full-text index, the new ones are in it
+        conn.execute("INSERT INTO parts_fts(parts_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        conn.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from explorer.store.rows import Prepared, prepared_rows
-from explorer.tree.model import Message
+from explorer.store.rows import Prepared, loads, prepared_rows
+from explorer.tree.model import Message, Part
 
 
 def made_rows(messages: Sequence[Message]) -> dict[Hashable, Prepared]:
@@ -34,3 +34,55 @@ class MadeRows:
     def rows(self, message: Message) -> tuple[Any, ...] | None:
         made: tuple[Any, ...] | None = self.made.get(message.id)
         return made
+
+
+_CALLS = ("tool_use", "tool_result")
+
+
+class SentLight(MadeRows):
+    """The rows of a conversation a reading process read whole, its messages sent light.
+
+    The rows hold every part's text already, and pickled beside the parts each message's
+    parts cost the sync's process as much again to unpickle, on the thread that shares the
+    interpreter with the writer: a third of a first sync's main thread. So the messages
+    travel with their tool calls and results only, without text (what a huge session's
+    light messages keep), and get their parts back from the rows whenever a chunk of them is
+    read (:meth:`ImportedConversation.chunks`: a merge that compares or rewrites parts)."""
+
+    def __init__(self, made: dict[Hashable, Any]) -> None:
+        super().__init__(made)
+        self._held: dict[Hashable, list[Part]] = {}
+
+    def shed(self, messages: Sequence[Message]) -> None:
+        """Make light each message whose rows were made of it (not a later duplicate of
+        its id, whose own parts stay)."""
+        seen: set[Hashable] = set()
+        for m in messages:
+            if m.id in seen or m.id not in self.made:
+                continue
+            seen.add(m.id)
+            m.parts = [Part(p.kind, "", p.tool_name, p.tool_use_id, p.is_error)
+                       for p in m.parts if p.kind in _CALLS]
+
+    def fill(self, messages: Sequence[Message]) -> None:
+        for m in messages:
+            made = self.made.get(m.id)
+            if made is None or m.id in self._held:
+                continue
+            self._held[m.id] = m.parts
+            m.parts = parts_of(made[1], made[2])
+
+    def release(self, messages: Sequence[Message]) -> None:
+        for m in messages:
+            held = self._held.pop(m.id, None)
+            if held is not None:
+                m.parts = held
+
+
+def parts_of(rows: Sequence[tuple[Any, ...]], blobs: dict[str, tuple[bytes, str | None]],
+             ) -> list[Part]:
+    """The parts ``part_rows`` made these rows of (less the message id), as they were."""
+    return [Part(kind, text or "", tool_name, tool_use_id, bool(is_error),
+                 blobs[blob][0] if blob is not None else None, media_type, loads(meta))
+            for _idx, kind, text, tool_name, tool_use_id, is_error, blob, media_type, meta,
+            *_sizes in rows]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from explorer.app.importing.made_rows import MadeRows, made_rows
+from explorer.app.importing.made_rows import SentLight, made_rows
 from explorer.app.importing.units import Unit
 from explorer.formats.base import FormatError, ImportedConversation
 from explorer.formats.common import finish, preview_title
@@ -132,8 +132,11 @@ def record(unit: Unit, sig: Signature, cursor: Cursor | None) -> SyncRecord:
 
 
 def with_rows(got: WholeRead) -> WholeRead:
-    """``got`` with every conversation's rows made (its content read in full first)."""
+    """``got`` with every conversation's rows made (its content read in full first), and
+    its messages light: their parts come back from the rows when read (``SentLight``)."""
     for ic in got.conversations:
         ic.materialize()
-        ic.content = MadeRows(made_rows(ic.messages))
+        sent = SentLight(made_rows(ic.messages))
+        sent.shed(ic.messages)
+        ic.content = sent
     return got
