@@ -152,7 +152,9 @@ def _write_chunks(
     ids: Mapping[Hashable, int], db_id: Mapping[Hashable, int], ic: ImportedConversation,
     ready: Callable[[Message], Any] | None, step: int,
 ) -> None:
-    for chunk in ic.chunks(fresh, size=step):
+    # Rows made for every message already (a sync's reader sent them): nothing to fill.
+    filled = not getattr(ic.content, "rows_complete", False)
+    for chunk in ic.chunks(fresh, size=step, content=filled):
         blobs: dict[str, tuple[bytes, str | None]] = {}
         mrows: list[tuple[Any, ...]] = []
         prows: list[tuple[Any, ...]] = []

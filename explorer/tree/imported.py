@@ -107,19 +107,22 @@ class ImportedConversation:
     """Told the number of messages of each chunk the store has just written (progress)."""
 
     def chunks(self, messages: Sequence[Message] | None = None,
-               size: int | None = None) -> Iterator[Sequence[Message]]:
-        """``messages`` (default: all) in chunks, each with its full content while it is held."""
+               size: int | None = None, *, content: bool = True,
+               ) -> Iterator[Sequence[Message]]:
+        """``messages`` (default: all) in chunks, each with its full content while it is held
+        (``content=False``: as they are, for a writer that needs only their rows)."""
         todo = self.messages if messages is None else messages
         size = size or CONTENT_CHUNK
+        source = self.content if content else None
         for start in range(0, len(todo), size):
             chunk = todo[start:start + size]
-            if self.content is not None:
-                self.content.fill(chunk)
+            if source is not None:
+                source.fill(chunk)
             try:
                 yield chunk
             finally:
-                if self.content is not None:
-                    self.content.release(chunk)
+                if source is not None:
+                    source.release(chunk)
 
     def materialize(self) -> ImportedConversation:
         """Every message with its full content from now on (for readers of small results)."""

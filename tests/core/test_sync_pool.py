@@ -41,6 +41,16 @@ def contents(db: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def metadata(db: Path) -> list[tuple[object, ...]]:
+    """Every message's source metadata and usage, by its key."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT source_id, source_meta, usage, model FROM messages "
+                            "ORDER BY source_id").fetchall()
+    finally:
+        conn.close()
+
+
 def synced(tmp_path: Path, home: Path, name: str, workers: int,
            monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
     monkeypatch.setenv(read_pool.WORKERS_ENV, str(workers))
@@ -237,6 +247,7 @@ def test_S1_a_pooled_read_merges_grown_responses_as_an_in_process_one(
     pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
     here, _ = synced(tmp_path, home, "here.db", 0, monkeypatch)
     assert errors == [] and contents(pooled) == contents(here)
+    assert metadata(pooled) == metadata(here)  # the grown lines' metadata merged too
     grown = [r for r in contents(pooled) if r[1] in before and r[4] != before[r[1]]]
     assert len(grown) >= SESSIONS  # a response in each session got its later parts
     conn = sqlite3.connect(pooled)
@@ -244,3 +255,20 @@ def test_S1_a_pooled_read_merges_grown_responses_as_an_in_process_one(
         conn.execute("INSERT INTO parts_fts(parts_fts, rank) VALUES ('integrity-check', 1)")
     finally:
         conn.close()
+
+
+def test_S1_a_first_sync_writes_the_rows_it_was_sent_without_rebuilding_the_parts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New sessions need only their rows: their light messages are never filled."""
+    from explorer.app.importing.made_rows import SentLight
+
+    home = tmp_path / "home"
+    many_sessions(home, SESSIONS)
+    filled: list[int] = []
+    real = SentLight.fill
+    monkeypatch.setattr(SentLight, "fill",
+                        lambda self, ms: filled.append(len(ms)) or real(self, ms))
+    alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
+    pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
+    assert errors == [] and filled == []
+    assert contents(pooled) == contents(alone) and metadata(pooled) == metadata(alone)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from explorer.store.rows import Prepared, loads, prepared_rows
+from explorer.store.rows import MESSAGE_COLS, Prepared, loads, prepared_rows
 from explorer.tree.model import Message, Part
 
 
@@ -42,16 +42,20 @@ _CALLS = ("tool_use", "tool_result")
 class SentLight(MadeRows):
     """The rows of a conversation a reading process read whole, its messages sent light.
 
-    The rows hold every part's text already, and pickled beside the parts each message's
-    parts cost the sync's process as much again to unpickle, on the thread that shares the
-    interpreter with the writer: a third of a first sync's main thread. So the messages
-    travel with their tool calls and results only, without text (what a huge session's
-    light messages keep), and get their parts back from the rows whenever a chunk of them is
-    read (:meth:`ImportedConversation.chunks`: a merge that compares or rewrites parts)."""
+    The rows hold every part's text and each message's metadata already, and pickled beside
+    them the parts and metadata cost the sync's process as much again to unpickle, on the
+    thread that shares the interpreter with the writer: a third of a first sync's main
+    thread. So the messages travel with their tool calls and results only, without text
+    (what a huge session's light messages keep), and without metadata, and get both back
+    from the rows whenever a chunk of them is read (:meth:`ImportedConversation.chunks`: a
+    merge that compares or rewrites them)."""
+
+    rows_complete = True
+    """Every message it made light has its rows: a writer of rows fills none of them."""
 
     def __init__(self, made: dict[Hashable, Any]) -> None:
         super().__init__(made)
-        self._held: dict[Hashable, list[Part]] = {}
+        self._held: dict[Hashable, tuple[list[Part], dict[str, Any]]] = {}
 
     def shed(self, messages: Sequence[Message]) -> None:
         """Make light each message whose rows were made of it (not a later duplicate of
@@ -63,20 +67,25 @@ class SentLight(MadeRows):
             seen.add(m.id)
             m.parts = [Part(p.kind, "", p.tool_name, p.tool_use_id, p.is_error)
                        for p in m.parts if p.kind in _CALLS]
+            m.source_meta = {}
 
     def fill(self, messages: Sequence[Message]) -> None:
         for m in messages:
             made = self.made.get(m.id)
             if made is None or m.id in self._held:
                 continue
-            self._held[m.id] = m.parts
-            m.parts = parts_of(made[1], made[2])
+            self._held[m.id] = (m.parts, m.source_meta)
+            m.parts, m.source_meta = parts_of(made[1], made[2]), loads(made[0][_META])
 
     def release(self, messages: Sequence[Message]) -> None:
         for m in messages:
             held = self._held.pop(m.id, None)
             if held is not None:
-                m.parts = held
+                m.parts, m.source_meta = held
+
+
+_META = MESSAGE_COLS.split(", ").index("source_meta") - 3
+"""Where a prepared message row (``prepared_rows``: less its three ids) holds the metadata."""
 
 
 def parts_of(rows: Sequence[tuple[Any, ...]], blobs: dict[str, tuple[bytes, str | None]],
