@@ -62,16 +62,24 @@ def synced(tmp_path: Path, home: Path, name: str, workers: int,
 
 def test_S1_a_pooled_sync_stores_what_an_in_process_one_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same rows and metadata; the new sessions' light messages are written from the
+    rows they were sent, never filled."""
+    from explorer.app.importing.made_rows import SentLight
+
     home = tmp_path / "home"
     many_sessions(home, SESSIONS)
     started: list[int] = []
     real_start = readers.start
     monkeypatch.setattr(readers, "start", lambda: started.append(1) or real_start())
+    filled: list[int] = []
+    real_fill = SentLight.fill
+    monkeypatch.setattr(SentLight, "fill",
+                        lambda self, ms: filled.append(len(ms)) or real_fill(self, ms))
     alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
     assert started == []
     pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
-    assert started == [1, 1] and errors == []
-    assert contents(pooled) == contents(alone)
+    assert started == [1, 1] and errors == [] and filled == []
+    assert contents(pooled) == contents(alone) and metadata(pooled) == metadata(alone)
     assert len({r[0] for r in contents(pooled)}) == SESSIONS
 
 
@@ -256,19 +264,3 @@ def test_S1_a_pooled_read_merges_grown_responses_as_an_in_process_one(
     finally:
         conn.close()
 
-
-def test_S1_a_first_sync_writes_the_rows_it_was_sent_without_rebuilding_the_parts(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """New sessions need only their rows: their light messages are never filled."""
-    from explorer.app.importing.made_rows import SentLight
-
-    home = tmp_path / "home"
-    many_sessions(home, SESSIONS)
-    filled: list[int] = []
-    real = SentLight.fill
-    monkeypatch.setattr(SentLight, "fill",
-                        lambda self, ms: filled.append(len(ms)) or real(self, ms))
-    alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
-    pooled, errors = synced(tmp_path, home, "pooled.db", 2, monkeypatch)
-    assert errors == [] and filled == []
-    assert contents(pooled) == contents(alone) and metadata(pooled) == metadata(alone)
