@@ -72,7 +72,9 @@ class ContentSource(Protocol):
 @runtime_checkable
 class ReadyRows(Protocol):
     """A content source that also hands the writer each message's rows, made beforehand
-    (where the import read the file), so writing adds only the ids."""
+    (where the import read the file), so writing adds only the ids. One with the rows of
+    every message it made light says so with ``rows_complete = True``: the writer then
+    writes them without filling the messages."""
 
     def rows(self, message: Message) -> tuple[Any, ...] | None:
         """The message's prepared rows (``explorer.store.rows.Prepared``), or None."""
