@@ -88,11 +88,11 @@ def gated(tmp_path: Path) -> Iterator[GatedStore]:
 
 
 @pytest.fixture(autouse=True)
-def nothing_left_running() -> Iterator[None]:
+def nothing_left_running(qapp: QApplication) -> Iterator[None]:
+    """No timer or pool thread outlives a test (``qapp``: the application is there even
+    for a test that makes no widget, run alone)."""
     yield
-    app = QApplication.instance()
-    assert app is not None
-    assert [t for t in app.findChildren(QTimer) if t.isActive()] == []
+    assert [t for t in qapp.findChildren(QTimer) if t.isActive()] == []
     assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 
