@@ -88,14 +88,13 @@ def content_parts(content: Any, *, calls_text: bool = True) -> tuple[list[Part],
         if isinstance(block, str):
             parts.append(Part("text", block))
         elif isinstance(block, dict):
-            parts.extend(_block_parts(block) if calls_text or block.get("type") not in _CALLS
-                         else [_tool_use(block, text=False)])
+            parts.extend(_block_parts(block, calls_text))
         else:
             problems.append(f"skipped a content block that is a {type(block).__name__}")
     return parts, problems
 
 
-def _block_parts(block: dict[str, Any]) -> list[Part]:
+def _block_parts(block: dict[str, Any], calls_text: bool = True) -> list[Part]:
     kind = block.get("type")
     if kind == "text":
         return [Part("text", as_str(block.get("text")) or "")]
@@ -105,15 +104,12 @@ def _block_parts(block: dict[str, Any]) -> list[Part]:
     if kind == "redacted_thinking":
         return [Part("thinking", "", meta={"redacted": True, "data": as_str(block.get("data"))})]
     if kind in ("tool_use", "server_tool_use"):
-        return [_tool_use(block)]
+        return [_tool_use(block, text=calls_text)]
     if kind == "tool_result":
         return _tool_result(block)
     if kind == "image":
         return [image_part(block)]
     return [Part("text", _json_text(block), meta={"block_type": str(kind)})]
-
-
-_CALLS = frozenset({"tool_use", "server_tool_use"})
 
 
 def _tool_use(block: dict[str, Any], text: bool = True) -> Part:
