@@ -166,15 +166,14 @@ def _insert(
         messages = _counted(messages, bulk.added)
     conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                      messages)
-    if bulk is not None:  # indexed once, when the whole batch is written (index_pending)
-        conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES ({_PART_MARKS})", parts)
-        return
-    top = conn.execute("SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
+    top = None if bulk is not None else conn.execute(
+        "SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
     conn.executemany(f"INSERT INTO parts({PART_COLS}) VALUES ({_PART_MARKS})", parts)
-    # Full-text index kept in sync here, the one place parts are inserted.
-    conn.execute(
-        "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE id > ?", (top,)
-    )
+    # Full-text index kept in sync here, the one place parts are inserted (a bulk write's
+    # once, when the whole batch is written: index_pending).
+    if top is not None:
+        conn.execute(
+            "INSERT INTO parts_fts(rowid, text) SELECT id, text FROM parts WHERE id > ?", (top,))
 
 
 def index_pending(conn: sqlite3.Connection) -> None:
@@ -283,11 +282,16 @@ def load_messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Mes
         "WHERE p.message_id IN (SELECT value FROM json_each(?)) ORDER BY p.message_id, p.idx",
         (key,),
     ):
-        out[r[0]].parts.append(Part(
-            kind=r[1], text=r[2] or "", tool_name=r[3], tool_use_id=r[4], is_error=bool(r[5]),
-            data=r[6], media_type=r[7], meta=loads(r[8]),
-        ))
+        out[r[0]].parts.append(part_from_row(*r[1:]))
     return out
+
+
+def part_from_row(kind: Any, text: str | None, tool_name: str | None, tool_use_id: str | None,
+                  is_error: Any, data: bytes | None, media_type: str | None,
+                  meta: str | None) -> Part:
+    """The part a row of :func:`part_rows` holds (``data``: its image's bytes)."""
+    return Part(kind, text or "", tool_name, tool_use_id, bool(is_error), data, media_type,
+                loads(meta))
 
 
 def db_id(value: object) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from explorer.store.rows import MESSAGE_COLS, Prepared, loads, prepared_rows
+from explorer.store.rows import MESSAGE_COLS, Prepared, loads, part_from_row, prepared_rows
 from explorer.tree.model import Message, Part
 
 
@@ -91,7 +91,7 @@ _META = MESSAGE_COLS.split(", ").index("source_meta") - 3
 def parts_of(rows: Sequence[tuple[Any, ...]], blobs: dict[str, tuple[bytes, str | None]],
              ) -> list[Part]:
     """The parts ``part_rows`` made these rows of (less the message id), as they were."""
-    return [Part(kind, text or "", tool_name, tool_use_id, bool(is_error),
-                 blobs[blob][0] if blob is not None else None, media_type, loads(meta))
+    return [part_from_row(kind, text, tool_name, tool_use_id, is_error,
+                          blobs[blob][0] if blob is not None else None, media_type, meta)
             for _idx, kind, text, tool_name, tool_use_id, is_error, blob, media_type, meta,
             *_sizes in rows]
