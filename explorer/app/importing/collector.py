@@ -8,7 +8,10 @@ counting (its records have no cycles; the one a batch makes, a conversation and 
 progress hook, is broken when the batch is written), so collecting waits for the end.
 
 The pause is process-wide and counted: the first import to start pauses it, the last to
-end turns it back on (if it was on before).
+end turns it back on (if it was on before) and collects once. That collection also empties
+the interpreter's free lists: their few thousand spare tuples and floats were scattered
+over the arenas a huge session's records had filled, and kept 60 MB of them after a
+100,000-message import, so the views prepared next began at 125 MB instead of 63 MB.
 """
 
 from __future__ import annotations
@@ -39,3 +42,4 @@ def collector_paused() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+                gc.collect()  # what the pause let wait, and the free lists: see below

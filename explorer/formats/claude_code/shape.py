@@ -65,10 +65,10 @@ def assemble(path: Path, main: Session, subagents: Sequence[Subagent] = (), *,
     held = _Held.of(main)
     escapes = main.surrogate_escapes or any(sub.session.surrogate_escapes for sub in subagents)
     sub_meta = [_subagent_meta(sub, links) for sub in subagents]
-    if keep is not None:
-        keep()
+    if keep is not None:  # the link tables go first: the content's locators are built next
         for session, _, _ in shaped:
             _let_go(session)
+        keep()
     messages: list[Message] = []
     while shaped:
         session, owner, parents = shaped.pop(0)
