@@ -133,8 +133,8 @@ class SessionReader:
             group.parts.extend(parts)
             if not group.light:
                 group.usage = usage or group.usage
-            if message.get("stop_reason") is not None:
-                own_meta(group)["stop_reason"] = message.get("stop_reason")
+            if (reason := message.get("stop_reason")) is not None:  # a few words, 20,000 times
+                own_meta(group)["stop_reason"] = interned(reason) if type(reason) is str else reason
             s.line_node[uuid] = group
         else:
             s.spoke = True

@@ -233,6 +233,10 @@ def test_V2_a_light_read_holds_one_string_per_id_and_no_metadata_table_per_messa
     calls = {p.tool_use_id: p for m in ic.messages for p in m.parts if p.kind == "tool_use"}
     results = [p for m in ic.messages for p in m.parts if p.kind == "tool_result"]
     assert results and all(p.tool_use_id is calls[p.tool_use_id].tool_use_id for p in results)
+    reasons = {m.source_meta["stop_reason"]: m.source_meta["stop_reason"] for m in ic.messages
+               if "stop_reason" in m.source_meta}
+    assert reasons and all(m.source_meta["stop_reason"] is reasons[m.source_meta["stop_reason"]]
+                           for m in ic.messages if "stop_reason" in m.source_meta)
     plain = [m for m in ic.messages[1:] if m.role in ("user", "assistant")
              and "reparented_from" not in m.source_meta and "uuids" not in m.source_meta]
     assert len(plain) > len(ic.messages) // 2 and all(m.source_meta == {} for m in plain)
