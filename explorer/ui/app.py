@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.app import heap
 from explorer.app.graph.turn_process import drop_early
+from explorer.app.importing import collector as import_collector
 from explorer.app.importing.demo import DEMO_FORMAT, load_demo
 from explorer.app.importing.unzip import remove_stale_folders
 from explorer.app.kept.turns import start_early_if_cold
@@ -107,6 +108,7 @@ def run_app(db_path: Path, screenshot: str | None = None, conversation: int | No
     likely = first if first is not None else _likely_first(store, settings)
     if likely is not None:  # its turn graph, if a big one nothing kept, starts now
         start_early_if_cold(store, likely, yield_cores=not screenshot)
+    import_collector.collect_at_end = False  # the window's collections are decided here
     collector.settle()  # what start-up built is never walked by a collection again
     try:
         if screenshot:

@@ -7,11 +7,13 @@ and again: 2.3 s of a 13.7 s import of a 100,000-message session, 4 s of a first
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from explorer.app.importing import collector
 from explorer.app.importing.agent_homes import Environment
 from explorer.app.importing.collector import collector_paused
 from explorer.app.importing.run import import_paths
@@ -46,15 +48,27 @@ class _Ring:
         self.me = self
 
 
-def test_V2_the_last_pause_to_end_collects_at_once(collector_on: None) -> None:
+def test_V2_the_last_pause_to_end_collects_at_once(
+        collector_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the pause let wait is collected as it ends (with the free lists, whose spare
     objects kept a huge import's emptied arenas: 60 MB after 100,000 messages)."""
-    import weakref
-
+    monkeypatch.setattr(collector, "collect_at_end", True)
     with collector_paused():
         with collector_paused():
             ring = weakref.ref(_Ring())
         assert ring() is not None, "the outer import still runs: nothing is collected"
+    assert ring() is None
+
+
+def test_V2_a_window_keeps_its_collections_to_itself(
+        collector_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window decides when a full collection may walk its heap: the end of an import
+    on one of its threads does not collect for it."""
+    monkeypatch.setattr(collector, "collect_at_end", False)
+    with collector_paused():
+        ring = weakref.ref(_Ring())
+    assert gc.isenabled() and ring() is not None
+    gc.collect()
     assert ring() is None
 
 

@@ -196,12 +196,17 @@ def test_an_existing_database_is_not_given_the_demo(tmp_path: Path) -> None:
 
 
 def test_screenshot_option_writes_a_png_of_the_loaded_window(
-    tmp_path: Path, screenshot_dir: Path
+    tmp_path: Path, screenshot_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from explorer.app.importing import collector as import_collector
+
+    monkeypatch.setattr(import_collector, "collect_at_end", True)
     shot = screenshot_dir / "main-window.png"
     assert run_app(tmp_path / "s.db", screenshot=str(shot)) == 0
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert not shot.with_suffix(".ini").exists()
+    # An import's end leaves the window's heap to the window's own collector policy.
+    assert import_collector.collect_at_end is False
 
 
 def test_compare_with_siblings_opens_columns_and_make_active_moves_the_tip(

@@ -21,6 +21,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+collect_at_end = True
+"""Whether the end of the pause collects. The window turns it off: its own policy
+(``ui.background.collector``) decides when a full collection may walk its heap, which on
+an import's thread would hold the GIL away from the window."""
+
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = True
@@ -40,6 +45,8 @@ def collector_paused() -> Iterator[None]:
     finally:
         with _lock:
             _depth -= 1
-            if _depth == 0 and _was_enabled:
+            last = _depth == 0 and _was_enabled
+            if last:
                 gc.enable()
-                gc.collect()  # what the pause let wait, and the free lists: see below
+        if last and collect_at_end:  # what the pause let wait, and the free lists: see above
+            gc.collect()
