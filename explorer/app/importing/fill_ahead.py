@@ -68,7 +68,7 @@ class FillAhead(Readers):
         super().__init__()
         self.inner, self.count = inner, workers
         self.queue: deque[int] = deque()
-        self.chunks: list[list[Hashable]] = []
+        self.chunks: list[list[Message]] = []
         self.ticket_of: dict[Hashable, int] = {}  # a planned chunk's first message
         self.made: dict[Hashable, Any] = {}
         self.here: set[Hashable] = set()  # filled by ``inner``, released by it
@@ -79,13 +79,13 @@ class FillAhead(Readers):
         self.close()
         self.answers.clear()
         self.made.clear()
-        self.chunks = [[m.id for m in chunk] for chunk in chunks if chunk]
-        self.ticket_of = {keys[0]: n for n, keys in enumerate(self.chunks)}
+        self.chunks = [list(chunk) for chunk in chunks if chunk]
+        self.ticket_of = {chunk[0].id: n for n, chunk in enumerate(self.chunks)}
         self.queue = deque(range(len(self.chunks)))
-        self._light = {m.id: m for chunk in chunks for m in chunk}
+        bare = self.inner.for_reader()  # its locators go with each chunk
         for _ in range(self.count if self.chunks else 0):
             r = readers.start()
-            if r is not None and self.send(r, "content", self.inner):
+            if r is not None and self.send(r, "content", bare):
                 self.readers.append(r)
         for r in self.readers:
             self._ask(r)
@@ -124,8 +124,9 @@ class FillAhead(Readers):
         if not self.queue or not r.alive or len(r.waiting) >= AHEAD:
             return False
         ticket = self.queue.popleft()
-        light = [_bare(self._light[k], self.inner.holds(k)) for k in self.chunks[ticket]]
-        if not self.send(r, "fill", ticket, light):
+        chunk = self.chunks[ticket]
+        light = [_bare(m, self.inner.holds(m.id)) for m in chunk]
+        if not self.send(r, "fill", ticket, light, self.inner.locators([m.id for m in chunk])):
             return False
         r.waiting.add(ticket)
         return True

@@ -5,8 +5,9 @@ shaping trees, scanning for secrets, sizing and formatting rows. Those run here,
 per core, while the process that started this one only adds ids and inserts (SQLite keeps
 one writer). Each request names a unit and its signature; the answer is the unit's
 :class:`~explorer.app.importing.whole_read.WholeRead` with its rows made, or the reason it
-could not be read. A huge session's import sends its content source once and then asks for
-chunks of its messages to be filled (:mod:`explorer.app.importing.fill_ahead`). When the
+could not be read. A huge session's import sends its content source once (its files) and then
+asks for chunks of its messages to be filled, each with where its lines are
+(:mod:`explorer.app.importing.fill_ahead`). When the
 parent goes away the pipe closes and this process ends with it:
 a sync killed at any moment leaves no reader behind.
 
@@ -47,7 +48,12 @@ def main() -> int:
                 content = message[1]
             elif kind == "fill" and content is not None:
                 light = [unbare(fields) for fields in message[2]]
-                pipe.send("filled", message[1], _filled(content, light))
+                keys = [m.id for m in light]
+                content.located(keys, message[3])  # where this chunk's lines are
+                try:
+                    pipe.send("filled", message[1], _filled(content, light))
+                finally:
+                    content.forget(keys)
             else:
                 return 1
     except PipeClosed:  # the sync ended (or was ended): nothing is left to do

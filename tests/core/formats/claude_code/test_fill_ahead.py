@@ -56,6 +56,36 @@ def test_V2_filled_ahead_a_session_is_stored_as_a_fill_here_stores_it(
     assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
 
 
+def test_V2_each_process_gets_the_locators_of_its_chunks_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    """The whole table of where each message's lines are, pickled to each process as it
+    began, cost the writer's start 0.1 s and 12 MB on 100,000 messages: a process gets the
+    files alone, then each chunk's locators with the chunk."""
+    sent: list[tuple[fill_ahead.FillAhead, tuple[Any, ...]]] = []
+    real = fill_ahead.FillAhead.send
+
+    def spy(self: fill_ahead.FillAhead, r: Any, *message: Any) -> bool:
+        sent.append((self, message))
+        return real(self, r, *message)
+    monkeypatch.setattr(fill_ahead.FillAhead, "send", spy)
+    with Store(tmp_path / "x.db") as store:
+        assert not import_paths(store, [cc.original().parent]).errors
+    assert ahead
+    for filler in ahead:
+        contents = [m[1] for f, m in sent if f is filler and m[0] == "content"]
+        fills = [m for f, m in sent if f is filler and m[0] == "fill"]
+        assert contents and fills and all(len(c) == 0 and c.files for c in contents)
+        for _, _ticket, light, locators in fills:
+            assert len(locators) == len(light) <= 7
+            assert [loc is not None for loc in locators] == [
+                filler.inner.holds(f[0]) for f in light]
+        located = [f[0] for _, _, light, locs in fills
+                   for f, loc in zip(light, locs, strict=True) if loc is not None]
+        assert located and len(located) == len(set(located))  # each sent once
+        assert all(filler.inner.holds(key) for key in located)
+
+
 def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ahead: list[fill_ahead.FillAhead]) -> None:
