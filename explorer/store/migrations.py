@@ -11,10 +11,11 @@ import sqlite3
 import time
 
 from explorer import __version__
+from explorer.store import fresh_schema
 from explorer.store.errors import StoreError
 from explorer.store.migration_steps import MIGRATIONS
 
-__all__ = ["MIGRATIONS", "NewerDatabase", "applied", "check_known", "migrate"]
+__all__ = ["MIGRATIONS", "NewerDatabase", "applied", "check_known", "migrate", "migrate_by_steps"]
 
 
 class NewerDatabase(StoreError):
@@ -60,6 +61,18 @@ def _versions(conn: sqlite3.Connection, names: list[str]) -> list[str]:
 
 def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
     """Apply pending migrations (the first ``upto`` of them, for tests); return their names.
+
+    A new file is made from the snapshot of them all (:mod:`.fresh_schema`), and only
+    migrations newer than it run as steps."""
+    check_known(conn)
+    made: list[str] = []
+    if upto is None and fresh_schema.is_new(conn):
+        made = fresh_schema.create(conn, [name for name, _ in MIGRATIONS])
+    return made + migrate_by_steps(conn, upto)
+
+
+def migrate_by_steps(conn: sqlite3.Connection, upto: int | None = None) -> list[str]:
+    """Apply pending migrations one by one (the first ``upto`` of them); their names.
 
     Each step takes the write lock first and looks again at what the file has had, so two
     processes opening a new file at once both succeed (the second finds the work done)."""

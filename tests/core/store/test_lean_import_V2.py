@@ -1,4 +1,4 @@
-"""V2: a new database is made without importing numpy (``sqlite_utils`` would pull it in).
+"""V2: a database is migrated without importing numpy (``sqlite_utils`` would pull it in).
 
 ``convo import`` of a 100,000-message session into a new file held numpy's 14 MB through
 the whole read, for a type mapping no migration uses."""
@@ -8,11 +8,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from explorer.store.connection import open_connection
 from explorer.store.lean_import import _Refuse
+from explorer.store.migrations import migrate
 
 _NEW_FILE = """
 import sys
@@ -25,9 +28,14 @@ print(numpy.int64(3) + 1, sqlite_utils.db.np is None)
 """
 
 
-def test_V2_a_new_file_is_migrated_without_numpy_which_stays_importable(
+def test_V2_an_older_file_is_migrated_without_numpy_which_stays_importable(
         tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-c", _NEW_FILE, str(tmp_path / "new.db")],
+    """(A new file is made from the schema snapshot, without ``sqlite_utils`` at all; one an
+    older version made is upgraded step by step.)"""
+    old = tmp_path / "old.db"
+    with closing(open_connection(old)) as conn:
+        migrate(conn, upto=1)
+    out = subprocess.run([sys.executable, "-c", _NEW_FILE, str(old)],
                          capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "False True", "migrated with sqlite_utils, and numpy was not imported"
     assert out[1] == "4 True", "numpy imports afterwards; sqlite_utils kept going without it"
