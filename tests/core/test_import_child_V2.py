@@ -157,6 +157,40 @@ def test_V2_a_huge_session_read_light_in_the_child_stores_the_same_rows(
     assert seen[-1].bytes_done == size
 
 
+def test_V2_the_window_tells_the_child_its_chunks_and_takes_back_rows_only(
+        stores: tuple[Store, Store], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked chunk by chunk, the child read while the writer waited and the writer wrote
+    while the child waited (a 100,000-message session: 15 s, against 8 s on the command
+    line), and each answer carried the parts beside the rows. The chunks are told to the
+    child first (its reading processes fill them ahead) and only rows come back."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.reader import LAZY_BYTES
+
+    session = one_session(tmp_path / "in", 0, seed=7, mb=LAZY_BYTES / 2**20 + 0.5)
+    planned: list[int] = []
+    answers: list[Any] = []
+    plan, ask = import_process._Remote.plan, import_process._Link.ask
+
+    def spy_plan(self: Any, chunks: Any) -> None:
+        planned.append(sum(len(c) for c in chunks))
+        plan(self, chunks)
+
+    def spy_ask(self: Any, *question: Any) -> Any:
+        answers.append(ask(self, *question))
+        return answers[-1]
+    monkeypatch.setattr(import_process._Remote, "plan", spy_plan)
+    monkeypatch.setattr(import_process._Link, "ask", spy_ask)
+    here = import_paths(stores[0], [session])
+    there = import_in_child(stores[1], [session])
+    same_report(here, there)
+    assert contents(stores[0]) == contents(stores[1])
+    assert planned == [there.added_messages]
+    rows = [r for answer in answers for r in answer.values()]
+    assert len(rows) == there.added_messages
+    assert all(len(r) == 3 and isinstance(r[1], list) and isinstance(r[2], dict) for r in rows)
+
+
 def test_V2_a_reading_process_that_dies_is_reported_and_leaves_the_store_whole(
         stores: tuple[Store, Store], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks.scale_data import one_session

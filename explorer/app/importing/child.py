@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
+from explorer.app.importing import fill_ahead
 from explorer.app.importing.made_rows import made_rows
 from explorer.app.importing.run import CancelCheck, ImportProgress, ImportReport, import_paths
 from explorer.store import StoreError
@@ -77,15 +78,16 @@ class RemoteWrites:
             if kind == "stored":
                 results: list[ImportOutcome | StoreError] = message[1]
                 return results
-            if kind == "fill":
+            if kind == "plan":  # the chunks the writer will ask for: filled ahead
+                n, chunks = message[1], message[2]
+                by_key = _keyed(keyed, n, conversations[n])
+                _plan(conversations[n], [[by_key[k] for k in chunk] for chunk in chunks])
+            elif kind == "fill":
                 n, keys = message[1], message[2]
                 ic = conversations[n]
-                if n not in keyed:
-                    keyed[n] = {}
-                    for m in ic.messages:  # the first of a duplicate id, as the repair keeps
-                        keyed[n].setdefault(m.id, m)
+                by_key = _keyed(keyed, n, ic)
                 try:
-                    answer = _filled(ic, [keyed[n][k] for k in keys])
+                    answer = _filled(ic, [by_key[k] for k in keys])
                 except ContentUnavailable as e:  # that conversation is not stored; the rest are
                     self.pipe.send("unavailable", str(e))
                 except Exception as e:  # a reader's bug: said, and that conversation not stored
@@ -128,13 +130,37 @@ def _slices(messages: list[Message], light: bool) -> list[list[Message]]:
     return out
 
 
+def _keyed(keyed: dict[int, dict[Hashable, Message]], n: int,
+           ic: ImportedConversation) -> dict[Hashable, Message]:
+    """Conversation ``n``'s messages by id (the first of a duplicate id, as the repair keeps)."""
+    if n not in keyed:
+        keyed[n] = {}
+        for m in ic.messages:
+            keyed[n].setdefault(m.id, m)
+    return keyed[n]
+
+
+def _plan(ic: ImportedConversation, chunks: list[list[Message]]) -> None:
+    """A huge conversation's chunks filled ahead by reading processes (``fill_ahead``), in
+    the order the window's writer will ask for them; a smaller one is filled when asked."""
+    fill_ahead.when_huge(ic)
+    planning = getattr(ic.content, "plan", None)
+    if callable(planning):
+        planning(chunks)
+
+
 def _filled(ic: ImportedConversation, messages: list[Message]) -> dict[Hashable, Any]:
-    """Each message's content and rows, read again from its file (the parts' texts are
-    pickled once: the rows hold the same strings)."""
+    """Each message's rows, made from its content read again from its file (by a reading
+    process when the chunk was planned, else here)."""
     assert ic.content is not None
     ic.content.fill(messages)
     try:
-        return {m.id: (m.parts, m.source_meta, m.usage, prepared_rows(m)) for m in messages}
+        ready = getattr(ic.content, "rows", None)
+        out: dict[Hashable, Any] = {}
+        for m in messages:
+            made = ready(m) if ready is not None else None
+            out[m.id] = made if made is not None else prepared_rows(m)
+        return out
     finally:
         ic.content.release(messages)
 

@@ -11,10 +11,11 @@ and nothing half-written is left, as with an import on a thread.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +41,34 @@ class ChildFailed(RuntimeError):
 
 
 class _Remote(MadeRows):
-    """A conversation read light: each chunk's content and rows are asked of the child."""
+    """A conversation read light: each chunk's rows are asked of the child.
+
+    Only the rows come back (the writer reads nothing else of a filled message): the parts
+    pickled beside them cost this side as much again to unpickle. The chunks the writer
+    will ask for are told to the child first (:meth:`plan`), so its reading processes fill
+    them ahead of the writer, as in ``convo import``; asked one by one, the child read a
+    chunk while the writer waited, and the writer wrote while the child waited (a
+    100,000-message session: 15 s here, 8 s on the command line)."""
 
     def __init__(self, link: _Link, index: int) -> None:
         super().__init__()
         self.link, self.index = link, index
-        self.held: dict[Hashable, tuple[Any, ...]] = {}
+
+    def plan(self, chunks: Sequence[Sequence[Message]]) -> None:
+        with contextlib.suppress(PipeClosed):  # the next fill says the child is gone
+            self.link.pipe.send("plan", self.index, [[m.id for m in c] for c in chunks])
 
     def fill(self, messages: Sequence[Message]) -> None:
-        todo = [m for m in messages if m.id not in self.held]
+        todo = [m for m in messages if m.id not in self.made]
         if not todo:
             return
         answer = self.link.ask("fill", self.index, [m.id for m in todo])
         for m in todo:
-            parts, source_meta, usage, rows = answer[m.id]
-            self.held[m.id] = (m.parts, m.source_meta, m.usage)
-            m.parts, m.source_meta, m.usage = parts, source_meta, usage
-            self.made[m.id] = rows
+            self.made[m.id] = answer[m.id]
 
     def release(self, messages: Sequence[Message]) -> None:
         for m in messages:
-            held = self.held.pop(m.id, None)
-            if held is not None:
-                m.parts, m.source_meta, m.usage = held
-                self.made.pop(m.id, None)
+            self.made.pop(m.id, None)
 
 
 class _Link:

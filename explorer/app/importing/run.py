@@ -292,7 +292,7 @@ def _import_all(
             report.cancelled = True
             break
         meter.start(source, module)
-        if meter.passes == 2 and isinstance(store, Store):  # its content filled ahead
+        if meter.passes == 2:  # its content filled ahead (here, or for a window's writer)
             fill_ahead.warm()
         if module is not None:
             token = read_progress.set(_reading_hook(meter, stop))

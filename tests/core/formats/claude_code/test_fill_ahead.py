@@ -86,6 +86,34 @@ def test_V2_each_process_gets_the_locators_of_its_chunks_only(
         assert all(filler.inner.holds(key) for key in located)
 
 
+def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_read_makes(
+        tmp_path: Path, ahead: list[fill_ahead.FillAhead]) -> None:
+    """The child of a window's import gets the writer's chunks (``plan``) and answers each
+    fill with rows its reading processes made, as a whole read makes them."""
+    from explorer.app.importing import child
+    from explorer.store.rows import prepared_rows
+
+    session = cc.original()
+    (light,) = reader.read(session)
+    (whole,) = [ic.materialize() for ic in claude_code_whole(session)]
+    expected = {m.id: prepared_rows(m) for m in whole.messages}
+    chunks = [light.messages[i:i + 7] for i in range(0, len(light.messages), 7)]
+    child._plan(light, chunks)
+    assert isinstance(light.content, fill_ahead.FillAhead) and light.content.readers
+    try:
+        for chunk in chunks:
+            answer = child._filled(light, chunk)
+            assert answer == {m.id: expected[m.id] for m in chunk}
+    finally:
+        light.content.close()
+
+
+def claude_code_whole(session: Path) -> list[imported.ImportedConversation]:
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(reader, "LAZY_BYTES", 1 << 40)
+        return list(reader.read(session))
+
+
 def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ahead: list[fill_ahead.FillAhead]) -> None:
