@@ -35,9 +35,33 @@ def repair_surrogates(ic: ImportedConversation) -> int:
         ic.messages = messages
     _clean(messages, [0] if lazy else counter)
     if counter[0]:
-        ic.notes.append(f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
-                        f"in {counter[0]} place(s)")
+        ic.notes.append(repairs_note(counter[0]))
     return counter[0]
+
+
+def repairs_note(count: int) -> str:
+    """The conversation's note for ``count`` lone surrogates replaced."""
+    return f"lone surrogates (text cut inside an emoji) replaced with U+FFFD in {count} place(s)"
+
+
+class RepairTally:
+    """The lone surrogates replaced in a lazily read conversation so far, named in one of
+    its ``notes``, which is updated as later chunks of its content find more."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.count = 0
+        self._at: int | None = None
+
+    def add(self, found: int) -> None:
+        if not found:
+            return
+        self.count += found
+        if self._at is None:
+            self._at = len(self.notes)
+            self.notes.append(repairs_note(self.count))
+        else:
+            self.notes[self._at] = repairs_note(self.count)
 
 
 def repair_in(obj: Any) -> int:

@@ -186,9 +186,37 @@ def test_V2_the_window_tells_the_child_its_chunks_and_takes_back_rows_only(
     same_report(here, there)
     assert contents(stores[0]) == contents(stores[1])
     assert planned == [there.added_messages]
-    rows = [r for answer in answers for r in answer.values()]
+    rows = [r for answer, _repaired in answers for r in answer.values()]
     assert len(rows) == there.added_messages
     assert all(len(r) == 3 and isinstance(r[1], list) and isinstance(r[2], dict) for r in rows)
+
+
+def test_V2_what_the_childs_reads_of_a_huge_session_repair_is_named_in_the_report(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    """Lone surrogates in a session read light are found when its content is read again
+    for the writer, in the child: the window's report names them as ``convo import``'s
+    does (it said nothing, though the text was repaired)."""
+    from explorer.formats.claude_code.reader import LAZY_BYTES
+
+    session = tmp_path / "cut.jsonl"
+    with session.open("w", encoding="utf-8") as out:
+        n = 0
+        while out.tell() < LAZY_BYTES + 500_000:
+            role = "assistant" if n % 2 else "user"
+            text = (f"cut \ud83d {n} " if n % 500 == 250 else f"fine {n} ") + "x" * 1500
+            out.write(json.dumps({"type": role, "uuid": f"u{n}", "sessionId": "cut",
+                                  "parentUuid": f"u{n - 1}" if n else None,
+                                  "message": {"id": f"m{n}", "role": role,
+                                              "content": [{"type": "text", "text": text}]}})
+                      + "\n")
+            n += 1
+    here, there = both(stores, [session])
+    same_report(here, there)
+    (outcome,) = there.conversations
+    cuts = len(range(250, n, 500))
+    assert [note for note in outcome.notes if "lone surrogates" in note] == [
+        f"lone surrogates (text cut inside an emoji) replaced with U+FFFD in {cuts} place(s)"]
+    assert contents(stores[0]) == contents(stores[1])
 
 
 def test_V2_a_reading_process_that_dies_is_reported_and_leaves_the_store_whole(

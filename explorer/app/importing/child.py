@@ -149,10 +149,14 @@ def _plan(ic: ImportedConversation, chunks: list[list[Message]]) -> None:
         planning(chunks)
 
 
-def _filled(ic: ImportedConversation, messages: list[Message]) -> dict[Hashable, Any]:
+def _filled(ic: ImportedConversation,
+            messages: list[Message]) -> tuple[dict[Hashable, Any], int]:
     """Each message's rows, made from its content read again from its file (by a reading
-    process when the chunk was planned, else here)."""
+    process when the chunk was planned, else here), and the lone surrogates that replaced:
+    the window counts them into its conversation's notes, which the report reads."""
     assert ic.content is not None
+    counted = getattr(ic.content, "inner", ic.content)  # a filler counts into its source
+    before = getattr(counted, "repaired", 0)
     ic.content.fill(messages)
     try:
         ready = getattr(ic.content, "rows", None)
@@ -160,7 +164,7 @@ def _filled(ic: ImportedConversation, messages: list[Message]) -> dict[Hashable,
         for m in messages:
             made = ready(m) if ready is not None else None
             out[m.id] = made if made is not None else prepared_rows(m)
-        return out
+        return out, getattr(counted, "repaired", 0) - before
     finally:
         ic.content.release(messages)
 

@@ -23,6 +23,7 @@ from explorer.app.child_pipe import Pipe, PipeClosed, child_env
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.made_rows import MadeRows
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
+from explorer.formats.text_repair import RepairTally
 from explorer.store import Store, StoreError
 from explorer.store.import_writes import ImportOutcome
 from explorer.tree.imported import ContentUnavailable, ImportedConversation
@@ -50,9 +51,10 @@ class _Remote(MadeRows):
     chunk while the writer waited, and the writer wrote while the child waited (a
     100,000-message session: 15 s here, 8 s on the command line)."""
 
-    def __init__(self, link: _Link, index: int) -> None:
+    def __init__(self, link: _Link, index: int, notes: list[str]) -> None:
         super().__init__()
         self.link, self.index = link, index
+        self.repairs = RepairTally(notes)  # what the child's reads of the content repaired
 
     def plan(self, chunks: Sequence[Sequence[Message]]) -> None:
         with contextlib.suppress(PipeClosed):  # the next fill says the child is gone
@@ -62,9 +64,10 @@ class _Remote(MadeRows):
         todo = [m for m in messages if m.id not in self.made]
         if not todo:
             return
-        answer = self.link.ask("fill", self.index, [m.id for m in todo])
+        rows, repaired = self.link.ask("fill", self.index, [m.id for m in todo])
         for m in todo:
-            self.made[m.id] = answer[m.id]
+            self.made[m.id] = rows[m.id]
+        self.repairs.add(repaired)
 
     def release(self, messages: Sequence[Message]) -> None:
         for m in messages:
@@ -155,7 +158,8 @@ class ChildImport:
                 self.link.progress(message[1])
         elif kind == "conversation":
             head: ImportedConversation = message[1]
-            head.content = _Remote(self.link, len(self.batch)) if message[2] else MadeRows()
+            head.content = (_Remote(self.link, len(self.batch), head.notes) if message[2]
+                            else MadeRows())
             self.batch.append(head)
         elif kind == "messages":
             ic = self.batch[-1]

@@ -33,7 +33,7 @@ from explorer.formats.claude_code.records import (
 )
 from explorer.formats.claude_code.session import Node
 from explorer.formats.jsonl import SURROGATE_ESCAPE
-from explorer.formats.text_repair import repair_in
+from explorer.formats.text_repair import RepairTally, repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
 
@@ -62,9 +62,7 @@ class SessionContent:
         self._where: dict[Hashable, int] = {}  # see _packed
         self._later: dict[Hashable, list[int]] = {}  # offsets of a response's later lines
         self._held: dict[Hashable, tuple[list[Part], dict[str, Any]]] = {}
-        self.notes = notes  # where a repair is reported: the conversation's notes
-        self._note_at: int | None = None
-        self.repaired = 0  # lone surrogates replaced so far
+        self.tally = RepairTally(notes)  # reported in the conversation's notes
         self._escaped = False  # a line of the message being read escapes a surrogate
 
     def add_file(self, path: Path, nodes: Sequence[Node]) -> None:
@@ -81,6 +79,20 @@ class SessionContent:
 
     def __len__(self) -> int:
         return len(self._where)
+
+    @property
+    def notes(self) -> list[str]:
+        """Where a repair is reported: the conversation's notes."""
+        return self.tally.notes
+
+    @notes.setter
+    def notes(self, notes: list[str]) -> None:
+        self.tally.notes = notes
+
+    @property
+    def repaired(self) -> int:
+        """Lone surrogates replaced so far."""
+        return self.tally.count
 
     def for_reader(self) -> SessionContent:
         """This content without its locators, for a reading process that fills chunks of it:
@@ -218,13 +230,4 @@ class SessionContent:
     def add_repairs(self, found: int) -> None:
         """Count ``found`` more lone surrogates replaced (here, or where another process
         filled a chunk of this conversation) in the conversation's one note."""
-        if not found:
-            return
-        self.repaired += found
-        note = (f"lone surrogates (text cut inside an emoji) replaced with U+FFFD "
-                f"in {self.repaired} place(s)")
-        if self._note_at is None:
-            self._note_at = len(self.notes)
-            self.notes.append(note)
-        else:
-            self.notes[self._note_at] = note
+        self.tally.add(found)

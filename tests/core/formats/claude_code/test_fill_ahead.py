@@ -102,8 +102,8 @@ def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_rea
     assert isinstance(light.content, fill_ahead.FillAhead) and light.content.readers
     try:
         for chunk in chunks:
-            answer = child._filled(light, chunk)
-            assert answer == {m.id: expected[m.id] for m in chunk}
+            rows, repaired = child._filled(light, chunk)
+            assert rows == {m.id: expected[m.id] for m in chunk} and repaired == 0
     finally:
         light.content.close()
 
