@@ -382,10 +382,34 @@ def test_rate_gives_speed_and_time_left() -> None:
     rate.add(ImportProgress(0, 10_000_000, 0, 0, "f"))
     now[0] = 2.0
     rate.add(ImportProgress(2_000_000, 10_000_000, 0, 0, "f"))
-    assert rate.text() == " · 1.0 MB/s · about 8 s left"
+    assert rate.text() == "1.0 MB/s · about 8 s left"
     now[0] = 4.0
     rate.add(ImportProgress(4_000_000, 10_000_000, 30_000, 1, "f"))
-    assert rate.text() == " · 7,500 messages/s · about 6 s left"
+    assert rate.text() == "7,500 messages/s · about 6 s left"
+
+
+def test_the_progress_of_a_huge_import_fits_the_dialog(qtbot: QtBot, tmp_path: Path) -> None:
+    """The counts, sizes, speed and time left of a 100,000-message session were one line
+    wider than the dialog: its end ("about 3 s left") was cut off."""
+    from explorer.ui.importing.dialog import ImportDialog
+
+    now = [0.0]
+    with Store(tmp_path / "x.db") as store:
+        dialog = ImportDialog(store, [tmp_path / "big-session-100000.jsonl"])
+        qtbot.addWidget(dialog)
+        dialog.rate = Rate(lambda: now[0])
+        dialog.show()
+        for second, done, messages in ((0.0, 1 << 20, 0), (4.0, 119 << 20, 18_000)):
+            now[0] = second
+            dialog._show_progress(ImportProgress(done, 202_000_000, messages, 0, "f"))
+        lines = dialog.count_label.text().split("\n")
+        assert lines == ["18,000 messages in 0 conversations · 124.8 MB of 202.0 MB",
+                         "4,500 messages/s · about 2 s left"]
+        metrics = dialog.count_label.fontMetrics()
+        assert max(metrics.horizontalAdvance(line) for line in lines) <= \
+            dialog.count_label.width()
+        dialog._show_report(ImportReport())
+        assert dialog.count_label.isHidden(), "no time left is shown once it is over"
 
 
 def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(

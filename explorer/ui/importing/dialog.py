@@ -52,7 +52,7 @@ class ReportLine:
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def report_summary(report: ImportReport) -> str:
@@ -127,7 +127,7 @@ class Rate:
         speed = (f"{(m1 - m0) / span:,.0f} messages/s" if m1 > m0
                  else f"{(b1 - b0) / span / 1e6:.1f} MB/s")
         left = (self.total - b1) / ((b1 - b0) / span)
-        return f" · {speed} · about {_duration(left)} left"
+        return f"{speed} · about {_duration(left)} left"
 
 
 def _duration(seconds: float) -> str:
@@ -225,9 +225,10 @@ class ImportDialog(QDialog):
         messages = _count(p.messages_done, "message")
         conversations = _count(p.conversations_done, "conversation")
         self.rate.add(p)
+        pace = self.rate.text()  # a line of its own: beside the counts it was cut off
         self.count_label.setText(f"{messages} in {conversations} · "
                                  f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}"
-                                 + self.rate.text())
+                                 + (f"\n{pace}" if pace else ""))
 
     def _show_report(self, report: ImportReport) -> None:
         self.progress_bar.setRange(0, PROGRESS_STEPS)
@@ -236,6 +237,7 @@ class ImportDialog(QDialog):
         self.heading.setText(report_summary(report))
         self.heading.setWordWrap(True)
         self.file_label.hide()
+        self.count_label.hide()  # the heading counts; a speed and time left are over
         self._fill_report(report_outline(report))
         self.report_view.show()
         self.buttons.setStandardButtons(QDialogButtonBox.StandardButton.Close)
