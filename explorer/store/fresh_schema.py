@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from explorer import __version__
+from explorer.store.connection import transaction
 
 Statement = tuple[str, tuple[object, ...]]
 
@@ -50,20 +51,14 @@ def create(conn: sqlite3.Connection, known: list[str]) -> list[str]:
     snap = recorded()
     if not snap.covers or list(snap.covers) != known[: len(snap.covers)]:
         return []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         if not is_new(conn):  # another process made it while this one waited
-            conn.execute("ROLLBACK")
             return []
         for sql, params in snap.statements:
             conn.execute(sql, params)
         now = time.time()
         conn.executemany("INSERT INTO _migrations (name, applied_at, version) VALUES (?, ?, ?)",
                          [(name, now, __version__) for name in snap.covers])
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return list(snap.covers)
 
 
