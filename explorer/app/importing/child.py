@@ -38,7 +38,7 @@ from explorer.store import StoreError
 from explorer.store import guard as db_guard
 from explorer.store.import_writes import ImportOutcome
 from explorer.store.rows import prepared_rows
-from explorer.tree.imported import ContentUnavailable, ImportedConversation
+from explorer.tree.imported import ContentUnavailable, ImportedConversation, ReadyRows
 from explorer.tree.model import Message
 
 NICE = 10
@@ -154,19 +154,19 @@ def _filled(ic: ImportedConversation,
     """Each message's rows, made from its content read again from its file (by a reading
     process when the chunk was planned, else here), and the lone surrogates that replaced:
     the window counts them into its conversation's notes, which the report reads."""
-    assert ic.content is not None
-    counted = getattr(ic.content, "inner", ic.content)  # a filler counts into its source
-    before = getattr(counted, "repaired", 0)
-    ic.content.fill(messages)
+    content = ic.content
+    assert content is not None
+    before = getattr(content, "repaired", 0)
+    content.fill(messages)
     try:
-        ready = getattr(ic.content, "rows", None)
+        ready = content.rows if isinstance(content, ReadyRows) else None
         out: dict[Hashable, Any] = {}
         for m in messages:
             made = ready(m) if ready is not None else None
             out[m.id] = made if made is not None else prepared_rows(m)
-        return out, getattr(counted, "repaired", 0) - before
+        return out, getattr(content, "repaired", 0) - before
     finally:
-        ic.content.release(messages)
+        content.release(messages)
 
 
 def main() -> int:

@@ -73,6 +73,11 @@ class FillAhead(Readers):
         self.made: dict[Hashable, Any] = {}
         self.here: set[Hashable] = set()  # filled by ``inner``, released by it
 
+    @property
+    def repaired(self) -> int:
+        """Lone surrogates its source counted so far, here or from the processes' answers."""
+        return int(self.inner.repaired)
+
     def plan(self, chunks: Sequence[Sequence[Message]]) -> None:
         """The chunks the writer will fill, in its order: asked of the processes now (a write
         tried again, after one that failed, plans afresh with new processes)."""
