@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from explorer.app import bytecode
+from explorer.app.child_pipe import child_env
 
 
 @pytest.fixture
@@ -53,3 +55,37 @@ def test_an_unwritable_cache_folder_changes_nothing(
     blocker.write_text("a file where the folder would go")
     assert bytecode.use_user_cache({}) is None
     assert sys.pycache_prefix is None
+
+
+def test_the_processes_the_app_starts_use_its_cache_too(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's reading processes and the turn graph's builder read and write the same
+    compiled modules as the process that started them, instead of compiling every module
+    from source at each start."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    used = bytecode.use_user_cache({})
+    assert used is not None
+    env = child_env()
+    assert env["PYTHONPYCACHEPREFIX"] == str(used) and "PYTHONDONTWRITEBYTECODE" not in env
+    shown = subprocess.run(
+        [sys.executable, "-c", "import sys, explorer.app.importing.read_worker; "
+         "print(sys.pycache_prefix, sys.dont_write_bytecode)"],
+        env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert shown == [str(used), "False"]
+    assert any(used.rglob("read_worker*.pyc"))  # written by the child itself
+
+
+def test_a_child_keeps_the_bytecode_settings_it_was_given(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the app's own cache, a child's environment says nothing new about bytecode;
+    a prefix the user chose is kept."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    env = child_env()
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1" and "PYTHONPYCACHEPREFIX" not in env
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(cache_home / "mine"))
+    monkeypatch.setattr(sys, "pycache_prefix", str(cache_home / "other"))
+    assert child_env()["PYTHONPYCACHEPREFIX"] == str(cache_home / "mine")
