@@ -296,3 +296,33 @@ def test_V2_an_early_graph_nobody_asks_for_is_ended(
     second = turn_process._early[0].running[0]
     turn_process.drop_early()  # the window closes
     assert second.wait(timeout=10) != 0 and not turn_process._early
+
+
+def test_V2_an_imports_turn_graph_is_kept_by_its_child_and_built_once(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``convo import`` builds the turn graph in a child process while it costs the figure:
+    the graph is in the file when the child answers, so this process never builds it a
+    second time (it did when the child sent the graph first and kept it after)."""
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    conv = _conversation(store)
+    store.writes_done()
+    monkeypatch.setattr(kept_turns, "packed_parts", _no_child)  # a build in this process
+    assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
+    assert kept_turns.is_kept(store, conv)
+    monkeypatch.setattr(kept_turns, "packed_in_child", _no_child)
+    kept = kept_turns.kept_or_built(store, conv)
+    assert kept is not None
+    assert list(kept.model.ids) == list(unpack_built(packed_parts(store, conv)).model.ids)
+
+
+def test_V2_a_turn_graph_its_child_could_not_keep_is_built_here(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    conv = _conversation(store)
+    store.writes_done()
+    at = store.revision(conv)
+    assert at is not None
+    assert turn_process.kept_in_child(store.db_path, conv + 99, at) is False  # none such
+    monkeypatch.setattr(turn_process, "_start", lambda request: None)  # no process starts
+    assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
+    assert kept_turns.is_kept(store, conv)

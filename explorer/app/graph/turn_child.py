@@ -53,9 +53,13 @@ class ReadOnlyStore(Store):
 
 def serve(pipe: Pipe) -> None:
     """Answer the one request the window sends: ``("build", db, conversation, expanded,
-    yield_cores, keep_at)`` (with ``keep_at``, keep what was sent in the file after), or
-    ``("prepare", db, conversations, yield_cores)``."""
+    yield_cores, keep_at)`` (with ``keep_at``, keep what was sent in the file after),
+    ``("keep", db, conversation, yield_cores, keep_at)`` (keep it, send only whether it
+    was kept) or ``("prepare", db, conversations, yield_cores)``."""
     request = pipe.receive()
+    if request[0] == "keep":
+        _keep(pipe, *request[1:])
+        return
     if request[0] == "prepare":
         _, db, conv_ids, yield_cores = request
         _yield(yield_cores)
@@ -82,6 +86,21 @@ def serve(pipe: Pipe) -> None:
         pipe.send(name, value)
     if keep_at is not None:
         keep_in_file(db, conv_id, keep_at, packed)
+
+
+def _keep(pipe: Pipe, db: str, conv_id: int, yield_cores: bool, keep_at: int) -> None:
+    """Build the graph and keep it in the file, then say whether it was kept: the asker
+    (an import's prepared views) wants it there, not sent."""
+    _yield(yield_cores)
+    store = ReadOnlyStore(db)
+    try:
+        packed = packed_parts(store, conv_id)
+    except Exception as e:  # said to the asker, which builds it itself instead
+        pipe.send("failed", f"{type(e).__name__}: {e}")
+        return
+    finally:
+        store.close()
+    pipe.send("kept", keep_in_file(db, conv_id, keep_at, packed))
 
 
 def prepare(db: str, conv_ids: list[int]) -> list[int]:

@@ -106,6 +106,33 @@ def packed_in_child(
 Running = tuple[subprocess.Popen[bytes], Pipe]
 
 
+def kept_in_child(db_path: str | Path, conv_id: int, keep_at: int) -> bool:
+    """Build the turn graph of ``conv_id`` in a child process that keeps it in the file
+    at revision ``keep_at``, and wait until it is there; whether it was kept.
+
+    Nothing comes back through the pipe but the answer: an import's prepared views want
+    the graph in the file, and a graph sent here (as :func:`packed_in_child` does) was
+    only kept once its child got to it after sending: the caller, looking meanwhile,
+    found it missing and built it a second time on its own core."""
+    running = _start(("keep", str(db_path), conv_id, YIELD_CORES, keep_at))
+    if running is None:
+        return False
+    proc, pipe = running
+    kept = False
+    try:
+        kind, said = _next(pipe, lambda: False)
+        if kind == "kept":
+            kept = bool(said)
+        else:
+            log.warning("the turn graph was not kept: %s", said)
+    except (PipeClosed, ValueError) as exc:
+        log.warning("the turn graph was not kept: the process failed (%s)", exc)
+    finally:
+        pipe.close()
+        _end(proc, wait=kept)
+    return kept
+
+
 def prepare_in_child(db_path: str | Path, conv_ids: Collection[int],
                      cancelled: Callable[[], bool] = lambda: False) -> list[int]:
     """Keep the turn graph, context figure and path skeleton of the big ones among

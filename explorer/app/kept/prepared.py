@@ -59,10 +59,10 @@ def _turns_beside(store: Store, conv_id: int) -> Future[Any] | None:
     at = store.revision(conv_id)
     if at is None or kept_turns.is_kept(store, conv_id):
         return None
-    from explorer.app.graph.turn_process import packed_in_child
+    from explorer.app.graph.turn_process import kept_in_child
 
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="turns-beside")
     try:
-        return pool.submit(packed_in_child, store.db_path, conv_id, keep_at=at)
+        return pool.submit(kept_in_child, store.db_path, conv_id, at)
     finally:
         pool.shutdown(wait=False)
