@@ -20,7 +20,17 @@ from typing import Any, BinaryIO
 
 import explorer
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 _HEAD = struct.Struct("<Q")
+PIPE_BYTES = 1 << 20
+"""How much a pipe holds (Linux: the most a user may ask for by default). At the system's
+64 KiB, a reading process's 1-2 MB answer waited on its reader sixteen to thirty times:
+170 MB of rows through 64 KiB took 0.34-0.40 s and 0.2-0.3 s of the sender's CPU, through
+1 MiB 0.20 s and 0.17 s."""
 
 
 class PipeClosed(EOFError):
@@ -33,6 +43,8 @@ class Pipe:
     def __init__(self, incoming: BinaryIO, outgoing: BinaryIO) -> None:
         self._in = incoming
         self._out = outgoing
+        for end in (incoming, outgoing):
+            widen(end)
 
     def send(self, *message: Any) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
@@ -107,6 +119,18 @@ if sys.platform == "win32":
             if left <= 0:
                 return False
             time.sleep(min(WINDOWS_POLL_S, left))
+
+
+def widen(end: BinaryIO) -> int | None:
+    """Let the pipe behind ``end`` hold :data:`PIPE_BYTES`; its size now, or None where a
+    pipe's size is fixed (not Linux, not a pipe, or a limit set lower)."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is None:
+        return None
+    try:
+        return int(fcntl.fcntl(end.fileno(), set_size, PIPE_BYTES))
+    except (OSError, ValueError):
+        return None
 
 
 def raw(fd: int, mode: str) -> BinaryIO:

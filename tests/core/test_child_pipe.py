@@ -1,0 +1,55 @@
+"""The framed pipe between the app and the processes it starts."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.app import child_pipe
+from explorer.app.child_pipe import PIPE_BYTES, Pipe, PipeClosed, raw
+
+
+@pytest.fixture
+def pipes() -> Iterator[tuple[Pipe, Pipe]]:
+    """Two ends talking to each other, closed after the test."""
+    a_in, b_out = os.pipe()
+    b_in, a_out = os.pipe()
+    here = Pipe(raw(a_in, "rb"), raw(a_out, "wb"))
+    there = Pipe(raw(b_in, "rb"), raw(b_out, "wb"))
+    yield here, there
+    here.close()
+    there.close()
+
+
+def test_a_big_message_arrives_whole_and_in_order(pipes: tuple[Pipe, Pipe]) -> None:
+    here, there = pipes
+    rows = [(i, "x" * 300 + str(i), None) for i in range(20_000)]  # about 6 MB
+    sender = threading.Thread(target=lambda: [there.send("rows", rows), there.send("end")])
+    sender.start()
+    assert here.receive() == ("rows", rows)
+    assert here.receive() == ("end",)
+    sender.join()
+    there.close()
+    with pytest.raises(PipeClosed):
+        here.receive()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pipe's size is set on Linux")
+def test_a_pipe_holds_a_whole_chunk_of_rows(pipes: tuple[Pipe, Pipe]) -> None:
+    """A reading process's answer (1-2 MB) goes into the pipe in a few writes, not in
+    64 KiB pieces each waiting for the other end."""
+    import fcntl
+
+    here = pipes[0]
+    for end in (here._in, here._out):
+        assert fcntl.fcntl(end.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+
+
+def test_widen_says_none_where_the_size_is_fixed(tmp_path: Path) -> None:
+    with open(tmp_path / "file", "wb") as not_a_pipe:
+        assert child_pipe.widen(not_a_pipe) is None
