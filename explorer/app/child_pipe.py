@@ -139,6 +139,19 @@ def raw(fd: int, mode: str) -> BinaryIO:
     return f  # type: ignore[return-value]
 
 
+def child_command(module: str) -> list[str]:
+    """The command that runs ``module`` in a process of its own, on this interpreter.
+
+    ``-P``: the current folder is not put first on the module path, so a child started from
+    a folder holding another ``explorer`` (a checkout of another version) runs the same
+    code as this process (:func:`child_env` puts this one first), not that one. A bundle
+    has no ``python -m``: its entry point knows the modules by these words
+    (``packaging/convo_main.py``)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "-m", module]
+    return [sys.executable, "-P", "-m", module]
+
+
 def child_env() -> dict[str, str]:
     """The environment for a process the window starts (an import's reader, the turn
     graph's builder): the window's, with this checkout first on the path (an editable or

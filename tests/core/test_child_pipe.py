@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -11,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from explorer.app import child_pipe
-from explorer.app.child_pipe import PIPE_BYTES, Pipe, PipeClosed, raw
+from explorer.app.child_pipe import (
+    PIPE_BYTES,
+    Pipe,
+    PipeClosed,
+    child_command,
+    child_env,
+    raw,
+)
 
 
 @pytest.fixture
@@ -53,3 +61,16 @@ def test_a_pipe_holds_a_whole_chunk_of_rows(pipes: tuple[Pipe, Pipe]) -> None:
 def test_widen_says_none_where_the_size_is_fixed(tmp_path: Path) -> None:
     with open(tmp_path / "file", "wb") as not_a_pipe:
         assert child_pipe.widen(not_a_pipe) is None
+
+
+def test_a_child_started_in_a_folder_with_another_explorer_runs_this_one(
+        tmp_path: Path) -> None:
+    """``python -m`` puts the current folder first on the module path: a window started
+    from a checkout of another version would have run that version's readers and graph
+    builder, which may not speak this one's protocol."""
+    other = tmp_path / "explorer"
+    other.mkdir()
+    (other / "__init__.py").write_text("raise SystemExit('the other explorer was imported')\n")
+    shown = subprocess.run(child_command("explorer.app.child_pipe"), cwd=tmp_path,
+                           env=child_env(), capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
 from explorer.app.graph.cells import Collected
 from explorer.app.graph.model import GraphModel
 from explorer.app.graph.turn_text import TurnView
@@ -171,7 +170,7 @@ def _start(request: tuple[Any, ...]) -> Running | None:
     """A child started and sent ``request``, or None when none could start."""
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            child_command(MODULE), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             bufsize=0, env=child_env())
     except OSError as exc:
         log.info("the turn graph is built on the thread: no process started (%s)", exc)

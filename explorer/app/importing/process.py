@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.made_rows import MadeRows
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
@@ -115,7 +114,7 @@ class ChildImport:
         self.store, self.paths, self.report = store, [Path(p) for p in paths], report
         self.cancel = cancel or (lambda: False)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "explorer.app.importing.child"], stdin=subprocess.PIPE,
+            child_command("explorer.app.importing.child"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, bufsize=0, env=child_env())
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.link = _Link(Pipe(self.proc.stdout, self.proc.stdin), progress)  # type: ignore[arg-type]

@@ -13,12 +13,11 @@ from __future__ import annotations
 import logging
 import select
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
 
 STOP_S = 2.0
 log = logging.getLogger(__name__)
@@ -73,7 +72,7 @@ def start() -> Reader | None:
 def _spawn() -> Reader | None:
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "explorer.app.importing.read_worker"],
+            child_command("explorer.app.importing.read_worker"),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=child_env())
     except OSError as exc:
         log.warning("no reading process could be started (%s); this one reads", exc)
