@@ -370,6 +370,13 @@ def _bundle(tmp_path: Path) -> Path:
     return bundle
 
 
+def _started_as(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as the bundle's: frozen, ``bundle`` its executable (the command its
+    children are started with is the bundle's: ``child_pipe.child_command``)."""
+    monkeypatch.setattr(sys, "executable", str(bundle))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+
+
 def _two_line_session(path: Path) -> Path:
     path.write_text("\n".join(json.dumps(r) for r in (
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
@@ -389,7 +396,7 @@ def test_the_bundles_entry_runs_the_windows_import_reader(
     from explorer.store import Store
 
     bundle = _bundle(tmp_path)
-    monkeypatch.setattr(import_process.sys, "executable", str(bundle))
+    _started_as(bundle, monkeypatch)
     session = _two_line_session(tmp_path / "s.jsonl")
     with Store(tmp_path / "x.db") as store:
         report = import_process.import_in_child(store, [session])
@@ -409,7 +416,7 @@ def test_V2_the_bundles_entry_runs_the_turn_graphs_child(
     from explorer.tree.model import Message, Part
 
     bundle = _bundle(tmp_path)
-    monkeypatch.setattr(turn_process.sys, "executable", str(bundle))
+    _started_as(bundle, monkeypatch)
     with Store(tmp_path / "x.db") as store:
         cid = store.create_conversation("t")
         for k in range(3):
@@ -428,11 +435,11 @@ def test_S1_the_bundles_entry_runs_a_syncs_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A big first sync starts its readers as ``<bundle> -m
     explorer.app.importing.read_worker``: the entry script must run that module."""
-    from explorer.app.importing import read_pool, readers, whole_read
+    from explorer.app.importing import read_pool, whole_read
     from explorer.app.importing.units import Unit
 
     bundle = _bundle(tmp_path)
-    monkeypatch.setattr(readers.sys, "executable", str(bundle))
+    _started_as(bundle, monkeypatch)
     session = _two_line_session(tmp_path / "s.jsonl")
     unit = Unit(session, "claude_code", session.stat().st_size, session.stat().st_mtime_ns)
     pool = read_pool.ReadPool([(unit, whole_read.signature(unit))], 1)
