@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from explorer.store import meta_keys
 from explorer.tree.model import Message, Part, Usage
 from explorer.tree.part_sizes import SIZE_COLUMNS, part_size
 from explorer.tree.secrets import redact_text
@@ -20,15 +21,20 @@ from explorer.tree.secrets import redact_text
 PREVIEW_CHARS = 160
 MESSAGE_COLS = (
     "id, conversation_id, parent_id, role, created_at, model, usage, source_id, "
-    "source_meta, preview"
+    f"source_meta, preview, {meta_keys.COLUMN}"
 )
+_MESSAGE_MARKS = ",".join("?" * len(MESSAGE_COLS.split(", ")))
 PART_COLS = (
     "message_id, idx, kind, text, tool_name, tool_use_id, is_error, blob_hash, media_type, meta, "
     + ", ".join(SIZE_COLUMNS)
 )
 _PART_MARKS = ",".join("?" * (10 + len(SIZE_COLUMNS)))
 BULK_ROWS = 256  # a write this big is counted once (see insert_rows)
-COUNTING_TRIGGERS = ("messages_count_ai", "revision_messages_ai", "revision_parts_ai")
+BULK_TRIGGERS = ("messages_count_ai", "revision_messages_ai", "revision_parts_ai",
+                 "messages_meta_marked_ai")
+"""The insert triggers a bulk write does the work of itself (:func:`counted_in_bulk`): the
+counts and revisions once at its end, and each message's metadata mark in its row (the
+marking trigger's call alone, which finds the mark set, was a third of a message's insert)."""
 
 
 _ENCODE = msgspec.json.Encoder(order="sorted").encode
@@ -97,6 +103,7 @@ def message_row(
     return (
         mid, conv_id, parent, m.role, m.created_at, m.model, dumps(usage),
         source_id if source_id is not None else m.source_id, dumps(m.source_meta), preview(m),
+        meta_keys.marks(m.source_meta),
     )
 
 
@@ -164,7 +171,7 @@ def _insert(
     bulk = _BULK.get(id(conn))
     if bulk is not None:  # counted once, when the whole batch is written
         messages = _counted(messages, bulk.added)
-    conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    conn.executemany(f"INSERT INTO messages({MESSAGE_COLS}) VALUES ({_MESSAGE_MARKS})",
                      messages)
     top = None if bulk is not None else conn.execute(
         "SELECT coalesce(max(id), 0) FROM parts").fetchone()[0]
@@ -205,14 +212,14 @@ def _put_back(conn: sqlite3.Connection, kept: list[tuple[str, str]]) -> None:
 
 
 def _stand_aside(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """Drop the triggers that bump a conversation's message count and revision once per
-    inserted row (three UPDATEs of its row per message: seconds for 100,000 messages), to be
-    created again, as they were, in the same transaction: every other writer still has
-    them; no writer sees the file without them."""
+    """Drop the :data:`BULK_TRIGGERS`, among them those that bump a conversation's message
+    count and revision once per inserted row (three UPDATEs of its row per message: seconds
+    for 100,000 messages), to be created again, as they were, in the same transaction:
+    every other writer still has them; no writer sees the file without them."""
     kept = [(r[0], r[1]) for r in conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM "
-        "json_each(?))", (json.dumps(COUNTING_TRIGGERS),))]
-    for name in COUNTING_TRIGGERS:
+        "json_each(?))", (json.dumps(BULK_TRIGGERS),))]
+    for name in BULK_TRIGGERS:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     return kept
 
@@ -229,10 +236,10 @@ _BULK: dict[int, _Bulk] = {}
 @contextmanager
 def counted_in_bulk(conn: sqlite3.Connection) -> Iterator[None]:
     """Within the block (one transaction: a sync's batch of many small sessions), the
-    counting triggers stand aside once instead of per write, and each conversation written
-    is counted again at the end, from its rows: a conversation a savepoint rolled back is
-    counted as it stands, not as the rows that were tried. The parts written are put in
-    the full-text index at the end too (:func:`index_pending`)."""
+    insert triggers (:data:`BULK_TRIGGERS`) stand aside once instead of per write, and each
+    conversation written is counted again at the end, from its rows: a conversation a
+    savepoint rolled back is counted as it stands, not as the rows that were tried. The
+    parts written are put in the full-text index at the end too (:func:`index_pending`)."""
     if id(conn) in _BULK:  # already inside one
         yield
         return

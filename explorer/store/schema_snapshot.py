@@ -26,12 +26,13 @@ COVERS: tuple[str, ...] = (
     '0020_source_ids',
     '0021_dated_by_messages',
     '0022_sync_compare',
+    '0023_meta_marked',
 )
 
 STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL, version TEXT)', ()),
     ('CREATE TABLE "conversations" (\n   "id" INTEGER PRIMARY KEY,\n   "title" TEXT NOT NULL,\n   "tip_id" INTEGER,\n   "context_start_id" INTEGER,\n   "forked_from_conversation_id" INTEGER,\n   "forked_from_message_id" INTEGER,\n   "source_format" TEXT,\n   "source_id" TEXT,\n   "source_path" TEXT,\n   "created_at" REAL,\n   "updated_at" REAL,\n   "meta" TEXT DEFAULT \'{}\'\n, "clean_tip_id" INTEGER, message_count INTEGER NOT NULL DEFAULT 0, revision INTEGER NOT NULL DEFAULT 0)', ()),
-    ('CREATE TABLE "messages" (\n   "id" INTEGER PRIMARY KEY,\n   "conversation_id" INTEGER NOT NULL REFERENCES "conversations"("id"),\n   "parent_id" INTEGER REFERENCES "messages"("id"),\n   "role" TEXT NOT NULL,\n   "created_at" REAL,\n   "model" TEXT,\n   "usage" TEXT,\n   "source_id" TEXT,\n   "source_meta" TEXT,\n   "preview" TEXT\n)', ()),
+    ('CREATE TABLE "messages" (\n   "id" INTEGER PRIMARY KEY,\n   "conversation_id" INTEGER NOT NULL REFERENCES "conversations"("id"),\n   "parent_id" INTEGER REFERENCES "messages"("id"),\n   "role" TEXT NOT NULL,\n   "created_at" REAL,\n   "model" TEXT,\n   "usage" TEXT,\n   "source_id" TEXT,\n   "source_meta" TEXT,\n   "preview" TEXT\n, meta_marked INTEGER)', ()),
     ('CREATE TABLE "blobs" (\n   "hash" TEXT PRIMARY KEY,\n   "data" BLOB,\n   "size" INTEGER,\n   "media_type" TEXT\n)', ()),
     ('CREATE TABLE "parts" (\n   "id" INTEGER PRIMARY KEY,\n   "message_id" INTEGER NOT NULL REFERENCES "messages"("id"),\n   "idx" INTEGER NOT NULL,\n   "kind" TEXT NOT NULL,\n   "text" TEXT,\n   "tool_name" TEXT,\n   "tool_use_id" TEXT,\n   "is_error" INTEGER,\n   "blob_hash" TEXT REFERENCES "blobs"("hash"),\n   "media_type" TEXT,\n   "meta" TEXT\n, size_chars INTEGER, size_words INTEGER, size_punct INTEGER, size_wide INTEGER, sent_words INTEGER, sent_punct INTEGER, sent_wide INTEGER, image_width INTEGER, image_height INTEGER)', ()),
     ('CREATE TABLE "checkpoints" (\n   "id" INTEGER PRIMARY KEY,\n   "conversation_id" INTEGER NOT NULL REFERENCES "conversations"("id"),\n   "label" TEXT NOT NULL,\n   "message_id" INTEGER NOT NULL REFERENCES "messages"("id"),\n   "created_at" REAL\n)', ()),
@@ -58,7 +59,6 @@ STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE INDEX "idx_tombstones_conversation_id"\n    ON "tombstones" ("conversation_id")', ()),
     ('CREATE INDEX "idx_operations_conversation_id"\n    ON "operations" ("conversation_id")', ()),
     ('CREATE INDEX parts_unsized ON parts(id) WHERE size_chars IS NULL', ()),
-    ('CREATE INDEX messages_meta_keys ON messages(conversation_id, id) WHERE (instr(source_meta, \'"meta_record"\') > 0 OR instr(source_meta, \'"isCompactSummary"\') > 0 OR instr(source_meta, \'"merged_from"\') > 0 OR instr(source_meta, \'"edited_from"\') > 0 OR instr(source_meta, \'"spawned_by_tool_use_id"\') > 0)', ()),
     ('CREATE INDEX parts_shape ON parts(message_id, idx, kind, is_error, tool_name, tool_use_id)', ()),
     ('CREATE INDEX clean_boundaries_conversation ON clean_boundaries(conversation_id)', ()),
     ('CREATE INDEX handoff_keys_message ON handoff_keys(message_id)', ()),
@@ -67,6 +67,7 @@ STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE INDEX messages_conversation_time ON messages(conversation_id, created_at)', ()),
     ('CREATE INDEX conversations_source ON conversations(source_format, source_id)', ()),
     ('CREATE INDEX sync_files_compare ON sync_files(path, size, mtime_ns, byte_offset)', ()),
+    ('CREATE INDEX messages_meta_keys ON messages(conversation_id, id) WHERE meta_marked = 1', ()),
     ("CREATE TRIGGER parts_ad AFTER DELETE ON parts BEGIN INSERT INTO parts_fts(parts_fts, rowid, text) VALUES ('delete', old.id, old.text); END", ()),
     ("CREATE TRIGGER parts_au AFTER UPDATE OF text ON parts BEGIN INSERT INTO parts_fts(parts_fts, rowid, text) VALUES ('delete', old.id, old.text); INSERT INTO parts_fts(rowid, text) VALUES (new.id, new.text); END", ()),
     ('CREATE TRIGGER messages_count_ai AFTER INSERT ON messages BEGIN UPDATE conversations SET message_count = message_count + 1 WHERE id = new.conversation_id; END', ()),
@@ -76,7 +77,6 @@ STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE TRIGGER clean_boundaries_parts_gone AFTER DELETE ON parts BEGIN DELETE FROM clean_boundaries WHERE conversation_id = (SELECT conversation_id FROM messages WHERE id = old.message_id); END', ()),
     ('CREATE TRIGGER revision_messages_ai AFTER INSERT ON messages BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id; END', ()),
     ('CREATE TRIGGER revision_messages_ad AFTER DELETE ON messages BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id; END', ()),
-    ('CREATE TRIGGER revision_messages_au AFTER UPDATE ON messages BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id; END', ()),
     ('CREATE TRIGGER revision_checkpoints_ai AFTER INSERT ON checkpoints BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id; END', ()),
     ('CREATE TRIGGER revision_checkpoints_ad AFTER DELETE ON checkpoints BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id; END', ()),
     ('CREATE TRIGGER revision_checkpoints_au AFTER UPDATE ON checkpoints BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id; END', ()),
@@ -100,6 +100,9 @@ STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE TRIGGER revision_forks_ad AFTER DELETE ON conversations WHEN old.forked_from_conversation_id IS NOT NULL BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.forked_from_conversation_id; END', ()),
     ('CREATE TRIGGER revision_forks_au AFTER UPDATE OF forked_from_conversation_id, forked_from_message_id ON conversations BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.forked_from_conversation_id;UPDATE conversations SET revision = revision + 1 WHERE id = new.forked_from_conversation_id; END', ()),
     ('CREATE TRIGGER revision_conversations_au AFTER UPDATE ON conversations WHEN old.revision IS new.revision AND old.message_count IS new.message_count BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = new.id; END', ()),
+    ('CREATE TRIGGER revision_messages_au AFTER UPDATE ON messages BEGIN UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id; END', ()),
+    ('CREATE TRIGGER messages_meta_marked_ai AFTER INSERT ON messages WHEN new.meta_marked IS NULL AND (instr(new.source_meta, \'"meta_record"\') > 0 OR instr(new.source_meta, \'"isCompactSummary"\') > 0 OR instr(new.source_meta, \'"merged_from"\') > 0 OR instr(new.source_meta, \'"edited_from"\') > 0 OR instr(new.source_meta, \'"spawned_by_tool_use_id"\') > 0) BEGIN UPDATE messages SET meta_marked = 1 WHERE id = new.id; END', ()),
+    ('CREATE TRIGGER messages_meta_marked_au AFTER UPDATE OF source_meta ON messages BEGIN UPDATE messages SET meta_marked = (instr(new.source_meta, \'"meta_record"\') > 0 OR instr(new.source_meta, \'"isCompactSummary"\') > 0 OR instr(new.source_meta, \'"merged_from"\') > 0 OR instr(new.source_meta, \'"edited_from"\') > 0 OR instr(new.source_meta, \'"spawned_by_tool_use_id"\') > 0) WHERE id = new.id; END', ()),
     ('INSERT INTO "parts_fts"("parts_fts", rank) VALUES (?, ?)', ('automerge', 16)),
     ('INSERT INTO "parts_fts"("parts_fts") VALUES (?)', ('rebuild',)),
 )

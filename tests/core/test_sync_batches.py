@@ -107,7 +107,7 @@ def test_P2_a_cancelled_sync_stores_every_session_it_read_whole(tmp_path: Path) 
 
 def test_S1_a_batch_counts_each_conversation_once_and_keeps_the_counting_triggers(
         tmp_path: Path) -> None:
-    from explorer.store.rows import COUNTING_TRIGGERS
+    from explorer.store.rows import BULK_TRIGGERS
 
     home = tmp_path / "home"
     many_sessions(home, 12)
@@ -125,5 +125,5 @@ def test_S1_a_batch_counts_each_conversation_once_and_keeps_the_counting_trigger
         after = store.conversation(conv.id)
     assert before == [] and len(counted) == 12
     assert all(kept == real > 0 and revision > 0 for kept, real, revision in counted)
-    assert set(COUNTING_TRIGGERS) <= triggers
+    assert set(BULK_TRIGGERS) <= triggers
     assert after.message_count == conv.message_count + 1  # the triggers count again

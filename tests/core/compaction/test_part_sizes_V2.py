@@ -157,7 +157,7 @@ def _old_file(db: Path, turns: list[list[Message]]) -> None:
             mid += 1
             conn.execute("INSERT INTO messages(id, conversation_id, parent_id, role, created_at, "
                          "model, usage, source_id, source_meta, preview) VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?)", message_row(m, mid, 1, parent))
+                         "(?,?,?,?,?,?,?,?,?,?)", message_row(m, mid, 1, parent)[:10])
             for i, p in enumerate(m.parts):
                 h = blob_hash(p.data) if p.data is not None else None
                 if p.data is not None:

@@ -9,6 +9,7 @@ from helpers import chat_turn, new_store, tool_turn
 
 from explorer.app.tending import tree_actions, undo
 from explorer.store import Store
+from explorer.store.rows import BULK_TRIGGERS
 
 
 def _counted(store: Store) -> dict[int, int]:
@@ -91,7 +92,7 @@ def test_a_bulk_import_counts_once_and_leaves_every_trigger_as_it_was(tmp_path: 
         [outcome] = store.import_conversations([ic])
         store.transact(lambda conn: conn.set_trace_callback(None))
         dropped = [s for s in said if s.startswith("DROP TRIGGER")]
-        assert len(dropped) == 3, "aside once for the whole conversation, not once a chunk"
+        assert len(dropped) == len(BULK_TRIGGERS), "aside once, not once a chunk"
         conv = outcome.conversation_id
         assert _listed(store) == _counted(store) == {conv: 1000}
         revision = store.reader.execute("SELECT revision FROM conversations WHERE id = ?",
@@ -121,7 +122,7 @@ def test_a_fork_of_a_long_path_is_counted_once_and_keeps_the_triggers(tmp_path: 
         store.transact(lambda conn: conn.set_trace_callback(said.append))
         fork = store.fork(conv, store.path(conv)[-1].id)
         store.transact(lambda conn: conn.set_trace_callback(None))
-        assert len([s for s in said if s.startswith("DROP TRIGGER")]) == 3
+        assert len([s for s in said if s.startswith("DROP TRIGGER")]) == len(BULK_TRIGGERS)
         assert _listed(store) == _counted(store) == {conv: 300, fork: 300}
         assert _triggers(store.db_path) == before
     finally:
