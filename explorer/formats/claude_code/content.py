@@ -32,7 +32,7 @@ from explorer.formats.claude_code.records import (
     snapshot_text,
 )
 from explorer.formats.claude_code.session import Node
-from explorer.formats.jsonl import SURROGATE_ESCAPE
+from explorer.formats.jsonl import READ_BUFFER, SURROGATE_ESCAPE
 from explorer.formats.text_repair import RepairTally, repair_in
 from explorer.tree.imported import ContentUnavailable
 from explorer.tree.model import Message, Part, Usage
@@ -164,7 +164,7 @@ class SessionContent:
 
     def _open(self, index: int) -> BinaryIO:
         try:
-            return self.files[index].open("rb")
+            return self.files[index].open("rb", buffering=READ_BUFFER)  # lines near each other
         except OSError as exc:
             raise ContentUnavailable(f"{self.files[index]}: cannot be read again ({exc}); "
                                      "the conversation was not stored") from exc
