@@ -403,11 +403,13 @@ def test_the_progress_of_a_huge_import_fits_the_dialog(qtbot: QtBot, tmp_path: P
             now[0] = second
             dialog._show_progress(ImportProgress(done, 202_000_000, messages, 0, "f"))
         lines = dialog.count_label.text().split("\n")
-        assert lines == ["18,000 messages in 0 conversations · 124.8 MB of 202.0 MB",
+        assert lines == ["18,000 messages so far · 124.8 MB of 202.0 MB",
                          "4,500 messages/s · about 2 s left"]
         metrics = dialog.count_label.fontMetrics()
         assert max(metrics.horizontalAdvance(line) for line in lines) <= \
             dialog.count_label.width()
+        dialog._show_progress(ImportProgress(150 << 20, 202_000_000, 31_000, 2, "f"))
+        assert dialog.count_label.text().startswith("31,000 messages in 2 conversations · ")
         dialog._show_report(ImportReport())
         assert dialog.count_label.isHidden(), "no time left is shown once it is over"
 

@@ -223,10 +223,13 @@ class ImportDialog(QDialog):
         self.file_label.setText(metrics.elidedText(p.current_file, Qt.TextElideMode.ElideMiddle,
                                                    width))
         messages = _count(p.messages_done, "message")
-        conversations = _count(p.conversations_done, "conversation")
+        # Before the first conversation is whole (one huge session), "in 0 conversations"
+        # read as if the messages went nowhere.
+        counts = (f"{messages} in {_count(p.conversations_done, 'conversation')}"
+                  if p.conversations_done else f"{messages} so far")
         self.rate.add(p)
         pace = self.rate.text()  # a line of its own: beside the counts it was cut off
-        self.count_label.setText(f"{messages} in {conversations} · "
+        self.count_label.setText(f"{counts} · "
                                  f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}"
                                  + (f"\n{pace}" if pace else ""))
 
