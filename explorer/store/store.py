@@ -106,7 +106,10 @@ class Store:
         Each thread's reader keeps up to 2 MB of pages; reading a 100,000-message
         conversation fills them all (~10 MB over seven readers), and they are only
         a cache. SQLite serializes calls on a connection, so another thread's
-        connection can be shrunk while it reads.
+        connection can be shrunk while it reads. That holds because no read connection
+        carries a Python callback (a trace, a progress handler, a function): SQLite would
+        call it from this thread holding the connection's lock, while the connection's
+        own thread, holding the interpreter, may wait for that lock.
         """
         for conn in self._readers.connections():
             with contextlib.suppress(sqlite3.Error):
