@@ -91,3 +91,15 @@ def test_reader_keeps_and_skips_the_same_lines_as_with_json(tmp_path: Path) -> N
         12: "not valid UTF-8 (invalid start byte at byte 9)",
         14: "truncated last line (no newline and not valid JSON)",
     }
+
+
+@pytest.mark.parametrize("raw", [
+    b'"\\ud800"', b'"\\udc00"', b'"a\\ud83dx"', b'"\\ude00\\ud83d"', b'{"k\\ud800": 1}',
+    b'["\\uDBFF"]',
+])
+def test_the_fast_parser_refuses_every_lone_surrogate_escape(raw: bytes) -> None:
+    """Readers search only the lines the fast parser refused for a lone surrogate escape
+    (``jsonl.SURROGATE_ESCAPE``): a parser that took one would let it through unrepaired."""
+    with pytest.raises(ValueError):
+        fast_json.loads_fast(raw)
+    assert fast_json.loads_fast(b'"\\ud83d\\ude00"') == "\U0001f600"

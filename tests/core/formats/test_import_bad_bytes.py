@@ -117,7 +117,12 @@ def test_a_session_whose_lines_escape_no_surrogate_is_not_walked_for_one(tmp_pat
     plain.write_text(_claude_line("u1", "s1", '"no escapes at all"'), encoding="utf-8")
     cut = tmp_path / "cut.jsonl"
     cut.write_text(_claude_line("u1", "s2", CUT_EMOJI), encoding="utf-8")
+    pair = tmp_path / "pair.jsonl"  # an emoji escaped as its surrogate pair: nothing lone
+    pair.write_text(_claude_line("u1", "s3", '"\\ud83d\\ude00 whole"'), encoding="utf-8")
     [clean] = claude_code.read(plain)
     [escaped] = claude_code.read(cut)
+    [paired] = claude_code.read(pair)
     assert clean.no_lone_surrogates and not escaped.no_lone_surrogates
+    assert paired.no_lone_surrogates
+    assert [p.text for m in paired.messages for p in m.parts] == ["\U0001f600 whole"]
     assert importing.repair_surrogates(clean) == 0
