@@ -28,6 +28,7 @@ from explorer.ui.error_bar import route_qt_messages
 from explorer.ui.read_only import mark_read_only
 from explorer.ui.saved_settings import keep_setting
 from explorer.ui.theme import apply_theme
+from explorer.ui.upgrade_notice import opened_with_notice
 from explorer.ui.window.main_window import MainWindow, remembered_or_first
 
 APP_ID = "io.github.conversation_explorer.ConversationExplorer"
@@ -70,7 +71,7 @@ def open_store(db_path: Path) -> Store:
     no demo.
     """
     remove_stale_folders(Path(tempfile.gettempdir()))
-    store = Store(db_path)
+    store = opened_with_notice(db_path, lambda: Store(db_path))
     if store.read_only is not None:
         return store
     purge_expired(store)  # the purge_deleted_after_days setting
