@@ -410,6 +410,10 @@ def test_the_progress_of_a_huge_import_fits_the_dialog(qtbot: QtBot, tmp_path: P
             dialog.count_label.width()
         dialog._show_progress(ImportProgress(150 << 20, 202_000_000, 31_000, 2, "f"))
         assert dialog.count_label.text().startswith("31,000 messages in 2 conversations · ")
+        now[0] = 9.0  # every byte read: the views are prepared, no time left is guessed
+        dialog._show_progress(ImportProgress(202_000_000, 202_000_000, 100_000, 3, "Preparing"))
+        assert dialog.count_label.text() == "100,000 messages in 3 conversations · " \
+            "202.0 MB of 202.0 MB"
         dialog._show_report(ImportReport())
         assert dialog.count_label.isHidden(), "no time left is shown once it is over"
 

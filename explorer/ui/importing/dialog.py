@@ -228,7 +228,10 @@ class ImportDialog(QDialog):
         counts = (f"{messages} in {_count(p.conversations_done, 'conversation')}"
                   if p.conversations_done else f"{messages} so far")
         self.rate.add(p)
-        pace = self.rate.text()  # a line of its own: beside the counts it was cut off
+        # A line of its own (beside the counts it was cut off); none once every byte is
+        # read: what is left (the last rows, a big conversation's views) has no pace to
+        # measure, and "about 1 s left" stayed up through seconds of preparing.
+        pace = self.rate.text() if p.bytes_done < p.bytes_total else ""
         self.count_label.setText(f"{counts} · "
                                  f"{_megabytes(p.bytes_done)} of {_megabytes(p.bytes_total)}"
                                  + (f"\n{pace}" if pace else ""))
