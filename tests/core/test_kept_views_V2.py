@@ -326,3 +326,18 @@ def test_V2_a_turn_graph_its_child_could_not_keep_is_built_here(
     monkeypatch.setattr(turn_process, "_start", lambda request: None)  # no process starts
     assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
     assert kept_turns.is_kept(store, conv)
+
+
+def test_V2_a_window_imports_views_build_the_turn_graph_beside_the_figure(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process that prepares a window's import's views (``turn_child.prepare``) has the
+    turn graph built by one of its own while it costs the figure and the path, as
+    ``convo import`` does: one after the other they took 2 s on 100,000 messages."""
+    from explorer.app.graph import turn_child
+
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    conv = _conversation(store)
+    store.writes_done()
+    monkeypatch.setattr(kept_turns, "packed_parts", _no_child)  # a build in this process
+    assert turn_child.prepare(str(store.db_path), [conv]) == [conv]
+    assert kept_turns.is_kept(store, conv)

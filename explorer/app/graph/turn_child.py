@@ -105,11 +105,14 @@ def _keep(pipe: Pipe, db: str, conv_id: int, yield_cores: bool, keep_at: int) ->
 
 def prepare(db: str, conv_ids: list[int]) -> list[int]:
     """Keep the views of the big ones among ``conv_ids`` (after a window's import), as
-    ``convo import`` does in its own process: the window's keeps its memory and its GIL."""
+    ``convo import`` does in its own process: the window's keeps its memory and its GIL.
+    As there, the turn graph is built by a process of its own while this one costs the
+    figure and the path: both yield to the window, and after an import the window waits
+    on them (a 100,000-message session's views took 2 s one after the other)."""
     from explorer.app.kept.prepared import prepare_big
 
     with Store(db) as store:
-        return prepare_big(store, conv_ids)
+        return prepare_big(store, conv_ids, turns_beside=True)
 
 
 def _yield(yield_cores: bool) -> None:
