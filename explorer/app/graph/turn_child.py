@@ -19,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
 from explorer.app.graph.turn_build import packed_parts
@@ -73,15 +75,9 @@ def serve(pipe: Pipe) -> None:
     kind, db, conv_id, expanded, yield_cores, keep_at = request
     if kind != "build":
         raise PipeClosed(f"expected a build, got {kind!r}")
-    _yield(yield_cores)
-    store = ReadOnlyStore(db)
-    try:
-        packed = packed_parts(store, conv_id, expanded)
-    except Exception as e:  # said to the window, which builds on its thread instead
-        pipe.send("failed", f"{type(e).__name__}: {e}")
+    packed = _built(pipe, db, conv_id, expanded, yield_cores)
+    if packed is None:
         return
-    finally:
-        store.close()
     for name, value in packed.items():
         pipe.send(name, value)
     if keep_at is not None:
@@ -91,16 +87,24 @@ def serve(pipe: Pipe) -> None:
 def _keep(pipe: Pipe, db: str, conv_id: int, yield_cores: bool, keep_at: int) -> None:
     """Build the graph and keep it in the file, then say whether it was kept: the asker
     (an import's prepared views) wants it there, not sent."""
+    packed = _built(pipe, db, conv_id, (), yield_cores)
+    if packed is not None:
+        pipe.send("kept", keep_in_file(db, conv_id, keep_at, packed))
+
+
+def _built(pipe: Pipe, db: str, conv_id: int, expanded: Collection[int],
+           yield_cores: bool) -> dict[str, Any] | None:
+    """The graph's packed parts, read from the file; None when the build failed, which
+    is said to the asker (it builds the graph itself instead)."""
     _yield(yield_cores)
     store = ReadOnlyStore(db)
     try:
-        packed = packed_parts(store, conv_id)
-    except Exception as e:  # said to the asker, which builds it itself instead
+        return packed_parts(store, conv_id, expanded)
+    except Exception as e:
         pipe.send("failed", f"{type(e).__name__}: {e}")
-        return
+        return None
     finally:
         store.close()
-    pipe.send("kept", keep_in_file(db, conv_id, keep_at, packed))
 
 
 def prepare(db: str, conv_ids: list[int]) -> list[int]:
