@@ -6,7 +6,8 @@ them, each in its own transaction, so a crash mid-upgrade leaves the previous ve
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a migration runs: opening an up-to-date file needs none
@@ -323,15 +324,22 @@ def _0021_dated_by_messages(db: sqlite_utils.Database) -> None:
     # synced at once listed in import order. Imported conversations are dated by their
     # newest message now (never later than they were); their revision stays, so what was
     # kept for them (graphs, figures) stays valid. About a second at 25,000.
-    trigger = "revision_conversations_au"
+    with _trigger_aside(db, "revision_conversations_au"):
+        db.execute(
+            "UPDATE conversations SET updated_at = (SELECT max(m.created_at) FROM messages m "
+            "WHERE m.conversation_id = conversations.id) WHERE source_format IS NOT NULL AND "
+            "(SELECT max(m.created_at) FROM messages m WHERE m.conversation_id = "
+            "conversations.id) < coalesce(updated_at, 0)")
+
+
+@contextmanager
+def _trigger_aside(db: sqlite_utils.Database, name: str) -> Iterator[None]:
+    """Within the block the trigger ``name`` does not fire (a step's own update must not
+    bump revisions); created again after, as it was (in the step's transaction)."""
     kept = [r[0] for r in db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [trigger])]
-    db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-    db.execute(
-        "UPDATE conversations SET updated_at = (SELECT max(m.created_at) FROM messages m "
-        "WHERE m.conversation_id = conversations.id) WHERE source_format IS NOT NULL AND "
-        "(SELECT max(m.created_at) FROM messages m WHERE m.conversation_id = conversations.id)"
-        " < coalesce(updated_at, 0)")
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [name])]
+    db.execute(f"DROP TRIGGER IF EXISTS {name}")
+    yield
     for statement in kept:
         db.execute(statement)
 
@@ -365,14 +373,9 @@ def _mark_messages(db: sqlite_utils.Database) -> None:
     from explorer.store import meta_keys
 
     db.execute(f"ALTER TABLE messages ADD COLUMN {meta_keys.COLUMN} INTEGER")
-    trigger = "revision_messages_au"
-    kept = [r[0] for r in db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [trigger])]
-    db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-    db.execute(f"UPDATE messages INDEXED BY messages_meta_keys SET {meta_keys.COLUMN} = 1 "
-               f"WHERE {meta_keys.named_in('source_meta')}")
-    for statement in kept:
-        db.execute(statement)
+    with _trigger_aside(db, "revision_messages_au"):
+        db.execute(f"UPDATE messages INDEXED BY messages_meta_keys SET {meta_keys.COLUMN} = 1 "
+                   f"WHERE {meta_keys.named_in('source_meta')}")
     db.execute("DROP INDEX messages_meta_keys")
 
 
