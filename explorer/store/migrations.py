@@ -119,11 +119,13 @@ that builds an index reads every message (3.9 s on a 2.2 GB archive)."""
 def slow_upgrade(path: Path) -> bool:
     """Whether opening ``path`` will run migrations over a file big enough to take a
     while (a new, small or current file: no). Looked at read-only; any doubt is no."""
+    from explorer.store import read_only  # (it reads this module's list)
+
     try:
         if path.stat().st_size < UPGRADE_NOTICE_BYTES:
             return False
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except (OSError, sqlite3.Error, ValueError):
+        conn = read_only.connect(path)
+    except (OSError, sqlite3.Error):  # opening it for real says what is wrong, if anything
         return False
     try:
         done = applied(conn)
