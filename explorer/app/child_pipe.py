@@ -9,6 +9,7 @@ process is this program, started by the window with its own interpreter.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
 import select
@@ -26,6 +27,7 @@ except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
 _HEAD = struct.Struct("<Q")
+log = logging.getLogger(__name__)
 PIPE_BYTES = 1 << 20
 """How much a pipe holds (Linux: the most a user may ask for by default). At the system's
 64 KiB, a reading process's 1-2 MB answer waited on its reader sixteen to thirty times:
@@ -129,7 +131,8 @@ def widen(end: BinaryIO) -> int | None:
         return None
     try:
         return int(fcntl.fcntl(end.fileno(), set_size, PIPE_BYTES))
-    except (OSError, ValueError):
+    except (OSError, ValueError) as exc:  # not a pipe, or a lower limit: only slower
+        log.debug("a pipe keeps its size (%s)", exc)
         return None
 
 
