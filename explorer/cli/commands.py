@@ -233,7 +233,9 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 def run_import(args: argparse.Namespace) -> int:
     """What was imported goes to stdout; every repair, skip and unreadable file is named
     on stderr. Exit 0 when anything was imported, 1 when nothing was."""
-    with open_store(args) as s:
+    from explorer.app.kept.prepared import child_ready
+
+    with open_store(args) as s, child_ready([Path(p) for p in args.paths]):
         s.require_writable()  # before any file is read
         report = _imported(s, [Path(p) for p in args.paths])
         if any(c.added for c in report.conversations):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+from array import array
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,10 @@ from explorer.tree.paths import path_to
 from explorer.tree.repair import Repair, repair_tree
 from explorer.tree.turns import boundary_flags, last_clean_boundary
 
+HANDED_PATH_MIN = 1000
+"""From this many messages on, a new conversation's import hands its tip's path to the
+store (a walk of 100,000 messages costs 0.3 s; a short one is cheaper than keeping it)."""
+
 
 @dataclass
 class ImportOutcome:
@@ -42,6 +47,11 @@ class ImportOutcome:
     ignored_records: dict[str, int] = field(default_factory=dict)
     incomplete: bool = False
     joined: str | None = None  # the session this one copied, when it joined that conversation
+    tip_path: array[int] | None = field(default=None, repr=False, compare=False)
+    """A long new conversation's ids from its root to its tip: the store keeps it as that
+    path's walk (``PathMemo.keep``), which the views prepared next ask for at once, and
+    the path to its clean boundary, which ends at ``tip_path[clean_at]``."""
+    clean_at: int | None = field(default=None, repr=False, compare=False)
 
     def note_lines(self) -> list[str]:
         """What this conversation's import repaired or skipped, one line each (the same
@@ -111,14 +121,18 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     _write_messages(conn, conv_id, fresh, ids, db_id, ic, ordered=sound is not None and not known)
     by_key = {m.id: m for m in msgs} if known else ByKey(where, msgs)
     _write_labels(conn, conv_id, ic, db_id, by_key)
+    tip_path: list[int] = []
+    clean: int | None = None
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
-        _set_pointers(conn, conv_id, ic, msgs, db_id, by_key, merged=bool(known))
+        tip_path, clean = _set_pointers(conn, conv_id, ic, msgs, db_id, by_key, merged=bool(known))
     if not known:  # a new conversation's first open reads its clean boundary, not derives it
         keep_now(conn, conv_id)
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
         ic.meta.pop(JOINED, None),
+        *((array("q", tip_path), clean) if not known and len(msgs) >= HANDED_PATH_MIN
+          else ()),
     )
 
 
@@ -254,12 +268,14 @@ def _set_pointers(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
     msgs: list[Message], db_id: Mapping[Hashable, int], by_key: Mapping[Hashable, Message],
     *, merged: bool = False,
-) -> None:
+) -> tuple[list[int], int | None]:
     """The tip, the clean boundary, and when the conversation last changed: its newest
     message's time (a whole archive imported today still lists by when each session was
-    used), never earlier than a merge found it, and now when no message has a time."""
+    used), never earlier than a merge found it, and now when no message has a time.
+    The tip's path as row ids (for a merge, as far as the import's messages reach), and
+    where on it the clean boundary is."""
     if not msgs:
-        return
+        return [], None
     tip_key = ic.tip if ic.tip in db_id else msgs[-1].id
     if ic.tip is not None and ic.tip not in db_id:
         ic.notes.append(f"tip {ic.tip!r} is missing; used the last message instead")
@@ -276,6 +292,7 @@ def _set_pointers(
         (db_id[tip_key], clean_id, start, newest, time.time(), merged, newest, newest,
          conv_id),
     )
+    return [db_id[m.id] for m in path], clean
 
 
 def _path(by_key: Mapping[Hashable, Message], tip: Hashable) -> list[Message]:

@@ -25,6 +25,15 @@ class PathMemo:
     def __init__(self) -> None:
         self._paths: SharedAnswers[int, array[int]] = SharedAnswers(KEPT)
 
+    def keep(self, ids: array[int], also_to: int | None = None) -> None:
+        """Keep the path root to ``ids[-1]`` that a write knew already (an import sets a
+        new conversation's tip from its path, which a walk found again right after), and
+        the part of it up to ``ids[also_to]`` (its clean boundary, another tip asked for)."""
+        if also_to is not None and 0 <= also_to < len(ids) - 1:
+            self._paths.put(ids[also_to], ids[:also_to + 1])
+        if ids:
+            self._paths.put(ids[-1], ids)
+
     def path_ids(self, conn: sqlite3.Connection, tip: int,
                  walk: Callable[[sqlite3.Connection, int], list[int]]) -> list[int]:
         """``walk(conn, tip)``, or the kept answer when ``tip`` still exists."""

@@ -43,6 +43,15 @@ class SharedAnswers(Generic[K, V]):
                 return self._compute(key, compute, running)
             running.wait()  # then read its answer (or compute, if that thread failed)
 
+    def put(self, key: K, value: V) -> None:
+        """Keep ``value`` as the answer for ``key``, known another way (a write that just
+        made it)."""
+        with self._lock:
+            self._known[key] = value
+            self._known.move_to_end(key)
+            while len(self._known) > self.kept:
+                self._known.popitem(last=False)
+
     def _compute(self, key: K, compute: Callable[[], V], running: threading.Event) -> V:
         try:
             value = compute()

@@ -298,7 +298,9 @@ class Store:
         )
 
     def import_conversation(self, ic: ImportedConversation) -> ImportOutcome:
-        return self._writer.call_bulk(import_writes.insert_imported, ic)
+        out = self._writer.call_bulk(import_writes.insert_imported, ic)
+        self._paths_kept([out])
+        return out
 
     def remember_handoff(self, source_format: str, session: str, conv_id: int,
                          keys: Mapping[str, int]) -> None:
@@ -349,7 +351,18 @@ class Store:
 
         With ``cancel`` the batch may stop early: the result is then shorter than the input.
         """
-        return self._writer.call_bulk(import_writes.insert_many, conversations, cancel)
+        return self._paths_kept(
+            self._writer.call_bulk(import_writes.insert_many, conversations, cancel))
+
+    def _paths_kept(self, outcomes: list[ImportOutcome | StoreError],
+                    ) -> list[ImportOutcome | StoreError]:
+        """``outcomes``, the tip paths they carry kept as walks (``ImportOutcome.tip_path``)
+        and dropped from them (a report kept or sent elsewhere need not hold them)."""
+        for out in outcomes:
+            if isinstance(out, ImportOutcome) and out.tip_path is not None:
+                self._paths.keep(out.tip_path, out.clean_at)
+                out.tip_path = out.clean_at = None
+        return outcomes
 
     # -- sync: what was read of each source file ------------------------------------
     def sync_records(self) -> sync_writes.Records:
@@ -363,7 +376,8 @@ class Store:
     def sync_import(self, conversations: list[ImportedConversation],
                     rec: sync_writes.SyncRecord) -> list[ImportOutcome | StoreError]:
         """A whole file's conversations merged by ids, and its record, in one transaction."""
-        return self._writer.call_bulk(sync_writes.import_and_record, conversations, rec)
+        return self._paths_kept(
+            self._writer.call_bulk(sync_writes.import_and_record, conversations, rec))
 
     def sync_import_many_later(self, files: list[tuple[list[ImportedConversation],
                                                        sync_writes.SyncRecord]],

@@ -341,3 +341,30 @@ def test_V2_a_window_imports_views_build_the_turn_graph_beside_the_figure(
     monkeypatch.setattr(kept_turns, "packed_parts", _no_child)  # a build in this process
     assert turn_child.prepare(str(store.db_path), [conv]) == [conv]
     assert kept_turns.is_kept(store, conv)
+
+
+def test_V2_a_spare_child_started_while_reading_keeps_the_imports_turn_graph(
+        store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``convo import`` of big files starts the turn graph's child while it reads (its
+    modules imported on the idle core): the graph prepared after the write is kept by that
+    very child, and a spare nothing asked for is ended when the import ends."""
+    monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
+    monkeypatch.setattr(prepared_views, "SPARE_BYTES", 100)
+    big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
+    big.write_bytes(b"{}\n" * 40)
+    small.write_bytes(b"{}\n")
+    with prepared_views.child_ready([small]):
+        assert not turn_process._spare  # too small to hold a big conversation
+    with prepared_views.child_ready([big]):
+        (spare,) = [proc for proc, _pipe in turn_process._spare]
+    assert spare.wait(timeout=10) != 0 and not turn_process._spare  # unused: ended
+
+    conv = _conversation(store)
+    store.writes_done()
+    with prepared_views.child_ready([big]):
+        (spare,) = [proc for proc, _pipe in turn_process._spare]
+        monkeypatch.setattr(turn_process, "_started", lambda: None)  # no other could start
+        assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
+        assert not turn_process._spare
+    assert spare.wait(timeout=10) == 0  # it kept the graph, and ended by itself
+    assert kept_turns.is_kept(store, conv)

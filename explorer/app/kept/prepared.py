@@ -10,11 +10,15 @@ alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
+from explorer.app.graph import turn_process
 from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
+from explorer.app.importing.plan import input_size
 from explorer.app.kept import paths as kept_paths
 from explorer.app.kept import turns as kept_turns
 from explorer.compaction.target import Target
@@ -51,6 +55,26 @@ def prepare_big(store: Store, conv_ids: Iterable[int], target: Target | None = N
             kept_turns.keep_now(store, conv.id)
     store.writes_done()
     return [conv.id for conv in big]
+
+
+SPARE_BYTES = 8 << 20
+"""Files this big together may hold a conversation whose views are prepared after their
+import: the turn graph's child is started while they are read (:func:`child_ready`)."""
+
+
+@contextlib.contextmanager
+def child_ready(paths: Iterable[Path]) -> Iterator[None]:
+    """Within the block, a big import's turn-graph child waits ready for
+    :func:`prepare_big` (``turns_beside``): started while the files are read, on the
+    core the reading leaves idle; ended at the end if nothing asked for it."""
+    if sum(input_size(p) for p in paths if p.exists()) < SPARE_BYTES:
+        yield
+        return
+    turn_process.start_spare()
+    try:
+        yield
+    finally:
+        turn_process.drop_spare()
 
 
 def _turns_beside(store: Store, conv_id: int) -> Future[Any] | None:

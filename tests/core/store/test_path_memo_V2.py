@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import chat_turn
+from helpers import chat_turn, tool_call
 
 from explorer.app.tending import tree_actions, undo
 from explorer.store import NotFound, Store, reads
@@ -61,3 +61,41 @@ def test_V2_a_kept_path_follows_its_tip_being_deleted_and_restored(tmp_path: Pat
     assert store.path_ids(branch[-1]) == path == reads.path_ids(store.reader, branch[-1])
     assert store.path_ids(tip) == reads.path_ids(store.reader, tip)
     store.close()
+
+
+def test_V2_an_imports_tip_path_and_clean_path_are_kept_not_walked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long new conversation's import sets its tip from its path: the store keeps that
+    path (and the path to the clean boundary on it), so the views prepared next do not
+    walk 100,000 messages again; what is kept is what the walk finds."""
+    from explorer.store import import_writes
+    from explorer.tree.imported import ImportedConversation
+    from explorer.tree.model import text_message
+
+    monkeypatch.setattr(import_writes, "HANDED_PATH_MIN", 5)
+    msgs = [text_message(f"k{i}", f"k{i - 1}" if i else None,
+                         "user" if i % 2 == 0 else "assistant", f"m{i}") for i in range(9)]
+    msgs.append(text_message("side", "k3", "user", "a branch"))
+    call = tool_call("Bash", "c1")  # the tip waits for its result: mid-turn, not clean
+    call.id, call.parent_id = "k9", "k8"
+    with Store(tmp_path / "x.db") as store:
+        (out,) = store.import_conversations([ImportedConversation(
+            "long", "test", [*msgs[:8], msgs[9], msgs[8], call], tip="k9", source_id="long")])
+        assert isinstance(out, import_writes.ImportOutcome) and out.tip_path is None
+        conv = store.conversation(out.conversation_id)
+        assert conv.tip_id is not None and conv.clean_tip_id not in (None, conv.tip_id)
+        walked = {t: reads.path_ids(store.reader, t) for t in (conv.tip_id, conv.clean_tip_id)}
+
+        def no_walk(conn: object, tip: int) -> list[int]:
+            raise AssertionError(f"walked to {tip}")
+
+        monkeypatch.setattr(reads, "path_ids", no_walk)
+        for tip, ids in walked.items():
+            assert store.path_ids(tip) == ids
+        (small,) = store.import_conversations([ImportedConversation(
+            "short", "test", msgs[:3], tip="k2", source_id="short")])
+        assert isinstance(small, import_writes.ImportOutcome)
+        short_tip = store.conversation(small.conversation_id).tip_id
+        assert short_tip is not None
+        with pytest.raises(AssertionError, match="walked"):
+            store.path_ids(short_tip)  # too short to be handed: walked as before
