@@ -34,6 +34,10 @@ class PathMemo:
         if ids:
             self._paths.put(ids[-1], ids)
 
+    def known(self, tip: int) -> array[int] | None:
+        """The kept path to ``tip``, if one is kept (not checked against the file)."""
+        return self._paths.peek(tip)
+
     def path_ids(self, conn: sqlite3.Connection, tip: int,
                  walk: Callable[[sqlite3.Connection, int], list[int]]) -> list[int]:
         """``walk(conn, tip)``, or the kept answer when ``tip`` still exists."""

@@ -43,6 +43,11 @@ class SharedAnswers(Generic[K, V]):
                 return self._compute(key, compute, running)
             running.wait()  # then read its answer (or compute, if that thread failed)
 
+    def peek(self, key: K) -> V | None:
+        """The kept answer for ``key``, or None: nothing is computed."""
+        with self._lock:
+            return self._known.get(key)
+
     def put(self, key: K, value: V) -> None:
         """Keep ``value`` as the answer for ``key``, known another way (a write that just
         made it)."""

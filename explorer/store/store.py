@@ -219,6 +219,15 @@ class Store:
     def path_ids(self, tip: int) -> list[int]:
         return self._paths.path_ids(self.reader, tip, reads.path_ids)
 
+    def known_path(self, tip: int) -> array[int] | None:
+        """The path to ``tip`` if this store keeps it already (an import handed it over),
+        without walking: for another process's store (:meth:`keep_path`)."""
+        return self._paths.known(tip)
+
+    def keep_path(self, ids: array[int]) -> None:
+        """Keep ``ids`` as the path from the root to ``ids[-1]`` (as another store knew it)."""
+        self._paths.keep(ids)
+
     def message(self, mid: int) -> Message:
         found = load_messages(self.reader, [mid])
         if mid not in found:

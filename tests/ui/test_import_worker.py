@@ -419,12 +419,15 @@ def test_the_progress_of_a_huge_import_fits_the_dialog(qtbot: QtBot, tmp_path: P
 
 
 def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
-        qtbot: QtBot, tmp_path: Path) -> None:
+        qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """As ``convo import`` does: the graph, figure and path of a conversation big enough
     for the graph's child are kept once the import ends, by a child process, so its first
-    open reads them; the dialog says what it is doing meanwhile."""
+    open reads them; the dialog says what it is doing meanwhile. That child was started
+    while the file was read, and is handed the paths the import knew."""
+    from explorer.app.graph import turn_process
     from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
     from explorer.app.kept import paths as kept_paths
+    from explorer.app.kept import prepared
     from explorer.app.kept import turns as kept_turns
     from explorer.app.kept.codec import code_key
     from explorer.cli.main import main
@@ -439,6 +442,12 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
     exported = tmp_path / "big.jsonl"
     assert main(["--db", str(tmp_path / "source.db"), "export", "1", "--format", "native",
                  "-o", str(exported)]) == 0
+    monkeypatch.setattr(prepared, "SPARE_BYTES", 0)
+    taken, sent = [], []
+    take, prepare = turn_process._take_spare, import_worker.prepare_in_child
+    monkeypatch.setattr(turn_process, "_take_spare", lambda: taken.append(take()) or taken[-1])
+    monkeypatch.setattr(import_worker, "prepare_in_child",
+                        lambda *a: sent.append(a[3]) or prepare(*a))
     with Store(tmp_path / "window.db") as store:
         job = ImportJob(store, [exported])
         said: list[str] = []
@@ -449,6 +458,10 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
         assert report.errors == [] and report.added_messages == n
         conv = report.conversations[0].conversation_id
         assert said[-1] == "Preparing 1 big conversation for a fast first open…"
+        assert len(taken) == 1 and taken[0] is not None  # the child started while reading
+        assert not turn_process._spare
+        tip_path = store.path_ids(store.conversation(conv).tip_id or 0)
+        assert [list(ids) for ids in sent[0]] == [tip_path]  # (its tip is its clean boundary)
         assert kept_turns.is_kept(store, conv)
         at, tip = store.revision(conv), store.conversation(conv).tip_id
         assert at is not None and tip is not None

@@ -19,11 +19,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Collection
+from array import array
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
+from explorer.app.graph import turn_process
 from explorer.app.graph.turn_build import packed_parts
 from explorer.app.kept.turns import keep_in_file
 from explorer.store import Store, read_only
@@ -57,16 +59,21 @@ def serve(pipe: Pipe) -> None:
     """Answer the one request the window sends: ``("build", db, conversation, expanded,
     yield_cores, keep_at)`` (with ``keep_at``, keep what was sent in the file after),
     ``("keep", db, conversation, yield_cores, keep_at)`` (keep it, send only whether it
-    was kept) or ``("prepare", db, conversations, yield_cores)``."""
+    was kept) or ``("prepare", db, conversations, yield_cores, paths)`` (``paths``: ids from
+    a root to a tip, as the asker's store knew them). A spare child may be told
+    ``("ready-turns",)`` first: it starts the turn graph's child it will prepare beside."""
     request = pipe.receive()
+    if request[0] == "ready-turns":
+        turn_process.start_spare()
+        request = pipe.receive()
     if request[0] == "keep":
         _keep(pipe, *request[1:])
         return
     if request[0] == "prepare":
-        _, db, conv_ids, yield_cores = request
+        _, db, conv_ids, yield_cores, paths = request
         _yield(yield_cores)
         try:
-            done = prepare(db, conv_ids)
+            done = prepare(db, conv_ids, paths)
         except Exception as e:  # said to the window, whose next open derives them instead
             pipe.send("failed", f"{type(e).__name__}: {e}")
             return
@@ -107,7 +114,7 @@ def _built(pipe: Pipe, db: str, conv_id: int, expanded: Collection[int],
         store.close()
 
 
-def prepare(db: str, conv_ids: list[int]) -> list[int]:
+def prepare(db: str, conv_ids: list[int], paths: Sequence[array[int]] = ()) -> list[int]:
     """Keep the views of the big ones among ``conv_ids`` (after a window's import), as
     ``convo import`` does in its own process: the window's keeps its memory and its GIL.
     As there, the turn graph is built by a process of its own while this one costs the
@@ -116,7 +123,12 @@ def prepare(db: str, conv_ids: list[int]) -> list[int]:
     from explorer.app.kept.prepared import prepare_big
 
     with Store(db) as store:
-        return prepare_big(store, conv_ids, turns_beside=True)
+        for ids in paths:
+            store.keep_path(ids)
+        try:
+            return prepare_big(store, conv_ids, turns_beside=True)
+        finally:
+            turn_process.drop_spare()
 
 
 def _yield(yield_cores: bool) -> None:

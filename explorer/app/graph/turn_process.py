@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import threading
+from array import array
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,13 +134,14 @@ def kept_in_child(db_path: str | Path, conv_id: int, keep_at: int) -> bool:
 
 
 def prepare_in_child(db_path: str | Path, conv_ids: Collection[int],
-                     cancelled: Callable[[], bool] = lambda: False) -> list[int]:
+                     cancelled: Callable[[], bool] = lambda: False,
+                     paths: Collection[array[int]] = ()) -> list[int]:
     """Keep the turn graph, context figure and path skeleton of the big ones among
     ``conv_ids`` (``prepared_views.prepare_big``), derived by a child process: a window's
     import does this so that their first open finds them. The ones prepared; none when
     cancelled (the child is ended: each view it keeps is one transaction) or when no
     process could start."""
-    running = _start(("prepare", str(db_path), sorted(conv_ids), YIELD_CORES))
+    running = _start(("prepare", str(db_path), sorted(conv_ids), YIELD_CORES, list(paths)))
     if running is None:
         return []
     proc, pipe = running
@@ -198,15 +200,25 @@ def _started() -> Running | None:
 _spare: list[Running] = []
 
 
-def start_spare() -> None:
-    """Start a child that waits, its modules imported, for the next request: a command
-    line's import of a huge session starts one while it reads (a core is idle then), and
-    the turn graph prepared after the write begins at once instead of a quarter of a
-    second later. :func:`drop_spare` ends it when nothing asked."""
+def start_spare(*, ready_turns: bool = False) -> None:
+    """Start a child that waits, its modules imported, for the next request: a big
+    import starts one while it reads (a core is idle then), and the views prepared after
+    the write begin at once instead of a quarter of a second later. ``ready_turns``: the
+    child starts a spare of its own, for the turn graph it builds beside what it prepares
+    (a window's import, whose views a child prepares). :func:`drop_spare` ends it when
+    nothing asked."""
     running = _started()
-    if running is not None:
-        drop_spare()
-        _spare.append(running)
+    if running is None:
+        return
+    if ready_turns:
+        try:
+            running[1].send("ready-turns")
+        except PipeClosed:
+            running[1].close()
+            _end(running[0], wait=False)
+            return
+    drop_spare()
+    _spare.append(running)
 
 
 def drop_spare() -> None:

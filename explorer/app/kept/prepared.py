@@ -63,14 +63,16 @@ import: the turn graph's child is started while they are read (:func:`child_read
 
 
 @contextlib.contextmanager
-def child_ready(paths: Iterable[Path]) -> Iterator[None]:
-    """Within the block, a big import's turn-graph child waits ready for
-    :func:`prepare_big` (``turns_beside``): started while the files are read, on the
-    core the reading leaves idle; ended at the end if nothing asked for it."""
+def child_ready(paths: Iterable[Path], *, prepares: bool = False) -> Iterator[None]:
+    """Within the block, a big import's view child waits ready: started while the files
+    are read, on the core the reading leaves idle; ended at the end if nothing asked for
+    it. For :func:`prepare_big` (``turns_beside``) it builds the turn graph; ``prepares``:
+    it prepares all the views (``turn_process.prepare_in_child``, a window's import), with
+    its own turn graph's child started already."""
     if sum(input_size(p) for p in paths if p.exists()) < SPARE_BYTES:
         yield
         return
-    turn_process.start_spare()
+    turn_process.start_spare(ready_turns=prepares)
     try:
         yield
     finally:
