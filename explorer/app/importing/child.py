@@ -150,12 +150,17 @@ def _plan(ic: ImportedConversation, chunks: list[list[Message]]) -> None:
 
 
 def _filled(ic: ImportedConversation,
-            messages: list[Message]) -> tuple[dict[Hashable, Any], int]:
+            messages: list[Message]) -> tuple[dict[Hashable, Any] | bytes, int]:
     """Each message's rows, made from its content read again from its file (by a reading
     process when the chunk was planned, else here), and the lone surrogates that replaced:
-    the window counts them into its conversation's notes, which the report reads."""
+    the window counts them into its conversation's notes, which the report reads. A planned
+    chunk's rows are passed on pickled, as its reading process sent them."""
     content = ic.content
     assert content is not None
+    if isinstance(content, fill_ahead.FillAhead):
+        passed = content.rows_pickled(messages)
+        if passed is not None:
+            return passed
     before = getattr(content, "repaired", 0)
     content.fill(messages)
     try:

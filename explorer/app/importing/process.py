@@ -12,6 +12,7 @@ and nothing half-written is left, as with an import on a thread.
 from __future__ import annotations
 
 import contextlib
+import pickle
 import subprocess
 import time
 from collections.abc import Iterable, Sequence
@@ -64,6 +65,8 @@ class _Remote(MadeRows):
         if not todo:
             return
         rows, repaired = self.link.ask("fill", self.index, [m.id for m in todo])
+        if isinstance(rows, bytes):  # a reading process's rows, passed on as it pickled them
+            rows = pickle.loads(rows)
         for m in todo:
             self.made[m.id] = rows[m.id]
         self.repairs.add(repaired)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import sys
 from typing import Any
 
@@ -72,16 +73,17 @@ def _read(unit: Unit, sig: Signature) -> object:
 
 
 def _filled(content: Any, messages: list[Message]) -> object:
-    """Each message's rows, made from its full content (``fill_ahead``), and the surrogates
-    repaired;
-    a file that changed since it was read first answers why (nothing is stored)."""
+    """Each message's rows, made from its full content (``fill_ahead``), pickled on their
+    own, and the surrogates repaired; a file that changed since it was read first answers
+    why (nothing is stored). Pickled apart, the rows cross a window's import child as the
+    bytes they are, unpickled only by the writer that stores them."""
     before = content.repaired
     try:
         content.fill(messages)
     except ContentUnavailable as exc:
         return exc
     try:
-        made = made_rows(messages)
+        made = pickle.dumps(made_rows(messages), pickle.HIGHEST_PROTOCOL)
     finally:
         content.release(messages)
     return made, content.repaired - before

@@ -89,7 +89,11 @@ def test_V2_each_process_gets_the_locators_of_its_chunks_only(
 def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_read_makes(
         tmp_path: Path, ahead: list[fill_ahead.FillAhead]) -> None:
     """The child of a window's import gets the writer's chunks (``plan``) and answers each
-    fill with rows its reading processes made, as a whole read makes them."""
+    fill with rows its reading processes made, as a whole read makes them: passed on as
+    the bytes the process pickled (the window unpickles them once), and a chunk that was
+    not planned as the rows made here."""
+    import pickle
+
     from explorer.app.importing import child
     from explorer.store.rows import prepared_rows
 
@@ -98,12 +102,15 @@ def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_rea
     (whole,) = [ic.materialize() for ic in reader.read(session)]  # filled here
     expected = {m.id: prepared_rows(m) for m in whole.messages}
     chunks = [light.messages[i:i + 7] for i in range(0, len(light.messages), 7)]
-    child._plan(light, chunks)
+    child._plan(light, chunks[:-1])
     assert isinstance(light.content, fill_ahead.FillAhead) and light.content.readers
     try:
-        for chunk in chunks:
-            rows, repaired = child._filled(light, chunk)
-            assert rows == {m.id: expected[m.id] for m in chunk} and repaired == 0
+        for chunk in chunks[:-1]:
+            raw, repaired = child._filled(light, chunk)
+            assert isinstance(raw, bytes) and repaired == 0
+            assert pickle.loads(raw) == {m.id: expected[m.id] for m in chunk}
+        rows, repaired = child._filled(light, chunks[-1])  # not planned: made here
+        assert rows == {m.id: expected[m.id] for m in chunks[-1]} and repaired == 0
     finally:
         light.content.close()
 
