@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from explorer.app.context.figure import ContextFigure
-from explorer.app.graph import turn_process
+from explorer.app.graph import turn_process, view_children
 from explorer.app.graph.turn_build import packed_parts
 from explorer.app.graph.turn_process import unpack_built
 from explorer.app.kept import figure as kept_figure
@@ -354,17 +354,17 @@ def test_V2_a_spare_child_started_while_reading_keeps_the_imports_turn_graph(
     big.write_bytes(b"{}\n" * 40)
     small.write_bytes(b"{}\n")
     with prepared_views.child_ready([small]):
-        assert not turn_process._spare  # too small to hold a big conversation
+        assert not view_children._spare  # too small to hold a big conversation
     with prepared_views.child_ready([big]):
-        (spare,) = [proc for proc, _pipe in turn_process._spare]
-    assert spare.wait(timeout=10) != 0 and not turn_process._spare  # unused: ended
+        (spare,) = [proc for proc, _pipe in view_children._spare]
+    assert spare.wait(timeout=10) != 0 and not view_children._spare  # unused: ended
 
     conv = _conversation(store)
     store.writes_done()
     with prepared_views.child_ready([big]):
-        (spare,) = [proc for proc, _pipe in turn_process._spare]
-        monkeypatch.setattr(turn_process, "_started", lambda: None)  # no other could start
+        (spare,) = [proc for proc, _pipe in view_children._spare]
+        monkeypatch.setattr(turn_process, "started", lambda: None)  # no other could start
         assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
-        assert not turn_process._spare
+        assert not view_children._spare
     assert spare.wait(timeout=10) == 0  # it kept the graph, and ended by itself
     assert kept_turns.is_kept(store, conv)

@@ -22,7 +22,7 @@ import pytest
 from graph_trees import generated_conversation
 from pytestqt.qtbot import QtBot
 
-from explorer.app.graph import turn_process
+from explorer.app.graph import turn_process, view_children
 from explorer.app.graph.turn_process import build_in_child
 from explorer.app.importing.run import import_paths
 from explorer.app.kept import turns as kept_turns
@@ -56,7 +56,7 @@ def no_child_left() -> Iterator[None]:
     """Every test here ends with no child process of its own still running."""
     before = child_pids()
     yield
-    turn_process.settle_children()  # a child that answered keeps its build, then exits
+    view_children.settle_children()  # a child that answered keeps its build, then exits
     left = child_pids() - before
     assert not left, f"child processes left behind: {sorted(left)}"
 
@@ -199,7 +199,7 @@ def test_V2_the_thread_builds_when_no_process_can_start(
     with Store(tmp_path / "f.db") as store:
         cid = generated_conversation(store, 500, seed=4, branch=0.1)
         here = build_turn_graph(store, cid, light_palette())
-        monkeypatch.setattr(turn_process.subprocess, "Popen", no_process)
+        monkeypatch.setattr(view_children.subprocess, "Popen", no_process)
         assert build_in_child(store.db_path, cid) is None
         _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
 
@@ -209,7 +209,7 @@ def test_V2_the_thread_builds_when_the_child_fails(
     with Store(tmp_path / "f.db") as store:
         cid = generated_conversation(store, 500, seed=4, branch=0.1)
         here = build_turn_graph(store, cid, light_palette())
-        monkeypatch.setattr(turn_process, "MODULE", "explorer.app.no_such_module")
+        monkeypatch.setattr(view_children, "MODULE", "explorer.app.no_such_module")
         assert build_in_child(store.db_path, cid) is None
         _same_graph(here, build_turn_graph(store, cid, light_palette(), child=True))
         # A conversation the child cannot find is said by the thread's build, as before.
@@ -266,5 +266,5 @@ def test_V2_the_window_builds_a_big_turn_graph_in_a_child_and_closing_ends_it(
     finally:
         w.shutdown()  # cancels the load: the child is ended before this returns
         store.close()
-    turn_process.settle_children()  # those that answered end once they kept their build
+    view_children.settle_children()  # those that answered end once they kept their build
     assert not child_pids()

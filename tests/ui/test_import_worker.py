@@ -424,7 +424,7 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
     for the graph's child are kept once the import ends, by a child process, so its first
     open reads them; the dialog says what it is doing meanwhile. That child was started
     while the file was read, and is handed the paths the import knew."""
-    from explorer.app.graph import turn_process
+    from explorer.app.graph import turn_process, view_children
     from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
     from explorer.app.kept import paths as kept_paths
     from explorer.app.kept import prepared
@@ -444,8 +444,8 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
                  "-o", str(exported)]) == 0
     monkeypatch.setattr(prepared, "SPARE_BYTES", 0)
     taken, sent = [], []
-    take, prepare = turn_process._take_spare, import_worker.prepare_in_child
-    monkeypatch.setattr(turn_process, "_take_spare", lambda: taken.append(take()) or taken[-1])
+    take, prepare = turn_process.take_spare, import_worker.prepare_in_child
+    monkeypatch.setattr(turn_process, "take_spare", lambda: taken.append(take()) or taken[-1])
     monkeypatch.setattr(import_worker, "prepare_in_child",
                         lambda *a: sent.append(a[3]) or prepare(*a))
     with Store(tmp_path / "window.db") as store:
@@ -459,7 +459,7 @@ def test_V2_a_window_import_prepares_the_views_of_a_big_conversation(
         conv = report.conversations[0].conversation_id
         assert said[-1] == "Preparing 1 big conversation for a fast first open…"
         assert len(taken) == 1 and taken[0] is not None  # the child started while reading
-        assert not turn_process._spare
+        assert not view_children._spare
         tip_path = store.path_ids(store.conversation(conv).tip_id or 0)
         assert [list(ids) for ids in sent[0]] == [tip_path]  # (its tip is its clean boundary)
         assert kept_turns.is_kept(store, conv)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
-from explorer.app.graph import turn_process
+from explorer.app.graph import view_children
 from explorer.app.graph.turn_build import packed_parts
 from explorer.app.kept.turns import keep_in_file
 from explorer.store import Store, read_only
@@ -64,7 +64,7 @@ def serve(pipe: Pipe) -> None:
     ``("ready-turns",)`` first: it starts the turn graph's child it will prepare beside."""
     request = pipe.receive()
     if request[0] == "ready-turns":
-        turn_process.start_spare()
+        view_children.start_spare()
         request = pipe.receive()
     if request[0] == "keep":
         _keep(pipe, *request[1:])
@@ -128,7 +128,7 @@ def prepare(db: str, conv_ids: list[int], paths: Sequence[array[int]] = ()) -> l
         try:
             return prepare_big(store, conv_ids, turns_beside=True)
         finally:
-            turn_process.drop_spare()
+            view_children.drop_spare()
 
 
 def _yield(yield_cores: bool) -> None:

@@ -15,7 +15,6 @@ caller builds on its thread as before (:func:`build_in_child` answers ``None``).
 from __future__ import annotations
 
 import logging
-import subprocess
 import threading
 from array import array
 from collections.abc import Callable, Collection
@@ -23,20 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed
 from explorer.app.graph.cells import Collected
 from explorer.app.graph.model import GraphModel
 from explorer.app.graph.turn_text import TurnView
 from explorer.app.graph.turn_wire import unpack_cells, unpack_model, unpack_view
+from explorer.app.graph.view_children import Running, end, started, take_spare
 
 CHILD_MIN_MESSAGES = 5000
 """From this many messages on, the turn view is built in a child process."""
 POLL_S = 0.02
 """How often the wait for the child looks at the cancel flag."""
-END_WAIT_S = 60.0
-"""How long a child that has sent everything may take to keep it and exit before it is
-ended (two seconds was too short for a child at low priority on a loaded machine)."""
-MODULE = "explorer.app.graph.turn_child"
 YIELD_CORES = True
 """Whether the builder runs below the window's priority (turn_child.NICE), so a person's
 frames win the cores; a screenshot, which only waits for the views, sets it False."""
@@ -99,11 +95,8 @@ def packed_in_child(
         log.warning("the turn graph's process failed (%s); built on the thread", exc)
     finally:
         pipe.close()
-        _end(proc, wait=got is not None)
+        end(proc, wait=got is not None)
     return got
-
-
-Running = tuple[subprocess.Popen[bytes], Pipe]
 
 
 def kept_in_child(db_path: str | Path, conv_id: int, keep_at: int) -> bool:
@@ -129,7 +122,7 @@ def kept_in_child(db_path: str | Path, conv_id: int, keep_at: int) -> bool:
         log.warning("the turn graph was not kept: the process failed (%s)", exc)
     finally:
         pipe.close()
-        _end(proc, wait=kept)
+        end(proc, wait=kept)
     return kept
 
 
@@ -158,7 +151,7 @@ def prepare_in_child(db_path: str | Path, conv_ids: Collection[int],
         log.warning("the views were not prepared: the process failed (%s)", exc)
     finally:
         pipe.close()
-        _end(proc, wait=bool(done))
+        end(proc, wait=bool(done))
     return done
 
 
@@ -171,7 +164,7 @@ def _spawn(db_path: str | Path, conv_id: int, expanded: Collection[int],
 def _start(request: tuple[Any, ...]) -> Running | None:
     """A child started (or the spare, :func:`start_spare`) and sent ``request``, or None
     when none could start."""
-    running = _take_spare() or _started()
+    running = take_spare() or started()
     if running is None:
         return None
     proc, pipe = running
@@ -180,62 +173,9 @@ def _start(request: tuple[Any, ...]) -> Running | None:
     except PipeClosed as exc:
         log.warning("the turn graph's process failed (%s); built on the thread", exc)
         pipe.close()
-        _end(proc, wait=False)
+        end(proc, wait=False)
         return None
     return proc, pipe
-
-
-def _started() -> Running | None:
-    try:
-        proc = subprocess.Popen(
-            child_command(MODULE), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            bufsize=0, env=child_env())
-    except OSError as exc:
-        log.info("the turn graph is built on the thread: no process started (%s)", exc)
-        return None
-    assert proc.stdin is not None and proc.stdout is not None
-    return proc, Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
-
-
-_spare: list[Running] = []
-
-
-def start_spare(*, ready_turns: bool = False) -> None:
-    """Start a child that waits, its modules imported, for the next request: a big
-    import starts one while it reads (a core is idle then), and the views prepared after
-    the write begin at once instead of a quarter of a second later. ``ready_turns``: the
-    child starts a spare of its own, for the turn graph it builds beside what it prepares
-    (a window's import, whose views a child prepares). :func:`drop_spare` ends it when
-    nothing asked."""
-    running = _started()
-    if running is None:
-        return
-    if ready_turns:
-        try:
-            running[1].send("ready-turns")
-        except PipeClosed:
-            running[1].close()
-            _end(running[0], wait=False)
-            return
-    drop_spare()
-    _spare.append(running)
-
-
-def drop_spare() -> None:
-    """End the spare child nobody asked anything of."""
-    while _spare:
-        proc, pipe = _spare.pop()
-        pipe.close()
-        _end(proc, wait=False)
-
-
-def _take_spare() -> Running | None:
-    while _spare:
-        proc, pipe = _spare.pop()
-        if proc.poll() is None:
-            return proc, pipe
-        pipe.close()  # it ended meanwhile: another is started
-    return None
 
 
 @dataclass(frozen=True)
@@ -274,7 +214,7 @@ def drop_early() -> None:
         _early.clear()
     for one in left:
         one.running[1].close()
-        _end(one.running[0], wait=False)
+        end(one.running[0], wait=False)
 
 
 def _claim(db_path: str | Path, conv_id: int, expanded: Collection[int],
@@ -310,41 +250,3 @@ def _next(pipe: Pipe, cancelled: Callable[[], bool]) -> tuple[Any, ...]:
     if cancelled():
         raise _Abandoned
     return pipe.receive()
-
-
-def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
-    """A child that answered exits by itself once it has kept what it built (one
-    transaction, whole or not at all): it is given ``END_WAIT_S`` in the background, so a
-    starved child on a loaded machine still keeps its build and nobody waits for it. Any
-    other is ended now: nothing is lost."""
-    if wait:
-        reaper = threading.Thread(target=_reap, args=(proc,), name="explorer-child-reaper",
-                                  daemon=True)
-        with _reapers_lock:
-            _reapers[:] = [t for t in _reapers if t.is_alive()] + [reaper]
-        reaper.start()
-        return
-    proc.kill()
-    proc.wait()
-
-
-_reapers: list[threading.Thread] = []
-_reapers_lock = threading.Lock()
-
-
-def settle_children(timeout: float = END_WAIT_S) -> None:
-    """Wait until every child that answered has kept its build and exited (tests, and a
-    process about to end that wants what they keep)."""
-    with _reapers_lock:
-        waiting = list(_reapers)
-    for reaper in waiting:
-        reaper.join(timeout)
-
-
-def _reap(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        proc.wait(timeout=END_WAIT_S)
-    except subprocess.TimeoutExpired:  # logged: its build is not kept, the next open builds
-        log.warning("a view's child took over %.0f s to keep its build; ended", END_WAIT_S)
-        proc.kill()
-        proc.wait()

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from explorer.app.graph import turn_process
+from explorer.app.graph import view_children
 from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
 from explorer.app.importing.plan import input_size
 from explorer.app.kept import paths as kept_paths
@@ -72,11 +72,11 @@ def child_ready(paths: Iterable[Path], *, prepares: bool = False) -> Iterator[No
     if sum(input_size(p) for p in paths if p.exists()) < SPARE_BYTES:
         yield
         return
-    turn_process.start_spare(ready_turns=prepares)
+    view_children.start_spare(ready_turns=prepares)
     try:
         yield
     finally:
-        turn_process.drop_spare()
+        view_children.drop_spare()
 
 
 def _turns_beside(store: Store, conv_id: int) -> Future[Any] | None:
