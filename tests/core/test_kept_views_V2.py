@@ -358,6 +358,14 @@ def test_V2_a_spare_child_started_while_reading_keeps_the_imports_turn_graph(
     with prepared_views.child_ready([big]):
         (spare,) = [proc for proc, _pipe in view_children._spare]
     assert spare.wait(timeout=10) != 0 and not view_children._spare  # unused: ended
+    folder = tmp_path / "sessions"
+    (folder / ".hidden").mkdir(parents=True)
+    (folder / ".hidden" / "big.jsonl").write_bytes(b"{}\n" * 40)  # never read: not counted
+    (folder / "small.jsonl").write_bytes(b"{}\n")
+    assert not prepared_views._reach([folder, small], 100)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "big.jsonl").write_bytes(b"{}\n" * 40)
+    assert prepared_views._reach([folder], 100)
 
     conv = _conversation(store)
     store.writes_done()

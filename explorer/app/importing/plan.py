@@ -26,21 +26,26 @@ FOLDER_SCAN_LIMIT = 5000
 
 def input_size(path: Path) -> int:
     """Bytes of the files an import of ``path`` reads (hidden entries are never read)."""
+    return sum(input_sizes(path))
+
+
+def input_sizes(path: Path) -> Iterator[int]:
+    """The size of each file an import of ``path`` reads, as a folder's walk finds them
+    (a caller that only asks whether they reach a size stops the walk there)."""
     try:
         if not path.is_dir():
-            return path.stat().st_size if path.is_file() else 0
+            yield path.stat().st_size if path.is_file() else 0
+            return
     except OSError:
-        return 0
-    total = 0
+        return
     for folder, dirs, files in os.walk(path):
         dirs[:] = [d for d in dirs if visible(d)]
         for name in files:
             if visible(name):
                 try:
-                    total += (Path(folder) / name).stat().st_size
+                    yield (Path(folder) / name).stat().st_size
                 except OSError:
                     continue
-    return total
 
 
 def _sources(

@@ -18,7 +18,7 @@ from typing import Any
 
 from explorer.app.graph import view_children
 from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES
-from explorer.app.importing.plan import input_size
+from explorer.app.importing.plan import input_sizes
 from explorer.app.kept import paths as kept_paths
 from explorer.app.kept import turns as kept_turns
 from explorer.compaction.target import Target
@@ -69,7 +69,7 @@ def child_ready(paths: Iterable[Path], *, prepares: bool = False) -> Iterator[No
     it. For :func:`prepare_big` (``turns_beside``) it builds the turn graph; ``prepares``:
     it prepares all the views (``turn_process.prepare_in_child``, a window's import), with
     its own turn graph's child started already."""
-    if sum(input_size(p) for p in paths if p.exists()) < SPARE_BYTES:
+    if not _reach(paths, SPARE_BYTES):
         yield
         return
     view_children.start_spare(ready_turns=prepares)
@@ -77,6 +77,17 @@ def child_ready(paths: Iterable[Path], *, prepares: bool = False) -> Iterator[No
         yield
     finally:
         view_children.drop_spare()
+
+
+def _reach(paths: Iterable[Path], limit: int) -> bool:
+    """Whether the files an import of ``paths`` reads hold ``limit`` bytes together: a
+    folder's walk stops as soon as they do (the import's own walk of it comes next)."""
+    total = 0
+    for size in (n for p in paths for n in input_sizes(p)):
+        total += size
+        if total >= limit:
+            return True
+    return False
 
 
 def _turns_beside(store: Store, conv_id: int) -> Future[Any] | None:
