@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,27 +166,46 @@ def _write_chunks(
     ids: Mapping[Hashable, int], db_id: Mapping[Hashable, int], ic: ImportedConversation,
     ready: Callable[[Message], Any] | None, step: int,
 ) -> None:
-    # Rows made for every message already (a sync's reader sent them): nothing to fill.
+    # Rows made for every message already (a sync's reader sent them): nothing to fill. A
+    # source that can make rows without filling the messages (a window's import child) is
+    # asked for the rows only.
     filled = not getattr(ic.content, "rows_complete", False)
-    for chunk in ic.chunks(fresh, size=step, content=filled):
-        blobs: dict[str, tuple[bytes, str | None]] = {}
-        mrows: list[tuple[Any, ...]] = []
-        prows: list[tuple[Any, ...]] = []
-        for m in chunk:
-            mid = ids[m.id]
-            parent = db_id[m.parent_id] if m.parent_id is not None else None
-            made = ready(m) if ready is not None else None
-            if made is not None:  # sized and formatted where the file was read
-                mrows.append((mid, conv_id, parent, *made[0]))
-                prows.extend((mid, *row) for row in made[1])
-                blobs.update(made[2])
-                continue
-            mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
-                                     if m.source_id is None else None))
-            prows.extend(part_rows(m.parts, mid, blobs))
-        insert_rows(conn, mrows, prows, blobs)
+    rows_only = getattr(ic.content, "fill_rows", None) if filled else None
+    source = ic.content
+    for chunk in ic.chunks(fresh, size=step, content=filled and rows_only is None):
+        if rows_only is None or source is None:
+            _write_chunk(conn, conv_id, chunk, ids, db_id, ready)
+        else:
+            rows_only(chunk)
+            try:
+                _write_chunk(conn, conv_id, chunk, ids, db_id, ready)
+            finally:
+                source.release(chunk)
         if ic.written is not None:
             ic.written(len(chunk))
+
+
+def _write_chunk(
+    conn: sqlite3.Connection, conv_id: int, chunk: Sequence[Message],
+    ids: Mapping[Hashable, int], db_id: Mapping[Hashable, int],
+    ready: Callable[[Message], Any] | None,
+) -> None:
+    blobs: dict[str, tuple[bytes, str | None]] = {}
+    mrows: list[tuple[Any, ...]] = []
+    prows: list[tuple[Any, ...]] = []
+    for m in chunk:
+        mid = ids[m.id]
+        parent = db_id[m.parent_id] if m.parent_id is not None else None
+        made = ready(m) if ready is not None else None
+        if made is not None:  # sized and formatted where the file was read
+            mrows.append((mid, conv_id, parent, *made[0]))
+            prows.extend((mid, *row) for row in made[1])
+            blobs.update(made[2])
+            continue
+        mrows.append(message_row(m, mid, conv_id, parent, source_id=str(m.id)
+                                 if m.source_id is None else None))
+        prows.extend(part_rows(m.parts, mid, blobs))
+    insert_rows(conn, mrows, prows, blobs)
 
 
 def _parents_first(fresh: list[Message], ids: Mapping[Hashable, int]) -> bool:

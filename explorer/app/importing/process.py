@@ -21,7 +21,7 @@ from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
 from explorer.app.importing.handed_back import relinked
-from explorer.app.importing.made_rows import MadeRows
+from explorer.app.importing.made_rows import MadeRows, SentLight
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
 from explorer.formats.text_repair import RepairTally
 from explorer.store import Store, StoreError
@@ -41,18 +41,22 @@ class ChildFailed(RuntimeError):
     """The reading process ended, or stopped answering, in the middle of an import."""
 
 
-class _Remote(MadeRows):
+class _Remote(SentLight):
     """A conversation read light: each chunk's rows are asked of the child.
 
-    Only the rows come back (the writer reads nothing else of a filled message): the parts
-    pickled beside them cost this side as much again to unpickle. The chunks the writer
-    will ask for are told to the child first (:meth:`plan`), so its reading processes fill
-    them ahead of the writer, as in ``convo import``; asked one by one, the child read a
-    chunk while the writer waited, and the writer wrote while the child waited (a
+    Only the rows come back: the parts pickled beside them cost this side as much again to
+    unpickle. The writer asks for the rows only (:meth:`fill_rows`); a reader that needs the
+    content (an import compared with the conversation it may continue) gets the messages'
+    parts and metadata made from the rows (:meth:`fill`). The chunks the writer will ask
+    for are told to the child first (:meth:`plan`), so its reading processes fill them
+    ahead of the writer, as in ``convo import``; asked one by one, the child read a chunk
+    while the writer waited, and the writer wrote while the child waited (a
     100,000-message session: 15 s here, 8 s on the command line)."""
 
+    rows_complete = False  # asked of the child a chunk at a time
+
     def __init__(self, link: _Link, index: int, notes: list[str]) -> None:
-        super().__init__()
+        super().__init__({})
         self.link, self.index = link, index
         self.repairs = RepairTally(notes)  # what the child's reads of the content repaired
 
@@ -60,18 +64,28 @@ class _Remote(MadeRows):
         with contextlib.suppress(PipeClosed):  # the next fill says the child is gone
             self.link.pipe.send("plan", self.index, [[m.id for m in c] for c in chunks])
 
-    def fill(self, messages: Sequence[Message]) -> None:
+    def fill_rows(self, messages: Sequence[Message]) -> None:
+        """The rows of ``messages``, asked of the child; the messages stay light."""
         todo = [m for m in messages if m.id not in self.made]
         if not todo:
             return
         rows, repaired = self.link.ask("fill", self.index, [m.id for m in todo])
         if isinstance(rows, bytes):  # a reading process's rows, passed on as it pickled them
             rows = pickle.loads(rows)
+        missing = [m.id for m in todo if m.id not in rows]
+        if missing:  # never expected: a light message written without its content
+            raise ContentUnavailable(f"the reading process sent no rows for message "
+                                     f"{missing[0]!r}; the conversation was not stored")
         for m in todo:
             self.made[m.id] = rows[m.id]
         self.repairs.add(repaired)
 
+    def fill(self, messages: Sequence[Message]) -> None:
+        self.fill_rows(messages)
+        super().fill(messages)
+
     def release(self, messages: Sequence[Message]) -> None:
+        super().release(messages)
         for m in messages:
             self.made.pop(m.id, None)
 
