@@ -235,14 +235,16 @@ def run_import(args: argparse.Namespace) -> int:
     on stderr. Exit 0 when anything was imported, 1 when nothing was."""
     from explorer.app.kept.prepared import child_ready
 
-    with open_store(args) as s, child_ready([Path(p) for p in args.paths]):
+    paths = [Path(p) for p in args.paths]
+    with open_store(args) as s:
         s.require_writable()  # before any file is read
-        report = _imported(s, [Path(p) for p in args.paths])
-        if any(c.added for c in report.conversations):
-            from explorer.app.kept.prepared import prepare_big  # graph code: only then
+        with child_ready(paths):
+            report = _imported(s, paths)
+            if any(c.added for c in report.conversations):
+                from explorer.app.kept.prepared import prepare_big  # graph code: only then
 
-            prepare_big(s, [c.conversation_id for c in report.conversations if c.added],
-                        turns_beside=True)
+                prepare_big(s, [c.conversation_id for c in report.conversations
+                                if c.added], turns_beside=True)
     lines = [f"conversation {c.conversation_id} ({c.source_format}) {masked(c.title)!r}: "
              f"{c.added} added, {c.already_present} already present"
              for c in report.conversations]

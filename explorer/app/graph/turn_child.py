@@ -63,9 +63,17 @@ def serve(pipe: Pipe) -> None:
     a root to a tip, as the asker's store knew them). A spare child may be told
     ``("ready-turns",)`` first: it starts the turn graph's child it will prepare beside."""
     request = pipe.receive()
-    if request[0] == "ready-turns":
-        view_children.start_spare()
-        request = pipe.receive()
+    if request[0] != "ready-turns":
+        _answer(pipe, request)
+        return
+    view_children.start_spare()
+    try:
+        _answer(pipe, pipe.receive())
+    finally:
+        view_children.drop_spare()  # (a build asked of it instead needs none)
+
+
+def _answer(pipe: Pipe, request: tuple[Any, ...]) -> None:
     if request[0] == "keep":
         _keep(pipe, *request[1:])
         return
@@ -125,10 +133,7 @@ def prepare(db: str, conv_ids: list[int], paths: Sequence[array[int]] = ()) -> l
     with Store(db) as store:
         for ids in paths:
             store.keep_path(ids)
-        try:
-            return prepare_big(store, conv_ids, turns_beside=True)
-        finally:
-            view_children.drop_spare()
+        return prepare_big(store, conv_ids, turns_beside=True)
 
 
 def _yield(yield_cores: bool) -> None:

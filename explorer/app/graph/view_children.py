@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 
 def started() -> Running | None:
+    """A new child, waiting for its request; None when no process could start."""
     try:
         proc = subprocess.Popen(
             child_command(MODULE), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -37,7 +38,8 @@ def started() -> Running | None:
     return proc, Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
 
 
-_spare: list[Running] = []
+_spare: list[Running] = []  # at most one
+_spare_lock = threading.Lock()  # an import's thread starts it, a window's graph may take it
 
 
 def start_spare(*, ready_turns: bool = False) -> None:
@@ -58,20 +60,26 @@ def start_spare(*, ready_turns: bool = False) -> None:
             end(running[0], wait=False)
             return
     drop_spare()
-    _spare.append(running)
+    with _spare_lock:
+        _spare.append(running)
 
 
 def drop_spare() -> None:
     """End the spare child nobody asked anything of."""
-    while _spare:
-        proc, pipe = _spare.pop()
+    with _spare_lock:
+        left = list(_spare)
+        _spare.clear()
+    for proc, pipe in left:
         pipe.close()
         end(proc, wait=False)
 
 
 def take_spare() -> Running | None:
-    while _spare:
-        proc, pipe = _spare.pop()
+    """The spare child, if one waits (it is nobody's spare from now on)."""
+    with _spare_lock:
+        left = list(_spare)
+        _spare.clear()
+    for proc, pipe in left:
         if proc.poll() is None:
             return proc, pipe
         pipe.close()  # it ended meanwhile: another is started
