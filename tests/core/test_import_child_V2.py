@@ -214,6 +214,35 @@ def test_T5_a_huge_session_imported_again_through_the_child_adds_nothing(
     assert [c.id for c in stores[1].conversations()] == [conv]
 
 
+def test_T5_a_huge_session_grown_since_continues_as_on_the_command_line(
+        stores: tuple[Store, Store], tmp_path: Path) -> None:
+    """Imported, then grown by the agent and imported again, both times read light and
+    filled ahead: through the window's child the second import adds only the new messages
+    to the same conversation, and both files hold the same rows as ``convo import``'s."""
+    from benchmarks.scale_data import one_session
+
+    from explorer.formats.claude_code.reader import LAZY_BYTES
+
+    full = one_session(tmp_path / "in", 0, seed=9, mb=1.6 * LAZY_BYTES / 2**20 + 0.5)
+    lines = full.read_bytes().splitlines(keepends=True)
+    cut, size = 0, 0
+    while size < LAZY_BYTES + 200_000:  # the first part is read light too
+        size, cut = size + len(lines[cut]), cut + 1
+    grown = full.read_bytes()
+    full.write_bytes(b"".join(lines[:cut]))
+    firsts = [fn(store, [full]) for fn, store in zip((import_paths, import_in_child), stores,
+                                                         strict=True)]
+    full.write_bytes(grown)
+    agains = [fn(store, [full]) for fn, store in zip((import_paths, import_in_child), stores,
+                                                         strict=True)]
+    for first, again in zip(firsts, agains, strict=True):
+        (before,), (after,) = first.conversations, again.conversations
+        assert after.conversation_id == before.conversation_id
+        assert after.already_present == before.added and after.added > 0
+    assert agains[0].conversations[0].added == agains[1].conversations[0].added
+    assert contents(stores[0]) == contents(stores[1])
+
+
 def test_V2_what_the_childs_reads_of_a_huge_session_repair_is_named_in_the_report(
         stores: tuple[Store, Store], tmp_path: Path) -> None:
     """Lone surrogates in a session read light are found when its content is read again
