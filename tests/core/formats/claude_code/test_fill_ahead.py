@@ -115,6 +115,39 @@ def test_V2_a_windows_child_fills_planned_chunks_ahead_into_the_rows_a_whole_rea
         light.content.close()
 
 
+def test_P2_a_windows_child_whose_reading_processes_died_makes_the_rows_itself(
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    """Nothing to pass on when the processes are gone: each planned chunk is filled in
+    the child and its rows are made there, the same rows."""
+    import pickle
+
+    from explorer.app.importing import child
+    from explorer.store.rows import prepared_rows
+
+    session = cc.original()
+    (light,) = reader.read(session)
+    (whole,) = [ic.materialize() for ic in reader.read(session)]
+    expected = {m.id: prepared_rows(m) for m in whole.messages}
+    chunks = [light.messages[i:i + 7] for i in range(0, len(light.messages), 7)]
+    child._plan(light, chunks)
+    filler = light.content
+    assert isinstance(filler, fill_ahead.FillAhead) and filler.readers
+    for r in filler.readers:
+        r.proc.kill()
+        r.proc.wait()
+    made_here = 0
+    try:
+        for chunk in chunks:
+            rows, repaired = child._filled(light, chunk)
+            made_here += isinstance(rows, dict)
+            if isinstance(rows, bytes):  # (answered in the instant before it was killed)
+                rows = pickle.loads(rows)
+            assert rows == {m.id: expected[m.id] for m in chunk} and repaired == 0
+    finally:
+        filler.close()
+    assert made_here >= len(chunks) - fill_ahead.AHEAD * 2
+
+
 def test_P2_a_reading_process_that_dies_leaves_its_chunks_to_the_writer(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ahead: list[fill_ahead.FillAhead]) -> None:
