@@ -9,6 +9,10 @@ its own. Each import or sync runs in a fresh child too, so its peak resident siz
   with ``convo import`` ``BENCH_DISK_RUNS`` times (3), each into a new file, beside as many
   floors: on a shared machine one run can take half as long again as the next, so the
   median of each is reported (the peak is the largest);
+* the same session imported as a window imports it, as many times: read by the import's
+  child process, written by the window's writer, its views prepared by a child started
+  while it was read (``import_in_child``, ``prepare_in_child``; no window is drawn, so
+  the peak is the import's, without the window's own ~90 MB);
 * 2,000 sessions of 50 messages in a fake home, synced with ``convo sync`` (the first
   sync, then one with nothing new).
 
@@ -55,6 +59,24 @@ for f in files:
             if line.strip():
                 parse(line)
 print(time.perf_counter() - t)
+"""
+
+
+_WINDOW = """
+import sys
+from pathlib import Path
+from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
+from explorer.app.importing.process import import_in_child
+from explorer.app.kept.prepared import child_ready, handed_paths
+from explorer.store import Store
+db, source = sys.argv[1], Path(sys.argv[2])
+with Store(db) as store, child_ready([source], prepares=True):
+    report = import_in_child(store, [source])
+    big = [c.conversation_id for c in report.conversations
+           if c.added + c.already_present >= CHILD_MIN_MESSAGES]
+    store.writes_done()
+    done = prepare_in_child(db, big, paths=handed_paths(store, big))
+print(report.added_messages, len(done))
 """
 
 
@@ -118,21 +140,43 @@ def _rows(what: str, files: list[Path], run: tuple[float, float, float], floor: 
     ]
 
 
+def _window(db: Path, source: Path) -> tuple[float, float, float]:
+    wall, cpu, peak, out = _child(["-c", _WINDOW, str(db), str(source)])
+    added, prepared = map(int, out.split())
+    if added < BIG_MESSAGES or prepared != 1:
+        raise RuntimeError(f"a window's import stored {added} messages, prepared {prepared}")
+    return wall, cpu, peak
+
+
+def _median(runs: list[tuple[float, float, float]]) -> tuple[float, float, float]:
+    return (median(r[0] for r in runs), median(r[1] for r in runs), max(r[2] for r in runs))
+
+
+def _spread(what: str, runs: list[tuple[float, float, float]]) -> str:
+    walls = sorted(r[0] for r in runs)
+    return what + (f" (median of {RUNS}: {walls[0]:.1f}-{walls[-1]:.1f} s)" if RUNS > 1 else "")
+
+
 def _big(root: Path) -> list[Result]:
     from tests.benchmarks.scale_data import one_session
 
     print(f"  generating a {BIG_MESSAGES:,}-message session …", file=sys.stderr, flush=True)
     source = one_session(root / "big", BIG_MESSAGES, seed=3)
-    floors, fasts, runs = [], [], []
+    floors, fasts, runs, windows = [], [], [], []
     for n in range(RUNS):  # each beside its own floor, alternating
         floors.append(_floor([source], "json"))
         fasts.append(_floor([source], "msgspec"))
         runs.append(_convo(root / f"big{n}.db", "import", str(source)))
-    walls = sorted(r[0] for r in runs)
-    run = (median(walls), median(r[1] for r in runs), max(r[2] for r in runs))
-    what = f"one {BIG_MESSAGES:,}-message Claude Code session" + (
-        f" (median of {RUNS} imports: {walls[0]:.1f}-{walls[-1]:.1f} s)" if RUNS > 1 else "")
-    return _rows(what, [source], run, median(floors), median(fasts), judged=True)
+        windows.append(_window(root / f"window{n}.db", source))
+    what = f"one {BIG_MESSAGES:,}-message Claude Code session"
+    floor, fast = median(floors), median(fasts)
+    wall, cpu, peak = _median(windows)
+    window = _spread(f"{what}, as a window imports it (views included)", windows)
+    return [*_rows(_spread(what, runs), [source], _median(runs), floor, fast, judged=True),
+            Result(AREA, f"{window}: wall", wall, "s"),
+            Result(AREA, f"{window}: CPU of its processes", cpu, "s"),
+            Result(AREA, f"{window}: wall / json floor", wall / floor, "x"),
+            Result(AREA, f"{window}: peak RSS of the largest of its processes", peak, "MB")]
 
 
 def _many(root: Path) -> list[Result]:

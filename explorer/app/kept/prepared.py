@@ -11,6 +11,7 @@ alone.
 from __future__ import annotations
 
 import contextlib
+from array import array
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -77,6 +78,15 @@ def child_ready(paths: Iterable[Path], *, prepares: bool = False) -> Iterator[No
         yield
     finally:
         view_children.drop_spare()
+
+
+def handed_paths(store: Store, conv_ids: Iterable[int]) -> list[array[int]]:
+    """The paths to the tips and clean boundaries of ``conv_ids`` that their import handed
+    to ``store``: a child preparing their views (``turn_process.prepare_in_child``) is
+    given them instead of walking them again."""
+    convs = [store.conversation(c) for c in conv_ids]
+    tips = {t for c in convs for t in (c.tip_id, c.clean_tip_id) if t is not None}
+    return [ids for t in sorted(tips) if (ids := store.known_path(t)) is not None]
 
 
 def _reach(paths: Iterable[Path], limit: int) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +22,7 @@ from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
 from explorer.app.importing.collector import collector_paused as paused_collector
 from explorer.app.importing.process import import_in_child
 from explorer.app.importing.run import ImportProgress, ImportReport
-from explorer.app.kept.prepared import child_ready
+from explorer.app.kept.prepared import child_ready, handed_paths
 from explorer.store import Store
 from explorer.tree.errors import ExplorerError, error_line
 from explorer.ui.background.tasks import Task, TaskRunner, Ticket
@@ -127,15 +126,8 @@ class ImportJob(QObject):
             total, total, report.added_messages, len(report.conversations),
             f"Preparing {_count(len(big), 'big conversation')} for a fast first open…"))
         self.store.writes_done()
-        prepare_in_child(self.store.db_path, big, self._cancelled.is_set, self._paths(big))
-
-    def _paths(self, conv_ids: list[int]) -> list[array[int]]:
-        """The paths to the tips and clean boundaries of ``conv_ids`` that the import
-        handed to the store: the child preparing their views need not walk them again."""
-        tips = {t for c in conv_ids for t in (self.store.conversation(c).tip_id,
-                                               self.store.conversation(c).clean_tip_id)}
-        return [ids for t in tips if t is not None
-                and (ids := self.store.known_path(t)) is not None]
+        prepare_in_child(self.store.db_path, big, self._cancelled.is_set,
+                         handed_paths(self.store, big))
 
     def cancel(self) -> None:
         """Ask the import to stop after the conversation it is storing (safe from any thread)."""
