@@ -28,15 +28,22 @@ except ImportError:  # Windows
 
 _HEAD = struct.Struct("<Q")
 log = logging.getLogger(__name__)
-PIPE_BYTES = 1 << 20
+PIPE_BYTES_ENV = "CONVO_PIPE_BYTES"
+PIPE_BYTES = int(os.environ.get(PIPE_BYTES_ENV) or 1 << 20)
 """How much a pipe holds (Linux: the most a user may ask for by default). At the system's
 64 KiB, a reading process's 1-2 MB answer waited on its reader sixteen to thirty times:
 170 MB of rows through 64 KiB took 0.34-0.40 s and 0.2-0.3 s of the sender's CPU, through
-1 MiB 0.20 s and 0.17 s."""
+1 MiB 0.20 s and 0.17 s. ``CONVO_PIPE_BYTES`` sets it (and every child it starts): a test
+gives the pipes the 4 KiB Windows gives them."""
 
 
 class PipeClosed(EOFError):
     """The other end went away (it ended, or was ended) before a whole message arrived."""
+
+
+SMALL_PIPE = 4096
+"""What a pipe whose size is not known holds at least (Windows gives an anonymous pipe 4 KiB;
+Linux and macOS 16-64 KiB)."""
 
 
 class Pipe:
@@ -45,11 +52,16 @@ class Pipe:
     def __init__(self, incoming: BinaryIO, outgoing: BinaryIO) -> None:
         self._in = incoming
         self._out = outgoing
-        for end in (incoming, outgoing):
-            widen(end)
+        widen(incoming)
+        self.room = widen(outgoing) or SMALL_PIPE
+        """Bytes the outgoing pipe holds: what may be sent that the other end has not read
+        yet without the send waiting for it."""
 
     def send(self, *message: Any) -> None:
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        self.send_encoded(encode(*message))
+
+    def send_encoded(self, data: bytes) -> None:
+        """Send what :func:`encode` made (a sender that weighs a message before sending)."""
         try:
             self._write(_HEAD.pack(len(data)))
             self._write(data)
@@ -134,6 +146,11 @@ def widen(end: BinaryIO) -> int | None:
     except (OSError, ValueError) as exc:  # not a pipe, or a lower limit: only slower
         log.debug("a pipe keeps its size (%s)", exc)
         return None
+
+
+def encode(*message: Any) -> bytes:
+    """``message`` as :meth:`Pipe.send` sends it, without its length."""
+    return pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def raw(fd: int, mode: str) -> BinaryIO:

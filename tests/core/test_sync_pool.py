@@ -264,3 +264,39 @@ def test_S1_a_pooled_read_merges_grown_responses_as_an_in_process_one(
     finally:
         conn.close()
 
+
+
+_SMALL_PIPES_SYNC = """
+import sys
+from pathlib import Path
+from explorer.app.importing import readers
+from explorer.app.importing.agent_homes import Environment
+from explorer.app.importing.sync import sync_sources
+from explorer.store import Store
+readers.POLLED = True  # as on Windows, whose select takes no pipes
+with Store(sys.argv[1]) as store:
+    report = sync_sources(store, Environment(Path(sys.argv[2]), {}), {"claude-code"})
+print(report.added_messages, len(report.errors))
+"""
+
+
+def test_S1_a_pooled_sync_through_4_KiB_pipes_looked_at_in_turns_stores_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows gives a pipe 4 KiB and its ``select`` takes no pipes. A sync that asked each
+    process 48 units ahead through such a pipe waited on a full pipe while the process
+    waited to send an answer nobody read: it never ended. With the requests sent by a
+    thread and the answers looked for in turns, it stores what reading here stores."""
+    from explorer.app import child_pipe
+
+    home = tmp_path / "home"
+    many_sessions(home, SESSIONS * 3)
+    alone, _ = synced(tmp_path, home, "alone.db", 0, monkeypatch)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")]),
+           child_pipe.PIPE_BYTES_ENV: "4096", read_pool.WORKERS_ENV: "2"}
+    db = tmp_path / "small.db"
+    done = subprocess.run([sys.executable, "-c", _SMALL_PIPES_SYNC, str(db), str(home)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    added, errors = map(int, done.stdout.split())
+    assert errors == 0 and added > 0
+    assert contents(db) == contents(alone) and metadata(db) == metadata(alone)

@@ -10,7 +10,6 @@ ends every process (they also end on their own when the sync's end of the pipe c
 from __future__ import annotations
 
 import os
-import sys
 from collections import deque
 from collections.abc import Sequence
 
@@ -29,8 +28,6 @@ WORKERS_ENV = "CONVO_SYNC_WORKERS"
 
 
 def worker_count() -> int:
-    if sys.platform == "win32":  # the pool waits on pipes with select, POSIX only
-        return 0
     wanted = os.environ.get(WORKERS_ENV)
     if wanted is not None and wanted.strip().isdigit():
         return int(wanted)

@@ -6,20 +6,37 @@ carries a ticket and the answer comes back with it. A process that ends or break
 is left (``alive`` false) and what it was asked is handed back through :meth:`_lost`, so
 the owner reads it itself or asks another. Closing ends every process; they also end on
 their own when this side of the pipe closes (a killed parent leaves none behind).
+
+A sync asks each process dozens of units ahead. Where a pipe holds less than those
+requests (Windows gives one 4 KiB), a request that does not fit waits until the process
+reads it, while the process waits to send an answer this side is not reading: neither
+moves again. There the requests go out on a thread of their own (:meth:`Reader.post`), so
+this side is always free to read. Windows' ``select`` takes no pipes either: the answers
+are looked for there in turns (:data:`POLLED`).
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import select
 import subprocess
+import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env, encode
 
 STOP_S = 2.0
+POLLED = sys.platform == "win32"
+"""Whether the answers are looked for in turns (Windows' ``select`` takes only sockets)."""
+POLL_S = 0.002
+"""The pause between two looks at every process's pipe, when polled."""
+ROOMY = 256 << 10
+"""A pipe this large holds every request a sync asks ahead (48 of a few hundred bytes):
+they are written at once, without a thread."""
 log = logging.getLogger(__name__)
 
 
@@ -30,6 +47,24 @@ class Reader:
     out: IO[bytes]
     waiting: set[int] = field(default_factory=set)
     alive: bool = True
+    outbox: queue.SimpleQueue[bytes | None] | None = None  # a small pipe's sender thread's
+
+    def post(self, *message: Any) -> None:
+        """Send ``message``: at once through a roomy pipe, else by this process's sender
+        thread, in order. Raises :class:`PipeClosed` when the pipe is closed (sent at once;
+        the thread just stops, and the answers' end tells)."""
+        if self.outbox is None and self.pipe.room >= ROOMY:
+            self.pipe.send(*message)
+            return
+        if self.outbox is None:
+            self.outbox = queue.SimpleQueue()
+            threading.Thread(target=_send_all, args=(self.pipe, self.outbox), daemon=True,
+                             name="explorer-reader-requests").start()
+        self.outbox.put(encode(*message))
+
+    def stop_posting(self) -> None:
+        if self.outbox is not None:
+            self.outbox.put(None)
 
 
 _warm: list[Reader] = []
@@ -98,7 +133,7 @@ class Readers:
     def send(self, r: Reader, *message: Any) -> bool:
         """Send to ``r``; False (and ``r`` lost) when its pipe is closed."""
         try:
-            r.pipe.send(*message)
+            r.post(*message)
         except PipeClosed:
             self._lost(r)
             return False
@@ -106,12 +141,10 @@ class Readers:
 
     def pump(self) -> None:
         """Wait for any process's next answer, file it, and ask that process again."""
-        live = {r.out: r for r in self.readers if r.alive}
+        live = [r for r in self.readers if r.alive]
         if not live:
             return
-        ready, _, _ = select.select(list(live), [], [])
-        for f in ready:
-            r = live[f]
+        for r in _polled(live) if POLLED else _selected(live):
             try:
                 _kind, ticket, answer = r.pipe.receive()
             except (PipeClosed, EOFError, OSError, ValueError):
@@ -127,6 +160,7 @@ class Readers:
 
     def _lost(self, r: Reader) -> None:
         r.alive = False
+        r.stop_posting()
         r.pipe.close()
         log.warning("a reading process (pid %d, exit code %s) ended before answering; "
                     "what it was asked is read by the others or here", r.proc.pid,
@@ -135,9 +169,35 @@ class Readers:
         self._handed_back(tickets)
 
 
+def _send_all(pipe: Pipe, outbox: queue.SimpleQueue[bytes | None]) -> None:
+    """Write what is posted, in order, until told to stop or the pipe closes."""
+    while (data := outbox.get()) is not None:
+        try:
+            pipe.send_encoded(data)
+        except (PipeClosed, OSError):  # (closed meanwhile by this side: the end)
+            return
+
+
+def _selected(readers: list[Reader]) -> list[Reader]:
+    """The processes with an answer (or an end) to read, waited for with ``select``."""
+    by_file = {r.out: r for r in readers}
+    ready, _, _ = select.select(list(by_file), [], [])
+    return [by_file[f] for f in ready]
+
+
+def _polled(readers: list[Reader]) -> list[Reader]:
+    """The same, looked for in turns where ``select`` takes no pipes."""
+    while True:
+        ready = [r for r in readers if r.pipe.ready(0)]
+        if ready:
+            return ready
+        time.sleep(POLL_S)
+
+
 def _stop(readers: list[Reader]) -> None:
     """Close each process's pipe (it ends on its own then), and wait for it."""
     for r in readers:
+        r.stop_posting()
         r.pipe.close()
     for r in readers:
         try:

@@ -56,6 +56,29 @@ def test_V2_filled_ahead_a_session_is_stored_as_a_fill_here_stores_it(
     assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
 
 
+def test_V2_filled_ahead_through_4_KiB_pipes_looked_at_in_turns_stores_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    """As on Windows: pipes of 4 KiB, whose ``select`` takes none (the answers looked for
+    in turns, the requests sent by a thread); the rows are those a fill here makes."""
+    from explorer.app import child_pipe
+    from explorer.app.importing import readers
+
+    source = cc.original().parent
+    with monkeypatch.context() as m:
+        m.setenv(read_pool.WORKERS_ENV, "0")
+        with Store(tmp_path / "here.db") as store:
+            assert not import_paths(store, [source]).errors
+    monkeypatch.setattr(child_pipe, "PIPE_BYTES", 4096)
+    monkeypatch.setenv(child_pipe.PIPE_BYTES_ENV, "4096")
+    monkeypatch.setattr(readers, "POLLED", True)
+    with Store(tmp_path / "ahead.db") as store:
+        report = import_paths(store, [source])
+        assert not report.errors and report.added_messages > 7
+    assert ahead and all(f.readers == [] for f in ahead)
+    assert _rows(tmp_path / "ahead.db") == _rows(tmp_path / "here.db")
+
+
 def test_V2_each_process_gets_the_locators_of_its_chunks_only(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ahead: list[fill_ahead.FillAhead]) -> None:
