@@ -191,6 +191,19 @@ def child_env() -> dict[str, str]:
     return env
 
 
+BELOW_NORMAL = 0x4000
+"""Windows' ``BELOW_NORMAL_PRIORITY_CLASS`` (``subprocess`` names it there only)."""
+
+
+def yielding() -> dict[str, Any]:
+    """What ``subprocess.Popen`` needs for a child that yields the cores to the window: on
+    Windows a lower priority class from its start (``os.nice``, which the children call
+    themselves elsewhere, is POSIX only); nothing elsewhere."""
+    if sys.platform == "win32":
+        return {"creationflags": BELOW_NORMAL}
+    return {}
+
+
 def window_pipe() -> Pipe:
     """A child's end of its pipe to the window: stdin in, the real stdout out. From here on
     anything the program prints goes to stderr (or nowhere), never into the pipe."""

@@ -79,3 +79,13 @@ def test_a_child_started_in_a_folder_with_another_explorer_runs_this_one(
     shown = subprocess.run(child_command("explorer.app.child_pipe"), cwd=tmp_path,
                            env=child_env(), capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
+
+
+def test_a_child_that_yields_starts_below_normal_on_windows_and_as_is_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.nice``, which the children call on themselves, is POSIX only: on Windows they
+    are started in the lower priority class instead."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert child_pipe.yielding() == {"creationflags": 0x4000}
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert child_pipe.yielding() == {}

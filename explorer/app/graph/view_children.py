@@ -13,7 +13,7 @@ import logging
 import subprocess
 import threading
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env, yielding
 
 MODULE = "explorer.app.graph.turn_child"
 END_WAIT_S = 60.0
@@ -30,7 +30,7 @@ def started() -> Running | None:
     try:
         proc = subprocess.Popen(
             child_command(MODULE), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            bufsize=0, env=child_env())
+            bufsize=0, env=child_env(), **yielding())
     except OSError as exc:
         log.info("the turn graph is built on the thread: no process started (%s)", exc)
         return None

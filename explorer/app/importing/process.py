@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env
+from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env, yielding
 from explorer.app.importing.handed_back import relinked
 from explorer.app.importing.made_rows import MadeRows, SentLight
 from explorer.app.importing.run import CancelCheck, ImportReport, ProgressHook, import_paths
@@ -132,7 +132,7 @@ class ChildImport:
         self.cancel = cancel or (lambda: False)
         self.proc = subprocess.Popen(
             child_command("explorer.app.importing.child"), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, bufsize=0, env=child_env())
+            stdout=subprocess.PIPE, bufsize=0, env=child_env(), **yielding())
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.link = _Link(Pipe(self.proc.stdout, self.proc.stdin), progress)  # type: ignore[arg-type]
         self.stop_asked: float | None = None

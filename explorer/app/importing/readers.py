@@ -27,7 +27,14 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from explorer.app.child_pipe import Pipe, PipeClosed, child_command, child_env, encode
+from explorer.app.child_pipe import (
+    Pipe,
+    PipeClosed,
+    child_command,
+    child_env,
+    encode,
+    yielding,
+)
 
 STOP_S = 2.0
 POLLED = sys.platform == "win32"
@@ -108,7 +115,8 @@ def _spawn() -> Reader | None:
     try:
         proc = subprocess.Popen(
             child_command("explorer.app.importing.read_worker"),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=child_env())
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=child_env(),
+            **yielding())
     except OSError as exc:
         log.warning("no reading process could be started (%s); this one reads", exc)
         return None
