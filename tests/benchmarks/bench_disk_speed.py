@@ -13,6 +13,9 @@ its own. Each import or sync runs in a fresh child too, so its peak resident siz
   child process, written by the window's writer, its views prepared by a child started
   while it was read (``import_in_child``, ``prepare_in_child``; no window is drawn, so
   the peak is the import's, without the window's own ~90 MB);
+* where one more ``convo import`` of it spends its time: start-up, reading and shaping,
+  writing, preparing the views (the times at which the write and the views begin and end,
+  seen by wrapping them in the importing process);
 * 2,000 sessions of 50 messages in a fake home, synced with ``convo sync`` (the first
   sync, then one with nothing new).
 
@@ -77,6 +80,34 @@ with Store(db) as store, child_ready([source], prepares=True):
     store.writes_done()
     done = prepare_in_child(db, big, paths=handed_paths(store, big))
 print(report.added_messages, len(done))
+"""
+
+
+_PHASES = """
+import sys, time
+T0 = time.perf_counter()
+import runpy
+from explorer.app.kept import prepared
+from explorer.store.store import Store
+marks = {}
+def marked(owner, name, label):
+    real = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        marks.setdefault(label + " from", time.perf_counter() - T0)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            marks[label + " to"] = time.perf_counter() - T0
+    setattr(owner, name, wrapper)
+marked(Store, "import_conversations", "write")
+marked(prepared, "prepare_big", "views")
+sys.argv = ["convo", "--db", sys.argv[1], "import", sys.argv[2]]
+try:
+    runpy.run_module("explorer.cli.main", run_name="__main__")
+except SystemExit:
+    pass
+end = time.perf_counter() - T0
+print(marks["write from"], marks["write to"], marks["views from"], marks["views to"], end)
 """
 
 
@@ -157,6 +188,19 @@ def _spread(what: str, runs: list[tuple[float, float, float]]) -> str:
     return what + (f" (median of {RUNS}: {walls[0]:.1f}-{walls[-1]:.1f} s)" if RUNS > 1 else "")
 
 
+def _phases(db: Path, source: Path) -> list[Result]:
+    """Where one import's wall time goes, in order (the command line's import is read on a
+    thread of its process, so its write and views are seen from inside)."""
+    *_, out = _child(["-c", _PHASES, str(db), str(source)])
+    write_from, write_to, views_from, views_to, end = map(float, out.split()[-5:])
+    what = f"one {BIG_MESSAGES:,}-message Claude Code session, where one import's time goes"
+    return [Result(AREA, f"{what}: start-up, reading and shaping", write_from, "s"),
+            Result(AREA, f"{what}: writing", write_to - write_from, "s"),
+            Result(AREA, f"{what}: preparing the views", views_to - views_from, "s"),
+            Result(AREA, f"{what}: the rest (between, and the exit)",
+                   end - (write_to - write_from) - (views_to - views_from) - write_from, "s")]
+
+
 def _big(root: Path) -> list[Result]:
     from tests.benchmarks.scale_data import one_session
 
@@ -170,13 +214,15 @@ def _big(root: Path) -> list[Result]:
         windows.append(_window(root / f"window{n}.db", source))
     what = f"one {BIG_MESSAGES:,}-message Claude Code session"
     floor, fast = median(floors), median(fasts)
+    phases = _phases(root / "phases.db", source)
     wall, cpu, peak = _median(windows)
     window = _spread(f"{what}, as a window imports it (views included)", windows)
     return [*_rows(_spread(what, runs), [source], _median(runs), floor, fast, judged=True),
             Result(AREA, f"{window}: wall", wall, "s"),
             Result(AREA, f"{window}: CPU of its processes", cpu, "s"),
             Result(AREA, f"{window}: wall / json floor", wall / floor, "x"),
-            Result(AREA, f"{window}: peak RSS of the largest of its processes", peak, "MB")]
+            Result(AREA, f"{window}: peak RSS of the largest of its processes", peak, "MB"),
+            *phases]
 
 
 def _many(root: Path) -> list[Result]:
