@@ -20,7 +20,8 @@ from typing import Any
 from explorer.store.errors import StoreError
 from explorer.store.ids import next_ids
 from explorer.store.import_match import identity, message_keys
-from explorer.store.import_writes import ImportOutcome, _write_labels, _write_messages, insert_many
+from explorer.store.import_rows import write_messages
+from explorer.store.import_writes import ImportOutcome, insert_many, write_labels
 from explorer.store.rows import (
     counted_in_bulk,
     dumps,
@@ -241,9 +242,9 @@ def append_imported(conn: sqlite3.Connection, ic: ImportedConversation,
     ids = dict(zip((m.id for m in fresh), next_ids(conn, "messages", len(fresh)), strict=True))
     db_id: dict[Hashable, int] = {k: v for k, v in known.items()}
     db_id.update({m.id: ids.get(m.id, known.get(key_of[m.id], 0)) for m in ic.messages})
-    _write_messages(conn, conv_id, fresh, ids, db_id, ic)
+    write_messages(conn, conv_id, fresh, ids, db_id, ic)
     _hang_below_fresh(conn, ic, known, key_of, ids)
-    _write_labels(conn, conv_id, ic, db_id, by_key)
+    write_labels(conn, conv_id, ic, db_id, by_key)
     left = agent_tips(conn, rec.path)
     if ic.tip is not None and ic.tip not in by_key and str(ic.tip) in known:
         db_id[ic.tip] = known[str(ic.tip)]  # the tail brought no tip of its own
