@@ -1,6 +1,7 @@
 """A conversation's new messages written as rows, a chunk at a time, parents first.
 
-Used by :func:`explorer.store.import_writes.insert_imported`. A lazily read conversation
+Used by an import (:func:`explorer.store.import_writes.insert_imported`) and a sync's
+merge (:mod:`explorer.store.sync_writes`). A lazily read conversation
 holds the content of one chunk only, and no write builds the rows of a whole session at
 once; rows made where the file was read (another process) only gain their ids here.
 """
