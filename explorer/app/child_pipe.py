@@ -61,7 +61,8 @@ class Pipe:
         self.send_encoded(encode(*message))
 
     def send_encoded(self, data: bytes) -> None:
-        """Send what :func:`encode` made (a sender that weighs a message before sending)."""
+        """Send what :func:`encode` made (a message pickled where it was posted, sent by a
+        thread that only writes)."""
         try:
             self._write(_HEAD.pack(len(data)))
             self._write(data)
