@@ -355,3 +355,25 @@ def test_V2_a_huge_session_changed_while_written_is_not_stored_and_is_named(
     assert len(report.errors) == 1 and str(session) in report.errors[0]
     assert "reading process" not in report.errors[0], report.errors[0]
     assert stores[1].reader.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_T5_a_session_with_subagents_and_a_fork_read_light_in_the_child_stores_the_same(
+        stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorded Claude Code session, with its subagents' files and the session that
+    forked it, read light (its content read again by file and offset) in a window's
+    import child: the same rows as reading it light here, and imported again, nothing
+    added."""
+    from explorer.formats.claude_code import reader
+
+    source = cc.original().parent
+    monkeypatch.setattr(reader, "LAZY_BYTES", 0)  # here
+    monkeypatch.setenv(reader.LAZY_BYTES_ENV, "1")  # in the child
+    here = import_paths(stores[0], [source])
+    there = import_in_child(stores[1], [source])
+    same_report(here, there)
+    assert contents(stores[0]) == contents(stores[1])
+    again = import_in_child(stores[1], [source])
+    assert again.added_messages == 0 and not again.errors
+    assert sorted(c.conversation_id for c in again.conversations) == sorted(
+        c.conversation_id for c in there.conversations)
+    assert contents(stores[0]) == contents(stores[1])

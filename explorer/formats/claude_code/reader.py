@@ -17,6 +17,7 @@ naming them is raised after every readable session has been yielded.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,10 @@ def read(path: Path) -> Iterator[ImportedConversation]:
 _Outcome = tuple[ImportedConversation | None, str, bool]
 """A conversation, or None with the reason and whether the file was damaged."""
 
-LAZY_BYTES = 8 << 20
-"""A session (with its subagents) this large is read light: its content when it is stored."""
+LAZY_BYTES_ENV = "CONVO_LAZY_BYTES"
+LAZY_BYTES = int(os.environ.get(LAZY_BYTES_ENV) or 8 << 20)
+"""A session (with its subagents) this large is read light: its content when it is stored.
+``CONVO_LAZY_BYTES`` sets it (a test has a window's import child read small ones light)."""
 
 
 def reads_twice(path: Path) -> bool:
