@@ -15,7 +15,7 @@ from typing import Any
 
 from explorer.store.rows import counted_in_bulk, insert_rows, message_row, part_rows
 from explorer.tree import imported
-from explorer.tree.imported import ImportedConversation, ReadyRows
+from explorer.tree.imported import ImportedConversation, ReadyRows, RowsOnly
 from explorer.tree.model import Message
 
 
@@ -50,20 +50,18 @@ def _write_chunks(
     ready: Callable[[Message], Any] | None, step: int,
 ) -> None:
     # Rows made for every message already (a sync's reader sent them): nothing to fill. A
-    # source that can make rows without filling the messages (a window's import child) is
-    # asked for the rows only.
+    # source whose rows come from elsewhere (reading processes, a window's import child) is
+    # asked for the rows only: the messages stay light.
     filled = not getattr(ic.content, "rows_complete", False)
-    rows_only = getattr(ic.content, "fill_rows", None) if filled else None
-    source = ic.content
+    rows_only = ic.content if filled and isinstance(ic.content, RowsOnly) else None
     for chunk in ic.chunks(fresh, size=step, content=filled and rows_only is None):
-        if rows_only is None or source is None:
+        if rows_only is not None:
+            rows_only.fill_rows(chunk)
+        try:
             _write_chunk(conn, conv_id, chunk, ids, db_id, ready)
-        else:
-            rows_only(chunk)
-            try:
-                _write_chunk(conn, conv_id, chunk, ids, db_id, ready)
-            finally:
-                source.release(chunk)
+        finally:
+            if rows_only is not None:
+                rows_only.release(chunk)
         if ic.written is not None:
             ic.written(len(chunk))
 

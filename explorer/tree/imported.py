@@ -80,6 +80,21 @@ class ReadyRows(Protocol):
         """The message's prepared rows (``explorer.store.rows.Prepared``), or None."""
 
 
+@runtime_checkable
+class RowsOnly(Protocol):
+    """A content source whose rows come from elsewhere (reading processes, a window's import
+    child): the writer asks it for a chunk's rows only, and the messages stay light;
+    :meth:`ContentSource.fill` still gives them their content, for a reader that compares
+    or rewrites them."""
+
+    def fill_rows(self, messages: Sequence[Message]) -> None:
+        """Make the rows of ``messages`` ready (:meth:`ReadyRows.rows`). Raises
+        :class:`ContentUnavailable` as ``fill`` does."""
+
+    def release(self, messages: Sequence[Message]) -> None:
+        """Let the rows (and any content filled) of ``messages`` go once written."""
+
+
 @dataclass
 class ImportedConversation:
     """One conversation as read from a source file, before storage."""

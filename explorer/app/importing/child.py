@@ -159,7 +159,7 @@ def _filled(ic: ImportedConversation,
     assert content is not None
     if isinstance(content, fill_ahead.FillAhead):
         passed = content.rows_pickled(messages)
-        if passed is not None:
+        if passed is not None:  # counted by the window, into the conversation's notes
             return passed
     before = getattr(content, "repaired", 0)
     content.fill(messages)

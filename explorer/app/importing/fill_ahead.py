@@ -97,40 +97,35 @@ class FillAhead(Readers):
             self._ask(r)
 
     def fill(self, messages: Sequence[Message]) -> None:
-        ticket = self.ticket_of.pop(messages[0].id, None) if messages else None
-        answer = self._answer(ticket) if ticket is not None else None
-        if answer is None:  # not planned, or its process failed: filled here
-            self.inner.fill(messages)
-            self.here.update(m.id for m in messages)
-            return
-        raw, repaired = answer
-        rows = pickle.loads(raw)
-        if any(m.id not in rows for m in messages):  # (never expected) filled here instead
-            self.inner.fill(messages)
-            self.here.update(m.id for m in messages)
+        """The messages' full content, read here (a reader that compares or rewrites them:
+        the processes send rows only)."""
+        self.inner.fill(messages)
+        self.here.update(m.id for m in messages)
+
+    def fill_rows(self, messages: Sequence[Message]) -> None:
+        """The rows of ``messages`` for the writer: a planned chunk's from its process (the
+        messages stay light), any other filled here."""
+        got = self.rows_pickled(messages)
+        rows = pickle.loads(got[0]) if got is not None else None
+        if got is None or rows is None or any(m.id not in rows for m in messages):
+            self.fill(messages)  # not planned, its process failed, or (never) rows missing
             return
         for m in messages:  # the writer needs only the rows: the texts stay over there
             self.made[m.id] = rows[m.id]
-        if repaired:
-            self.inner.add_repairs(repaired)
+        if got[1]:
+            self.inner.add_repairs(got[1])
 
     def rows_pickled(self, messages: Sequence[Message]) -> tuple[bytes, int] | None:
         """The rows of exactly the planned chunk ``messages`` as its process pickled them,
-        and the surrogates it repaired; None when they are not a planned chunk (then
-        :meth:`fill` them). A window's import child passes them on as they are: unpickled
-        and pickled again there, every row cost the two busy cores a second hop."""
+        and the surrogates it repaired (not yet counted); None when they are not a planned
+        chunk or its process failed. A window's import child passes them on as they are:
+        unpickled and pickled again there, every row cost the two busy cores a second hop."""
         ticket = self.ticket_of.get(messages[0].id) if messages else None
         if ticket is None or [m.id for m in self.chunks[ticket]] != [m.id for m in messages]:
             return None
         del self.ticket_of[messages[0].id]
-        answer = self._answer(ticket)
-        if answer is None:  # its process failed: filled the usual way
-            self.ticket_of[messages[0].id] = ticket
-            return None
-        raw, repaired = answer
-        if repaired:
-            self.inner.add_repairs(repaired)
-        return raw, repaired
+        answer: tuple[bytes, int] | None = self._answer(ticket)
+        return answer
 
     def release(self, messages: Sequence[Message]) -> None:
         here = [m for m in messages if m.id in self.here]

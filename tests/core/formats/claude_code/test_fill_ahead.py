@@ -257,7 +257,7 @@ def test_S1_a_sync_fills_a_huge_session_ahead_and_stores_what_a_fill_here_stores
 def _filled_rows(filler: fill_ahead.FillAhead, chunks: list[list[Any]]) -> dict[Any, Any]:
     rows = {}
     for chunk in chunks:
-        filler.fill(chunk)
+        filler.fill_rows(chunk)
         rows.update({m.id: filler.rows(m) for m in chunk})
         filler.release(chunk)
     return rows
