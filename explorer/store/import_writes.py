@@ -120,7 +120,7 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     write_messages(conn, conv_id, fresh, ids, db_id, ic, ordered=sound is not None and not known)
     by_key = {m.id: m for m in msgs} if known else ByKey(where, msgs)
     write_labels(conn, conv_id, ic, db_id, by_key)
-    tip_path: list[int] = []
+    tip_path: list[Message] = []
     clean: int | None = None
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
         tip_path, clean = _set_pointers(conn, conv_id, ic, msgs, db_id, by_key, merged=bool(known))
@@ -130,8 +130,8 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
         ic.meta.pop(JOINED, None),
-        *((array("q", tip_path), clean) if not known and len(msgs) >= HANDED_PATH_MIN
-          else ()),
+        *((array("q", (db_id[m.id] for m in tip_path)), clean)
+          if not known and len(msgs) >= HANDED_PATH_MIN else ()),
     )
 
 
@@ -190,12 +190,12 @@ def _set_pointers(
     conn: sqlite3.Connection, conv_id: int, ic: ImportedConversation,
     msgs: list[Message], db_id: Mapping[Hashable, int], by_key: Mapping[Hashable, Message],
     *, merged: bool = False,
-) -> tuple[list[int], int | None]:
+) -> tuple[list[Message], int | None]:
     """The tip, the clean boundary, and when the conversation last changed: its newest
     message's time (a whole archive imported today still lists by when each session was
     used), never earlier than a merge found it, and now when no message has a time.
-    The tip's path as row ids (for a merge, as far as the import's messages reach), and
-    where on it the clean boundary is."""
+    The tip's path (for a merge, as far as the import's messages reach), and where on it
+    the clean boundary is."""
     if not msgs:
         return [], None
     tip_key = ic.tip if ic.tip in db_id else msgs[-1].id
@@ -214,7 +214,7 @@ def _set_pointers(
         (db_id[tip_key], clean_id, start, newest, time.time(), merged, newest, newest,
          conv_id),
     )
-    return [db_id[m.id] for m in path], clean
+    return path, clean
 
 
 def _path(by_key: Mapping[Hashable, Message], tip: Hashable) -> list[Message]:

@@ -352,7 +352,6 @@ def _0022_sync_compare(db: sqlite_utils.Database) -> None:
                "ON sync_files(path, size, mtime_ns, byte_offset)")
 
 
-
 def _0023_meta_marked(db: sqlite_utils.Database) -> None:
     # The messages whose metadata the views look into are marked in a column of their own
     # (store.meta_keys.COLUMN), which the writer sets: the index's own condition searched
