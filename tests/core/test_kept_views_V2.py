@@ -316,13 +316,17 @@ def test_V2_an_imports_turn_graph_is_kept_by_its_child_and_built_once(
 
 
 def test_V2_a_turn_graph_its_child_could_not_keep_is_built_here(
-        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+        store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
     monkeypatch.setattr(prepared_views, "CHILD_MIN_MESSAGES", 10)
     conv = _conversation(store)
     store.writes_done()
     at = store.revision(conv)
     assert at is not None
-    assert turn_process.kept_in_child(store.db_path, conv + 99, at) is False  # none such
+    with caplog.at_level(logging.WARNING):
+        assert turn_process.kept_in_child(store.db_path, conv + 99, at) is False  # none such
+    said = [r.getMessage() for r in caplog.records if "was not kept" in r.getMessage()]
+    assert said and "Traceback (most recent call last)" in said[0]  # the child's, in full
     monkeypatch.setattr(turn_process, "_start", lambda request: None)  # no process starts
     assert prepared_views.prepare_big(store, [conv], TARGET, turns_beside=True) == [conv]
     assert kept_turns.is_kept(store, conv)

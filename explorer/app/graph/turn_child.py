@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.app.child_pipe import Pipe, PipeClosed, window_pipe
+from explorer.app.error_log import formatted
 from explorer.app.graph import view_children
 from explorer.app.graph.turn_build import packed_parts
 from explorer.app.kept.turns import keep_in_file
@@ -83,7 +84,7 @@ def _answer(pipe: Pipe, request: tuple[Any, ...]) -> None:
         try:
             done = prepare(db, conv_ids, paths)
         except Exception as e:  # said to the window, whose next open derives them instead
-            pipe.send("failed", f"{type(e).__name__}: {e}")
+            pipe.send("failed", formatted(e))
             return
         pipe.send("prepared", done)
         return
@@ -115,8 +116,8 @@ def _built(pipe: Pipe, db: str, conv_id: int, expanded: Collection[int],
     store = ReadOnlyStore(db)
     try:
         return packed_parts(store, conv_id, expanded)
-    except Exception as e:
-        pipe.send("failed", f"{type(e).__name__}: {e}")
+    except Exception as e:  # said, traceback and all, to the asker's log; it builds instead
+        pipe.send("failed", formatted(e))
         return None
     finally:
         store.close()

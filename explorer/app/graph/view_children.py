@@ -31,8 +31,8 @@ def started() -> Running | None:
         proc = subprocess.Popen(
             child_command(MODULE), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             bufsize=0, env=child_env(), **yielding())
-    except OSError as exc:
-        log.info("the turn graph is built on the thread: no process started (%s)", exc)
+    except OSError as exc:  # only slower: the caller builds on its thread
+        log.warning("the turn graph is built on the thread: no process started (%s)", exc)
         return None
     assert proc.stdin is not None and proc.stdout is not None
     return proc, Pipe(proc.stdout, proc.stdin)  # type: ignore[arg-type]
@@ -55,7 +55,8 @@ def start_spare(*, ready_turns: bool = False) -> None:
     if ready_turns:
         try:
             running[1].send("ready-turns")
-        except PipeClosed:
+        except PipeClosed:  # it ended at once: no spare, the views start their own child
+            log.warning("a spare view process ended as it started")
             running[1].close()
             end(running[0], wait=False)
             return
