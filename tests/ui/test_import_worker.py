@@ -173,8 +173,9 @@ def test_cancel_after_the_first_conversation_leaves_only_whole_conversations(
 
 
 def test_a_failure_inside_the_import_ends_the_job_with_what_was_done(
-    qtbot: QtBot, tmp_path: Path, corpus_dir: Path
+    qtbot: QtBot, tmp_path: Path, corpus_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The dialog says what stopped it; the log keeps the traceback (E1)."""
     s = GatedStore(tmp_path / "f.db", hold_after=0, fail_on=2)
     try:
         job = ImportJob(s, [corpus_dir / "exports"])
@@ -182,6 +183,8 @@ def test_a_failure_inside_the_import_ends_the_job_with_what_was_done(
             job.start()
         report: ImportReport = blocker.args[0]
         assert any("RuntimeError: disk on fire" in e for e in report.errors)
+        logged = [r for r in caplog.records if "disk on fire" in r.getMessage()]
+        assert logged and logged[0].exc_info is not None
         assert len(report.conversations) == 1 == len(s.conversations())
         assert not job.is_running()
     finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.app import error_log
 from explorer.app.graph.turn_process import CHILD_MIN_MESSAGES, prepare_in_child
 from explorer.app.importing.collector import collector_paused as paused_collector
 from explorer.app.importing.process import import_in_child
@@ -107,7 +108,9 @@ class ImportJob(QObject):
             except ExplorerError as e:  # a refusal (a read-only or full disk): its line
                 report.errors.append(f"the import stopped: {error_line(e)}")
             except Exception as e:  # a reader's bug must end the import, not hang the dialog
-                report.errors.append(f"the import stopped: {type(e).__name__}: {e}")
+                report.errors.append(error_log.report(  # the dialog says it; the log keeps all
+                    f"the import stopped: {type(e).__name__}: {error_log.one_line(e)}", e,
+                    show=False).summary)
             self._prepare(report, ticket)
         return report
 
