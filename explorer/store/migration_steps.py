@@ -378,6 +378,14 @@ def _mark_messages(db: sqlite_utils.Database) -> None:
     db.execute("DROP INDEX messages_meta_keys")
 
 
+def _0024_search_pending_larger(db: sqlite_utils.Database) -> None:
+    # The index holds up to 2 MiB of new entries before it writes a segment (FTS5 default:
+    # 1 MiB): indexing a 100,000-message session's text took 0.54-0.63 s, not 0.72-0.73 s,
+    # with half the segments to merge. 4 or 8 MiB were no faster, and the import's peak
+    # memory grew by as much.
+    db.execute("INSERT INTO parts_fts(parts_fts, rank) VALUES ('hashsize', 2097152)")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_tree", _0001_tree),
     ("0002_checkpoints_rewinds", _0002_checkpoints_rewinds),
@@ -402,4 +410,5 @@ MIGRATIONS: list[Migration] = [
     ("0021_dated_by_messages", _0021_dated_by_messages),
     ("0022_sync_compare", _0022_sync_compare),
     ("0023_meta_marked", _0023_meta_marked),
+    ("0024_search_pending_larger", _0024_search_pending_larger),
 ]

@@ -27,6 +27,7 @@ COVERS: tuple[str, ...] = (
     '0021_dated_by_messages',
     '0022_sync_compare',
     '0023_meta_marked',
+    '0024_search_pending_larger',
 )
 
 STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
@@ -104,5 +105,6 @@ STATEMENTS: tuple[tuple[str, tuple[object, ...]], ...] = (
     ('CREATE TRIGGER messages_meta_marked_ai AFTER INSERT ON messages WHEN new.meta_marked IS NULL AND (instr(new.source_meta, \'"meta_record"\') > 0 OR instr(new.source_meta, \'"isCompactSummary"\') > 0 OR instr(new.source_meta, \'"merged_from"\') > 0 OR instr(new.source_meta, \'"edited_from"\') > 0 OR instr(new.source_meta, \'"spawned_by_tool_use_id"\') > 0) BEGIN UPDATE messages SET meta_marked = 1 WHERE id = new.id; END', ()),
     ('CREATE TRIGGER messages_meta_marked_au AFTER UPDATE OF source_meta ON messages BEGIN UPDATE messages SET meta_marked = (instr(new.source_meta, \'"meta_record"\') > 0 OR instr(new.source_meta, \'"isCompactSummary"\') > 0 OR instr(new.source_meta, \'"merged_from"\') > 0 OR instr(new.source_meta, \'"edited_from"\') > 0 OR instr(new.source_meta, \'"spawned_by_tool_use_id"\') > 0) WHERE id = new.id; END', ()),
     ('INSERT INTO "parts_fts"("parts_fts", rank) VALUES (?, ?)', ('automerge', 16)),
+    ('INSERT INTO "parts_fts"("parts_fts", rank) VALUES (?, ?)', ('hashsize', 2097152)),
     ('INSERT INTO "parts_fts"("parts_fts") VALUES (?)', ('rebuild',)),
 )

@@ -65,6 +65,31 @@ def test_V2_a_file_made_from_the_snapshot_searches_counts_and_stays_consistent(
                             "('integrity-check', 1)").fetchall() == []
         assert conn.execute("SELECT v FROM parts_fts_config WHERE k = 'automerge'"
                             ).fetchone() == (16,)
+        assert conn.execute("SELECT v FROM parts_fts_config WHERE k = 'hashsize'"
+                            ).fetchone() == (2 << 20,)
+
+
+def test_V2_a_new_file_has_larger_pages_and_an_older_file_keeps_its_own(
+        tmp_path: Path) -> None:
+    from helpers import user
+
+    from explorer.store.connection import PAGE_BYTES
+
+    older = tmp_path / "older.db"
+    with closing(sqlite3.connect(older)) as conn:  # as SQLite made files before: 4 KiB
+        conn.execute("PRAGMA page_size=4096")
+        conn.execute("PRAGMA journal_mode=WAL")
+    with Store(tmp_path / "new.db") as store:
+        store.create_conversation("new")
+    with Store(older) as store:
+        conv = store.create_conversation("older")
+        store.append_turn(conv, [user("the older file still takes writes")])
+        assert [h.conversation_id for h in store.search("older")] == [conv]
+    for path, size in ((tmp_path / "new.db", PAGE_BYTES), (older, 4096)):
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("PRAGMA page_size").fetchone() == (size,)
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert PAGE_BYTES == 8192
 
 
 def test_V2_migrations_newer_than_the_snapshot_run_after_it(
