@@ -12,15 +12,23 @@ message); unpickling the parts too cost the writer more than the fill saved.
 The writer says which chunks it will ask for, in order (``plan``); a chunk it asks for
 that was not planned, or whose process failed, is filled here as before. What a fill
 repairs (lone surrogates) is counted into the conversation's notes as on one thread.
+
+The answers are taken from the pipes by a thread of their own as they come, and the
+process that sent one is asked for its next chunk at once. Taken by the writer only when
+it needed them, a process's answer (a megabyte, more than its pipe holds) waited in the
+pipe while the writer inserted the chunk before, and the process with it: on two cores the
+writer waited a third of its time for chunks a process could have made meanwhile.
 """
 
 from __future__ import annotations
 
 import pickle
+import threading
 from collections import deque
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from explorer.app.child_pipe import PipeClosed
 from explorer.app.importing import readers
 from explorer.app.importing.read_pool import worker_count
 from explorer.app.importing.readers import Reader, Readers
@@ -31,6 +39,11 @@ AHEAD = 1
 """Chunks asked of each process at a time (500 messages each). One: a process then reads
 its next request only after its answer was taken, so neither side ever waits on a full
 pipe while the other writes into its own (a request is larger than a pipe's buffer)."""
+WINDOW = 4
+"""Chunks answered ahead of the writer at most: each holds about a megabyte of rows until
+the writer takes it."""
+LOOK_S = 0.05
+"""How long the answers' thread waits for one before it looks whether it should end."""
 MIN_MESSAGES = 5000
 """Fewer light messages than this are filled here: the processes' start costs more."""
 
@@ -73,6 +86,10 @@ class FillAhead(Readers):
         self.ticket_of: dict[Hashable, int] = {}  # a planned chunk's first message
         self.made: dict[Hashable, Any] = {}
         self.here: set[Hashable] = set()  # filled by ``inner``, released by it
+        self.lock = threading.Condition()  # the queue, the answers, what each was asked
+        self.low = 0  # the first chunk the writer has not taken yet
+        self.taking: threading.Thread | None = None  # takes the answers as they come
+        self.closing = False
 
     @property
     def repaired(self) -> int:
@@ -83,6 +100,7 @@ class FillAhead(Readers):
         """The chunks the writer will fill, in its order: asked of the processes now (a write
         tried again, after one that failed, plans afresh with new processes)."""
         self.close()
+        self.closing, self.low = False, 0
         self.answers.clear()
         self.made.clear()
         self.chunks = [list(chunk) for chunk in chunks if chunk]
@@ -93,8 +111,22 @@ class FillAhead(Readers):
             r = readers.start()
             if r is not None and self.send(r, "content", bare):
                 self.readers.append(r)
-        for r in self.readers:
-            self._ask(r)
+        with self.lock:
+            for r in self.readers:
+                self._ask(r)
+        if self.readers:
+            self.taking = threading.Thread(target=self._take_answers, daemon=True,
+                                           name="explorer-fill-answers")
+            self.taking.start()
+
+    def close(self) -> None:
+        self.closing = True
+        with self.lock:
+            self.lock.notify_all()
+        if self.taking is not None:  # it ends within a look, before the pipes close
+            self.taking.join()
+            self.taking = None
+        super().close()
 
     def fill(self, messages: Sequence[Message]) -> None:
         """The messages' full content, read here (a reader that compares or rewrites them:
@@ -141,7 +173,9 @@ class FillAhead(Readers):
 
     # -- the processes --------------------------------------------------------------
     def _ask(self, r: Reader) -> bool:
-        if not self.queue or not r.alive or len(r.waiting) >= AHEAD:
+        """Under the lock: ``r``'s next chunk, if it has room and the chunk is in the window."""
+        if (not self.queue or not r.alive or len(r.waiting) >= AHEAD
+                or self.queue[0] >= self.low + WINDOW):
             return False
         ticket = self.queue.popleft()
         chunk = self.chunks[ticket]
@@ -154,18 +188,55 @@ class FillAhead(Readers):
 
     def _answer(self, ticket: int) -> Any:
         """The chunk's (filled, repaired) from its process; None: fill it here."""
-        while ticket not in self.answers:
-            live = [r for r in self.readers if r.alive]
-            asked = any(ticket in r.waiting for r in live)
-            if not asked and (ticket not in self.queue or not live):
-                if ticket in self.queue:
-                    self.queue.remove(ticket)  # nobody left to ask
-                return None  # (a process that ended took its chunk with it)
-            self.pump()  # queued: the chunks are asked in this order, it comes next
-        answer = self.answers.pop(ticket)
+        with self.lock:
+            while ticket not in self.answers:
+                live = [r for r in self.readers if r.alive]
+                asked = any(ticket in r.waiting for r in live)
+                if not asked and (ticket not in self.queue or not live):
+                    if ticket in self.queue:
+                        self.queue.remove(ticket)  # nobody left to ask
+                    self._taken(ticket)
+                    return None  # (a process that ended took its chunk with it)
+                self._taken(ticket - 1)  # queued: the chunks are asked in this order
+                if self.taking is None or not self.taking.is_alive():
+                    self.pump()  # (no thread takes them: taken here, as they come)
+                else:
+                    self.lock.wait(LOOK_S)
+            answer = self.answers.pop(ticket)
+            self._taken(ticket)
         if isinstance(answer, ContentUnavailable):
             raise answer
         return answer
+
+    def _taken(self, ticket: int) -> None:
+        """The writer is past ``ticket``: the window moves, the idle processes are asked."""
+        self.low = max(self.low, ticket + 1)
+        for r in self.readers:
+            self._ask(r)
+
+    def _take_answers(self) -> None:
+        """The answers' thread: each answer filed as it comes, its process asked again."""
+        while not self.closing:
+            with self.lock:
+                asked = [r for r in self.readers if r.alive and r.waiting]
+                if not asked:
+                    self.lock.wait(LOOK_S)
+                    continue
+            for r in readers.answering(asked, LOOK_S):
+                try:
+                    _kind, ticket, answer = r.pipe.receive()
+                except (PipeClosed, EOFError, OSError, ValueError):
+                    if self.closing:
+                        return
+                    with self.lock:
+                        self._lost(r)
+                        self.lock.notify_all()
+                    continue
+                with self.lock:
+                    r.waiting.discard(ticket)
+                    self.answers[ticket] = answer
+                    self._ask(r)
+                    self.lock.notify_all()
 
 
 def _bare(m: Message, light: bool) -> tuple[Any, ...]:

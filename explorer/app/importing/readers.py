@@ -193,6 +193,23 @@ def _selected(readers: list[Reader]) -> list[Reader]:
     return [by_file[f] for f in ready]
 
 
+def answering(readers: list[Reader], timeout: float) -> list[Reader]:
+    """The processes with an answer (or an end) to read, waited for up to ``timeout``."""
+    if POLLED:
+        deadline = time.monotonic() + timeout
+        while not (polled := [r for r in readers if r.pipe.ready(0)]):
+            if time.monotonic() > deadline:
+                return []
+            time.sleep(POLL_S)
+        return polled
+    by_file = {r.out: r for r in readers}
+    try:
+        ready, _, _ = select.select(list(by_file), [], [], timeout)
+    except (OSError, ValueError):  # a pipe closed meanwhile: its owner is ending
+        return []
+    return [by_file[f] for f in ready]
+
+
 def _polled(readers: list[Reader]) -> list[Reader]:
     """The same, looked for in turns where ``select`` takes no pipes."""
     while True:

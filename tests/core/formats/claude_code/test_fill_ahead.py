@@ -17,6 +17,7 @@ from explorer.app.importing import fill_ahead, read_pool
 from explorer.app.importing.run import import_paths
 from explorer.formats.claude_code import reader
 from explorer.store import Store
+from explorer.store.rows import prepared_rows
 from explorer.tree import imported
 from tests.corpus import claude_code_sessions as cc
 
@@ -344,3 +345,31 @@ def _owner(r: Any) -> Any:
     owner = readers.Readers()
     owner.readers = [r]
     return owner
+
+
+def test_V2_each_answer_is_taken_as_it_comes_and_its_process_asked_again_within_the_window(
+        ahead: list[fill_ahead.FillAhead]) -> None:
+    """The writer has not asked for any chunk yet: the answers' thread takes each answer as
+    it arrives and asks its process for the next, up to the window ahead and no further;
+    every chunk then reaches the writer, in order, as a fill here makes it."""
+    conv = next(iter(reader.read(cc.original())))
+    chunks = [conv.messages[i:i + 7] for i in range(0, len(conv.messages), 7)]
+    assert len(chunks) > fill_ahead.WINDOW + 2
+    filler = fill_ahead.FillAhead(conv.content, 1)
+    try:
+        filler.plan(chunks)
+        deadline = time.monotonic() + 30
+        while len(filler.answers) < fill_ahead.WINDOW and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)  # time enough to be asked for more, were the window not kept
+        with filler.lock:
+            assert sorted(filler.answers) == list(range(fill_ahead.WINDOW))
+            assert not any(r.waiting for r in filler.readers)
+        rows = _filled_rows(filler, chunks)
+    finally:
+        filler.close()
+    assert filler.taking is None and filler.readers == []
+    here = next(iter(reader.read(cc.original())))
+    for chunk in here.chunks():
+        for m in chunk:
+            assert rows[m.id] == prepared_rows(m)
