@@ -78,12 +78,11 @@ def remember(conn: sqlite3.Connection, conv_id: int, tip: int, found: int | None
         "AND EXISTS (SELECT 1 FROM messages WHERE id = ?)", (tip, conv_id, found, top, tip))
 
 
-def keep_now(conn: sqlite3.Connection, conv_id: int) -> None:
-    """Derive and keep the conversation's boundary in the writer's own transaction (an
-    import that just wrote the conversation: its first open then reads one row)."""
-    row = conn.execute("SELECT tip_id FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-    if row is not None and row[0] is not None:
-        remember(conn, conv_id, int(row[0]), _derive(conn, int(row[0])), _parts_top(conn))
+def keep_now(conn: sqlite3.Connection, conv_id: int, tip: int, found: int | None) -> None:
+    """Keep the boundary an import found on its tip's path (from the messages it holds),
+    in the writer's own transaction: its first open then reads one row. Walked again in
+    SQL here, the path cost a 100,000-message import 0.3 s of its last, single-core part."""
+    remember(conn, conv_id, tip, found, _parts_top(conn))
 
 
 def _parts_top(conn: sqlite3.Connection) -> int:

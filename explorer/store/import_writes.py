@@ -124,8 +124,9 @@ def insert_imported(conn: sqlite3.Connection, ic: ImportedConversation, *,
     clean: int | None = None
     if not known or (ic.tip in ids and not keep_tip):  # a merge bringing nothing keeps it
         tip_path, clean = _set_pointers(conn, conv_id, ic, msgs, db_id, by_key, merged=bool(known))
-    if not known:  # a new conversation's first open reads its clean boundary, not derives it
-        keep_now(conn, conv_id)
+    if not known and tip_path:  # a new conversation's first open reads its boundary
+        keep_now(conn, conv_id, db_id[tip_path[-1].id],
+                 db_id[tip_path[clean].id] if clean is not None else None)
     return ImportOutcome(
         conv_id, title, ic.source_format, len(fresh), len(msgs) - len(fresh),
         ic.notes + repaired.notes, dict(ic.ignored_records), ic.incomplete,
