@@ -229,7 +229,8 @@ class FillAhead(Readers):
                     if self.closing:
                         return
                     with self.lock:
-                        self._lost(r)
+                        if r.alive:  # (a send that found its pipe closed lost it already)
+                            self._lost(r)
                         self.lock.notify_all()
                     continue
                 with self.lock:
