@@ -222,7 +222,11 @@ class FillAhead(Readers):
                 if not asked:
                     self.lock.wait(LOOK_S)
                     continue
-            for r in readers.answering(asked, LOOK_S):
+            try:
+                ready = readers.answering(asked, LOOK_S)
+            except (OSError, ValueError):  # a pipe a send found closed: that process is lost
+                continue
+            for r in ready:
                 try:
                     _kind, ticket, answer = r.pipe.receive()
                 except (PipeClosed, EOFError, OSError, ValueError):

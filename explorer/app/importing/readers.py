@@ -152,7 +152,7 @@ class Readers:
         live = [r for r in self.readers if r.alive]
         if not live:
             return
-        for r in _polled(live) if POLLED else _selected(live):
+        for r in answering(live):
             try:
                 _kind, ticket, answer = r.pipe.receive()
             except (PipeClosed, EOFError, OSError, ValueError):
@@ -186,37 +186,19 @@ def _send_all(pipe: Pipe, outbox: queue.SimpleQueue[bytes | None]) -> None:
             return
 
 
-def _selected(readers: list[Reader]) -> list[Reader]:
-    """The processes with an answer (or an end) to read, waited for with ``select``."""
-    by_file = {r.out: r for r in readers}
-    ready, _, _ = select.select(list(by_file), [], [])
-    return [by_file[f] for f in ready]
-
-
-def answering(readers: list[Reader], timeout: float) -> list[Reader]:
-    """The processes with an answer (or an end) to read, waited for up to ``timeout``."""
+def answering(readers: list[Reader], timeout: float | None = None) -> list[Reader]:
+    """The processes with an answer (or an end) to read, waited for up to ``timeout``
+    (None: until one has); looked for in turns where ``select`` takes no pipes."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     if POLLED:
-        deadline = time.monotonic() + timeout
         while not (polled := [r for r in readers if r.pipe.ready(0)]):
-            if time.monotonic() > deadline:
+            if deadline is not None and time.monotonic() > deadline:
                 return []
             time.sleep(POLL_S)
         return polled
     by_file = {r.out: r for r in readers}
-    try:
-        ready, _, _ = select.select(list(by_file), [], [], timeout)
-    except (OSError, ValueError):  # a pipe closed meanwhile: its owner is ending
-        return []
+    ready, _, _ = select.select(list(by_file), [], [], timeout)
     return [by_file[f] for f in ready]
-
-
-def _polled(readers: list[Reader]) -> list[Reader]:
-    """The same, looked for in turns where ``select`` takes no pipes."""
-    while True:
-        ready = [r for r in readers if r.pipe.ready(0)]
-        if ready:
-            return ready
-        time.sleep(POLL_S)
 
 
 def _stop(readers: list[Reader]) -> None:
